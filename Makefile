@@ -1,0 +1,56 @@
+# bpebench — `make` builds build/bpebench, `make test` runs every test (plain
+# and under ASan+UBSan), `make bench` runs the benchmark grid.
+# BUILD=dir puts the build elsewhere (the sanitizer pass uses build/asan).
+
+CC      ?= cc
+BUILD   ?= build
+OPT     ?= -O2 -g
+CFLAGS  += -std=c11 -D_DEFAULT_SOURCE $(OPT) -Wall -Wextra -Iimpls -Iharness
+LDLIBS  += -lpcre2-8 -lcjson -lm
+
+# Debian packages the build and the benchmark need (harness/deps.sh).
+DEPS := libpcre2-dev libcjson-dev libcmocka-dev cmd:gnuplot=gnuplot-nox xz-utils
+
+LIB_SRCS  := $(wildcard impls/*.c) $(filter-out harness/main.c,$(wildcard harness/*.c))
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+TEST_UTIL := $(BUILD)/tests/testutil.o
+
+.PHONY: all deps test test-run test-asan clean
+.SECONDARY:
+
+all: deps $(BUILD)/bpebench
+
+deps:
+	@sh harness/deps.sh $(DEPS)
+
+$(BUILD)/%.o: %.c $(wildcard impls/*.h harness/*.h tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libbpebench.a: $(LIB_OBJS)
+	$(AR) rcs $@ $^
+
+$(BUILD)/bpebench: $(BUILD)/harness/main.o $(BUILD)/libbpebench.a
+	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libbpebench.a
+	$(CC) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+
+# Every test program, run from the top of the tree; stops at the first failure.
+test-run: $(TEST_BINS) $(BUILD)/bpebench
+	@for t in $(TEST_BINS); do \
+	    echo "== $$t"; BPEBENCH=$(BUILD)/bpebench $$t || exit 1; \
+	done
+
+test-asan:
+	$(MAKE) --no-print-directory BUILD=build/asan CC=$(CC) \
+	    OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test-run
+
+test: deps
+	$(MAKE) --no-print-directory test-run
+	$(MAKE) --no-print-directory test-asan
+
+clean:
+	rm -rf build

@@ -1,0 +1,219 @@
+/*
+ * bpe.c — what every trainer shares: the token vocabulary, the SPEC §2.7
+ * tie-break (the only one in the tree), the training driver and the merge
+ * digest. The trainers themselves live one per file beside this one.
+ */
+#include "bpe.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ================================================================ vocab */
+
+/* Makes room for one more token and `extra` more bytes. False on OOM. */
+static bool vocab_reserve(bpe_vocab *v, size_t extra)
+{
+    if (v->n_tokens == v->cap_tokens) {
+        uint32_t cap = v->cap_tokens ? v->cap_tokens * 2 : 512;
+        uint64_t *offset = realloc(v->offset, cap * sizeof *offset);
+        if (!offset)
+            return false;
+        v->offset = offset;
+        uint32_t *len = realloc(v->len, cap * sizeof *len);
+        if (!len)
+            return false;
+        v->len = len;
+        v->cap_tokens = cap;
+    }
+    if (v->bytes_used + extra > v->bytes_cap) {
+        size_t cap = v->bytes_cap ? v->bytes_cap : 4096;
+        while (cap < v->bytes_used + extra)
+            cap *= 2;
+        uint8_t *bytes = realloc(v->bytes, cap);
+        if (!bytes)
+            return false;
+        v->bytes = bytes;
+        v->bytes_cap = cap;
+    }
+    return true;
+}
+
+/* The 256 single-byte tokens. O(1). */
+static bool vocab_init(bpe_vocab *v)
+{
+    memset(v, 0, sizeof *v);
+    for (unsigned b = 0; b < BPE_BYTE_TOKENS; b++) {
+        if (!vocab_reserve(v, 1))
+            return false;
+        v->offset[b] = v->bytes_used;
+        v->len[b] = 1;
+        v->bytes[v->bytes_used++] = (uint8_t)b;
+        v->n_tokens++;
+    }
+    return true;
+}
+
+static void vocab_free(bpe_vocab *v)
+{
+    free(v->bytes);
+    free(v->offset);
+    free(v->len);
+    memset(v, 0, sizeof *v);
+}
+
+bpe_token bpe_vocab_add_merge(bpe_vocab *v, bpe_token a, bpe_token b)
+{
+    size_t la = v->len[a], lb = v->len[b];
+    if (la + lb > UINT32_MAX || v->n_tokens == BPE_NO_TOKEN || !vocab_reserve(v, la + lb))
+        return BPE_NO_TOKEN;
+    bpe_token id = v->n_tokens++;
+    v->offset[id] = v->bytes_used;
+    v->len[id] = (uint32_t)(la + lb);
+    memcpy(v->bytes + v->bytes_used, v->bytes + v->offset[a], la);
+    memcpy(v->bytes + v->bytes_used + la, v->bytes + v->offset[b], lb);
+    v->bytes_used += la + lb;
+    return id;
+}
+
+/* ============================================================ tie-break */
+
+/* Byte strings: memcmp over the common length, then the longer is greater. */
+static int token_bytes_cmp(const bpe_vocab *v, bpe_token x, bpe_token y)
+{
+    if (x == y)
+        return 0;
+    uint32_t lx = v->len[x], ly = v->len[y];
+    int c = memcmp(bpe_vocab_bytes(v, x), bpe_vocab_bytes(v, y), lx < ly ? lx : ly);
+    if (c != 0)
+        return c;
+    return (lx > ly) - (lx < ly);
+}
+
+int bpe_pair_bytes_cmp(const bpe_vocab *v, bpe_token a1, bpe_token b1,
+                       bpe_token a2, bpe_token b2)
+{
+    int c = token_bytes_cmp(v, a1, a2);
+    return c != 0 ? c : token_bytes_cmp(v, b1, b2);
+}
+
+bool bpe_pair_ranks_above(const bpe_vocab *v, uint64_t c1, bpe_token a1, bpe_token b1,
+                          uint64_t c2, bpe_token a2, bpe_token b2)
+{
+    if (c1 != c2)
+        return c1 > c2;
+    return bpe_pair_bytes_cmp(v, a1, b1, a2, b2) > 0;
+}
+
+/* ============================================================= registry */
+
+const bpe_trainer *bpe_trainer_find(const char *name)
+{
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
+        if (strcmp((*t)->name, name) == 0)
+            return *t;
+    return NULL;
+}
+
+int bpe_trainer_counter_count(const bpe_trainer *t)
+{
+    int n = 0;
+    while (t->counter_names[n])
+        n++;
+    return n;
+}
+
+/* =============================================================== driver */
+
+static void notify(const bpe_observer *obs, bpe_event event, const bpe_merge *merge)
+{
+    if (obs && obs->on_event)
+        obs->on_event(obs->ctx, event, merge);
+}
+
+/* Appends one merge to the result. False on OOM. Amortized O(1). */
+static bool result_push(bpe_result *r, const bpe_merge *m)
+{
+    if (r->n_merges == r->cap_merges) {
+        size_t cap = r->cap_merges ? r->cap_merges * 2 : 1024;
+        bpe_merge *merges = realloc(r->merges, cap * sizeof *merges);
+        if (!merges)
+            return false;
+        r->merges = merges;
+        r->cap_merges = cap;
+    }
+    r->merges[r->n_merges++] = *m;
+    return true;
+}
+
+bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,
+                     uint64_t max_merges, const bpe_observer *observer,
+                     bpe_result *result)
+{
+    memset(result, 0, sizeof *result);
+    if (!vocab_init(&result->vocab)) {
+        bpe_result_free(result);
+        return BPE_ERR_NOMEM;
+    }
+    void *state = trainer->create(words, &result->vocab, &result->counters);
+    if (!state) {
+        bpe_result_free(result);
+        return BPE_ERR_NOMEM;
+    }
+    notify(observer, BPE_EVENT_SETUP_DONE, NULL);
+
+    bpe_status status = BPE_OK;
+    while (result->n_merges < max_merges) {
+        bpe_merge merge;
+        bpe_step_result step = trainer->step(state, &merge);
+        if (step == BPE_STEP_EXHAUSTED) {
+            result->exhausted = true;
+            break;
+        }
+        if (step == BPE_STEP_NOMEM || !result_push(result, &merge)) {
+            status = BPE_ERR_NOMEM;
+            break;
+        }
+        notify(observer, BPE_EVENT_MERGE_DONE, &merge);
+    }
+    trainer->destroy(state);
+    if (status != BPE_OK)
+        bpe_result_free(result);
+    return status;
+}
+
+void bpe_result_free(bpe_result *result)
+{
+    free(result->merges);
+    vocab_free(&result->vocab);
+    memset(result, 0, sizeof *result);
+}
+
+/* ================================================================ digest */
+
+static uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* Hashes a token as its length (4 bytes, little-endian) then its bytes. */
+static uint64_t digest_token(uint64_t h, const bpe_vocab *v, bpe_token t)
+{
+    uint32_t len = v->len[t];
+    uint8_t le[4] = {(uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16), (uint8_t)(len >> 24)};
+    h = fnv1a(h, le, sizeof le);
+    return fnv1a(h, bpe_vocab_bytes(v, t), len);
+}
+
+uint64_t bpe_merges_digest(const bpe_result *result)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < result->n_merges; i++) {
+        h = digest_token(h, &result->vocab, result->merges[i].left);
+        h = digest_token(h, &result->vocab, result->merges[i].right);
+    }
+    return h;
+}

@@ -1,0 +1,194 @@
+/*
+ * bpe.h — the one interface between the harness and every trainer.
+ *
+ * A trainer sees only a table of distinct words (bytes + 64-bit count) and
+ * returns, one step at a time, the merges of SPEC §2.6–2.9. It does no I/O,
+ * no timing and no printing: the driver bpe_train() below runs the loop and
+ * lets the caller (the harness) observe each phase through a hook.
+ *
+ * Symbols used in every complexity comment (SPEC §1):
+ *   n  corpus bytes          W  distinct words        L  mean word length
+ *   M  Σ len(w) over words   P  live distinct pairs   m  merges performed
+ *   A_i  distinct words containing the pair chosen at merge i
+ *
+ * Token ids inside a trainer: 0..255 are the single bytes, and merge i
+ * (counting from 0) creates token 256 + i. Special tokens never reach a
+ * trainer; the harness shifts merged ids by the number of specials when it
+ * writes vocab.json (SPEC §2.5).
+ */
+#ifndef BPE_H
+#define BPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint32_t bpe_token; /* a token id, see above */
+
+#define BPE_BYTE_TOKENS 256u          /* ids 0..255 are the bytes themselves */
+#define BPE_MAX_COUNTERS 8            /* work counters one trainer may report */
+#define BPE_NO_TOKEN UINT32_MAX       /* "no token": an error or an empty slot */
+
+/* ---------------------------------------------------------------- words */
+
+/* One distinct pretoken ("word") and how often it occurs. */
+typedef struct {
+    const uint8_t *bytes; /* its bytes; owned by the word table, never freed by a trainer */
+    uint32_t len;         /* length in bytes = its symbols before any merge */
+    uint64_t count;       /* occurrences in the corpus (≥ 1) */
+} bpe_word;
+
+/* The read-only input of every trainer. */
+typedef struct {
+    const bpe_word *words; /* W distinct words, in first-seen order */
+    size_t n_words;        /* W */
+    uint64_t n_symbols;    /* M = Σ len(w) */
+} bpe_words;
+
+/* ---------------------------------------------------------------- vocab */
+
+/*
+ * The byte string of every token, so trainers can break ties by bytes
+ * (SPEC §2.7) and the harness can write vocab.json. Grows by one token per
+ * merge; nothing is sized by the requested vocabulary.
+ * Owned by a bpe_result; freed only by bpe_result_free().
+ */
+typedef struct {
+    uint8_t *bytes;     /* every token's bytes, back to back */
+    uint64_t *offset;   /* token id → start of its bytes in `bytes` */
+    uint32_t *len;      /* token id → length of its bytes */
+    size_t bytes_used;  /* bytes in use in `bytes` */
+    size_t bytes_cap;   /* capacity of `bytes` */
+    uint32_t n_tokens;  /* tokens defined: 256 + merges so far */
+    uint32_t cap_tokens;/* capacity of `offset` and `len` */
+} bpe_vocab;
+
+/* The bytes of token t (valid until the next bpe_vocab_add_merge). */
+static inline const uint8_t *bpe_vocab_bytes(const bpe_vocab *v, bpe_token t)
+{
+    return v->bytes + v->offset[t];
+}
+
+/* Defines the next token as bytes(a) ‖ bytes(b); returns its id, or
+ * BPE_NO_TOKEN when memory runs out. Amortized O(len(a) + len(b)). */
+bpe_token bpe_vocab_add_merge(bpe_vocab *v, bpe_token a, bpe_token b);
+
+/* ---------------------------------------------------------- the tie-break */
+
+/*
+ * SPEC §2.7, the only comparator in the tree. Among pairs of equal count the
+ * pair whose (bytes(a), bytes(b)) is greater wins; byte strings compare with
+ * memcmp over the common length, then the longer is greater.
+ * Returns <0, 0 or >0 as (a1,b1) ranks below, equal to or above (a2,b2).
+ * O(len of the tokens compared).
+ */
+int bpe_pair_bytes_cmp(const bpe_vocab *v, bpe_token a1, bpe_token b1,
+                       bpe_token a2, bpe_token b2);
+
+/* True when pair 1 with count c1 is chosen before pair 2 with count c2:
+ * higher count first, then bpe_pair_bytes_cmp. */
+bool bpe_pair_ranks_above(const bpe_vocab *v, uint64_t c1, bpe_token a1, bpe_token b1,
+                          uint64_t c2, bpe_token a2, bpe_token b2);
+
+/* ---------------------------------------------------------- the trainer */
+
+/* One merge, as a trainer reports it. */
+typedef struct {
+    bpe_token left;          /* a of the pair (a, b) */
+    bpe_token right;         /* b */
+    bpe_token id;            /* the new token: 256 + merge index */
+    uint64_t count;          /* count(a, b) when it was chosen (SPEC §2.6) */
+    uint64_t words_affected; /* A_i: distinct words that contained (a, b) */
+} bpe_merge;
+
+/* Deterministic work counts, indexed like the trainer's counter_names. */
+typedef struct {
+    uint64_t value[BPE_MAX_COUNTERS]; /* all start at 0; only the trainer adds */
+} bpe_counters;
+
+typedef enum {
+    BPE_STEP_MERGED,    /* *out holds the next merge; its token is in the vocab */
+    BPE_STEP_EXHAUSTED, /* no pair has count ≥ 1: training stops early (SPEC §2.9) */
+    BPE_STEP_NOMEM,     /* memory ran out; the state may only be destroyed */
+} bpe_step_result;
+
+/*
+ * A trainer is three functions and a description. The state it creates is
+ * private; it reads `words` (which outlives it), appends exactly one token to
+ * `vocab` per successful step (with bpe_vocab_add_merge), and adds to
+ * `counters` as it works.
+ */
+typedef struct {
+    const char *name;       /* as on the command line: "naive", "heap", ... */
+    const char *idea;       /* one line for `bpebench list` */
+    const char *complexity; /* time and memory in the SPEC legend */
+    const char *const *counter_names; /* NULL-terminated, at most BPE_MAX_COUNTERS */
+
+    /* Setup phase: build the state from the words. NULL when out of memory. */
+    void *(*create)(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters);
+    /* Merge phase: choose and apply one merge. */
+    bpe_step_result (*step)(void *state, bpe_merge *out);
+    /* Frees everything create() and step() allocated. Accepts NULL. */
+    void (*destroy)(void *state);
+} bpe_trainer;
+
+/* -------------------------------------------------------------- registry */
+
+/* Every trainer, in teaching order; NULL-terminated. Tests and the benchmark
+ * iterate this list, so a trainer added here is checked everywhere. */
+extern const bpe_trainer *const bpe_trainers[];
+
+/* The trainer with this name, or NULL. */
+const bpe_trainer *bpe_trainer_find(const char *name);
+
+/* How many counters the trainer names. */
+int bpe_trainer_counter_count(const bpe_trainer *t);
+
+/* -------------------------------------------------------------- the driver */
+
+/* What a training run produced. Owns everything it points to. */
+typedef struct {
+    bpe_merge *merges;     /* the merge list, in order */
+    size_t n_merges;       /* m */
+    size_t cap_merges;     /* capacity of `merges` */
+    bpe_vocab vocab;       /* 256 + m token byte strings */
+    bpe_counters counters; /* the trainer's work counts */
+    bool exhausted;        /* stopped before max_merges because no pair was left */
+} bpe_result;
+
+typedef enum {
+    BPE_EVENT_SETUP_DONE, /* create() returned */
+    BPE_EVENT_MERGE_DONE, /* one step() returned a merge */
+} bpe_event;
+
+/* Optional observer (the harness's clock); called on the driver's thread. */
+typedef struct {
+    void (*on_event)(void *ctx, bpe_event event, const bpe_merge *merge);
+    void *ctx; /* passed back unchanged */
+} bpe_observer;
+
+typedef enum {
+    BPE_OK = 0,
+    BPE_ERR_NOMEM, /* memory ran out; the result is freed and empty */
+} bpe_status;
+
+/*
+ * Runs `trainer` on `words` for at most max_merges merges (fewer when pairs
+ * run out). `observer` may be NULL. On success *result must be freed with
+ * bpe_result_free(). Time: the trainer's; memory: the trainer's + O(m).
+ */
+bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,
+                     uint64_t max_merges, const bpe_observer *observer,
+                     bpe_result *result);
+
+void bpe_result_free(bpe_result *result);
+
+/*
+ * A stable 64-bit digest of a merge list: FNV-1a over, for each merge,
+ * len(a) as 4 little-endian bytes, bytes(a), len(b), bytes(b). Two lists
+ * digest alike exactly when (with overwhelming probability) they are equal
+ * byte for byte (SPEC §3).
+ */
+uint64_t bpe_merges_digest(const bpe_result *result);
+
+#endif

@@ -1,0 +1,174 @@
+/*
+ * naive.c — the reference trainer: SPEC §2.6–2.9, literally.
+ *
+ * Idea. For every merge, forget everything and count every adjacent pair in
+ * every distinct word (weighted by the word's count), take the best pair,
+ * then rewrite every word that contains it. This is the textbook loop of
+ * Sennrich et al. and the "V1" of the article "Building a Fast BPE Tokenizer
+ * from Scratch". It is slow on purpose: every other trainer must reproduce
+ * its merge list byte for byte, so it must be obviously right.
+ *
+ * Data structures.
+ *   - symbols: one flat array holding every word's current segmentation,
+ *     word after word (M tokens at the start, fewer as merges shrink words);
+ *   - word_start / word_len: where each word's tokens are in `symbols`;
+ *   - counts: a pair map (pairmap.h), cleared and refilled for every merge.
+ * Invariant: word w is symbols[word_start[w] .. +word_len[w]], and the
+ * concatenated bytes of those tokens are exactly the word's bytes.
+ *
+ * Complexity per merge: O(M) to count, O(P) to find the best pair, O(M) to
+ * apply; in all O(m·(M + P)) time, O(M + P) memory.
+ *
+ * Work counters:
+ *   pair_increments  adjacent positions counted (grows with m·M)
+ *   words_scanned    words visited while counting and while applying (2·m·W)
+ *   pairs_compared   candidate pairs examined to find the best (Σ P)
+ *
+ * Left out on purpose: any reuse of work between merges. Every later trainer
+ * is one idea for not redoing what this one redoes.
+ */
+#include "bpe.h"
+#include "pairmap.h"
+
+#include <stdlib.h>
+
+enum { PAIR_INCREMENTS, WORDS_SCANNED, PAIRS_COMPARED };
+static const char *const naive_counter_names[] = {"pair_increments", "words_scanned",
+                                                  "pairs_compared", NULL};
+
+typedef struct {
+    const bpe_words *words; /* the input; not owned */
+    bpe_vocab *vocab;       /* token bytes for the tie-break; not owned */
+    bpe_counters *counters; /* where work is counted; not owned */
+    bpe_token *symbols;     /* every word's current tokens, word after word; owned */
+    uint64_t *word_start;   /* word → index of its first token in `symbols`; owned */
+    uint32_t *word_len;     /* word → its current number of tokens; owned */
+    bpe_pairmap counts;     /* pair → count, rebuilt for every merge; owned */
+} naive_state;
+
+static void naive_destroy(void *opaque)
+{
+    naive_state *s = opaque;
+    if (!s)
+        return;
+    free(s->symbols);
+    free(s->word_start);
+    free(s->word_len);
+    bpe_pairmap_free(&s->counts);
+    free(s);
+}
+
+/* Copies each word's bytes into `symbols` as single-byte tokens. O(M). */
+static void *naive_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters)
+{
+    naive_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->words = words;
+    s->vocab = vocab;
+    s->counters = counters;
+    s->symbols = malloc((words->n_symbols + 1) * sizeof *s->symbols);
+    s->word_start = malloc((words->n_words + 1) * sizeof *s->word_start);
+    s->word_len = malloc((words->n_words + 1) * sizeof *s->word_len);
+    if (!s->symbols || !s->word_start || !s->word_len || !bpe_pairmap_init(&s->counts, 1024)) {
+        naive_destroy(s);
+        return NULL;
+    }
+    uint64_t at = 0;
+    for (size_t w = 0; w < words->n_words; w++) {
+        s->word_start[w] = at;
+        s->word_len[w] = words->words[w].len;
+        for (uint32_t i = 0; i < words->words[w].len; i++)
+            s->symbols[at++] = words->words[w].bytes[i];
+    }
+    return s;
+}
+
+/* Fills `counts` with every adjacent pair of every word. O(M). False on OOM. */
+static bool count_all_pairs(naive_state *s)
+{
+    bpe_pairmap_clear(&s->counts);
+    for (size_t w = 0; w < s->words->n_words; w++) {
+        const bpe_token *t = s->symbols + s->word_start[w];
+        uint64_t count = s->words->words[w].count;
+        s->counters->value[WORDS_SCANNED]++;
+        for (uint32_t i = 0; i + 1 < s->word_len[w]; i++) {
+            uint64_t *c = bpe_pairmap_upsert(&s->counts, t[i], t[i + 1]);
+            if (!c)
+                return false;
+            *c += count;
+            s->counters->value[PAIR_INCREMENTS]++;
+        }
+    }
+    return true;
+}
+
+/* The pair ranked highest by count, then SPEC §2.7. False if there is none. O(P). */
+static bool best_pair(naive_state *s, bpe_token *a, bpe_token *b, uint64_t *count)
+{
+    bool found = false;
+    for (size_t i = 0; i < s->counts.cap; i++) {
+        if (!bpe_pairmap_slot_used(&s->counts, i))
+            continue;
+        s->counters->value[PAIRS_COMPARED]++;
+        bpe_token x = bpe_pair_key_left(s->counts.keys[i]);
+        bpe_token y = bpe_pair_key_right(s->counts.keys[i]);
+        uint64_t c = s->counts.values[i];
+        if (!found || bpe_pair_ranks_above(s->vocab, c, x, y, *count, *a, *b)) {
+            *a = x, *b = y, *count = c;
+            found = true;
+        }
+    }
+    return found;
+}
+
+/* Rewrites word w left to right, replacing each non-overlapping (a, b) with
+ * `merged` (SPEC §2.8). Returns whether anything changed. O(len(w)). */
+static bool apply_to_word(naive_state *s, size_t w, bpe_token a, bpe_token b, bpe_token merged)
+{
+    bpe_token *t = s->symbols + s->word_start[w];
+    uint32_t len = s->word_len[w], out = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        if (i + 1 < len && t[i] == a && t[i + 1] == b) {
+            t[out++] = merged;
+            i++; /* the b is consumed: occurrences never overlap */
+        } else {
+            t[out++] = t[i];
+        }
+    }
+    s->word_len[w] = out;
+    return out != len;
+}
+
+static bpe_step_result naive_step(void *opaque, bpe_merge *out)
+{
+    naive_state *s = opaque;
+    bpe_token a = 0, b = 0;
+    uint64_t count = 0;
+    if (!count_all_pairs(s))
+        return BPE_STEP_NOMEM;
+    if (!best_pair(s, &a, &b, &count))
+        return BPE_STEP_EXHAUSTED;
+    bpe_token merged = bpe_vocab_add_merge(s->vocab, a, b);
+    if (merged == BPE_NO_TOKEN)
+        return BPE_STEP_NOMEM;
+
+    uint64_t affected = 0;
+    for (size_t w = 0; w < s->words->n_words; w++) {
+        s->counters->value[WORDS_SCANNED]++;
+        affected += apply_to_word(s, w, a, b, merged);
+    }
+    *out = (bpe_merge){.left = a, .right = b, .id = merged, .count = count,
+                       .words_affected = affected};
+    return BPE_STEP_MERGED;
+}
+
+const bpe_trainer bpe_trainer_naive = {
+    .name = "naive",
+    .idea = "recount every pair in every word for every merge",
+    .complexity = "O(m·(M+P)) time, O(M+P) memory",
+    .counter_names = naive_counter_names,
+    .create = naive_create,
+    .step = naive_step,
+    .destroy = naive_destroy,
+};

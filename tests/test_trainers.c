@@ -1,0 +1,201 @@
+/*
+ * test_trainers.c — hand-checkable golden cases (SPEC §2), run over every
+ * trainer in the registry: the worked examples, overlapping runs, tie-breaks
+ * where one token is a prefix of another, and the early stop.
+ */
+#include "testutil.h"
+
+#include <string.h>
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Runs one golden case over every registered trainer. */
+static void check_all(size_t n, const char *const *words, const uint64_t *counts,
+                      uint64_t max_merges, const test_merge *expected, size_t n_expected)
+{
+    test_words tw;
+    test_words_init(&tw, n, words, counts);
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
+        assert_merges_equal(*t, &tw.table, max_merges, expected, n_expected);
+    test_words_free(&tw);
+}
+
+static void worked_example_low_lower_widest_newest(void **state)
+{
+    (void)state;
+    const char *words[] = {"low", "lower", "widest", "newest"};
+    const uint64_t counts[] = {5, 2, 3, 6};
+    const test_merge expected[] = {{"s", "t", 9},  {"e", "st", 9}, {"o", "w", 7},
+                                   {"l", "ow", 7}, {"w", "est", 6}, {"n", "e", 6}};
+    check_all(N(words), words, counts, N(expected), expected, N(expected));
+}
+
+static void worked_example_aaabdaaabac(void **state)
+{
+    (void)state;
+    const char *words[] = {"aaabdaaabac"};
+    const uint64_t counts[] = {1};
+    const test_merge expected[] = {{"a", "a", 4}, {"aa", "a", 2}, {"aaa", "b", 2}};
+    check_all(N(words), words, counts, N(expected), expected, N(expected));
+}
+
+static void worked_example_aaaaa(void **state)
+{
+    (void)state;
+    const char *words[] = {"aaaaa"};
+    const uint64_t counts[] = {1};
+    /* (a,a) occurs at 4 overlapping positions; applying gives [aa, aa, a],
+     * whose pairs (aa,aa) and (aa,a) tie at 1: "aa"+"aa" > "aa"+"a". */
+    const test_merge expected[] = {{"a", "a", 4}, {"aa", "aa", 1}};
+    check_all(N(words), words, counts, N(expected), expected, N(expected));
+}
+
+/* [a,a,a] → [aa,a] and [a,a,a,a] → [aa,aa] (SPEC §2.8), weighted by count. */
+static void overlapping_runs_apply_left_to_right(void **state)
+{
+    (void)state;
+    const char *words[] = {"aaa", "aaaa"};
+    const uint64_t counts[] = {10, 1};
+    /* count(a,a) = 10·2 + 1·3 = 23. Then "aaa" is [aa,a] (×10) and "aaaa" is
+     * [aa,aa] (×1): (aa,a)=10 beats (aa,aa)=1. */
+    const test_merge expected[] = {{"a", "a", 23}, {"aa", "a", 10}, {"aa", "aa", 1}};
+    check_all(N(words), words, counts, 10, expected, N(expected));
+}
+
+/* Equal counts: the greater (bytes(a), bytes(b)) wins (SPEC §2.7). */
+static void tie_break_compares_left_bytes(void **state)
+{
+    (void)state;
+    /* (a,b)=4 and (c,a)=4 tie; "c" > "a". Then "cab" is [ca,b]: (ca,b)=2
+     * and (a,b)=2 tie; "ca" > "a". */
+    const char *words[] = {"ab", "cab", "ca"};
+    const uint64_t counts[] = {2, 2, 2};
+    const test_merge expected[] = {{"c", "a", 4}, {"ca", "b", 2}, {"a", "b", 2}};
+    check_all(N(words), words, counts, 10, expected, N(expected));
+}
+
+/* A longer token whose bytes extend a shorter one's is greater: "ab" > "a". */
+static void tie_break_prefix_left_token(void **state)
+{
+    (void)state;
+    /* (a,b)=6 first. Then "abd" is [ab,d] and "ad" is [a,d]: both 1, and
+     * "ab" > "a" because it is longer with an equal common prefix. */
+    const char *words[] = {"ab", "abd", "ad"};
+    const uint64_t counts[] = {5, 1, 1};
+    const test_merge expected[] = {{"a", "b", 6}, {"ab", "d", 1}, {"a", "d", 1}};
+    check_all(N(words), words, counts, 10, expected, N(expected));
+}
+
+/* Equal left tokens: the right token decides, prefix rule included. */
+static void tie_break_on_right_token(void **state)
+{
+    (void)state;
+    /* (c,d)=1 and (c,e)=1: "e" > "d". */
+    const char *words[] = {"cd", "ce"};
+    const uint64_t counts[] = {1, 1};
+    const test_merge expected[] = {{"c", "e", 1}, {"c", "d", 1}};
+    check_all(N(words), words, counts, 10, expected, N(expected));
+
+    /* (a,b)=6 first; then (x,ab)=1 and (x,a)=1: "ab" > "a". */
+    const char *prefix_words[] = {"ab", "xab", "xa"};
+    const uint64_t prefix_counts[] = {5, 1, 1};
+    const test_merge prefix_expected[] = {{"a", "b", 6}, {"x", "ab", 1}, {"x", "a", 1}};
+    check_all(N(prefix_words), prefix_words, prefix_counts, 10, prefix_expected,
+              N(prefix_expected));
+}
+
+/* Merges run out before the vocabulary is full: every trainer stops at the
+ * same place and reports it. */
+static void early_stop_when_no_pair_is_left(void **state)
+{
+    (void)state;
+    const char *words[] = {"ab", "c"};
+    const uint64_t counts[] = {3, 7};
+    test_words tw;
+    test_words_init(&tw, N(words), words, counts);
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
+        bpe_result r;
+        assert_int_equal(bpe_train(*t, &tw.table, 1000000000ull, NULL, &r), BPE_OK);
+        assert_int_equal(r.n_merges, 1);
+        assert_true(r.exhausted);
+        assert_int_equal(r.merges[0].count, 3);
+        assert_int_equal(r.merges[0].words_affected, 1);
+        bpe_result_free(&r);
+    }
+    test_words_free(&tw);
+}
+
+/* Counts are 64-bit: sums past 2^32 are exact. */
+static void counts_are_64_bit(void **state)
+{
+    (void)state;
+    const char *words[] = {"ab", "abab"};
+    const uint64_t counts[] = {3000000000ull, 2000000000ull};
+    /* (a,b) = 3e9 + 2·2e9 = 7e9; (b,a) = 2e9. Then (ab,ab) = 2e9. */
+    const test_merge expected[] = {{"a", "b", 7000000000ull}, {"ab", "ab", 2000000000ull}};
+    check_all(N(words), words, counts, 10, expected, N(expected));
+}
+
+/* A_i is the number of distinct words that contain the chosen pair. */
+static void words_affected_is_reported(void **state)
+{
+    (void)state;
+    const char *words[] = {"abab", "ab", "ba", "xy"};
+    const uint64_t counts[] = {1, 5, 1, 1};
+    test_words tw;
+    test_words_init(&tw, N(words), words, counts);
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
+        bpe_result r;
+        assert_int_equal(bpe_train(*t, &tw.table, 1, NULL, &r), BPE_OK);
+        assert_int_equal(r.n_merges, 1);
+        assert_int_equal(r.merges[0].count, 7);
+        assert_int_equal(r.merges[0].words_affected, 2);
+        bpe_result_free(&r);
+    }
+    test_words_free(&tw);
+}
+
+/* Every trainer is named, described and counts some work. */
+static void registry_entries_are_complete(void **state)
+{
+    (void)state;
+    const char *words[] = {"hello", "world"};
+    const uint64_t counts[] = {2, 1};
+    test_words tw;
+    test_words_init(&tw, N(words), words, counts);
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
+        assert_non_null((*t)->name);
+        assert_non_null((*t)->idea);
+        assert_non_null((*t)->complexity);
+        assert_ptr_equal(bpe_trainer_find((*t)->name), *t);
+        int n = bpe_trainer_counter_count(*t);
+        assert_true(n >= 1 && n <= BPE_MAX_COUNTERS);
+        bpe_result r;
+        assert_int_equal(bpe_train(*t, &tw.table, 5, NULL, &r), BPE_OK);
+        uint64_t work = 0;
+        for (int i = 0; i < n; i++)
+            work += r.counters.value[i];
+        assert_true(work > 0);
+        bpe_result_free(&r);
+    }
+    assert_null(bpe_trainer_find("no-such-trainer"));
+    test_words_free(&tw);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(worked_example_low_lower_widest_newest),
+        cmocka_unit_test(worked_example_aaabdaaabac),
+        cmocka_unit_test(worked_example_aaaaa),
+        cmocka_unit_test(overlapping_runs_apply_left_to_right),
+        cmocka_unit_test(tie_break_compares_left_bytes),
+        cmocka_unit_test(tie_break_prefix_left_token),
+        cmocka_unit_test(tie_break_on_right_token),
+        cmocka_unit_test(early_stop_when_no_pair_is_left),
+        cmocka_unit_test(counts_are_64_bit),
+        cmocka_unit_test(words_affected_is_reported),
+        cmocka_unit_test(registry_entries_are_complete),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

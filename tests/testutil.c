@@ -1,0 +1,113 @@
+/* testutil.c — see testutil.h. */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void test_words_init_raw(test_words *tw, size_t n, const uint8_t *const *bytes,
+                         const uint32_t *lens, const uint64_t *counts)
+{
+    tw->words = calloc(n + 1, sizeof *tw->words);
+    assert_non_null(tw->words);
+    uint64_t symbols = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *copy = malloc(lens[i] + 1);
+        assert_non_null(copy);
+        memcpy(copy, bytes[i], lens[i]);
+        tw->words[i] = (bpe_word){.bytes = copy, .len = lens[i], .count = counts[i]};
+        symbols += lens[i];
+    }
+    tw->table = (bpe_words){.words = tw->words, .n_words = n, .n_symbols = symbols};
+}
+
+void test_words_init(test_words *tw, size_t n, const char *const *strings, const uint64_t *counts)
+{
+    const uint8_t **bytes = calloc(n + 1, sizeof *bytes);
+    uint32_t *lens = calloc(n + 1, sizeof *lens);
+    assert_true(bytes && lens);
+    for (size_t i = 0; i < n; i++) {
+        bytes[i] = (const uint8_t *)strings[i];
+        lens[i] = (uint32_t)strlen(strings[i]);
+    }
+    test_words_init_raw(tw, n, bytes, lens, counts);
+    free(bytes);
+    free(lens);
+}
+
+void test_words_free(test_words *tw)
+{
+    for (size_t i = 0; i < tw->table.n_words; i++)
+        free((void *)tw->words[i].bytes);
+    free(tw->words);
+    memset(tw, 0, sizeof *tw);
+}
+
+/* Prints token t's bytes into buf, escaping non-printable bytes as \xHH. */
+static void describe_token(const bpe_vocab *v, bpe_token t, char *buf, size_t len)
+{
+    size_t at = 0;
+    const uint8_t *p = bpe_vocab_bytes(v, t);
+    for (uint32_t i = 0; i < v->len[t] && at + 5 < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, (p[i] >= 0x21 && p[i] < 0x7f) ? "%c" : "\\x%02x", p[i]);
+    buf[at] = '\0';
+}
+
+static bool token_equals(const bpe_vocab *vx, bpe_token x, const bpe_vocab *vy, bpe_token y)
+{
+    return vx->len[x] == vy->len[y] &&
+           memcmp(bpe_vocab_bytes(vx, x), bpe_vocab_bytes(vy, y), vx->len[x]) == 0;
+}
+
+long first_merge_difference(const bpe_result *x, const bpe_result *y, char *why, size_t why_len)
+{
+    size_t n = x->n_merges < y->n_merges ? x->n_merges : y->n_merges;
+    for (size_t i = 0; i <= n; i++) {
+        if (i == n) {
+            if (x->n_merges == y->n_merges)
+                return -1;
+            snprintf(why, why_len, "merge lists differ in length: %zu vs %zu merges",
+                     x->n_merges, y->n_merges);
+            return (long)n;
+        }
+        const bpe_merge *mx = &x->merges[i], *my = &y->merges[i];
+        if (mx->count == my->count && token_equals(&x->vocab, mx->left, &y->vocab, my->left) &&
+            token_equals(&x->vocab, mx->right, &y->vocab, my->right))
+            continue;
+        char xl[64], xr[64], yl[64], yr[64];
+        describe_token(&x->vocab, mx->left, xl, sizeof xl);
+        describe_token(&x->vocab, mx->right, xr, sizeof xr);
+        describe_token(&y->vocab, my->left, yl, sizeof yl);
+        describe_token(&y->vocab, my->right, yr, sizeof yr);
+        snprintf(why, why_len, "merge %zu differs: (%s, %s) count %llu vs (%s, %s) count %llu", i,
+                 xl, xr, (unsigned long long)mx->count, yl, yr, (unsigned long long)my->count);
+        return (long)i;
+    }
+    return -1;
+}
+
+void assert_merges_equal(const bpe_trainer *trainer, const bpe_words *words, uint64_t max_merges,
+                         const test_merge *expected, size_t n_expected)
+{
+    bpe_result r;
+    assert_int_equal(bpe_train(trainer, words, max_merges, NULL, &r), BPE_OK);
+    for (size_t i = 0; i < n_expected && i < r.n_merges; i++) {
+        const bpe_merge *m = &r.merges[i];
+        size_t la = strlen(expected[i].left), lb = strlen(expected[i].right);
+        bool same = r.vocab.len[m->left] == la && r.vocab.len[m->right] == lb &&
+                    memcmp(bpe_vocab_bytes(&r.vocab, m->left), expected[i].left, la) == 0 &&
+                    memcmp(bpe_vocab_bytes(&r.vocab, m->right), expected[i].right, lb) == 0 &&
+                    m->count == expected[i].count;
+        if (!same) {
+            char l[64], rt[64];
+            describe_token(&r.vocab, m->left, l, sizeof l);
+            describe_token(&r.vocab, m->right, rt, sizeof rt);
+            fail_msg("%s: merge %zu is (%s, %s) count %llu, expected (%s, %s) count %llu",
+                     trainer->name, i, l, rt, (unsigned long long)m->count, expected[i].left,
+                     expected[i].right, (unsigned long long)expected[i].count);
+        }
+    }
+    if (r.n_merges != n_expected)
+        fail_msg("%s: %zu merges, expected %zu", trainer->name, r.n_merges, n_expected);
+    bpe_result_free(&r);
+}

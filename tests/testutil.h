@@ -1,0 +1,43 @@
+/* testutil.h — helpers shared by the cmocka test programs. */
+#ifndef BPE_TESTUTIL_H
+#define BPE_TESTUTIL_H
+
+#include "bpe.h"
+
+#include <stdarg.h>
+#include <setjmp.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+/* A word table built from C strings; owns its copies. */
+typedef struct {
+    bpe_word *words; /* the words; each bytes pointer owned here */
+    bpe_words table; /* the view a trainer reads */
+} test_words;
+
+/* Builds a table from n (string, count) pairs. */
+void test_words_init(test_words *tw, size_t n, const char *const *strings, const uint64_t *counts);
+/* Builds a table from raw byte strings of given lengths. */
+void test_words_init_raw(test_words *tw, size_t n, const uint8_t *const *bytes,
+                         const uint32_t *lens, const uint64_t *counts);
+void test_words_free(test_words *tw);
+
+/* One expected merge: left and right as C strings, and its count. */
+typedef struct {
+    const char *left;  /* bytes(a) */
+    const char *right; /* bytes(b) */
+    uint64_t count;    /* count(a, b) when chosen */
+} test_merge;
+
+/* Trains with `trainer` and asserts the merge list equals `expected`. */
+void assert_merges_equal(const bpe_trainer *trainer, const bpe_words *words, uint64_t max_merges,
+                         const test_merge *expected, size_t n_expected);
+
+/*
+ * Compares two results merge by merge (bytes and counts). Returns -1 when they
+ * are equal, else the index of the first difference, and describes it in
+ * `why` (index, both pairs, both counts).
+ */
+long first_merge_difference(const bpe_result *x, const bpe_result *y, char *why, size_t why_len);
+
+#endif
