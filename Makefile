@@ -44,8 +44,10 @@ test-run: $(TEST_BINS) $(BUILD)/bpebench
 	    echo "== $$t"; BPEBENCH=$(BUILD)/bpebench $$t || exit 1; \
 	done
 
+ASAN_BUILD ?= $(BUILD)/asan
+
 test-asan:
-	$(MAKE) --no-print-directory BUILD=build/asan CC=$(CC) \
+	$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) CC=$(CC) \
 	    OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test-run
 
 test: deps

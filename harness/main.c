@@ -1,3 +1,58 @@
-/* placeholder main replaced by the CLI below */
-#include "bpe.h"
-int main(void) { return bpe_trainers[0] ? 0 : 1; }
+/*
+ * main.c — build/bpebench: one binary, one subcommand per job (SPEC §4).
+ * Exit status: 0 success, 2 bad usage, 1 anything else (one line on stderr).
+ */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A subcommand: its name, its entry point and one line for the overview. */
+typedef struct {
+    const char *name;              /* as typed after bpebench */
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand's name */
+    const char *summary;           /* shown by `bpebench --help` */
+} subcommand;
+
+static const subcommand subcommands[] = {
+    {"train", cmd_train, "train a tokenizer; write vocab.json and merges.txt"},
+    {"list", cmd_list, "list the trainers with their idea and complexity"},
+};
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("bpebench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: bpebench COMMAND [OPTIONS]   (bpebench COMMAND --help for each)\n\n"
+                 "bpebench trains byte-pair-encoding tokenizers with several algorithms,\n"
+                 "checks that they agree merge for merge, and benchmarks them.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
+        fprintf(out, "  %-9s %s\n", subcommands[i].name, subcommands[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
+        if (strcmp(argv[1], subcommands[i].name) == 0)
+            return subcommands[i].run(argc - 1, argv + 1);
+    cli_error("unknown command '%s'; run bpebench --help for the list", argv[1]);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,51 @@
+/*
+ * cli.h — the subcommands of build/bpebench (SPEC §4). Each takes argc/argv
+ * starting at its own name and returns the process exit status: 0 success,
+ * 2 bad usage, 1 anything else (with one line on stderr).
+ */
+#ifndef BPE_CLI_H
+#define BPE_CLI_H
+
+#include "pretok.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* getopt_long codes of the options every corpus-reading command shares. */
+enum {
+    OPT_SPECIAL_TOKEN = 1000, /* --special-token S (repeatable) */
+    OPT_NO_SPECIAL_TOKENS,    /* --no-special-tokens */
+    OPT_PATTERN,              /* --pattern P */
+    OPT_INVALID_UTF8,         /* --invalid-utf8=error|bytes */
+};
+
+/* The SPEC §2 inputs besides the files: specials, pattern, UTF-8 mode. */
+typedef struct {
+    const char **specials;    /* given special tokens (argv strings); owned array */
+    size_t n_specials;        /* how many were given */
+    bool no_specials;         /* --no-special-tokens */
+    const char *pattern;      /* gpt2 (default), gpt4 or a PCRE2 pattern */
+    invalid_utf8_mode invalid_utf8; /* error (default) or bytes */
+} corpus_options;
+
+/* Applies one shared option (a code above). Returns false, after printing
+ * the reason, when its value is bad (exit 2). */
+bool cli_corpus_option(corpus_options *o, int code, const char *arg);
+/* The pretokenizer config: default special token <|endoftext|> unless some
+ * were given or --no-special-tokens. */
+pretok_config cli_pretok_config(const corpus_options *o);
+void cli_corpus_options_free(corpus_options *o);
+
+/* Parses a whole decimal number for `option`; prints why and returns false
+ * when it is not one. */
+bool cli_parse_u64(const char *text, const char *option, uint64_t *out);
+
+int cmd_train(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+
+/* Prints "bpebench: " + message + newline to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

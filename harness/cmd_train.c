@@ -1,0 +1,279 @@
+/*
+ * cmd_train.c — `bpebench train` and `bpebench list` (SPEC §4), and the
+ * option handling every corpus-reading command shares.
+ */
+#include "cli.h"
+#include "output.h"
+#include "run.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const DEFAULT_SPECIALS[] = {"<|endoftext|>"};
+
+/* ------------------------------------------------------ shared options */
+
+bool cli_parse_u64(const char *text, const char *option, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno == ERANGE) {
+        cli_error("bad %s '%s': give a whole number such as 32000", option, text);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+bool cli_corpus_option(corpus_options *o, int code, const char *arg)
+{
+    switch (code) {
+    case OPT_SPECIAL_TOKEN: {
+        const char **grown = realloc(o->specials, (o->n_specials + 1) * sizeof *grown);
+        if (!grown) {
+            cli_error("out of memory");
+            return false;
+        }
+        o->specials = grown;
+        o->specials[o->n_specials++] = arg;
+        return true;
+    }
+    case OPT_NO_SPECIAL_TOKENS:
+        o->no_specials = true;
+        return true;
+    case OPT_PATTERN:
+        o->pattern = arg;
+        return true;
+    case OPT_INVALID_UTF8:
+        if (strcmp(arg, "error") == 0)
+            o->invalid_utf8 = INVALID_UTF8_ERROR;
+        else if (strcmp(arg, "bytes") == 0)
+            o->invalid_utf8 = INVALID_UTF8_BYTES;
+        else {
+            cli_error("bad --invalid-utf8 '%s': use error or bytes", arg);
+            return false;
+        }
+        return true;
+    default:
+        return false;
+    }
+}
+
+pretok_config cli_pretok_config(const corpus_options *o)
+{
+    pretok_config c = {.pattern = o->pattern ? o->pattern : "gpt2",
+                       .invalid_utf8 = o->invalid_utf8};
+    if (o->n_specials > 0) {
+        c.specials = o->specials;
+        c.n_specials = o->n_specials;
+    } else if (!o->no_specials) {
+        c.specials = DEFAULT_SPECIALS;
+        c.n_specials = 1;
+    }
+    return c;
+}
+
+void cli_corpus_options_free(corpus_options *o)
+{
+    free(o->specials);
+    o->specials = NULL;
+}
+
+/* ------------------------------------------------------------- train */
+
+static void train_usage(FILE *out)
+{
+    fputs("usage: bpebench train --trainer NAME --vocab-size V --out DIR [options] INPUT...\n"
+          "\n"
+          "Trains a byte-level BPE tokenizer on INPUT (files, or directories: every regular\n"
+          "file in them, in name order) and writes DIR/vocab.json and DIR/merges.txt.\n"
+          "\n"
+          "  --trainer NAME         naive, incremental, inverted-index, heap, linked-list\n"
+          "                         (bpebench list describes each)\n"
+          "  --vocab-size V         256 byte tokens + special tokens + merges\n"
+          "  --out DIR              output directory (created if its parent exists)\n"
+          "  --special-token S      a special token, repeatable (default: <|endoftext|>)\n"
+          "  --no-special-tokens    no special tokens at all\n"
+          "  --pattern P            gpt2 (default), gpt4, or a PCRE2 pattern\n"
+          "  --invalid-utf8=MODE    error (default) or bytes: keep invalid bytes as tokens\n"
+          "  --help                 this text\n",
+          out);
+}
+
+/* Makes sure DIR exists (creating it if its parent does) and is writable,
+ * before any training time is spent. */
+static bool prepare_out_dir(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        if (mkdir(dir, 0777) != 0) {
+            cli_error("--out %s: cannot create the directory: %s; create its parent first or "
+                      "choose another --out", dir, strerror(errno));
+            return false;
+        }
+    } else if (!S_ISDIR(st.st_mode)) {
+        cli_error("--out %s: exists and is not a directory; choose a directory", dir);
+        return false;
+    }
+    size_t n = strlen(dir) + 32;
+    char *probe = malloc(n);
+    if (!probe) {
+        cli_error("out of memory");
+        return false;
+    }
+    snprintf(probe, n, "%s/.bpebench-probe.XXXXXX", dir);
+    int fd = mkstemp(probe);
+    if (fd < 0) {
+        cli_error("--out %s: cannot write there: %s; choose a writable directory", dir,
+                  strerror(errno));
+        free(probe);
+        return false;
+    }
+    close(fd);
+    unlink(probe);
+    free(probe);
+    return true;
+}
+
+/* The summary of SPEC §4: input, words, merges (and why it stopped), phases. */
+static void print_summary(const run_config *cfg, const run_outcome *o, const char *dir)
+{
+    const pretok_stats *c = &o->corpus;
+    printf("trainer    %s, vocab size %llu = 256 bytes + %zu special + %llu merges\n",
+           cfg->trainer->name, (unsigned long long)cfg->vocab_size, cfg->pretok.n_specials,
+           (unsigned long long)o->max_merges);
+    printf("input      %llu bytes in %zu file%s, %llu special tokens cut out\n",
+           (unsigned long long)c->bytes, cfg->n_files, cfg->n_files == 1 ? "" : "s",
+           (unsigned long long)c->specials);
+    printf("pretokens  %llu, distinct words W = %llu, symbols M = %llu, mean length L = %.2f\n",
+           (unsigned long long)c->pretokens, (unsigned long long)o->words_distinct,
+           (unsigned long long)o->symbols,
+           o->words_distinct ? (double)o->symbols / (double)o->words_distinct : 0.0);
+    if (c->invalid_runs)
+        printf("invalid    %llu runs of invalid UTF-8 kept as byte tokens\n",
+               (unsigned long long)c->invalid_runs);
+    if (c->unmatched_bytes)
+        printf("skipped    %llu bytes the pattern did not match (as regex.finditer skips them)\n",
+               (unsigned long long)c->unmatched_bytes);
+    if (o->result.exhausted)
+        printf("merges     %zu of %llu: stopped early, no pair occurs any more\n",
+               o->result.n_merges, (unsigned long long)o->max_merges);
+    else
+        printf("merges     %zu\n", o->result.n_merges);
+    printf("time       read %.3f s, pretokenize+count %.3f s, setup %.3f s, merge %.3f s, "
+           "total %.3f s\n",
+           o->times.read, o->times.pretokenize, o->times.setup, o->times.merge, o->times.total);
+    printf("wrote      %s/vocab.json, %s/merges.txt\n", dir, dir);
+}
+
+int cmd_train(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"trainer", required_argument, NULL, 't'},
+        {"vocab-size", required_argument, NULL, 'v'},
+        {"out", required_argument, NULL, 'o'},
+        {"special-token", required_argument, NULL, OPT_SPECIAL_TOKEN},
+        {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
+        {"pattern", required_argument, NULL, OPT_PATTERN},
+        {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
+        {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0},
+    };
+    corpus_options copts = {0};
+    const char *trainer_name = NULL, *out_dir = NULL;
+    uint64_t vocab_size = 0;
+    bool have_vocab = false;
+    int opt, status = EXIT_USAGE;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        if (opt == 'h') {
+            train_usage(stdout);
+            cli_corpus_options_free(&copts);
+            return EXIT_OK;
+        } else if (opt == 't') {
+            trainer_name = optarg;
+        } else if (opt == 'v') {
+            if (!(have_vocab = cli_parse_u64(optarg, "--vocab-size", &vocab_size)))
+                goto done;
+        } else if (opt == 'o') {
+            out_dir = optarg;
+        } else if (!cli_corpus_option(&copts, opt, optarg)) {
+            if (opt == '?')
+                train_usage(stderr);
+            goto done;
+        }
+    }
+    const bpe_trainer *trainer = trainer_name ? bpe_trainer_find(trainer_name) : NULL;
+    if (!trainer_name || !have_vocab || !out_dir || optind >= argc) {
+        cli_error("train needs --trainer, --vocab-size, --out and at least one INPUT; "
+                  "see bpebench train --help");
+        goto done;
+    }
+    if (!trainer) {
+        cli_error("unknown trainer '%s'; bpebench list shows the trainers", trainer_name);
+        goto done;
+    }
+    status = EXIT_FAIL;
+    char err[1024];
+    char **files = NULL;
+    size_t n_files = 0;
+    run_config cfg = {.pretok = cli_pretok_config(&copts), .trainer = trainer,
+                      .vocab_size = vocab_size};
+    run_outcome outcome;
+    if (!corpus_list_files((const char *const *)argv + optind, (size_t)(argc - optind), &files,
+                           &n_files, err, sizeof err)) {
+        cli_error("%s", err);
+        goto done;
+    }
+    cfg.files = files;
+    cfg.n_files = n_files;
+    if (!prepare_out_dir(out_dir)) {
+        corpus_free_files(files, n_files);
+        goto done;
+    }
+    if (!run_training(&cfg, &outcome, err, sizeof err)) {
+        cli_error("%s", err);
+    } else {
+        if (!output_write_tokenizer(out_dir, &outcome.result, cfg.pretok.specials,
+                                    cfg.pretok.n_specials, err, sizeof err))
+            cli_error("%s", err);
+        else {
+            print_summary(&cfg, &outcome, out_dir);
+            status = EXIT_OK;
+        }
+        run_outcome_free(&outcome);
+    }
+    corpus_free_files(files, n_files);
+done:
+    cli_corpus_options_free(&copts);
+    return status;
+}
+
+/* -------------------------------------------------------------- list */
+
+int cmd_list(int argc, char **argv)
+{
+    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        puts("usage: bpebench list\n\nLists the trainers in teaching order, each with its idea,\n"
+             "its complexity (n, W, L, M, P, m, A_i as in docs/algorithms.md) and its work counters.");
+        return EXIT_OK;
+    }
+    if (argc > 1) {
+        cli_error("list takes no arguments; see bpebench list --help");
+        return EXIT_USAGE;
+    }
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
+        printf("%-15s %s\n%-15s %s\n%-15s counters:", (*t)->name, (*t)->idea, "",
+               (*t)->complexity, "");
+        for (int i = 0; (*t)->counter_names[i]; i++)
+            printf(" %s", (*t)->counter_names[i]);
+        printf("\n\n");
+    }
+    return EXIT_OK;
+}

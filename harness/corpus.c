@@ -1,0 +1,222 @@
+/* corpus.c — see corpus.h. */
+#include "corpus.h"
+
+#include "clock.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { CHUNK_BYTES = 1 << 20 }; /* read() size: large enough to amortize, small for RSS */
+
+void corpus_free_files(char **files, size_t n_files)
+{
+    for (size_t i = 0; files && i < n_files; i++)
+        free(files[i]);
+    free(files);
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Appends a copy of `path` to the list. False on OOM. */
+static bool push_file(char ***files, size_t *n, size_t *cap, const char *path)
+{
+    if (*n == *cap) {
+        size_t grown_cap = *cap ? *cap * 2 : 16;
+        char **grown = realloc(*files, grown_cap * sizeof *grown);
+        if (!grown)
+            return false;
+        *files = grown;
+        *cap = grown_cap;
+    }
+    if (!((*files)[*n] = strdup(path)))
+        return false;
+    (*n)++;
+    return true;
+}
+
+/* Adds the regular files of directory `dir`, sorted by name (byte order). */
+static bool push_directory(char ***files, size_t *n, size_t *cap, const char *dir, char *err,
+                           size_t err_len)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, err_len, "%s: cannot open directory: %s; check its permissions", dir,
+                 strerror(errno));
+        return false;
+    }
+    size_t first = *n;
+    bool ok = true;
+    for (struct dirent *e; ok && (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        size_t len = strlen(dir) + strlen(e->d_name) + 2;
+        char *path = malloc(len);
+        struct stat st;
+        if (!path) {
+            ok = false;
+            snprintf(err, err_len, "out of memory listing %s", dir);
+            break;
+        }
+        snprintf(path, len, "%s/%s", dir, e->d_name);
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && !push_file(files, n, cap, path)) {
+            ok = false;
+            snprintf(err, err_len, "out of memory listing %s", dir);
+        }
+        free(path);
+    }
+    closedir(d);
+    if (ok && *n == first) {
+        snprintf(err, err_len, "%s: the directory holds no regular files; give a file or a "
+                               "directory of text files", dir);
+        return false;
+    }
+    qsort(*files + first, *n - first, sizeof **files, compare_names);
+    return ok;
+}
+
+bool corpus_list_files(const char *const *inputs, size_t n_inputs, char ***files, size_t *n_files,
+                       char *err, size_t err_len)
+{
+    size_t n = 0, cap = 0;
+    *files = NULL;
+    for (size_t i = 0; i < n_inputs; i++) {
+        struct stat st;
+        bool ok;
+        if (stat(inputs[i], &st) != 0) {
+            snprintf(err, err_len, "%s: %s; check the path", inputs[i], strerror(errno));
+            ok = false;
+        } else if (S_ISDIR(st.st_mode)) {
+            ok = push_directory(files, &n, &cap, inputs[i], err, err_len);
+        } else if (!(ok = push_file(files, &n, &cap, inputs[i]))) {
+            snprintf(err, err_len, "out of memory");
+        }
+        if (!ok) {
+            corpus_free_files(*files, n);
+            *files = NULL;
+            return false;
+        }
+    }
+    *n_files = n;
+    return true;
+}
+
+/* End of the last complete special token within text[0, limit), or 0. */
+static size_t last_special_end(const uint8_t *text, size_t limit, const char *const *specials,
+                               size_t n_specials)
+{
+    size_t best = 0;
+    for (size_t k = 0; k < n_specials; k++) {
+        size_t n = strlen(specials[k]);
+        for (size_t i = limit >= n ? limit - n + 1 : 0; n > 0 && i-- > 0;) {
+            if (i + n <= best)
+                break;
+            if (memcmp(text + i, specials[k], n) == 0) {
+                best = i + n;
+                break;
+            }
+        }
+    }
+    return best;
+}
+
+size_t corpus_safe_cut(const uint8_t *text, size_t len, size_t limit, const char *const *specials,
+                       size_t n_specials)
+{
+    if (len <= limit)
+        return len;
+    size_t cut = 0;
+    for (size_t i = limit; i-- > 0;)
+        if (text[i] == '\n') {
+            cut = i + 1;
+            break;
+        }
+    size_t special = last_special_end(text, limit, specials, n_specials);
+    if (special > cut)
+        cut = special;
+    if (cut > 0)
+        return cut;
+    for (cut = limit; cut > 0 && (text[cut] & 0xC0) == 0x80;)
+        cut--; /* no boundary at all: at least never split a character */
+    return cut;
+}
+
+/* Streams one file into the pretokenizer. `budget` (0: unlimited) is how many
+ * more bytes may be read; *used says how many were and *cut whether the
+ * slice ended inside this file. `chunk` holds CHUNK_BYTES + 1. O(file). */
+static bool count_file(pretokenizer *p, const pretok_config *cfg, const char *path,
+                       uint8_t *chunk, uint64_t budget, corpus_read *opts, word_table *words,
+                       uint64_t *used, bool *cut, char *err, size_t err_len)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        snprintf(err, err_len, "%s: cannot open: %s; check the path and its permissions", path,
+                 strerror(errno));
+        return false;
+    }
+    pretok_begin(p, path, words);
+    bool ok = true;
+    *used = 0;
+    *cut = false;
+    while (!*cut) {
+        /* Near the budget, ask for one byte more: it tells whether the file goes on. */
+        bool limited = budget && budget - *used <= CHUNK_BYTES;
+        size_t want = limited ? (size_t)(budget - *used) + 1 : CHUNK_BYTES;
+        double t0 = clock_now();
+        ssize_t got = read(fd, chunk, want);
+        opts->read_seconds += clock_now() - t0;
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            snprintf(err, err_len, "%s: read failed at byte offset %llu: %s; check the file",
+                     path, (unsigned long long)*used, strerror(errno));
+            ok = false;
+            break;
+        }
+        if (got == 0)
+            break;
+        size_t take = (size_t)got;
+        if (limited && take == want) { /* the slice ends inside this file: cut word-safe */
+            take = corpus_safe_cut(chunk, take, want - 1, cfg->specials, cfg->n_specials);
+            *cut = true;
+        }
+        *used += take;
+        if (!(ok = pretok_feed(p, chunk, take, err, err_len)))
+            break;
+    }
+    close(fd);
+    return ok && pretok_end(p, err, err_len);
+}
+
+bool corpus_count_words(pretokenizer *p, const pretok_config *cfg, char *const *files,
+                        size_t n_files, corpus_read *opts, word_table *words, char *err,
+                        size_t err_len)
+{
+    uint8_t *chunk = malloc(CHUNK_BYTES + 1);
+    if (!chunk) {
+        snprintf(err, err_len, "out of memory");
+        return false;
+    }
+    bool ok = true, cut = false;
+    for (size_t i = 0; ok && !cut && i < n_files; i++) {
+        uint64_t budget = 0, used = 0;
+        if (opts->max_bytes) {
+            budget = opts->max_bytes - opts->bytes_read;
+            if (budget == 0)
+                break;
+        }
+        ok = count_file(p, cfg, files[i], chunk, budget, opts, words, &used, &cut, err, err_len);
+        opts->bytes_read += used;
+        opts->files_read++;
+    }
+    free(chunk);
+    return ok;
+}

@@ -1,0 +1,40 @@
+/*
+ * corpus.h — reading the inputs of SPEC §2: files, or directories (every
+ * regular file in it, in byte order of name), streamed in chunks into the
+ * pretokenizer; optionally only a word-safe prefix of N bytes.
+ */
+#ifndef BPE_CORPUS_H
+#define BPE_CORPUS_H
+
+#include "pretok.h"
+
+/* Expands inputs into the list of files to read (directories → their regular
+ * files sorted by name). *files is malloc'd, each string too; free with
+ * corpus_free_files. False with a one-line reason (naming the path) on error. */
+bool corpus_list_files(const char *const *inputs, size_t n_inputs, char ***files, size_t *n_files,
+                       char *err, size_t err_len);
+void corpus_free_files(char **files, size_t n_files);
+
+/*
+ * Where a word-safe prefix of at most `limit` bytes of `text` ends: just after
+ * the last newline at or before `limit`, else just after the last complete
+ * special token, else at the last UTF-8 character boundary. Returns len when
+ * len <= limit.
+ */
+size_t corpus_safe_cut(const uint8_t *text, size_t len, size_t limit, const char *const *specials,
+                       size_t n_specials);
+
+typedef struct {
+    uint64_t max_bytes;   /* 0: read everything; else a word-safe prefix of the whole input */
+    double read_seconds;  /* out: time spent in read() */
+    uint64_t bytes_read;  /* out: bytes passed to the pretokenizer */
+    size_t files_read;    /* out: files opened */
+} corpus_read;
+
+/* Reads every file (or the first opts->max_bytes, cut word-safe) into the
+ * pretokenizer made from `cfg`, counting words into `words`. O(n). */
+bool corpus_count_words(pretokenizer *p, const pretok_config *cfg, char *const *files,
+                        size_t n_files, corpus_read *opts, word_table *words, char *err,
+                        size_t err_len);
+
+#endif

@@ -1,0 +1,133 @@
+/* wordtable.c — see wordtable.h. */
+#include "wordtable.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A 64-bit hash of a short byte string, 8 bytes at a time: multiply-xorshift
+ * mixing (in the spirit of wyhash), ample for a hash table. O(len). */
+static uint64_t hash_bytes(const uint8_t *p, size_t len)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (len * 0xff51afd7ed558ccdull);
+    while (len >= 8) {
+        uint64_t k;
+        memcpy(&k, p, 8);
+        h = (h ^ k) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 31;
+        p += 8;
+        len -= 8;
+    }
+    uint64_t tail = 0;
+    memcpy(&tail, p, len);
+    h = (h ^ tail) * 0x94d049bb133111ebull;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 32);
+}
+
+bool word_table_init(word_table *t)
+{
+    memset(t, 0, sizeof *t);
+    t->slot_cap = 1024;
+    t->slots = calloc(t->slot_cap, sizeof *t->slots);
+    return t->slots != NULL;
+}
+
+void word_table_free(word_table *t)
+{
+    free(t->slots);
+    free(t->entries);
+    free(t->arena);
+    memset(t, 0, sizeof *t);
+}
+
+/* Doubles the slot array and re-places every entry by its stored hash. O(W). */
+static bool grow_slots(word_table *t)
+{
+    size_t cap = t->slot_cap * 2;
+    uint32_t *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t e = 0; e < t->n_entries; e++) {
+        size_t s = t->entries[e].hash & (cap - 1);
+        while (slots[s])
+            s = (s + 1) & (cap - 1);
+        slots[s] = (uint32_t)(e + 1);
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->slot_cap = cap;
+    return true;
+}
+
+/* Appends a new distinct word (entry + its bytes in the arena). Amortized O(len). */
+static bool append_entry(word_table *t, const uint8_t *bytes, size_t len, uint32_t hash)
+{
+    if (t->n_entries == t->entry_cap) {
+        size_t cap = t->entry_cap ? t->entry_cap * 2 : 1024;
+        word_entry *entries = realloc(t->entries, cap * sizeof *entries);
+        if (!entries)
+            return false;
+        t->entries = entries;
+        t->entry_cap = cap;
+    }
+    if (t->arena_used + len > t->arena_cap) {
+        uint64_t cap = t->arena_cap ? t->arena_cap : 65536;
+        while (cap < t->arena_used + len)
+            cap *= 2;
+        uint8_t *arena = realloc(t->arena, cap);
+        if (!arena)
+            return false;
+        t->arena = arena;
+        t->arena_cap = cap;
+    }
+    memcpy(t->arena + t->arena_used, bytes, len);
+    t->entries[t->n_entries++] = (word_entry){
+        .offset = t->arena_used, .count = 0, .len = (uint32_t)len, .hash = hash};
+    t->arena_used += len;
+    return true;
+}
+
+bool word_table_add(word_table *t, const uint8_t *bytes, size_t len, uint64_t count)
+{
+    if (len > UINT32_MAX)
+        return false;
+    uint32_t hash = (uint32_t)hash_bytes(bytes, len);
+    size_t mask = t->slot_cap - 1, s = hash & mask;
+    for (; t->slots[s]; s = (s + 1) & mask) {
+        word_entry *e = &t->entries[t->slots[s] - 1];
+        if (e->hash == hash && e->len == len && memcmp(t->arena + e->offset, bytes, len) == 0) {
+            e->count += count;
+            t->pretokens += count;
+            return true;
+        }
+    }
+    if (t->n_entries >= UINT32_MAX - 1 || !append_entry(t, bytes, len, hash))
+        return false;
+    t->slots[s] = (uint32_t)t->n_entries;
+    t->entries[t->n_entries - 1].count = count;
+    t->pretokens += count;
+    /* Keep the load factor at most 1/2 so probe runs stay short. */
+    if (t->n_entries * 2 > t->slot_cap)
+        return grow_slots(t);
+    return true;
+}
+
+uint64_t word_table_memory(const word_table *t)
+{
+    return t->slot_cap * sizeof *t->slots + t->entry_cap * sizeof *t->entries + t->arena_cap;
+}
+
+bool word_table_view(const word_table *t, bpe_word **array, bpe_words *view)
+{
+    bpe_word *words = malloc((t->n_entries + 1) * sizeof *words);
+    if (!words)
+        return false;
+    for (size_t i = 0; i < t->n_entries; i++) {
+        const word_entry *e = &t->entries[i];
+        words[i] = (bpe_word){.bytes = t->arena + e->offset, .len = e->len, .count = e->count};
+    }
+    *array = words;
+    *view = (bpe_words){.words = words, .n_words = t->n_entries, .n_symbols = t->arena_used};
+    return true;
+}

@@ -1,0 +1,52 @@
+/*
+ * wordtable.h — distinct pretokens ("words") and their 64-bit counts.
+ *
+ * A hash table of our own design: open addressing over 32-bit slots that
+ * index a dense entry array, with every word's bytes copied once into a
+ * growing arena. Adding a pretoken is O(len) expected and allocates nothing
+ * unless a table grows (amortized O(1)), so counting a corpus is expected
+ * O(n) and the memory is O(W + M), independent of how often words repeat.
+ */
+#ifndef BPE_WORDTABLE_H
+#define BPE_WORDTABLE_H
+
+#include "bpe.h"
+
+/* One distinct word. */
+typedef struct {
+    uint64_t offset; /* start of its bytes in the arena */
+    uint64_t count;  /* occurrences so far */
+    uint32_t len;    /* its length in bytes */
+    uint32_t hash;   /* low 32 bits of its hash, to skip most byte compares */
+} word_entry;
+
+typedef struct {
+    uint32_t *slots;      /* open-addressing slots: entry index + 1, or 0 when free */
+    size_t slot_cap;      /* number of slots; a power of two */
+    word_entry *entries;  /* the distinct words, in first-seen order */
+    size_t n_entries;     /* W */
+    size_t entry_cap;     /* capacity of `entries` */
+    uint8_t *arena;       /* every distinct word's bytes, back to back */
+    uint64_t arena_used;  /* bytes used in `arena` = M */
+    uint64_t arena_cap;   /* capacity of `arena` */
+    uint64_t pretokens;   /* words added, counting repeats */
+} word_table;
+
+bool word_table_init(word_table *t);
+void word_table_free(word_table *t);
+
+/* Adds `count` occurrences of the word. False when memory runs out or the
+ * word is longer than 4 GiB − 1 or there would be more than 2^32 − 2 words. */
+bool word_table_add(word_table *t, const uint8_t *bytes, size_t len, uint64_t count);
+
+/* Bytes the table holds on the heap (slots, entries, arena capacities). */
+uint64_t word_table_memory(const word_table *t);
+
+/*
+ * The trainers' view of the table: an array of W bpe_word pointing into the
+ * arena. *array is malloc'd and owned by the caller (free it); the bytes stay
+ * owned by the table, which must outlive the view. False on OOM.
+ */
+bool word_table_view(const word_table *t, bpe_word **array, bpe_words *view);
+
+#endif

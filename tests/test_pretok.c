@@ -1,0 +1,307 @@
+/*
+ * test_pretok.c — SPEC §2.1–2.4 with the expected pieces written out by hand:
+ * the GPT-2 and GPT-4 patterns on contractions, digits, punctuation and
+ * whitespace runs, newlines and several scripts; special tokens; invalid
+ * UTF-8 in both modes. Every case is also fed in small chunks (1, 2, 3, 5, 7
+ * and 64 bytes) to prove that streaming never changes a piece.
+ */
+#include "pretok.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define SPECIAL "\x01" /* in expected lists, marks a piece that is a special token */
+
+/* The pieces one split produced, special tokens marked with SPECIAL. */
+typedef struct {
+    char *pieces[256]; /* each malloc'd */
+    size_t n;          /* how many */
+} piece_list;
+
+static void collect(void *ctx, const uint8_t *piece, size_t len, bool is_special)
+{
+    piece_list *l = ctx;
+    assert_true(l->n < N(l->pieces));
+    char *s = malloc(len + 2);
+    assert_non_null(s);
+    size_t at = 0;
+    if (is_special)
+        s[at++] = SPECIAL[0];
+    memcpy(s + at, piece, len);
+    s[at + len] = '\0';
+    l->pieces[l->n++] = s;
+}
+
+static void free_pieces(piece_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->pieces[i]);
+    l->n = 0;
+}
+
+/* Splits `text` with `cfg` at every chunk size and compares with `expected`. */
+static void check_split_cfg(const pretok_config *cfg, const char *text, size_t text_len,
+                            const char *const *expected, size_t n_expected)
+{
+    static const size_t chunks[] = {0, 1, 2, 3, 5, 7, 64};
+    char err[512];
+    pretokenizer *p = pretok_new(cfg, err, sizeof err);
+    if (!p)
+        fail_msg("pretok_new: %s", err);
+    for (size_t c = 0; c < N(chunks); c++) {
+        piece_list got = {0};
+        if (!pretok_split(p, "text", (const uint8_t *)text, text_len, chunks[c], collect, &got,
+                          err, sizeof err))
+            fail_msg("chunk %zu: %s", chunks[c], err);
+        for (size_t i = 0; i < got.n || i < n_expected; i++) {
+            const char *g = i < got.n ? got.pieces[i] : "(none)";
+            const char *e = i < n_expected ? expected[i] : "(none)";
+            if (strcmp(g, e) != 0)
+                fail_msg("chunk %zu, piece %zu of \"%s\": got \"%s\", expected \"%s\"", chunks[c],
+                         i, text, g, e);
+        }
+        free_pieces(&got);
+    }
+    pretok_free(p);
+}
+
+static void check_pattern(const char *pattern, const char *text, const char *const *expected,
+                          size_t n_expected)
+{
+    pretok_config cfg = {.pattern = pattern};
+    check_split_cfg(&cfg, text, strlen(text), expected, n_expected);
+}
+
+static void check_specials(const char *const *specials, size_t n_specials, const char *text,
+                           const char *const *expected, size_t n_expected)
+{
+    pretok_config cfg = {.pattern = "gpt2", .specials = specials, .n_specials = n_specials};
+    check_split_cfg(&cfg, text, strlen(text), expected, n_expected);
+}
+
+/* ------------------------------------------------------------ GPT-2 */
+
+static void gpt2_contractions(void **state)
+{
+    (void)state;
+    const char *e[] = {"I", "'ll", " don", "'t", " we", "'ve", " they", "'re", " it", "'s",
+                       " O", "'", "Neil", " DON", "'", "T"};
+    check_pattern("gpt2", "I'll don't we've they're it's O'Neil DON'T", e, N(e));
+}
+
+static void gpt2_digits_and_punctuation(void **state)
+{
+    (void)state;
+    const char *e[] = {"Hello", ",", " world", "!!!", " 12345", " apples", " ...", "x", "2024",
+                       "-", "01", "?"};
+    check_pattern("gpt2", "Hello, world!!! 12345 apples ...x2024-01?", e, N(e));
+}
+
+static void gpt2_whitespace_runs(void **state)
+{
+    (void)state;
+    /* Before a word the last space joins it; at the end of text all stay together. */
+    const char *e1[] = {"a", "   ", " b", "  "};
+    check_pattern("gpt2", "a    b  ", e1, N(e1));
+    /* Newlines: \s+(?!\S) backs off one character before a letter. */
+    const char *e2[] = {"one", "\n", "\n", "two", "\n ", " three", "\t\n"};
+    check_pattern("gpt2", "one\n\ntwo\n  three\t\n", e2, N(e2));
+    const char *e3[] = {"\r\n\r\n"};
+    check_pattern("gpt2", "\r\n\r\n", e3, N(e3));
+}
+
+static void gpt2_scripts(void **state)
+{
+    (void)state;
+    /* CJK letters are \p{L}: one piece per run. */
+    const char *cjk[] = {"你好世界", "，", "我们", " 很好"};
+    check_pattern("gpt2", "你好世界，我们 很好", cjk, N(cjk));
+    const char *arabic[] = {"مرحبا", " بالعالم"};
+    check_pattern("gpt2", "مرحبا بالعالم", arabic, N(arabic));
+    /* Devanagari vowel signs and the virama are marks (\p{M}), not letters:
+     * GPT-2's pattern splits words at them. */
+    const char *hindi[] = {"नमस", "्", "त", "े", " द", "ु", "न", "ि", "य", "ा"};
+    check_pattern("gpt2", "नमस्ते दुनिया", hindi, N(hindi));
+    /* Emoji (and their skin-tone modifiers) are neither letters nor numbers. */
+    const char *emoji[] = {"hi", " 👋🏽!", " ok"};
+    check_pattern("gpt2", "hi 👋🏽! ok", emoji, N(emoji));
+}
+
+/* ------------------------------------------------------------ GPT-4 */
+
+static void gpt4_pattern(void **state)
+{
+    (void)state;
+    /* Digits in groups of at most three; case-insensitive contractions; a
+     * punctuation character may lead a word; newlines end a whitespace run. */
+    const char *digits[] = {"Pay", " ", "123", "456", "7", " now"};
+    check_pattern("gpt4", "Pay 1234567 now", digits, N(digits));
+    const char *contractions[] = {"I", "'LL", " go", "."};
+    check_pattern("gpt4", "I'LL go.", contractions, N(contractions));
+    const char *lead[] = {"$hello", " world", ".\n\n", "Next"};
+    check_pattern("gpt4", "$hello world.\n\nNext", lead, N(lead));
+}
+
+/* --------------------------------------------------------- special tokens */
+
+static void specials_longest_wins(void **state)
+{
+    (void)state;
+    const char *specials[] = {"<s>", "<s><s>"};
+    const char *e[] = {"x", SPECIAL "<s><s>", SPECIAL "<s>", "y"};
+    check_specials(specials, N(specials), "x<s><s><s>y", e, N(e));
+}
+
+static void specials_prefix_of_another(void **state)
+{
+    (void)state;
+    const char *specials[] = {"<|end|>", "<|endoftext|>"};
+    const char *e[] = {"a", SPECIAL "<|endoftext|>", "b", SPECIAL "<|end|>", "c", "<|", "endo",
+                       "|>"};
+    check_specials(specials, N(specials), "a<|endoftext|>b<|end|>c<|endo|>", e, N(e));
+}
+
+static void specials_adjacent_and_at_edges(void **state)
+{
+    (void)state;
+    const char *specials[] = {"<|endoftext|>"};
+    const char *e[] = {SPECIAL "<|endoftext|>", SPECIAL "<|endoftext|>", "Hello", " world",
+                       SPECIAL "<|endoftext|>"};
+    check_specials(specials, N(specials), "<|endoftext|><|endoftext|>Hello world<|endoftext|>",
+                   e, N(e));
+    /* Text on each side is pretokenized on its own: the space before a
+     * special token does not join the next word. */
+    const char *e2[] = {"a", " ", SPECIAL "<|endoftext|>", " b"};
+    check_specials(specials, N(specials), "a <|endoftext|> b", e2, N(e2));
+    /* The cs336 fixture: a special token then a blank line then text. */
+    const char *e3[] = {SPECIAL "<|endoftext|>", "\n", "\n", "testing", "!"};
+    check_specials(specials, N(specials), "<|endoftext|>\n\ntesting!", e3, N(e3));
+}
+
+/* --------------------------------------------------------- invalid UTF-8 */
+
+/* Expects an error naming the offset of the first invalid byte. */
+static void check_invalid_error(const char *text, size_t len, unsigned long long offset)
+{
+    pretok_config cfg = {.pattern = "gpt2"};
+    char err[512], want[64];
+    pretokenizer *p = pretok_new(&cfg, err, sizeof err);
+    assert_non_null(p);
+    piece_list got = {0};
+    for (size_t chunk = 0; chunk < 4; chunk++) {
+        assert_false(pretok_split(p, "bad.txt", (const uint8_t *)text, len, chunk, collect, &got,
+                                  err, sizeof err));
+        snprintf(want, sizeof want, "bad.txt: invalid UTF-8 at byte offset %llu", offset);
+        if (strncmp(err, want, strlen(want)) != 0)
+            fail_msg("got \"%s\", expected it to start with \"%s\"", err, want);
+        assert_non_null(strstr(err, "--invalid-utf8=bytes"));
+        free_pieces(&got);
+    }
+    pretok_free(p);
+}
+
+static void invalid_utf8_is_an_error_by_default(void **state)
+{
+    (void)state;
+    check_invalid_error("ok \xff", 4, 3);
+    check_invalid_error("ab\xc0\xaf", 4, 2);          /* overlong '/' */
+    check_invalid_error("\xed\xa0\x80x", 4, 0);       /* a surrogate */
+    check_invalid_error("abc\xe2\x82", 5, 3);         /* truncated at the end */
+    check_invalid_error("\xf4\x90\x80\x80", 4, 0);    /* above U+10FFFF */
+}
+
+static void invalid_utf8_as_bytes(void **state)
+{
+    (void)state;
+    pretok_config cfg = {.pattern = "gpt2", .invalid_utf8 = INVALID_UTF8_BYTES};
+    const char text[] = "ab\xff\xfe" "cd \xc0\xaf!\xe2\x82";
+    const char *e[] = {"ab", "\xff\xfe", "cd", " ", "\xc0\xaf", "!", "\xe2\x82"};
+    check_split_cfg(&cfg, text, sizeof text - 1, e, N(e));
+    /* A valid character right after an invalid run starts new text. */
+    const char text2[] = "\x80\xe2\x82\xac x";
+    const char *e2[] = {"\x80", "\xe2\x82\xac", " x"};
+    check_split_cfg(&cfg, text2, sizeof text2 - 1, e2, N(e2));
+}
+
+static void nul_bytes_are_text(void **state)
+{
+    (void)state;
+    pretok_config cfg = {.pattern = "gpt2"};
+    const char text[] = "a\0b c";
+    /* NUL is neither letter, number nor space: its own punctuation piece. */
+    piece_list got = {0};
+    char err[256];
+    pretokenizer *p = pretok_new(&cfg, err, sizeof err);
+    assert_non_null(p);
+    assert_true(pretok_split(p, "nul", (const uint8_t *)text, sizeof text - 1, 0, collect, &got,
+                             err, sizeof err));
+    assert_int_equal(got.n, 4); /* "a", "\0", "b", " c" */
+    assert_string_equal(got.pieces[0], "a");
+    assert_int_equal(got.pieces[1][0], '\0');
+    assert_string_equal(got.pieces[2], "b");
+    assert_string_equal(got.pieces[3], " c");
+    free_pieces(&got);
+    pretok_free(p);
+}
+
+/* -------------------------------------------------------- configuration */
+
+static void bad_pattern_reports_offset(void **state)
+{
+    (void)state;
+    pretok_config cfg = {.pattern = "(ab"};
+    char err[512];
+    assert_null(pretok_new(&cfg, err, sizeof err));
+    assert_non_null(strstr(err, "bad --pattern"));
+    assert_non_null(strstr(err, "offset 3"));
+}
+
+static void bad_special_tokens_are_refused(void **state)
+{
+    (void)state;
+    char err[512];
+    const char *empty[] = {""};
+    pretok_config cfg = {.pattern = "gpt2", .specials = empty, .n_specials = 1};
+    assert_null(pretok_new(&cfg, err, sizeof err));
+    assert_non_null(strstr(err, "empty"));
+    const char *twice[] = {"<s>", "<s>"};
+    cfg.specials = twice;
+    cfg.n_specials = 2;
+    assert_null(pretok_new(&cfg, err, sizeof err));
+    assert_non_null(strstr(err, "twice"));
+}
+
+/* A user pattern that skips text: finditer semantics, and the bytes are counted. */
+static void user_pattern_skips_like_finditer(void **state)
+{
+    (void)state;
+    const char *e[] = {"ab", "cd"};
+    check_pattern("[a-z]+", "ab, cd!", e, N(e));
+    /* Empty matches yield no piece but do not hide a later non-empty one. */
+    const char *e2[] = {"b"};
+    check_pattern("a*|b", "b", e2, N(e2));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(gpt2_contractions),
+        cmocka_unit_test(gpt2_digits_and_punctuation),
+        cmocka_unit_test(gpt2_whitespace_runs),
+        cmocka_unit_test(gpt2_scripts),
+        cmocka_unit_test(gpt4_pattern),
+        cmocka_unit_test(specials_longest_wins),
+        cmocka_unit_test(specials_prefix_of_another),
+        cmocka_unit_test(specials_adjacent_and_at_edges),
+        cmocka_unit_test(invalid_utf8_is_an_error_by_default),
+        cmocka_unit_test(invalid_utf8_as_bytes),
+        cmocka_unit_test(nul_bytes_are_text),
+        cmocka_unit_test(bad_pattern_reports_offset),
+        cmocka_unit_test(bad_special_tokens_are_refused),
+        cmocka_unit_test(user_pattern_skips_like_finditer),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
