@@ -111,7 +111,11 @@ bool run_training(const run_config *cfg, run_outcome *out, char *err, size_t err
             clock.merge_seconds = NULL;
         }
         out->merge_seconds = clock.merge_seconds;
-        if (status != BPE_OK) {
+        if (status == BPE_ERR_OVERFLOW) {
+            snprintf(err, err_len, "word counts too large: a pair count could exceed 2^64 - 1, "
+                                   "so training would not be exact; train on less text");
+            ok = false;
+        } else if (status != BPE_OK) {
             snprintf(err, err_len, "out of memory while training with %s (W = %zu, M = %llu)",
                      cfg->trainer->name, view.n_words, (unsigned long long)view.n_symbols);
             ok = false;

@@ -96,11 +96,9 @@ bool word_table_add(word_table *t, const uint8_t *bytes, size_t len, uint64_t co
     size_t mask = t->slot_cap - 1, s = hash & mask;
     for (; t->slots[s]; s = (s + 1) & mask) {
         word_entry *e = &t->entries[t->slots[s] - 1];
-        if (e->hash == hash && e->len == len && memcmp(t->arena + e->offset, bytes, len) == 0) {
-            e->count += count;
-            t->pretokens += count;
-            return true;
-        }
+        if (e->hash == hash && e->len == len && memcmp(t->arena + e->offset, bytes, len) == 0)
+            return !__builtin_add_overflow(e->count, count, &e->count) &&
+                   !__builtin_add_overflow(t->pretokens, count, &t->pretokens);
     }
     if (t->n_entries >= UINT32_MAX - 1 || !append_entry(t, bytes, len, hash))
         return false;

@@ -35,8 +35,9 @@ typedef struct {
 bool word_table_init(word_table *t);
 void word_table_free(word_table *t);
 
-/* Adds `count` occurrences of the word. False when memory runs out or the
- * word is longer than 4 GiB − 1 or there would be more than 2^32 − 2 words. */
+/* Adds `count` occurrences of the word. False when memory runs out, a count
+ * would pass 2^64 − 1, the word is longer than 4 GiB − 1, or there would be
+ * more than 2^32 − 2 distinct words. */
 bool word_table_add(word_table *t, const uint8_t *bytes, size_t len, uint64_t count);
 
 /* Bytes the table holds on the heap (slots, entries, arena capacities). */

@@ -145,11 +145,27 @@ static bool result_push(bpe_result *r, const bpe_merge *m)
     return true;
 }
 
+bool bpe_pair_count_bound(const bpe_words *words, uint64_t *bound)
+{
+    uint64_t total = 0;
+    for (size_t w = 0; w < words->n_words; w++) {
+        uint64_t positions = words->words[w].len ? words->words[w].len - 1u : 0, weighted;
+        if (__builtin_mul_overflow(positions, words->words[w].count, &weighted) ||
+            __builtin_add_overflow(total, weighted, &total))
+            return false;
+    }
+    *bound = total;
+    return true;
+}
+
 bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,
                      uint64_t max_merges, const bpe_observer *observer,
                      bpe_result *result)
 {
     memset(result, 0, sizeof *result);
+    uint64_t bound;
+    if (!bpe_pair_count_bound(words, &bound))
+        return BPE_ERR_OVERFLOW;
     if (!vocab_init(&result->vocab)) {
         bpe_result_free(result);
         return BPE_ERR_NOMEM;

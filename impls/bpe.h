@@ -169,12 +169,22 @@ typedef struct {
 
 typedef enum {
     BPE_OK = 0,
-    BPE_ERR_NOMEM, /* memory ran out; the result is freed and empty */
+    BPE_ERR_NOMEM,    /* memory ran out; the result is freed and empty */
+    BPE_ERR_OVERFLOW, /* a pair count could exceed 2^64 − 1; nothing was trained */
 } bpe_status;
 
 /*
+ * The largest count any pair can ever reach: Σ count(w) · (len(w) − 1), the
+ * weighted number of adjacent positions (merges only remove positions). When
+ * it does not fit in 64 bits, returns false: training would risk a silent
+ * wrap, so bpe_train refuses with BPE_ERR_OVERFLOW. O(W).
+ */
+bool bpe_pair_count_bound(const bpe_words *words, uint64_t *bound);
+
+/*
  * Runs `trainer` on `words` for at most max_merges merges (fewer when pairs
- * run out). `observer` may be NULL. On success *result must be freed with
+ * run out). Every count a trainer computes is exact: inputs whose pair counts
+ * could overflow 64 bits are refused first. `observer` may be NULL. On success *result must be freed with
  * bpe_result_free(). Time: the trainer's; memory: the trainer's + O(m).
  */
 bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,

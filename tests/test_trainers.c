@@ -136,6 +136,40 @@ static void counts_are_64_bit(void **state)
     check_all(N(words), words, counts, 10, expected, N(expected));
 }
 
+/* Counts near 2^62: sums are exact while they fit in 64 bits, and a table
+ * whose pair counts could pass 2^64 − 1 is refused, never wrapped. */
+static void counts_near_2_pow_62(void **state)
+{
+    (void)state;
+    const uint64_t big = 1ull << 62;
+    const char *words[] = {"ab", "ba", "aba"};
+    const uint64_t counts[] = {big, big, big - 1};
+    /* (a,b) = 2^62 + (2^62 − 1) and (b,a) = 2^62 + (2^62 − 1): a tie at
+     * 2^63 − 1, and "b" > "a" wins. The bound is 2^64 − 2: it fits. */
+    test_words tw;
+    test_words_init(&tw, N(words), words, counts);
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
+        bpe_result r;
+        assert_int_equal(bpe_train(*t, &tw.table, 10, NULL, &r), BPE_OK);
+        assert_true(r.n_merges >= 1);
+        assert_true(r.merges[0].count == 2 * big - 1);
+        assert_int_equal(r.vocab.len[r.merges[0].left], 1);
+        assert_int_equal(bpe_vocab_bytes(&r.vocab, r.merges[0].left)[0], 'b');
+        bpe_result_free(&r);
+    }
+    test_words_free(&tw);
+
+    const char *too_many[] = {"ab", "abab"};
+    const uint64_t too_many_counts[] = {big, big}; /* 2^62 · 1 + 2^62 · 3 = 2^64 positions */
+    test_words_init(&tw, N(too_many), too_many, too_many_counts);
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
+        bpe_result r;
+        assert_int_equal(bpe_train(*t, &tw.table, 10, NULL, &r), BPE_ERR_OVERFLOW);
+        assert_int_equal(r.n_merges, 0);
+    }
+    test_words_free(&tw);
+}
+
 /* A_i is the number of distinct words that contain the chosen pair. */
 static void words_affected_is_reported(void **state)
 {
@@ -194,6 +228,7 @@ int main(void)
         cmocka_unit_test(tie_break_on_right_token),
         cmocka_unit_test(early_stop_when_no_pair_is_left),
         cmocka_unit_test(counts_are_64_bit),
+        cmocka_unit_test(counts_near_2_pow_62),
         cmocka_unit_test(words_affected_is_reported),
         cmocka_unit_test(registry_entries_are_complete),
     };
