@@ -64,6 +64,7 @@ struct pretokenizer {
     size_t *special_len;          /* lengths of the specials; owned */
     size_t n_specials;            /* S */
     bool starts_special[256];     /* bytes that begin some special token */
+    int shared_first_byte;        /* the byte every special token starts with, or -1 */
     invalid_utf8_mode invalid_utf8; /* error or bytes */
 
     const char *name;             /* the current input, for messages; borrowed */
@@ -335,16 +336,24 @@ static special_match special_at(const pretokenizer *p, size_t i, bool final, siz
 }
 
 /* The next special token at or after `from`: its position in *at (or the end
- * of pending) and its length in *len. O(distance scanned). */
+ * of pending) and its length in *len. Candidates are found with memchr when
+ * every special token starts with the same byte (the usual case), else by a
+ * table of first bytes. O(distance scanned). */
 static special_match next_special(const pretokenizer *p, size_t from, bool final, size_t *at,
                                   size_t *len)
 {
-    for (size_t i = from; i < p->pending_len; i++) {
-        if (!p->starts_special[p->pending[i]])
+    const uint8_t *base = p->pending, *end = p->pending + p->pending_len;
+    for (const uint8_t *c = base + from; p->n_specials > 0 && c < end; c++) {
+        if (p->shared_first_byte >= 0) {
+            c = memchr(c, p->shared_first_byte, (size_t)(end - c));
+            if (!c)
+                break;
+        } else if (!p->starts_special[*c]) {
             continue;
-        special_match m = special_at(p, i, final, len);
+        }
+        special_match m = special_at(p, (size_t)(c - base), final, len);
         if (m != SPECIAL_NONE) {
-            *at = i;
+            *at = (size_t)(c - base);
             return m;
         }
     }
@@ -447,6 +456,10 @@ static bool load_specials(pretokenizer *p, const pretok_config *cfg)
         p->special_len[k] = n;
         p->starts_special[(uint8_t)cfg->specials[k][0]] = true;
     }
+    p->shared_first_byte = cfg->n_specials ? (uint8_t)cfg->specials[0][0] : -1;
+    for (size_t k = 1; k < cfg->n_specials; k++)
+        if ((uint8_t)cfg->specials[k][0] != p->shared_first_byte)
+            p->shared_first_byte = -1;
     return true;
 }
 

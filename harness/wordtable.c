@@ -41,18 +41,24 @@ void word_table_free(word_table *t)
     memset(t, 0, sizeof *t);
 }
 
+/* A slot's content: the word's hash beside its entry index + 1 (never 0). */
+static uint64_t slot_value(uint32_t hash, size_t entry)
+{
+    return (uint64_t)hash << 32 | (uint32_t)(entry + 1);
+}
+
 /* Doubles the slot array and re-places every entry by its stored hash. O(W). */
 static bool grow_slots(word_table *t)
 {
     size_t cap = t->slot_cap * 2;
-    uint32_t *slots = calloc(cap, sizeof *slots);
+    uint64_t *slots = calloc(cap, sizeof *slots);
     if (!slots)
         return false;
     for (size_t e = 0; e < t->n_entries; e++) {
         size_t s = t->entries[e].hash & (cap - 1);
         while (slots[s])
             s = (s + 1) & (cap - 1);
-        slots[s] = (uint32_t)(e + 1);
+        slots[s] = slot_value(t->entries[e].hash, e);
     }
     free(t->slots);
     t->slots = slots;
@@ -95,14 +101,16 @@ bool word_table_add(word_table *t, const uint8_t *bytes, size_t len, uint64_t co
     uint32_t hash = (uint32_t)hash_bytes(bytes, len);
     size_t mask = t->slot_cap - 1, s = hash & mask;
     for (; t->slots[s]; s = (s + 1) & mask) {
-        word_entry *e = &t->entries[t->slots[s] - 1];
-        if (e->hash == hash && e->len == len && memcmp(t->arena + e->offset, bytes, len) == 0)
+        if ((uint32_t)(t->slots[s] >> 32) != hash)
+            continue;
+        word_entry *e = &t->entries[(uint32_t)t->slots[s] - 1];
+        if (e->len == len && memcmp(t->arena + e->offset, bytes, len) == 0)
             return !__builtin_add_overflow(e->count, count, &e->count) &&
                    !__builtin_add_overflow(t->pretokens, count, &t->pretokens);
     }
     if (t->n_entries >= UINT32_MAX - 1 || !append_entry(t, bytes, len, hash))
         return false;
-    t->slots[s] = (uint32_t)t->n_entries;
+    t->slots[s] = slot_value(hash, t->n_entries - 1);
     t->entries[t->n_entries - 1].count = count;
     t->pretokens += count;
     /* Keep the load factor at most 1/2 so probe runs stay short. */

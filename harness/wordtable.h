@@ -1,8 +1,9 @@
 /*
  * wordtable.h — distinct pretokens ("words") and their 64-bit counts.
  *
- * A hash table of our own design: open addressing over 32-bit slots that
- * index a dense entry array, with every word's bytes copied once into a
+ * A hash table of our own design: open addressing over slots that hold a
+ * word's 32-bit hash and its index in a dense entry array (so most probes
+ * never touch an entry), with every word's bytes copied once into a
  * growing arena. Adding a pretoken is O(len) expected and allocates nothing
  * unless a table grows (amortized O(1)), so counting a corpus is expected
  * O(n) and the memory is O(W + M), independent of how often words repeat.
@@ -21,7 +22,7 @@ typedef struct {
 } word_entry;
 
 typedef struct {
-    uint32_t *slots;      /* open-addressing slots: entry index + 1, or 0 when free */
+    uint64_t *slots;      /* open-addressing slots: hash << 32 | (entry index + 1), 0 when free */
     size_t slot_cap;      /* number of slots; a power of two */
     word_entry *entries;  /* the distinct words, in first-seen order */
     size_t n_entries;     /* W */
