@@ -17,7 +17,7 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TEST_UTIL := $(BUILD)/tests/testutil.o
 
-.PHONY: all deps test test-run test-asan clean
+.PHONY: all deps test test-run test-asan clean data
 .SECONDARY:
 
 all: deps $(BUILD)/bpebench
@@ -28,6 +28,7 @@ deps:
 $(BUILD)/%.o: %.c $(wildcard impls/*.h harness/*.h tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+
 
 $(BUILD)/libbpebench.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
@@ -53,6 +54,18 @@ test-asan:
 test: deps
 	$(MAKE) --no-print-directory test-run
 	$(MAKE) --no-print-directory test-asan
+
+# The real corpora of the grid: datasets/<path>.xz unpacked to $(DATA)/<path>
+# and checked against datasets/MANIFEST.tsv (datasets/unpack.sh). The stamp
+# makes a second run instant; a failed check removes it.
+DATA ?= build/data
+
+data: $(DATA)/.unpacked
+
+$(DATA)/.unpacked: datasets/MANIFEST.tsv datasets/unpack.sh $(wildcard datasets/*/*.xz)
+	@sh datasets/unpack.sh datasets $(DATA)
+
+
 
 clean:
 	rm -rf build

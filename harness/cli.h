@@ -44,6 +44,9 @@ bool cli_parse_u64(const char *text, const char *option, uint64_t *out);
 
 int cmd_train(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_synth(int argc, char **argv);   /* harness/cmd_synth.c */
+int cmd_slice(int argc, char **argv);   /* harness/cmd_datatools.c */
+int cmd_stats(int argc, char **argv);   /* harness/cmd_datatools.c */
 
 /* Prints "bpebench: " + message + newline to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

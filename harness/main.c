@@ -18,6 +18,9 @@ typedef struct {
 static const subcommand subcommands[] = {
     {"train", cmd_train, "train a tokenizer; write vocab.json and merges.txt"},
     {"list", cmd_list, "list the trainers with their idea and complexity"},
+    {"synth", cmd_synth, "write a seeded synthetic corpus with chosen W, L and Zipf skew"},
+    {"slice", cmd_slice, "write a word-safe prefix of N bytes of a corpus"},
+    {"stats", cmd_stats, "print n, W, L, M, P, top words and scripts of a corpus"},
 };
 
 void cli_error(const char *fmt, ...)

@@ -1,0 +1,81 @@
+/*
+ * datatools.h — looking at corpora before training on them: word-safe
+ * prefix slices (`bpebench slice`) and the SPEC §1 quantities of a corpus
+ * with its mix of scripts (`bpebench stats`).
+ */
+#ifndef BPE_DATATOOLS_H
+#define BPE_DATATOOLS_H
+
+#include "pretok.h"
+
+/* ------------------------------------------------------------- slices */
+
+/*
+ * The word-safe prefix of at most `limit` bytes of the files' concatenation
+ * (in the given order): whole files while they fit, then the part of the
+ * next file that corpus_safe_cut keeps (just after its last newline within
+ * the budget, else after its last complete special token, else at a
+ * character boundary). *text is malloc'd, owned by the caller; *joined
+ * counts the files that end without a newline but are followed by another
+ * file in the slice (their last word runs into the next file's first).
+ * False with a one-line reason naming the file. Time O(n_out), memory O(limit).
+ */
+bool slice_files(char *const *files, size_t n_files, uint64_t limit,
+                 const char *const *specials, size_t n_specials, uint8_t **text, size_t *len,
+                 size_t *joined, char *err, size_t err_len);
+
+/* ------------------------------------------------------------- stats */
+
+/* Scripts, by code point ranges (datatools.c lists them). */
+typedef enum {
+    SCRIPT_LATIN,
+    SCRIPT_GREEK,
+    SCRIPT_CYRILLIC,
+    SCRIPT_ARABIC,
+    SCRIPT_DEVANAGARI,
+    SCRIPT_THAI,
+    SCRIPT_HANGUL,
+    SCRIPT_CJK,
+    SCRIPT_COMMON,  /* digits, punctuation, symbols and spaces shared by all scripts */
+    SCRIPT_OTHER,   /* every other code point */
+    SCRIPT_INVALID, /* bytes that are not UTF-8 */
+    SCRIPT_COUNT,
+} script;
+
+extern const char *const script_names[SCRIPT_COUNT];
+
+/* The script of a code point. O(number of ranges). */
+script script_of(uint32_t cp);
+
+enum { STATS_TOP_WORDS = 10 };
+
+/* A frequent word. */
+typedef struct {
+    const uint8_t *bytes; /* its bytes, in the stats' word table */
+    uint32_t len;         /* its length in bytes */
+    uint64_t count;       /* its occurrences */
+} stats_word;
+
+/* What a corpus looks like to a trainer (SPEC §1 letters). */
+typedef struct {
+    pretok_stats corpus;                     /* n (bytes), pretokens, special tokens cut out */
+    uint64_t words;                          /* W: distinct words */
+    uint64_t symbols;                        /* M: bytes over distinct words */
+    uint64_t pairs;                          /* P before any merge: distinct adjacent byte pairs */
+    stats_word top[STATS_TOP_WORDS];         /* most frequent words, ties by bytes */
+    size_t n_top;                            /* min(W, STATS_TOP_WORDS) */
+    uint64_t script_bytes[SCRIPT_COUNT];     /* bytes of the text in each script */
+    word_table table;                        /* the words; owned, freed in corpus_stats_free */
+} corpus_stats;
+
+/*
+ * Pretokenizes and counts the files exactly as training does
+ * (corpus_count_words), then derives W, M, P and the top words, and
+ * classifies every character of the raw text by script. False with a
+ * one-line reason. Time O(n + M + W log W), memory O(W + M).
+ */
+bool corpus_stats_compute(const pretok_config *cfg, char *const *files, size_t n_files,
+                          corpus_stats *s, char *err, size_t err_len);
+void corpus_stats_free(corpus_stats *s);
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * utf8.h — decoding and encoding single UTF-8 characters, strictly (no
+ * overlong forms, no surrogates, nothing above U+10FFFF, as PCRE2 checks).
+ * Used where the harness needs code points rather than bytes: the synthetic
+ * corpus generator's alphabets and the per-script statistics.
+ */
+#ifndef BPE_UTF8_H
+#define BPE_UTF8_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Decodes the character at s[0, avail): returns its length (1–4) and sets
+ * *cp, or returns 0 when the bytes there are not a complete valid sequence. O(1). */
+int utf8_decode(const uint8_t *s, size_t avail, uint32_t *cp);
+
+/* Writes the UTF-8 encoding of code point cp (a valid scalar value) to out;
+ * returns its length (1–4). O(1). */
+int utf8_encode(uint32_t cp, uint8_t out[4]);
+
+#endif
