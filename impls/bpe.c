@@ -38,8 +38,7 @@ static bool vocab_reserve(bpe_vocab *v, size_t extra)
     return true;
 }
 
-/* The 256 single-byte tokens. O(1). */
-static bool vocab_init(bpe_vocab *v)
+bool bpe_vocab_init(bpe_vocab *v)
 {
     memset(v, 0, sizeof *v);
     for (unsigned b = 0; b < BPE_BYTE_TOKENS; b++) {
@@ -53,7 +52,7 @@ static bool vocab_init(bpe_vocab *v)
     return true;
 }
 
-static void vocab_free(bpe_vocab *v)
+void bpe_vocab_free(bpe_vocab *v)
 {
     free(v->bytes);
     free(v->offset);
@@ -93,7 +92,15 @@ int bpe_pair_bytes_cmp(const bpe_vocab *v, bpe_token a1, bpe_token b1,
                        bpe_token a2, bpe_token b2)
 {
     int c = token_bytes_cmp(v, a1, a2);
-    return c != 0 ? c : token_bytes_cmp(v, b1, b2);
+    if (c == 0)
+        c = token_bytes_cmp(v, b1, b2);
+    if (c != 0)
+        return c;
+    /* Equal bytes, different tokens: two merges built the same string. The
+     * older tokens (smaller ids) rank above, so the order stays total. */
+    if (a1 != a2)
+        return a1 < a2 ? 1 : -1;
+    return (b1 < b2) - (b1 > b2);
 }
 
 bool bpe_pair_ranks_above(const bpe_vocab *v, uint64_t c1, bpe_token a1, bpe_token b1,
@@ -166,7 +173,7 @@ bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,
     uint64_t bound;
     if (!bpe_pair_count_bound(words, &bound))
         return BPE_ERR_OVERFLOW;
-    if (!vocab_init(&result->vocab)) {
+    if (!bpe_vocab_init(&result->vocab)) {
         bpe_result_free(result);
         return BPE_ERR_NOMEM;
     }
@@ -200,7 +207,7 @@ bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,
 void bpe_result_free(bpe_result *result)
 {
     free(result->merges);
-    vocab_free(&result->vocab);
+    bpe_vocab_free(&result->vocab);
     memset(result, 0, sizeof *result);
 }
 

@@ -63,6 +63,10 @@ typedef struct {
     uint32_t cap_tokens;/* capacity of `offset` and `len` */
 } bpe_vocab;
 
+/* The 256 single-byte tokens. False on OOM. */
+bool bpe_vocab_init(bpe_vocab *v);
+void bpe_vocab_free(bpe_vocab *v);
+
 /* The bytes of token t (valid until the next bpe_vocab_add_merge). */
 static inline const uint8_t *bpe_vocab_bytes(const bpe_vocab *v, bpe_token t)
 {
@@ -79,7 +83,12 @@ bpe_token bpe_vocab_add_merge(bpe_vocab *v, bpe_token a, bpe_token b);
  * SPEC §2.7, the only comparator in the tree. Among pairs of equal count the
  * pair whose (bytes(a), bytes(b)) is greater wins; byte strings compare with
  * memcmp over the common length, then the longer is greater.
- * Returns <0, 0 or >0 as (a1,b1) ranks below, equal to or above (a2,b2).
+ * SPEC §2.7 leaves one case open: two merges can build the same byte string
+ * (say (a, bc) and (ab, c)), and pairs of such twins tie on bytes. bpebench
+ * then ranks the pair of older tokens (smaller ids, a first) above, so every
+ * trainer sees one total order.
+ * Returns <0, 0 or >0 as (a1,b1) ranks below, equal to or above (a2,b2);
+ * 0 only for the same pair.
  * O(len of the tokens compared).
  */
 int bpe_pair_bytes_cmp(const bpe_vocab *v, bpe_token a1, bpe_token b1,

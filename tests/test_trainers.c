@@ -104,6 +104,25 @@ static void tie_break_on_right_token(void **state)
               N(prefix_expected));
 }
 
+/* Twin tokens (same bytes, different ids) still give a total order: the
+ * pair of older tokens ranks above. */
+static void tie_break_twin_tokens_by_age(void **state)
+{
+    (void)state;
+    bpe_vocab v;
+    assert_true(bpe_vocab_init(&v));
+    bpe_token ab = bpe_vocab_add_merge(&v, 'a', 'b');
+    bpe_token twin = bpe_vocab_add_merge(&v, 'a', 'b');
+    assert_int_equal(ab, 256);
+    assert_int_equal(twin, 257);
+    assert_true(bpe_pair_bytes_cmp(&v, ab, 'c', twin, 'c') > 0);
+    assert_true(bpe_pair_bytes_cmp(&v, twin, 'c', ab, 'c') < 0);
+    assert_true(bpe_pair_bytes_cmp(&v, 'c', ab, 'c', twin) > 0);
+    assert_int_equal(bpe_pair_bytes_cmp(&v, ab, twin, ab, twin), 0);
+    assert_true(bpe_pair_ranks_above(&v, 5, twin, 'c', 4, ab, 'c')); /* count first */
+    bpe_vocab_free(&v);
+}
+
 /* Merges run out before the vocabulary is full: every trainer stops at the
  * same place and reports it. */
 static void early_stop_when_no_pair_is_left(void **state)
@@ -226,6 +245,7 @@ int main(void)
         cmocka_unit_test(tie_break_compares_left_bytes),
         cmocka_unit_test(tie_break_prefix_left_token),
         cmocka_unit_test(tie_break_on_right_token),
+        cmocka_unit_test(tie_break_twin_tokens_by_age),
         cmocka_unit_test(early_stop_when_no_pair_is_left),
         cmocka_unit_test(counts_are_64_bit),
         cmocka_unit_test(counts_near_2_pow_62),
