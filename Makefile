@@ -66,6 +66,34 @@ $(DATA)/.unpacked: datasets/MANIFEST.tsv datasets/unpack.sh $(wildcard datasets/
 	@sh datasets/unpack.sh datasets $(DATA)
 
 
+# Fuzzers (libFuzzer, clang): every tests/fuzz_<name>.c is one target, built
+# with ASan+UBSan under $(BUILD)/fuzz; `make fuzz` runs each for FUZZ_SECONDS,
+# keeping what it learns in $(BUILD)/fuzz/corpus/<name> and any crashing
+# input as $(BUILD)/fuzz/crash-*.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 30
+FUZZ_CFLAGS  := -std=c11 -D_DEFAULT_SOURCE -O1 -g -Wall -Wextra -Iimpls -Iharness -Itests \
+                -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_BINS    := $(patsubst tests/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz_*.c))
+FUZZ_OBJS    := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) tests/testutil.c)
+.PHONY: fuzz
+
+$(BUILD)/fuzz/obj/%.o: %.c $(wildcard impls/*.h harness/*.h tests/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(BUILD)/fuzz/libbpebench.a: $(FUZZ_OBJS)
+	$(AR) rcs $@ $^
+
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz_%.o $(BUILD)/fuzz/libbpebench.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ $(LDLIBS) -lcmocka -o $@
+
+fuzz: $(FUZZ_BINS)
+	@for f in $(FUZZ_BINS); do \
+	    corpus=$(BUILD)/fuzz/corpus/$${f##*/}; mkdir -p $$corpus; \
+	    echo "== $$f for $(FUZZ_SECONDS) s"; \
+	    $$f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/ $$corpus || exit 1; \
+	done
 
 clean:
 	rm -rf build

@@ -6,8 +6,16 @@
 #include "bpe.h"
 
 extern const bpe_trainer bpe_trainer_naive;
+extern const bpe_trainer bpe_trainer_incremental;
+extern const bpe_trainer bpe_trainer_inverted_index;
+extern const bpe_trainer bpe_trainer_heap;
+extern const bpe_trainer bpe_trainer_linked_list;
 
 const bpe_trainer *const bpe_trainers[] = {
     &bpe_trainer_naive,
+    &bpe_trainer_incremental,
+    &bpe_trainer_inverted_index,
+    &bpe_trainer_heap,
+    &bpe_trainer_linked_list,
     NULL,
 };

@@ -1,0 +1,451 @@
+/*
+ * linked_list.c — the nlcodec design: words as doubly-linked lists of symbol
+ * nodes, an index from each pair to its occurrences, and a max-heap whose
+ * decrements wait in a "dirty map" until the pair reaches the top.
+ *
+ * Idea. heap.c still reads a whole word to find the pair in it, and keeps a
+ * count table beside its heap. This trainer works at the level of single
+ * occurrences. Every symbol of every word is a node in a doubly-linked list,
+ * so merging one occurrence (a, b) → ab is O(1) list surgery: the a node
+ * becomes ab and the b node is unlinked —
+ *     before: ... ⇄ x ⇄ a ⇄ b ⇄ y ⇄ ...      after: ... ⇄ x ⇄ ab ⇄ y ⇄ ...
+ * Nodes never move, so a node index names a position for good, and each pair
+ * keeps the list of its occurrences as node indices (the left node). Around
+ * one occurrence in a word of count c, (x, a) and (b, y) lose c and (x, ab)
+ * and (ab, y) gain c: four O(1) updates. This is the algorithm of nlcodec, as
+ * told in "Background: Why BPE Training Speed Matters" (max-heap, linked
+ * lists, lazy "dirty map"), and the pair-position index of "High-Performance
+ * BPE Tokenizer Optimization: From 10 Minutes to 1 Second".
+ *
+ * The dirty map. There is no count table. A pair's count is its heap entry's
+ * snapshot minus its pending decrement:   count(p) = entry(p) − dirty(p).
+ *   - Decrements only add to dirty(p): O(1), the heap is not touched.
+ *   - Increments only happen to pairs holding the new token ab (fact 1 of
+ *     inverted_index.c): a pair gains occurrences only in the merge that
+ *     creates it. So its count is gathered during that merge and pushed once,
+ *     when the merge ends.
+ *   - At the top of the heap, a pair with dirty(p) > 0 is not merged: its
+ *     decrement is applied, and it is filed again under its true count if
+ *     that is still > 0, or forgotten. The first top with dirty(p) = 0 holds
+ *     its true count, and every other pair's entry is ≥ its own true count,
+ *     so it is the best pair (the argument of heap.c, with dirty(p) in place
+ *     of "snapshot minus table count").
+ *
+ * Overlapping runs. Occurrences of (a, a) overlap: [a, a, a] holds two, and
+ * SPEC §2.8 merges left to right, giving [aa, a]. The occurrence list is in
+ * no particular order, so when an occurrence of (a, a) is found the trainer
+ * first walks left to the start of the run of a's and merges the whole run
+ * from there, left to right; the run's other entries are then stale. Each run
+ * is walked once, so this stays O(1) per merged occurrence. (For a ≠ b,
+ * occurrences cannot overlap and any order gives the same result.) Inside a
+ * run a pair like (aa, a) is created by one occurrence and destroyed by the
+ * next; such short-lived pairs end the merge with count 0 and never reach
+ * the heap.
+ *
+ * Data structures.
+ *   - nodes: one arena of M nodes (token, prev, next, word), word after word,
+ *     32-bit indices, no malloc per node. A merged-away node keeps its place
+ *     with token BPE_NO_TOKEN;
+ *   - word: per word, its count and the last merge that counted it in A_i;
+ *   - pairs: one record per pair ever seen (its tokens, occurrence list,
+ *     pending decrement, count while being born), by stable id; index: a
+ *     pair map (pairmap.h), pair → id, for the pairs still alive;
+ *   - postings (postings.h): each pair's occurrence list as one contiguous
+ *     slice of left-node ids, written in the merge that creates the pair and
+ *     then only read (at most 3·M ids: M − W at the start, ≤ 2 per merged
+ *     occurrence);
+ *   - heap: maxheap.h entries (snapshot, a, b).
+ * Invariants: each word's nodes, followed by next from its first, spell its
+ * current segmentation. For every pair p in `index`: exactly one heap entry,
+ * with entry(p) − dirty(p) = count(p) ≥ 0 (naive's recount), and its list
+ * holds the left node of every occurrence, plus stale entries. A pair whose
+ * count reaches 0 stays in `index` until its entry surfaces.
+ *
+ * Complexity. Per merge: O(1) per list entry of the chosen pair (merged
+ * or stale) and O(log H) per heap operation, H ≤ pairs ever alive. Over a
+ * run: O(M) list entries and O(M) heap operations (one push per pair born, one
+ * re-file per decrement at most, one pop per death), so O(M·log P) time in
+ * all and O(M + P) memory — a word is never re-read, unlike heap.c's
+ * O(M·(L + log P)).
+ *
+ * Work counters:
+ *   nodes_touched        nodes rewritten or relinked (≤ 3 per merged occurrence)
+ *   occurrences_visited  list entries read from the chosen pairs' lists
+ *   stale_occurrences    of those, entries that no longer marked an occurrence
+ *   heap_pushes          entries pushed: born pairs and re-filed pairs
+ *   heap_pops            top entries examined (chosen or dirty)
+ *   dirty_applied        pending decrements applied at the top
+ *
+ * Left out on purpose: parallelism and memory thrift. Nodes and list slices
+ * are never reclaimed, the merge loop is sequential, and each node costs 16
+ * bytes where heap.c's symbols cost 4.
+ */
+#include "bpe.h"
+#include "maxheap.h"
+#include "pairmap.h"
+#include "postings.h"
+
+#include <stdlib.h>
+
+enum { NODES_TOUCHED, OCCURRENCES_VISITED, STALE_OCCURRENCES, HEAP_PUSHES, HEAP_POPS,
+       DIRTY_APPLIED };
+static const char *const linked_list_counter_names[] = {
+    "nodes_touched", "occurrences_visited", "stale_occurrences", "heap_pushes", "heap_pops",
+    "dirty_applied", NULL};
+
+#define NO_NODE UINT32_MAX /* no neighbour: the word ends here */
+
+/* One symbol of one word. */
+typedef struct {
+    bpe_token token; /* its token, or BPE_NO_TOKEN once merged into its left neighbour */
+    uint32_t prev;   /* the node to its left in the word, or NO_NODE */
+    uint32_t next;   /* the node to its right in the word, or NO_NODE */
+    uint32_t word;   /* the word it belongs to */
+} symbol_node;
+
+/* One distinct word. */
+typedef struct {
+    uint64_t count; /* its count in the corpus: the size of each of its deltas */
+    uint32_t stamp; /* the last merge number that counted it in A_i, or 0 */
+} word_record;
+
+/* Everything known about one pair. */
+typedef struct {
+    bpe_token a;          /* left token */
+    bpe_token b;          /* right token */
+    uint32_t occurrences; /* its list in `postings`: left nodes of its occurrences, some stale */
+    uint64_t dirty;       /* decrements not yet applied to its heap entry */
+    uint64_t born_count;  /* its count while the merge creating it runs; 0 after */
+} pair_record;
+
+typedef struct {
+    const bpe_words *words; /* the input; not owned */
+    bpe_vocab *vocab;       /* token bytes for the tie-break; not owned */
+    bpe_counters *counters; /* where work is counted; not owned */
+    symbol_node *nodes;     /* M nodes, word after word; owned */
+    word_record *word;      /* word id → its count and stamp; owned */
+    pair_record *pairs;     /* pair id → record; ids are never reused; owned */
+    uint32_t n_pairs;       /* ids handed out */
+    uint32_t cap_pairs;     /* capacity of `pairs` */
+    bpe_pairmap index;      /* pair → id, for pairs not yet found dead; owned */
+    bpe_postings postings;  /* every occurrence list; owned */
+    bpe_maxheap heap;       /* one entry per pair in `index`; owned */
+    uint32_t merge_number;  /* merges started so far; stamps words */
+    uint32_t first_born;    /* ids ≥ this were created by the merge in progress */
+    bpe_token a;            /* the pair being merged: left token */
+    bpe_token b;            /* right token */
+    bpe_token merged;       /* its new token ab */
+} linked_state;
+
+static void linked_destroy(void *opaque)
+{
+    linked_state *s = opaque;
+    if (!s)
+        return;
+    free(s->nodes);
+    free(s->word);
+    free(s->pairs);
+    bpe_pairmap_free(&s->index);
+    bpe_postings_free(&s->postings);
+    bpe_maxheap_free(&s->heap);
+    free(s);
+}
+
+/* ---------------------------------------------------------------- the pairs */
+
+/* The id of (x, y), creating a record with a newly opened list if the pair
+ * is new. UINT32_MAX on OOM. O(1) amortized. */
+static uint32_t pair_id(linked_state *s, bpe_token x, bpe_token y)
+{
+    size_t before = s->index.used;
+    uint64_t *at = bpe_pairmap_upsert(&s->index, x, y);
+    if (!at)
+        return UINT32_MAX;
+    if (s->index.used == before)
+        return (uint32_t)*at;
+    if (s->n_pairs == s->cap_pairs) {
+        /* At most 3·M ids are handed out (M − W at the start, ≤ 2 per merged
+         * occurrence), and create() keeps 3·M below UINT32_MAX, the error value. */
+        size_t cap = s->cap_pairs ? (size_t)s->cap_pairs * 2 : 1024;
+        if (cap > UINT32_MAX)
+            cap = UINT32_MAX;
+        pair_record *pairs = realloc(s->pairs, cap * sizeof *pairs);
+        if (!pairs) {
+            bpe_pairmap_remove(&s->index, x, y);
+            return UINT32_MAX;
+        }
+        s->pairs = pairs;
+        s->cap_pairs = (uint32_t)cap;
+    }
+    uint32_t list = bpe_postings_open(&s->postings);
+    if (list == BPE_POSTINGS_NONE) {
+        bpe_pairmap_remove(&s->index, x, y);
+        return UINT32_MAX;
+    }
+    *at = s->n_pairs;
+    s->pairs[s->n_pairs] = (pair_record){.a = x, .b = y, .occurrences = list};
+    return s->n_pairs++;
+}
+
+/* A new occurrence of (x, y) whose left node is `node`, in a word of count c.
+ * Only pairs born in the merge in progress gain (fact 1), so this adds to
+ * born_count and to the list being gathered. False on OOM. O(1) amortized. */
+static bool pair_gain(linked_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t node)
+{
+    uint32_t id = pair_id(s, x, y);
+    if (id == UINT32_MAX)
+        return false;
+    s->pairs[id].born_count += c;
+    return bpe_postings_gather(&s->postings, s->pairs[id].occurrences, node);
+}
+
+/* An occurrence of (x, y) in a word of count c is gone. An older pair's loss
+ * waits in the dirty map; a pair born in this merge (a short-lived one inside
+ * a run, like (aa, a)) loses it from its born_count. The merged pair itself
+ * left the index when it was chosen and is skipped: all its occurrences go.
+ * O(1) expected. */
+static void pair_lose(linked_state *s, bpe_token x, bpe_token y, uint64_t c)
+{
+    if (x == s->a && y == s->b)
+        return;
+    uint32_t id = (uint32_t)*bpe_pairmap_find(&s->index, x, y);
+    if (id >= s->first_born)
+        s->pairs[id].born_count -= c;
+    else
+        s->pairs[id].dirty += c;
+}
+
+/* ---------------------------------------------------------------- the heap */
+
+/*
+ * Pops until the top pair has no pending decrement; returns its id and count.
+ * A dirty top gets its decrement applied and is filed again under its true
+ * count, or forgotten when that is 0. False when the heap runs out.
+ * O((1 + dirty pops)·log H).
+ */
+static bool pop_best_pair(linked_state *s, uint32_t *best, uint64_t *count)
+{
+    const bpe_heap_entry *top;
+    while ((top = bpe_maxheap_top(&s->heap)) != NULL) {
+        s->counters->value[HEAP_POPS]++;
+        uint32_t id = (uint32_t)*bpe_pairmap_find(&s->index, top->a, top->b);
+        pair_record *p = &s->pairs[id];
+        if (p->dirty == 0) {
+            *best = id;
+            *count = top->count;
+            bpe_maxheap_pop(&s->heap);
+            return true;
+        }
+        uint64_t current = top->count - p->dirty;
+        p->dirty = 0;
+        s->counters->value[DIRTY_APPLIED]++;
+        if (current > 0) {
+            bpe_maxheap_replace_top(&s->heap, (bpe_heap_entry){.count = current, .a = p->a, .b = p->b});
+            s->counters->value[HEAP_PUSHES]++;
+        } else {
+            bpe_pairmap_remove(&s->index, p->a, p->b);
+            bpe_maxheap_pop(&s->heap);
+        }
+    }
+    return false;
+}
+
+/* Ends the birth of the pairs created by this merge: freezes their lists;
+ * each pair with a count pushes its one heap entry — or, in create() (`push`
+ * false), is appended for one heapify; the others (short-lived, count 0) are
+ * forgotten, their lists never read. False on OOM.
+ * O(born · log H + ids gathered). */
+static bool finish_born_pairs(linked_state *s, bool push)
+{
+    if (!bpe_postings_freeze(&s->postings))
+        return false;
+    for (uint32_t id = s->first_born; id < s->n_pairs; id++) {
+        pair_record *p = &s->pairs[id];
+        if (p->born_count == 0) {
+            bpe_pairmap_remove(&s->index, p->a, p->b);
+            continue;
+        }
+        bpe_heap_entry e = {.count = p->born_count, .a = p->a, .b = p->b};
+        if (!(push ? bpe_maxheap_push(&s->heap, e) : bpe_maxheap_append(&s->heap, e)))
+            return false;
+        p->born_count = 0;
+        s->counters->value[HEAP_PUSHES] += push;
+    }
+    return true;
+}
+
+/* -------------------------------------------------------------------- setup */
+
+/* Links each word's bytes into a list of nodes. O(M). */
+static void link_words(linked_state *s)
+{
+    uint32_t at = 0;
+    for (size_t w = 0; w < s->words->n_words; w++) {
+        const bpe_word *word = &s->words->words[w];
+        s->word[w] = (word_record){.count = word->count};
+        for (uint32_t i = 0; i < word->len; i++, at++)
+            s->nodes[at] = (symbol_node){.token = word->bytes[i],
+                                         .prev = i > 0 ? at - 1 : NO_NODE,
+                                         .next = i + 1 < word->len ? at + 1 : NO_NODE,
+                                         .word = (uint32_t)w};
+    }
+}
+
+/* create() is merge 0, where every adjacent pair is born: gathers the counts
+ * and occurrences, then builds the first heap in O(P) with heapify. False on
+ * OOM. O(M). */
+static bool index_all_pairs(linked_state *s)
+{
+    for (uint32_t n = 0; n < s->words->n_symbols; n++) {
+        const symbol_node *node = &s->nodes[n];
+        if (node->next == NO_NODE)
+            continue;
+        uint64_t c = s->word[node->word].count;
+        if (!pair_gain(s, node->token, s->nodes[node->next].token, c, n))
+            return false;
+    }
+    if (!finish_born_pairs(s, false))
+        return false;
+    bpe_maxheap_heapify(&s->heap);
+    return true;
+}
+
+/* Builds the node lists, the occurrence lists and the first heap. NULL on
+ * OOM, or when the input does not fit 32-bit ids (W, and 3·M for nodes,
+ * list entries and pair ids, below 2^32). O(M) time, O(M + P) memory. */
+static void *linked_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters)
+{
+    if (words->n_words > UINT32_MAX || words->n_symbols >= UINT32_MAX / 3)
+        return NULL;
+    linked_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->words = words;
+    s->vocab = vocab;
+    s->counters = counters;
+    bpe_maxheap_init(&s->heap, vocab);
+    s->a = s->b = s->merged = BPE_NO_TOKEN;
+    s->nodes = malloc((words->n_symbols + 1) * sizeof *s->nodes);
+    s->word = malloc((words->n_words + 1) * sizeof *s->word);
+    if (!s->nodes || !s->word || !bpe_pairmap_init(&s->index, 1024)) {
+        linked_destroy(s);
+        return NULL;
+    }
+    link_words(s);
+    if (!index_all_pairs(s)) {
+        linked_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* ------------------------------------------------------------------ a merge */
+
+/* Whether node n (NO_NODE allowed) is the left node of an occurrence of the
+ * pair being merged. O(1). */
+static bool is_occurrence(const linked_state *s, uint32_t n)
+{
+    return n != NO_NODE && s->nodes[n].token == s->a && s->nodes[n].next != NO_NODE &&
+           s->nodes[s->nodes[n].next].token == s->b;
+}
+
+/* Merges the occurrence whose left node is n: n becomes ab, its right node is
+ * unlinked, and the four neighbouring pairs change. False on OOM. O(1). */
+static bool merge_at(linked_state *s, uint32_t n)
+{
+    symbol_node *nodes = s->nodes;
+    uint32_t r = nodes[n].next, p = nodes[n].prev, y = nodes[r].next;
+    uint64_t c = s->word[nodes[n].word].count;
+    if (p != NO_NODE) {
+        pair_lose(s, nodes[p].token, s->a, c);
+        if (!pair_gain(s, nodes[p].token, s->merged, c, p))
+            return false;
+    }
+    if (y != NO_NODE) {
+        pair_lose(s, s->b, nodes[y].token, c);
+        if (!pair_gain(s, s->merged, nodes[y].token, c, n))
+            return false;
+        nodes[y].prev = n;
+    }
+    nodes[n].token = s->merged;
+    nodes[n].next = y;
+    nodes[r].token = BPE_NO_TOKEN;
+    s->counters->value[NODES_TOUCHED] += y != NO_NODE ? 3 : 2;
+    return true;
+}
+
+/* The first node of the run of a's that node n (an a) belongs to. O(run). */
+static uint32_t run_start(const linked_state *s, uint32_t n)
+{
+    while (s->nodes[n].prev != NO_NODE && s->nodes[s->nodes[n].prev].token == s->a)
+        n = s->nodes[n].prev;
+    return n;
+}
+
+/*
+ * Merges at the occurrence marked by node n, if it is still one, and at any
+ * occurrence right after it; for (a, a), from the start of n's run, so that
+ * a run merges left to right (SPEC §2.8). Counts the word in A_i once per
+ * merge. Returns false on OOM. O(1) per occurrence merged, plus the run walk.
+ */
+static bool merge_from(linked_state *s, uint32_t n, uint64_t *affected)
+{
+    s->counters->value[OCCURRENCES_VISITED]++;
+    if (!is_occurrence(s, n)) {
+        s->counters->value[STALE_OCCURRENCES]++;
+        return true;
+    }
+    if (s->a == s->b)
+        n = run_start(s, n);
+    word_record *word = &s->word[s->nodes[n].word];
+    if (word->stamp != s->merge_number) {
+        word->stamp = s->merge_number;
+        (*affected)++;
+    }
+    for (; is_occurrence(s, n); n = s->nodes[n].next)
+        if (!merge_at(s, n))
+            return false;
+    return true;
+}
+
+static bpe_step_result linked_step(void *opaque, bpe_merge *out)
+{
+    linked_state *s = opaque;
+    uint32_t best;
+    uint64_t count;
+    if (!pop_best_pair(s, &best, &count))
+        return BPE_STEP_EXHAUSTED;
+    s->a = s->pairs[best].a;
+    s->b = s->pairs[best].b;
+    s->merged = bpe_vocab_add_merge(s->vocab, s->a, s->b);
+    if (s->merged == BPE_NO_TOKEN)
+        return BPE_STEP_NOMEM;
+    /* Every occurrence is merged below, so the pair is gone for good. */
+    bpe_pairmap_remove(&s->index, s->a, s->b);
+    s->merge_number++;
+    s->first_born = s->n_pairs;
+
+    /* The slice stays valid for the whole loop: lists are only frozen after it. */
+    uint32_t list = s->pairs[best].occurrences;
+    const uint32_t *nodes = bpe_postings_ids(&s->postings, list);
+    uint32_t n = bpe_postings_len(&s->postings, list);
+    uint64_t affected = 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (!merge_from(s, nodes[k], &affected))
+            return BPE_STEP_NOMEM;
+    if (!finish_born_pairs(s, true))
+        return BPE_STEP_NOMEM;
+    *out = (bpe_merge){.left = s->a, .right = s->b, .id = s->merged, .count = count,
+                       .words_affected = affected};
+    return BPE_STEP_MERGED;
+}
+
+const bpe_trainer bpe_trainer_linked_list = {
+    .name = "linked-list",
+    .idea = "nlcodec: linked symbol lists, occurrence index, max-heap with a dirty map",
+    .complexity = "O(M·log P) time, O(M+P) memory",
+    .counter_names = linked_list_counter_names,
+    .create = linked_create,
+    .step = linked_step,
+    .destroy = linked_destroy,
+};

@@ -1,0 +1,90 @@
+/*
+ * postings.h — lists written once: for each pair, the ids (words or symbol
+ * nodes) where it occurs, stored as one contiguous slice per list. Shared by
+ * heap.c and linked_list.c.
+ *
+ * Why "written once" works. A pair gains occurrences only in the merge that
+ * creates its newest token (fact 1 of inverted_index.c); afterwards its count
+ * only falls. So a pair's list is complete when that merge ends and is never
+ * appended to again — its entries only go stale. The lists are therefore
+ * built in two stages:
+ *   1. gathering: during the merge, each new pair opens a list and its ids
+ *      are appended, in the order they come, to a scratch arena of cells
+ *      (list, id) shared by every list being gathered;
+ *   2. freezing: when the merge ends, one pass over the open lists gives
+ *      each a slice of the main arena sized to its count, and one pass over
+ *      the scratch cells drops each id into its list's slice. Both passes are
+ *      sequential; each list's ids keep the order they were gathered in.
+ * Reading a frozen list is then a sequential scan of one slice, with no
+ * pointer chasing through cells scattered over the arena (on a corpus of 10^6
+ * symbols, that is a cache miss per entry). create() is "merge 0": every
+ * initial pair opens a list.
+ *
+ * Memory. Every id gathered is frozen once and slices are never reclaimed (a
+ * dead pair's slice stays, unread). With at most 3·M ids over a run (M − W at
+ * the start, ≤ 2 per merged occurrence) the main arena stays O(M); the
+ * scratch arena is emptied by every freeze.
+ *
+ * Invariant: lists below `first_open` are frozen (start, len describe their
+ * slice of `ids`); lists from `first_open` on are open, and their ids are the
+ * scratch cells naming them, in order.
+ */
+#ifndef BPE_POSTINGS_H
+#define BPE_POSTINGS_H
+
+#include "bpe.h"
+
+#define BPE_POSTINGS_NONE UINT32_MAX /* no list, no cell */
+
+/* Where one list's ids are. */
+typedef struct {
+    uint32_t start; /* frozen: first id in `ids`; open: its newest scratch cell, or NONE */
+    uint32_t len;   /* ids in the list */
+} bpe_posting_list;
+
+/* One id of an open list, waiting in the scratch arena. */
+typedef struct {
+    uint32_t list; /* the list it belongs to */
+    uint32_t id;   /* a word or node id */
+} bpe_posting_cell;
+
+typedef struct {
+    bpe_posting_list *lists;   /* list id → where its ids are; owned */
+    uint32_t n_lists;          /* lists opened so far (ids are never reused) */
+    uint32_t cap_lists;        /* capacity of `lists` */
+    uint32_t first_open;       /* lists ≥ this are open, the others frozen */
+    uint32_t *ids;             /* every frozen slice, back to back; owned */
+    uint32_t n_ids;            /* ids in use */
+    uint32_t cap_ids;          /* capacity of `ids` */
+    bpe_posting_cell *scratch; /* the ids of the open lists, in gathering order; owned */
+    uint32_t n_scratch;        /* cells in use; 0 after every freeze */
+    uint32_t cap_scratch;      /* capacity of `scratch` */
+} bpe_postings;
+
+/* Frees the arenas. Accepts a zeroed struct, which is also the empty state. */
+void bpe_postings_free(bpe_postings *p);
+
+/* Opens a new, empty list and returns its id; BPE_POSTINGS_NONE on OOM or
+ * when 2^32 − 1 lists exist. Amortized O(1). */
+uint32_t bpe_postings_open(bpe_postings *p);
+
+/* Adds id to an open list unless it is already its newest id (so a word met
+ * twice while it is rewritten is listed once). False on OOM or past 2^32 − 2
+ * cells. Amortized O(1). */
+bool bpe_postings_gather(bpe_postings *p, uint32_t list, uint32_t id);
+
+/* Freezes every open list into its slice. False on OOM or past 2^32 − 2 ids.
+ * O(open lists + gathered ids), two sequential passes. */
+bool bpe_postings_freeze(bpe_postings *p);
+
+/* The ids of a frozen list, and how many. Valid until the next freeze. O(1). */
+static inline const uint32_t *bpe_postings_ids(const bpe_postings *p, uint32_t list)
+{
+    return p->ids + p->lists[list].start;
+}
+static inline uint32_t bpe_postings_len(const bpe_postings *p, uint32_t list)
+{
+    return p->lists[list].len;
+}
+
+#endif

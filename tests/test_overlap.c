@@ -1,0 +1,158 @@
+/*
+ * test_overlap.c — runs of one symbol, where occurrences of (a, a) overlap.
+ *
+ * SPEC §2.6 counts overlapping positions ([a, a, a] holds (a, a) twice) and
+ * §2.8 merges left to right ([a, a, a] → [aa, a]). Trainers that keep an
+ * index of positions (linked_list.c) meet the occurrences of a run in no
+ * particular order, so they must recover the left-to-right result; trainers
+ * that update counts per occurrence must not charge a pair between two
+ * adjacent merges twice. Every case is run over every registered trainer:
+ * a few are checked by hand, the rest against naive — merges, counts, A_i
+ * and the early stop.
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define UNTIL_EXHAUSTED 1000000u
+
+/* Trains every registered trainer on the table, to the end, and asserts each
+ * run equals naive's: same merges with the same counts, same A_i, same stop. */
+static void check_against_naive(const bpe_words *words, uint64_t max_merges)
+{
+    const bpe_trainer *naive = bpe_trainer_find("naive");
+    assert_non_null(naive);
+    bpe_result ref;
+    assert_int_equal(bpe_train(naive, words, max_merges, NULL, &ref), BPE_OK);
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
+        bpe_result r;
+        assert_int_equal(bpe_train(*t, words, max_merges, NULL, &r), BPE_OK);
+        char why[512];
+        if (first_merge_difference(&ref, &r, why, sizeof why) >= 0)
+            fail_msg("%s vs naive: %s", (*t)->name, why);
+        for (size_t i = 0; i < r.n_merges; i++)
+            if (r.merges[i].words_affected != ref.merges[i].words_affected)
+                fail_msg("%s: merge %zu has A_i = %llu, naive %llu", (*t)->name, i,
+                         (unsigned long long)r.merges[i].words_affected,
+                         (unsigned long long)ref.merges[i].words_affected);
+        assert_int_equal(r.exhausted, ref.exhausted);
+        bpe_result_free(&r);
+    }
+    bpe_result_free(&ref);
+}
+
+/* Same, for a table given as C strings and counts. */
+static void check_strings(size_t n, const char *const *strings, const uint64_t *counts)
+{
+    test_words tw;
+    test_words_init(&tw, n, strings, counts);
+    check_against_naive(&tw.table, UNTIL_EXHAUSTED);
+    test_words_free(&tw);
+}
+
+/* Hand-checked: "aaaaaaa" (7 a's). (a,a) occurs 6 times → [aa,aa,aa,a].
+ * Then (aa,aa)=2 beats (aa,a)=1 → [aaaa,aa,a]. Then (aaaa,aa)=1 and (aa,a)=1
+ * tie and "aaaa" > "aa" → [aaaaaa,a]. Last (aaaaaa,a)=1. */
+static void run_of_seven_by_hand(void **state)
+{
+    (void)state;
+    const char *words[] = {"aaaaaaa"};
+    const uint64_t counts[] = {1};
+    const test_merge expected[] = {
+        {"a", "a", 6}, {"aa", "aa", 2}, {"aaaa", "aa", 1}, {"aaaaaa", "a", 1}};
+    test_words tw;
+    test_words_init(&tw, N(words), words, counts);
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
+        assert_merges_equal(*t, &tw.table, UNTIL_EXHAUSTED, expected, N(expected));
+    test_words_free(&tw);
+}
+
+/* Hand-checked: "aaabaaa" ×3. (a,a)=3·4=12 → [aa,a,b,aa,a]. Then (aa,a)=6
+ * → [aaa,b,aaa]. Then (aaa,b)=3 and (b,aaa)=3 tie, "b" > "aaa" → [aaa,baaa].
+ * Last (aaa,baaa)=3. */
+static void two_runs_around_b_by_hand(void **state)
+{
+    (void)state;
+    const char *words[] = {"aaabaaa"};
+    const uint64_t counts[] = {3};
+    const test_merge expected[] = {
+        {"a", "a", 12}, {"aa", "a", 6}, {"b", "aaa", 3}, {"aaa", "baaa", 3}};
+    test_words tw;
+    test_words_init(&tw, N(words), words, counts);
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
+        assert_merges_equal(*t, &tw.table, UNTIL_EXHAUSTED, expected, N(expected));
+    test_words_free(&tw);
+}
+
+/* One word, a run of k a's, for k = 1 … 12, each trained to the end. */
+static void single_runs_one_to_twelve(void **state)
+{
+    (void)state;
+    char run[13];
+    for (size_t k = 1; k <= 12; k++) {
+        memset(run, 'a', k);
+        run[k] = '\0';
+        const char *words[] = {run};
+        const uint64_t counts[] = {1};
+        check_strings(N(words), words, counts);
+    }
+}
+
+/* All twelve runs in one table, with counts that make long and short runs
+ * compete: the counts decide whether (aa, a) or (aa, aa) comes first. */
+static void all_runs_together_with_counts(void **state)
+{
+    (void)state;
+    static char runs[12][13];
+    const char *words[12];
+    uint64_t counts[12], rising[12];
+    for (size_t k = 1; k <= 12; k++) {
+        memset(runs[k - 1], 'a', k);
+        runs[k - 1][k] = '\0';
+        words[k - 1] = runs[k - 1];
+        counts[k - 1] = 13 - k; /* short runs frequent */
+        rising[k - 1] = k * k;  /* long runs frequent */
+    }
+    check_strings(N(words), words, counts);
+    check_strings(N(words), words, rising);
+}
+
+/* Runs broken by other symbols, runs of two symbols, and runs at both ends of
+ * a word, so merged tokens meet unmerged ones on either side. */
+static void mixed_runs(void **state)
+{
+    (void)state;
+    const char *words[] = {"aaabaaa", "abababa", "aabaabaa", "baaab", "bbbaaabbb",
+                           "aaaab",   "baaaa",   "abbbbbba", "aaaaaaaaab", "ab"};
+    const uint64_t counts[] = {5, 3, 2, 7, 1, 4, 4, 2, 1, 9};
+    check_strings(N(words), words, counts);
+    for (size_t i = 0; i < N(words); i++) {
+        const uint64_t one[] = {1};
+        check_strings(1, &words[i], one);
+    }
+}
+
+/* Runs of a token made by a merge: after (a,b) → ab, "abababab" is a run of
+ * four ab's, which must then merge as [abab, abab]. */
+static void runs_of_merged_tokens(void **state)
+{
+    (void)state;
+    const char *words[] = {"abababab", "ababab", "abab", "xababx", "ababxabab"};
+    const uint64_t counts[] = {2, 3, 1, 5, 2};
+    check_strings(N(words), words, counts);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(run_of_seven_by_hand),
+        cmocka_unit_test(two_runs_around_b_by_hand),
+        cmocka_unit_test(single_runs_one_to_twelve),
+        cmocka_unit_test(all_runs_together_with_counts),
+        cmocka_unit_test(mixed_runs),
+        cmocka_unit_test(runs_of_merged_tokens),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
