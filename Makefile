@@ -42,7 +42,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libbpebench.a
 # Every test program, run from the top of the tree; stops at the first failure.
 test-run: $(TEST_BINS) $(BUILD)/bpebench
 	@for t in $(TEST_BINS); do \
-	    echo "== $$t"; BPEBENCH=$(BUILD)/bpebench $$t || exit 1; \
+	    echo "== $$t"; BPEBENCH=$(BUILD)/bpebench BPE_DATA=$(DATA) $$t || exit 1; \
 	done
 
 ASAN_BUILD ?= $(BUILD)/asan
@@ -51,7 +51,7 @@ test-asan:
 	$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) CC=$(CC) \
 	    OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test-run
 
-test: deps
+test: deps data
 	$(MAKE) --no-print-directory test-run
 	$(MAKE) --no-print-directory test-asan
 
@@ -93,6 +93,27 @@ fuzz: $(FUZZ_BINS)
 	    corpus=$(BUILD)/fuzz/corpus/$${f##*/}; mkdir -p $$corpus; \
 	    echo "== $$f for $(FUZZ_SECONDS) s"; \
 	    $$f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/ $$corpus || exit 1; \
+	done
+
+# Valgrind (memcheck) on representative `train` runs of the plain build: the
+# cs336 corpus with three trainers, and a small text with invalid UTF-8 kept
+# as bytes, special tokens and the gpt4 pattern. Any error, or any definite
+# or indirect leak, fails.
+VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect
+.PHONY: valgrind
+
+valgrind: all data
+	@sh harness/deps.sh valgrind
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	printf 'caf\303\251 <s> \377\376 na\357ve <|endoftext|> caf\303\251s\r\n' > $$tmp/odd.txt && \
+	for run in "naive 400 $(DATA)/cs336/corpus.en" "heap 1000 $(DATA)/cs336/corpus.en" \
+	           "linked-list 1000 $(DATA)/cs336/corpus.en" \
+	           "naive 300 --invalid-utf8=bytes --pattern gpt4 --special-token <s> \
+	            --special-token <|endoftext|> $$tmp/odd.txt"; do \
+	    set -f; set -- $$run; set +f; t=$$1; v=$$2; shift 2; \
+	    echo "== valgrind: train --trainer $$t --vocab-size $$v $$*"; \
+	    $(VALGRIND) $(BUILD)/bpebench train --trainer $$t --vocab-size $$v --out $$tmp/out "$$@" \
+	        >/dev/null || exit 1; \
 	done
 
 clean:
