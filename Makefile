@@ -29,6 +29,9 @@ $(BUILD)/%.o: %.c $(wildcard impls/*.h harness/*.h tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# results.json records the flags the binary was built with (harness/context.c).
+BUILD_FLAGS := $(CFLAGS)
+$(BUILD)/harness/context.o: CFLAGS += -DBPE_CFLAGS='"$(BUILD_FLAGS)"'
 
 $(BUILD)/libbpebench.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
@@ -65,6 +68,20 @@ data: $(DATA)/.unpacked
 $(DATA)/.unpacked: datasets/MANIFEST.tsv datasets/unpack.sh $(wildcard datasets/*/*.xz)
 	@sh datasets/unpack.sh datasets $(DATA)
 
+# The benchmark (docs/benchmarking.md): the grid of harness/default-grid.conf over
+# the unpacked corpora, each run in its own process; results.json, report.md
+# and plots/ go to BENCH_OUT. bench-quick is the smoke-sized grid (--quick).
+BENCH_OUT ?= results/$(shell date +%Y-%m-%d)
+.PHONY: bench bench-quick
+
+bench: all data
+	$(BUILD)/bpebench bench --config harness/default-grid.conf --data-dir $(DATA) --out $(BENCH_OUT)
+	@echo "make bench: the report is $(BENCH_OUT)/report.md"
+
+bench-quick: all data
+	$(BUILD)/bpebench bench --config harness/default-grid.conf --quick --data-dir $(DATA) \
+	    --out results/quick
+	@echo "make bench-quick: the report is results/quick/report.md"
 
 # Fuzzers (libFuzzer, clang): every tests/fuzz_<name>.c is one target, built
 # with ASan+UBSan under $(BUILD)/fuzz; `make fuzz` runs each for FUZZ_SECONDS,
@@ -76,9 +93,13 @@ FUZZ_CFLAGS  := -std=c11 -D_DEFAULT_SOURCE -O1 -g -Wall -Wextra -Iimpls -Iharnes
                 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_BINS    := $(patsubst tests/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz_*.c))
 FUZZ_OBJS    := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) tests/testutil.c)
-.PHONY: fuzz
+.PHONY: fuzz fuzz-deps
 
-$(BUILD)/fuzz/obj/%.o: %.c $(wildcard impls/*.h harness/*.h tests/*.h)
+# clang alone (installed without recommends) lacks libFuzzer's runtime.
+fuzz-deps:
+	@sh harness/deps.sh cmd:$(FUZZ_CC)=clang libclang-rt-14-dev
+
+$(BUILD)/fuzz/obj/%.o: %.c $(wildcard impls/*.h harness/*.h tests/*.h) | fuzz-deps
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 

@@ -47,6 +47,9 @@ int cmd_list(int argc, char **argv);
 int cmd_synth(int argc, char **argv);   /* harness/cmd_synth.c */
 int cmd_slice(int argc, char **argv);   /* harness/cmd_datatools.c */
 int cmd_stats(int argc, char **argv);   /* harness/cmd_datatools.c */
+int cmd_bench(int argc, char **argv);   /* harness/bench.c */
+int cmd_report(int argc, char **argv);  /* harness/cmd_results.c */
+int cmd_compare(int argc, char **argv); /* harness/cmd_results.c */
 
 /* Prints "bpebench: " + message + newline to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

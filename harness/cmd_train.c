@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "output.h"
 #include "run.h"
+#include "signals.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -106,21 +107,32 @@ static void train_usage(FILE *out)
           out);
 }
 
-/* Makes sure DIR exists (creating it if its parent does) and is writable,
- * before any training time is spent. */
-static bool prepare_out_dir(const char *dir)
+/* Checks the options that only make sense together, before any file is
+ * touched: V ≥ 256 + S, and special tokens and pattern that the pretokenizer
+ * accepts (compiling the pattern once costs milliseconds). Prints why not. */
+static bool check_training_options(const run_config *cfg)
 {
-    struct stat st;
-    if (stat(dir, &st) != 0) {
-        if (mkdir(dir, 0777) != 0) {
-            cli_error("--out %s: cannot create the directory: %s; create its parent first or "
-                      "choose another --out", dir, strerror(errno));
-            return false;
-        }
-    } else if (!S_ISDIR(st.st_mode)) {
-        cli_error("--out %s: exists and is not a directory; choose a directory", dir);
+    uint64_t floor = BPE_BYTE_TOKENS + (uint64_t)cfg->pretok.n_specials;
+    if (cfg->vocab_size < floor) {
+        cli_error("--vocab-size %llu is too small: it must be at least 256 + %zu special "
+                  "token%s = %llu", (unsigned long long)cfg->vocab_size, cfg->pretok.n_specials,
+                  cfg->pretok.n_specials == 1 ? "" : "s", (unsigned long long)floor);
         return false;
     }
+    char err[512];
+    pretokenizer *p = pretok_new(&cfg->pretok, err, sizeof err);
+    if (!p) {
+        cli_error("%s", err);
+        return false;
+    }
+    pretok_free(p);
+    return true;
+}
+
+/* Whether a file can be created in DIR: a probe file, removed at once (and
+ * on a signal in between). Prints why not. */
+static bool out_dir_writable(const char *dir)
+{
     size_t n = strlen(dir) + 32;
     char *probe = malloc(n);
     if (!probe) {
@@ -128,17 +140,68 @@ static bool prepare_out_dir(const char *dir)
         return false;
     }
     snprintf(probe, n, "%s/.bpebench-probe.XXXXXX", dir);
+    sigset_t saved;
+    signals_hold(&saved);
     int fd = mkstemp(probe);
-    if (fd < 0) {
+    int saved_errno = errno;
+    if (fd >= 0) {
+        close(fd);
+        unlink(probe);
+    }
+    signals_release(&saved);
+    if (fd < 0)
         cli_error("--out %s: cannot write there: %s; choose a writable directory", dir,
-                  strerror(errno));
-        free(probe);
+                  strerror(saved_errno));
+    free(probe);
+    return fd >= 0;
+}
+
+/* Forgets the signal registration of a directory prepare_out_dir created,
+ * and removes it unless `keep` (it stays only when the run succeeded). */
+static void release_out_dir(const char *dir, bool created, bool keep)
+{
+    if (!created)
+        return;
+    sigset_t saved;
+    signals_hold(&saved);
+    signals_untrack(dir);
+    signals_release(&saved);
+    if (!keep)
+        rmdir(dir);
+}
+
+/* Makes sure DIR exists (creating it if its parent does) and is writable,
+ * before any training time is spent. *created says whether this run made it;
+ * such a directory is registered for removal on a signal (signals.h) and is
+ * removed again if the run fails. */
+static bool prepare_out_dir(const char *dir, bool *created)
+{
+    struct stat st;
+    *created = false;
+    if (stat(dir, &st) != 0) {
+        sigset_t saved;
+        signals_hold(&saved);
+        *created = mkdir(dir, 0777) == 0;
+        int saved_errno = errno;
+        if (*created && !signals_track(dir, true)) {
+            rmdir(dir);
+            *created = false;
+            saved_errno = ENAMETOOLONG;
+        }
+        signals_release(&saved);
+        if (!*created) {
+            cli_error("--out %s: cannot create the directory: %s; create its parent first or "
+                      "choose another --out", dir, strerror(saved_errno));
+            return false;
+        }
+    } else if (!S_ISDIR(st.st_mode)) {
+        cli_error("--out %s: exists and is not a directory; choose a directory", dir);
         return false;
     }
-    close(fd);
-    unlink(probe);
-    free(probe);
-    return true;
+    if (out_dir_writable(dir))
+        return true;
+    release_out_dir(dir, *created, false);
+    return false;
 }
 
 /* The summary of SPEC §4: input, words, merges (and why it stopped), phases. */
@@ -219,12 +282,19 @@ int cmd_train(int argc, char **argv)
         cli_error("unknown trainer '%s'; bpebench list shows the trainers", trainer_name);
         goto done;
     }
+    run_config cfg = {.pretok = cli_pretok_config(&copts), .trainer = trainer,
+                      .vocab_size = vocab_size};
+    if (!check_training_options(&cfg))
+        goto done;
     status = EXIT_FAIL;
+    if (!signals_install_cleanup()) {
+        cli_error("cannot install the signal handlers: %s", strerror(errno));
+        goto done;
+    }
     char err[1024];
     char **files = NULL;
     size_t n_files = 0;
-    run_config cfg = {.pretok = cli_pretok_config(&copts), .trainer = trainer,
-                      .vocab_size = vocab_size};
+    bool created_out = false;
     run_outcome outcome;
     if (!corpus_list_files((const char *const *)argv + optind, (size_t)(argc - optind), &files,
                            &n_files, err, sizeof err)) {
@@ -233,7 +303,7 @@ int cmd_train(int argc, char **argv)
     }
     cfg.files = files;
     cfg.n_files = n_files;
-    if (!prepare_out_dir(out_dir)) {
+    if (!prepare_out_dir(out_dir, &created_out)) {
         corpus_free_files(files, n_files);
         goto done;
     }
@@ -249,6 +319,7 @@ int cmd_train(int argc, char **argv)
         }
         run_outcome_free(&outcome);
     }
+    release_out_dir(out_dir, created_out, status == EXIT_OK);
     corpus_free_files(files, n_files);
 done:
     cli_corpus_options_free(&copts);

@@ -21,6 +21,9 @@ static const subcommand subcommands[] = {
     {"synth", cmd_synth, "write a seeded synthetic corpus with chosen W, L and Zipf skew"},
     {"slice", cmd_slice, "write a word-safe prefix of N bytes of a corpus"},
     {"stats", cmd_stats, "print n, W, L, M, P, top words and scripts of a corpus"},
+    {"bench", cmd_bench, "run the benchmark grid; write results.json, report.md, plots"},
+    {"report", cmd_report, "rebuild report.md and plots from a results.json"},
+    {"compare", cmd_compare, "compare two results.json files; fail on a regression"},
 };
 
 void cli_error(const char *fmt, ...)

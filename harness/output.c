@@ -5,12 +5,14 @@
 #include "output.h"
 
 #include "byteunicode.h"
+#include "signals.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 char *output_token_string(const bpe_vocab *v, bpe_token t)
@@ -27,6 +29,35 @@ char *output_token_string(const bpe_vocab *v, bpe_token t)
     return s;
 }
 
+/* Removes a temporary file that will not be renamed, and forgets it. */
+static void discard_temp(char *tmp)
+{
+    unlink(tmp);
+    signals_untrack(tmp);
+    free(tmp);
+}
+
+/* The mode a file created with open(..., 0666) would get: mkstemp makes its
+ * files 0600, which would hide vocab.json from other users. */
+static mode_t new_file_mode(void)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    return 0666 & ~mask;
+}
+
+/* Creates the temporary file *tmp (a template) and registers it for removal
+ * on a signal (signals.h), as one step no signal can split. */
+static int create_temp(char *tmp, bool *tracked)
+{
+    sigset_t saved;
+    signals_hold(&saved);
+    int fd = mkstemp(tmp);
+    *tracked = fd >= 0 && signals_track(tmp, false);
+    signals_release(&saved);
+    return fd;
+}
+
 /* Writes data to a new temporary file beside `path`; *tmp gets its name
  * (malloc'd). On failure nothing is left behind. */
 static bool write_temp(const char *path, const char *data, size_t len, char **tmp, char *err,
@@ -39,11 +70,20 @@ static bool write_temp(const char *path, const char *data, size_t len, char **tm
         return false;
     }
     snprintf(*tmp, n, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(*tmp);
+    bool tracked;
+    int fd = create_temp(*tmp, &tracked);
     if (fd < 0) {
         snprintf(err, err_len, "%s: cannot create: %s; check that the directory exists and is "
                                "writable", path, strerror(errno));
         free(*tmp);
+        *tmp = NULL;
+        return false;
+    }
+    if (!tracked || fchmod(fd, new_file_mode()) != 0) {
+        snprintf(err, err_len, "%s: cannot prepare the temporary file: %s; check --out", path,
+                 tracked ? strerror(errno) : "path too long to track for signal cleanup");
+        close(fd);
+        discard_temp(*tmp);
         *tmp = NULL;
         return false;
     }
@@ -65,30 +105,38 @@ static bool write_temp(const char *path, const char *data, size_t len, char **tm
         snprintf(err, err_len, "%s: write failed after %zu of %zu bytes: %s; free space or "
                                "choose another --out", path, done, len,
                  strerror(saved ? saved : EIO));
-        unlink(*tmp);
-        free(*tmp);
+        discard_temp(*tmp);
         *tmp = NULL;
         return false;
     }
     return true;
 }
 
-/* Renames a finished temporary file into place; removes it on failure. */
+/* Renames a finished temporary file into place; removes it on failure.
+ * Call with the signals held (signals.h). */
 static bool commit_temp(char *tmp, const char *path, char *err, size_t err_len)
 {
-    bool ok = rename(tmp, path) == 0;
-    if (!ok) {
-        snprintf(err, err_len, "%s: cannot rename into place: %s", path, strerror(errno));
-        unlink(tmp);
+    if (rename(tmp, path) != 0) {
+        snprintf(err, err_len, "%s: cannot rename into place: %s; check --out", path,
+                 strerror(errno));
+        discard_temp(tmp);
+        return false;
     }
+    signals_untrack(tmp);
     free(tmp);
-    return ok;
+    return true;
 }
 
 bool output_write_atomic(const char *path, const char *data, size_t len, char *err, size_t err_len)
 {
     char *tmp;
-    return write_temp(path, data, len, &tmp, err, err_len) && commit_temp(tmp, path, err, err_len);
+    if (!write_temp(path, data, len, &tmp, err, err_len))
+        return false;
+    sigset_t saved;
+    signals_hold(&saved);
+    bool ok = commit_temp(tmp, path, err, err_len);
+    signals_release(&saved);
+    return ok;
 }
 
 /* ------------------------------------------------------------- contents */
@@ -192,9 +240,12 @@ bool output_write_tokenizer(const char *dir, const bpe_result *r, const char *co
     } else {
         snprintf(vocab_path, path_len, "%s/vocab.json", dir);
         snprintf(merges_path, path_len, "%s/merges.txt", dir);
-        /* Both files are complete on disk before either is renamed into place. */
+        /* Both files are complete on disk before either is renamed into place,
+         * and a signal cannot come between the two renames. */
         ok = write_temp(vocab_path, vocab, strlen(vocab), &vocab_tmp, err, err_len) &&
              write_temp(merges_path, merges, merges_len, &merges_tmp, err, err_len);
+        sigset_t saved;
+        signals_hold(&saved);
         if (ok) {
             ok = commit_temp(vocab_tmp, vocab_path, err, err_len);
             vocab_tmp = NULL;
@@ -203,13 +254,12 @@ bool output_write_tokenizer(const char *dir, const bpe_result *r, const char *co
             ok = commit_temp(merges_tmp, merges_path, err, err_len);
             merges_tmp = NULL;
         }
+        signals_release(&saved);
     }
     if (vocab_tmp)
-        unlink(vocab_tmp);
+        discard_temp(vocab_tmp);
     if (merges_tmp)
-        unlink(merges_tmp);
-    free(vocab_tmp);
-    free(merges_tmp);
+        discard_temp(merges_tmp);
     free(vocab_path);
     free(merges_path);
     free(vocab);

@@ -13,9 +13,10 @@
  *     reports it as partial instead of as a (possibly too short) match;
  *   - plus a few code points before it, as context for lookbehinds and so
  *     that `^` and `\A` cannot match in the middle of a piece.
- * Every byte is matched once; the bytes kept are re-read at most once more
- * per round, so the total work is O(n) and the memory O(chunk + longest
- * pretoken).
+ * The bytes kept are re-read by the next round, and a round waits until at
+ * least as many new bytes have arrived as were kept, so re-reading costs at
+ * most twice the new bytes: the total work is O(n) even when one pretoken
+ * spans many chunks, and the memory O(chunk + longest pretoken).
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "pretok.h"
@@ -77,6 +78,7 @@ struct pretokenizer {
     size_t pending_cap;           /* capacity of `pending` */
     size_t context;               /* pending[0, context) is already consumed, kept as regex context */
     uint64_t pending_offset;      /* input offset of pending[0] */
+    size_t retry_len;             /* next round waits until pending holds this many bytes */
     pretok_stats stats;           /* running totals */
     char *err;                    /* where the current call reports an error */
     size_t err_len;               /* its size */
@@ -172,9 +174,13 @@ static bool take_piece(pretokenizer *p, const uint8_t *piece, size_t len)
         return fail(p, "%s: a pretoken at byte offset %llu is longer than 4 GiB; "
                        "use a pattern that splits it", p->name,
                     (unsigned long long)(p->pending_offset + (uint64_t)(piece - p->pending)));
-    if (!word_table_add(p->words, piece, len, 1))
+    if (!word_table_add(p->words, piece, len, 1)) {
+        if (p->words->n_entries >= UINT32_MAX - 1) /* the table's limit, not the machine's */
+            return fail(p, "%s: more than %u distinct words, the word table's limit; "
+                           "train on less text", p->name, UINT32_MAX - 2);
         return fail(p, "%s: out of memory while counting words (%zu distinct so far)", p->name,
                     p->words->n_entries);
+    }
     return true;
 }
 
@@ -217,6 +223,8 @@ static bool split_valid_run(pretokenizer *p, size_t run, size_t from, size_t end
     while (at < len) {
         int rc = match_once(p, subject, len, at, options | not_empty_here);
         if (rc == PCRE2_ERROR_PARTIAL) { /* decide when more text has arrived */
+            if (ov[0] > at) /* no match can start before the partial one: skipped */
+                p->stats.unmatched_bytes += ov[0] - at;
             *consumed = run + (ov[0] > at ? ov[0] : at);
             return true;
         }
@@ -477,6 +485,14 @@ pretokenizer *pretok_new(const pretok_config *cfg, char *err, size_t err_len)
         pretok_free(p);
         return NULL;
     }
+    /* Never NULL, even before the first chunk: pointer arithmetic on an
+     * empty pending buffer (an empty file) must stay defined. */
+    p->pending_cap = 1 << 16;
+    if (!(p->pending = malloc(p->pending_cap))) {
+        snprintf(err, err_len, "out of memory");
+        pretok_free(p);
+        return NULL;
+    }
     return p;
 }
 
@@ -497,7 +513,7 @@ void pretok_begin(pretokenizer *p, const char *name, word_table *words)
 {
     p->name = name;
     p->words = words;
-    p->pending_len = p->context = 0;
+    p->pending_len = p->context = p->retry_len = 0;
     p->pending_offset = 0;
 }
 
@@ -506,7 +522,7 @@ bool pretok_feed(pretokenizer *p, const uint8_t *data, size_t len, char *err, si
     p->err = err;
     p->err_len = err_len;
     if (p->pending_len + len > p->pending_cap) {
-        size_t cap = p->pending_cap ? p->pending_cap : 1 << 16;
+        size_t cap = p->pending_cap;
         while (cap < p->pending_len + len)
             cap *= 2;
         uint8_t *grown = realloc(p->pending, cap);
@@ -519,7 +535,14 @@ bool pretok_feed(pretokenizer *p, const uint8_t *data, size_t len, char *err, si
     memcpy(p->pending + p->pending_len, data, len);
     p->pending_len += len;
     p->stats.bytes += len;
-    return process_pending(p, false);
+    /* A round re-reads the kept tail. Waiting until at least as many new bytes
+     * have arrived keeps that O(n) in total even when one pretoken spans many
+     * chunks (a 50 MB line without spaces), instead of O(n^2 / chunk). */
+    if (p->pending_len < p->retry_len)
+        return true;
+    bool ok = process_pending(p, false);
+    p->retry_len = 2 * p->pending_len;
+    return ok;
 }
 
 bool pretok_end(pretokenizer *p, char *err, size_t err_len)

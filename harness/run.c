@@ -58,7 +58,13 @@ static bool count_corpus(const run_config *cfg, word_table *words, run_outcome *
     out->times.pretokenize = elapsed - read.read_seconds;
     out->corpus = *pretok_get_stats(p);
     pretok_free(p);
-    if (ok && words->n_entries == 0) {
+    if (ok && words->n_entries == 0 && out->corpus.unmatched_bytes > 0) {
+        snprintf(err, err_len, "%s%s: no text to train on: --pattern matched none of the %llu "
+                               "bytes; fix the pattern or use gpt2 or gpt4",
+                 cfg->files[0], cfg->n_files > 1 ? " and the other inputs" : "",
+                 (unsigned long long)out->corpus.unmatched_bytes);
+        ok = false;
+    } else if (ok && words->n_entries == 0) {
         snprintf(err, err_len, "%s%s: no text to train on (%llu bytes, no pretokens once special "
                                "tokens are cut out); give a corpus with text",
                  cfg->files[0], cfg->n_files > 1 ? " and the other inputs" : "",

@@ -104,15 +104,25 @@ bool word_table_add(word_table *t, const uint8_t *bytes, size_t len, uint64_t co
         if ((uint32_t)(t->slots[s] >> 32) != hash)
             continue;
         word_entry *e = &t->entries[(uint32_t)t->slots[s] - 1];
-        if (e->len == len && memcmp(t->arena + e->offset, bytes, len) == 0)
-            return !__builtin_add_overflow(e->count, count, &e->count) &&
-                   !__builtin_add_overflow(t->pretokens, count, &t->pretokens);
+        if (e->len == len && memcmp(t->arena + e->offset, bytes, len) == 0) {
+            /* Both sums are checked before either is stored: a refused add
+             * leaves the table as it was, never with a wrapped count. */
+            uint64_t word_count, pretokens;
+            if (__builtin_add_overflow(e->count, count, &word_count) ||
+                __builtin_add_overflow(t->pretokens, count, &pretokens))
+                return false;
+            e->count = word_count;
+            t->pretokens = pretokens;
+            return true;
+        }
     }
-    if (t->n_entries >= UINT32_MAX - 1 || !append_entry(t, bytes, len, hash))
+    uint64_t pretokens;
+    if (__builtin_add_overflow(t->pretokens, count, &pretokens) ||
+        t->n_entries >= UINT32_MAX - 1 || !append_entry(t, bytes, len, hash))
         return false;
     t->slots[s] = slot_value(hash, t->n_entries - 1);
     t->entries[t->n_entries - 1].count = count;
-    t->pretokens += count;
+    t->pretokens = pretokens;
     /* Keep the load factor at most 1/2 so probe runs stay short. */
     if (t->n_entries * 2 > t->slot_cap)
         return grow_slots(t);

@@ -1,0 +1,722 @@
+/*
+ * bench.c — `bpebench bench`: the benchmark grid of SPEC §5.
+ *
+ * The grid is corpora × slice sizes × vocab sizes × trainers (grid.h says
+ * how it is given). For every corpus slice an input probe (runner.h)
+ * measures the memory of the input alone; then for every vocab size every
+ * trainer runs `repeats` times, each repetition in its own forked process
+ * (runner.h), and the cell's merge digests are verified (verify.h) before
+ * the cell is written to results.json. At the end the report (report.h) is
+ * built from the JSON file alone.
+ *
+ * Order and the skip-after-timeout rule. Cells run small first: slices by
+ * size, then vocab sizes ascending. A trainer's work never shrinks when the
+ * corpus or the vocabulary grows, so once trainer T times out on corpus C at
+ * (n, V), every cell of T on C with n' ≥ n and V' ≥ V is recorded as
+ * `timeout` without running, with "skipped_after_timeout": true. That keeps
+ * the default grid within its time budget while never dropping a cell.
+ *
+ * Exit status: 0; 1 when any cell's merge list disagrees with the reference
+ * or a run failed (after writing everything); 2 on bad usage.
+ */
+#include "cli.h"
+#include "clock.h"
+#include "grid.h"
+#include "progress.h"
+#include "report.h"
+#include "results.h"
+#include "runner.h"
+#include "signals.h"
+#include "verify.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* One corpus slice of the plan. */
+typedef struct {
+    const grid_corpus *corpus; /* the --corpus it comes from; not owned */
+    size_t corpus_index;       /* its position in the grid (for the skip rule) */
+    char **files;              /* the corpus's files, expanded; shared by its slices, see plan_free */
+    size_t n_files;            /* entries in files */
+    bool owns_files;           /* this slice frees files (the corpus's first slice) */
+    uint64_t bytes;            /* prefix asked for; 0 = whole corpus */
+    char name[96];             /* "NAME@LABEL", the corpus name in results */
+} bench_slice;
+
+/* A timeout that rules out larger cells of the same trainer and corpus. */
+typedef struct {
+    const bpe_trainer *trainer; /* who timed out */
+    size_t corpus_index;        /* on which corpus */
+    uint64_t corpus_bytes;      /* at which n */
+    uint64_t vocab_size;        /* at which V */
+} bench_timeout;
+
+/* Everything one `bench` invocation holds. */
+typedef struct {
+    bench_grid grid;          /* the settings; owned */
+    pretok_config pretok;     /* specials, pattern, UTF-8 mode (from the shared options) */
+    bench_slice *slices;      /* the plan; owned */
+    size_t n_slices;          /* entries in slices */
+    bench_timeout *timeouts;  /* the skip rule's memory; owned */
+    size_t n_timeouts;        /* entries in timeouts */
+    bench_results results;    /* what has been measured; owned */
+    progress progress;        /* the stderr display */
+    char tmp_dir[64];         /* merge list files of the cell in progress */
+    char results_path[4096];  /* OUT/results.json */
+    size_t mismatches;        /* cells' runs that disagree with the reference */
+    size_t errors;            /* runs with status error */
+    const char *profile_slice;/* parsed --profile: slice name, or NULL */
+    uint64_t profile_vocab;   /* its vocab size */
+    const char *profile_trainer; /* its trainer, or NULL for every trainer */
+    char profile_buf[160];    /* storage for the parsed --profile strings */
+} bench_run;
+
+/* ============================================================ options */
+
+static void bench_usage(FILE *out)
+{
+    fputs("usage: bpebench bench [--config FILE] [--quick] [options]\n"
+          "\n"
+          "Runs every trainer over corpora x slice sizes x vocab sizes, each run in its own\n"
+          "process, verifies the merge lists, and writes OUT/results.json, OUT/report.md and\n"
+          "OUT/plots/. Settings apply in this order: defaults, --config FILE, --quick, options.\n"
+          "A config file holds the same settings, one \"key = value\" per line (# comments).\n"
+          "\n"
+          "  --trainers LIST        comma-separated names, or all (default)\n"
+          "  --corpus NAME=PATH     a corpus (file or directory), repeatable\n"
+          "  --sizes LIST           slice sizes: 500K,5M,1Gi,... or all (default: all);\n"
+          "                         NAME=LIST sets the sizes of one corpus only\n"
+          "  --vocab LIST           vocab sizes, e.g. 1000,2000,5000 (default: 1000)\n"
+          "  --repeats N            repetitions per run (default: 3)\n"
+          "  --repeat-time SECONDS  start no further repetition of a run once its\n"
+          "                         repetitions took this long (default 0: no cap)\n"
+          "  --time-limit SECONDS   per repetition (default: 60); past it: timeout\n"
+          "  --out DIR              output directory (default: results/latest)\n"
+          "  --data-dir DIR         resolve relative corpus paths in DIR\n"
+          "  --profile SPEC         per-merge profile of SLICE:VOCAB[:TRAINER], e.g.\n"
+          "                         gutenberg-en@5M:5000, or auto (largest cell of the first\n"
+          "                         corpus)\n"
+          "  --config FILE          read settings from FILE\n"
+          "  --quick                smoke-sized grid: slices 100K,500K, vocab 500,1000,\n"
+          "                         2 repeats, 30 s limit, profile auto\n"
+          "  --special-token S, --no-special-tokens, --pattern P, --invalid-utf8=MODE\n"
+          "                         as for bpebench train\n"
+          "  --help                 this text\n"
+          "\n"
+          "Once a trainer times out on a corpus at (n, V), its runs on that corpus with\n"
+          "n' >= n and V' >= V are recorded as timeout without running\n"
+          "(\"skipped_after_timeout\": true). See docs/benchmarking.md.\n",
+          out);
+}
+
+/* One command-line setting, applied after the config file and --quick. */
+typedef struct {
+    const char *key;   /* grid key */
+    const char *value; /* argv string */
+} cli_setting;
+
+enum { OPT_CONFIG = 2000, OPT_QUICK, OPT_HELP, OPT_GRID };
+
+/* Parses argv into settings; returns EXIT_OK, or an exit status to stop with. */
+static int parse_args(int argc, char **argv, bench_run *b, corpus_options *copts)
+{
+    static const struct option longopts[] = {
+        {"trainers", required_argument, NULL, OPT_GRID},
+        {"corpus", required_argument, NULL, OPT_GRID},
+        {"sizes", required_argument, NULL, OPT_GRID},
+        {"vocab", required_argument, NULL, OPT_GRID},
+        {"repeats", required_argument, NULL, OPT_GRID},
+        {"repeat-time", required_argument, NULL, OPT_GRID},
+        {"time-limit", required_argument, NULL, OPT_GRID},
+        {"out", required_argument, NULL, OPT_GRID},
+        {"data-dir", required_argument, NULL, OPT_GRID},
+        {"profile", required_argument, NULL, OPT_GRID},
+        {"config", required_argument, NULL, OPT_CONFIG},
+        {"quick", no_argument, NULL, OPT_QUICK},
+        {"help", no_argument, NULL, OPT_HELP},
+        {"special-token", required_argument, NULL, OPT_SPECIAL_TOKEN},
+        {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
+        {"pattern", required_argument, NULL, OPT_PATTERN},
+        {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
+        {NULL, 0, NULL, 0},
+    };
+    cli_setting *settings = calloc((size_t)argc, sizeof *settings);
+    if (!settings) {
+        cli_error("out of memory");
+        return EXIT_FAIL;
+    }
+    size_t n_settings = 0;
+    const char *config = NULL;
+    bool quick = false;
+    int code, index = 0, status = EXIT_OK;
+    optind = 1;
+    while (status == EXIT_OK && (code = getopt_long(argc, argv, "", longopts, &index)) != -1) {
+        if (code == OPT_GRID)
+            settings[n_settings++] = (cli_setting){longopts[index].name, optarg};
+        else if (code == OPT_CONFIG)
+            config = optarg;
+        else if (code == OPT_QUICK)
+            quick = true;
+        else if (code == OPT_HELP) {
+            bench_usage(stdout);
+            status = -1;
+        } else if (code == '?' || !cli_corpus_option(copts, code, optarg))
+            status = EXIT_USAGE;
+    }
+    if (status == EXIT_OK && optind < argc) {
+        cli_error("bench: unexpected argument '%s'; corpora are given with --corpus NAME=PATH",
+                  argv[optind]);
+        status = EXIT_USAGE;
+    }
+    char err[600];
+    if (status == EXIT_OK && config && !grid_load_config(&b->grid, config, err, sizeof err)) {
+        cli_error("bench: %s", err);
+        status = EXIT_USAGE;
+    }
+    if (status == EXIT_OK && quick && !grid_apply_quick(&b->grid, err, sizeof err)) {
+        cli_error("bench: %s", err);
+        status = EXIT_USAGE;
+    }
+    for (size_t i = 0; status == EXIT_OK && i < n_settings; i++)
+        if (!grid_set(&b->grid, settings[i].key, settings[i].value, true, err, sizeof err)) {
+            cli_error("bench: --%s", err);
+            status = EXIT_USAGE;
+        }
+    free(settings);
+    if (status == EXIT_OK && b->grid.n_corpora == 0) {
+        cli_error("bench: no corpus; give --corpus NAME=PATH or --config FILE "
+                  "(make bench uses harness/default-grid.conf)");
+        status = EXIT_USAGE;
+    }
+    return status;
+}
+
+/* ============================================================ the plan */
+
+/* "data_dir/path" for a relative path when a data dir is set, else path. */
+static void resolve_path(const bench_grid *g, const char *path, char *out, size_t len)
+{
+    if (g->data_dir && path[0] != '/')
+        snprintf(out, len, "%s/%s", g->data_dir, path);
+    else
+        snprintf(out, len, "%s", path);
+}
+
+/* Total bytes of the files (their sizes on disk). */
+static uint64_t files_bytes(char **files, size_t n)
+{
+    uint64_t total = 0;
+    struct stat st;
+    for (size_t i = 0; i < n; i++)
+        if (stat(files[i], &st) == 0)
+            total += (uint64_t)st.st_size;
+    return total;
+}
+
+static bool add_slice(bench_run *b, const bench_slice *s)
+{
+    bench_slice *all = realloc(b->slices, (b->n_slices + 1) * sizeof *all);
+    if (!all)
+        return false;
+    b->slices = all;
+    b->slices[b->n_slices++] = *s;
+    return true;
+}
+
+/* Expands one corpus into its slices: sizes at or above the corpus's size
+ * become one "all" slice. False with a reason. O(files + sizes). */
+static bool plan_corpus(bench_run *b, size_t ci, char *err, size_t err_len)
+{
+    const grid_corpus *c = &b->grid.corpora[ci];
+    char path[4096];
+    resolve_path(&b->grid, c->path, path, sizeof path);
+    const char *inputs[] = {path};
+    char **files;
+    size_t n_files;
+    if (!corpus_list_files(inputs, 1, &files, &n_files, err, err_len))
+        return false;
+    uint64_t total = files_bytes(files, n_files);
+    const grid_sizes *sizes = grid_corpus_sizes(&b->grid, c);
+    bool owner = true, have_all = false;
+    for (size_t i = 0; i < sizes->n && !have_all; i++) {
+        bench_slice s = {.corpus = c, .corpus_index = ci, .files = files, .n_files = n_files,
+                         .owns_files = owner, .bytes = sizes->items[i].bytes};
+        const char *label = sizes->items[i].label;
+        if (s.bytes == 0 || s.bytes >= total) {
+            s.bytes = 0;
+            label = "all";
+            have_all = true;
+        }
+        snprintf(s.name, sizeof s.name, "%s@%s", c->name, label);
+        if (!add_slice(b, &s)) {
+            if (owner)
+                corpus_free_files(files, n_files);
+            snprintf(err, err_len, "out of memory");
+            return false;
+        }
+        owner = false;
+    }
+    return true;
+}
+
+static void plan_free(bench_run *b)
+{
+    for (size_t i = 0; i < b->n_slices; i++)
+        if (b->slices[i].owns_files)
+            corpus_free_files(b->slices[i].files, b->slices[i].n_files);
+    free(b->slices);
+    b->slices = NULL;
+    b->n_slices = 0;
+}
+
+/* Parses --profile into slice/vocab/trainer and checks it names a cell of
+ * the plan. "auto": the first corpus's last slice at the largest vocab. */
+static bool plan_profile(bench_run *b, char *err, size_t err_len)
+{
+    const char *spec = b->grid.profile;
+    if (!spec)
+        return true;
+    if (strcmp(spec, "auto") == 0) {
+        size_t last = 0;
+        while (last + 1 < b->n_slices && b->slices[last + 1].corpus_index == 0)
+            last++;
+        b->profile_slice = b->slices[last].name;
+        b->profile_vocab = b->grid.vocab[b->grid.n_vocab - 1];
+        return true;
+    }
+    snprintf(b->profile_buf, sizeof b->profile_buf, "%s", spec);
+    char *save = NULL;
+    char *slice = strtok_r(b->profile_buf, ":", &save);
+    char *vocab = strtok_r(NULL, ":", &save);
+    b->profile_trainer = strtok_r(NULL, ":", &save);
+    b->profile_slice = slice;
+    b->profile_vocab = vocab ? strtoull(vocab, NULL, 10) : 0;
+    bool slice_ok = false, vocab_ok = false, trainer_ok = !b->profile_trainer;
+    for (size_t i = 0; slice && i < b->n_slices; i++)
+        slice_ok |= strcmp(b->slices[i].name, slice) == 0;
+    for (size_t i = 0; i < b->grid.n_vocab; i++)
+        vocab_ok |= b->grid.vocab[i] == b->profile_vocab;
+    for (size_t i = 0; b->profile_trainer && i < b->grid.n_trainers; i++)
+        trainer_ok |= strcmp(b->grid.trainers[i]->name, b->profile_trainer) == 0;
+    if (slice_ok && vocab_ok && trainer_ok)
+        return true;
+    int used = snprintf(err, err_len,
+                        "--profile %s: not a cell of this grid; give SLICE:VOCAB[:TRAINER] with "
+                        "a slice among",
+                        spec);
+    for (size_t i = 0; i < b->n_slices && used > 0 && (size_t)used < err_len; i++)
+        used += snprintf(err + used, err_len - (size_t)used, " %s", b->slices[i].name);
+    return false;
+}
+
+/* ============================================================ one cell */
+
+/* True when an earlier timeout of this trainer on this corpus rules the cell out.
+ * O(timeouts so far). */
+static bool ruled_out(const bench_run *b, const bpe_trainer *t, size_t corpus_index,
+                      uint64_t n, uint64_t vocab)
+{
+    for (size_t i = 0; i < b->n_timeouts; i++) {
+        const bench_timeout *to = &b->timeouts[i];
+        if (to->trainer == t && to->corpus_index == corpus_index && to->corpus_bytes <= n &&
+            to->vocab_size <= vocab)
+            return true;
+    }
+    return false;
+}
+
+static bool remember_timeout(bench_run *b, const bpe_trainer *t, size_t corpus_index, uint64_t n,
+                             uint64_t vocab)
+{
+    bench_timeout *all = realloc(b->timeouts, (b->n_timeouts + 1) * sizeof *all);
+    if (!all)
+        return false;
+    b->timeouts = all;
+    b->timeouts[b->n_timeouts++] = (bench_timeout){t, corpus_index, n, vocab};
+    return true;
+}
+
+/* The fields every record of a slice shares, from the input probe. */
+static void record_set_input(bench_record *rec, const bench_slice *s, const runner_input *in,
+                             uint64_t vocab, const pretok_config *pretok)
+{
+    snprintf(rec->corpus, sizeof rec->corpus, "%s", s->name);
+    rec->slice_bytes = s->bytes;
+    rec->vocab_size = vocab;
+    rec->max_merges = vocab - BPE_BYTE_TOKENS - pretok->n_specials;
+    rec->corpus_bytes = in->corpus_bytes;
+    rec->pretokens = in->pretokens;
+    rec->words_distinct = in->words_distinct;
+    rec->symbols = in->symbols;
+    rec->word_table_bytes = in->word_table_bytes;
+    rec->input_rss_bytes = in->input_rss_bytes;
+}
+
+/* Folds repetition `one` into the cell's record. Repetitions must agree on
+ * the merge digest and every work counter; a difference is an error. O(1). */
+static bool merge_repetition(bench_record *rec, const bench_record *one, size_t rep)
+{
+    if (rep == 0) {
+        rec->corpus_bytes = one->corpus_bytes;
+        rec->pretokens = one->pretokens;
+        rec->words_distinct = one->words_distinct;
+        rec->symbols = one->symbols;
+        rec->word_table_bytes = one->word_table_bytes;
+        rec->max_merges = one->max_merges;
+        rec->merges = one->merges;
+        rec->exhausted = one->exhausted;
+        rec->digest = one->digest;
+        rec->has_digest = one->has_digest;
+        rec->n_counters = one->n_counters;
+        memcpy(rec->counters, one->counters, sizeof rec->counters);
+    } else if (rec->digest != one->digest || rec->n_counters != one->n_counters ||
+               memcmp(rec->counters, one->counters, sizeof rec->counters) != 0) {
+        rec->status = STATUS_ERROR;
+        snprintf(rec->error, sizeof rec->error,
+                 "repetition %zu gave a different merge digest or work counters than "
+                 "repetition 1: the trainer is not deterministic",
+                 rep + 1);
+        return false;
+    }
+    if (one->peak_rss_bytes > rec->peak_rss_bytes)
+        rec->peak_rss_bytes = one->peak_rss_bytes;
+    if (!record_add_rep(rec, &one->reps[0])) {
+        rec->status = STATUS_ERROR;
+        snprintf(rec->error, sizeof rec->error, "out of memory");
+        return false;
+    }
+    return true;
+}
+
+/* "heap gutenberg-en@5M V=2000" */
+static void describe(char *buf, size_t len, const bpe_trainer *t, const bench_slice *s,
+                     uint64_t vocab)
+{
+    snprintf(buf, len, "%s %s V=%llu", t->name, s->name, (unsigned long long)vocab);
+}
+
+/* Runs the repetitions of one cell into rec (stopping early at a timeout,
+ * an error, or once repeat-time is spent). False when the parent fails.
+ * Time: up to repeats × the time limit. */
+static bool run_repetitions(bench_run *b, run_config *cfg, const bench_slice *s,
+                            bench_record *rec, const char *merges_path)
+{
+    char what[192], label[224], err[512];
+    describe(what, sizeof what, cfg->trainer, s, cfg->vocab_size);
+    rec->status = STATUS_OK;
+    double spent = 0;
+    for (int rep = 0; rep < b->grid.repeats && rec->status == STATUS_OK; rep++) {
+        if (rep > 0 && b->grid.repeat_time_s > 0 && spent >= b->grid.repeat_time_s)
+            break; /* enough time spent on this cell: fewer repetitions, recorded as such */
+        snprintf(label, sizeof label, "%s rep %d/%d", what, rep + 1, b->grid.repeats);
+        progress_begin(&b->progress, label);
+        runner_job job = {cfg, b->grid.time_limit_s, rep == 0 ? merges_path : NULL};
+        bench_record one;
+        if (!runner_run(&job, &one, err, sizeof err)) {
+            cli_error("bench: %s", err);
+            return false;
+        }
+        if (one.status != STATUS_OK) {
+            rec->status = one.status;
+            snprintf(rec->error, sizeof rec->error, "%s", one.error);
+            if (one.peak_rss_bytes > rec->peak_rss_bytes)
+                rec->peak_rss_bytes = one.peak_rss_bytes;
+        } else {
+            merge_repetition(rec, &one, (size_t)rep);
+            spent += one.reps[0].total;
+        }
+        record_free(&one);
+    }
+    return true;
+}
+
+/* The extra, untimed-in-results run that records the per-merge profile. */
+static bool run_profile(bench_run *b, run_config *cfg, const bench_slice *s, bench_record *rec)
+{
+    char what[192], label[224], err[512];
+    describe(what, sizeof what, cfg->trainer, s, cfg->vocab_size);
+    snprintf(label, sizeof label, "%s profile", what);
+    progress_begin(&b->progress, label);
+    cfg->profile = true;
+    runner_job job = {cfg, b->grid.time_limit_s, NULL};
+    bench_record one;
+    bool ok = runner_run(&job, &one, err, sizeof err);
+    cfg->profile = false;
+    if (!ok) {
+        cli_error("bench: %s", err);
+        return false;
+    }
+    if (one.status == STATUS_OK && one.digest == rec->digest) {
+        rec->profile_seconds = one.profile_seconds;
+        rec->profile_affected = one.profile_affected;
+        rec->n_profile = one.n_profile;
+        one.profile_seconds = NULL;
+        one.profile_affected = NULL;
+    } else {
+        progress_note(&b->progress, "bench: the profile run of %s %s; no profile recorded",
+                      what, one.status == STATUS_OK ? "gave another digest" : "did not finish");
+    }
+    record_free(&one);
+    return true;
+}
+
+static bool wants_profile(const bench_run *b, const bpe_trainer *t, const bench_slice *s,
+                          uint64_t vocab)
+{
+    return b->profile_slice && strcmp(b->profile_slice, s->name) == 0 &&
+           b->profile_vocab == vocab &&
+           (!b->profile_trainer || strcmp(b->profile_trainer, t->name) == 0);
+}
+
+/* Runs (or skips) one trainer on one cell. rec is already filled from the
+ * probe. Time: the repetitions plus the optional profile run. */
+static bool run_cell(bench_run *b, const bpe_trainer *t, const bench_slice *s, uint64_t vocab,
+                     bench_record *rec, const char *merges_path)
+{
+    char what[192], outcome[160];
+    describe(what, sizeof what, t, s, vocab);
+    snprintf(rec->trainer, sizeof rec->trainer, "%s", t->name);
+    rec->time_limit_s = b->grid.time_limit_s;
+    if (ruled_out(b, t, s->corpus_index, rec->corpus_bytes, vocab)) {
+        rec->status = STATUS_TIMEOUT;
+        rec->skipped_after_timeout = true;
+        progress_end(&b->progress, what, "timeout (skipped after an earlier timeout)", 0, false);
+        return true;
+    }
+    run_config cfg = {.files = s->files, .n_files = s->n_files, .max_bytes = s->bytes,
+                      .pretok = b->pretok, .trainer = t, .vocab_size = vocab};
+    double start = clock_now();
+    if (!run_repetitions(b, &cfg, s, rec, merges_path))
+        return false;
+    if (rec->status == STATUS_OK && wants_profile(b, t, s, vocab) && !run_profile(b, &cfg, s, rec))
+        return false;
+    rec->trainer_rss_bytes = rec->peak_rss_bytes > rec->input_rss_bytes
+                                 ? rec->peak_rss_bytes - rec->input_rss_bytes
+                                 : 0;
+    if (rec->status == STATUS_TIMEOUT &&
+        !remember_timeout(b, t, s->corpus_index, rec->corpus_bytes, vocab))
+        return false;
+    if (rec->status == STATUS_OK) {
+        bench_summary total = bench_summarize(rec->reps, rec->n_reps, PHASE_TOTAL);
+        snprintf(outcome, sizeof outcome, "ok, median %.3f s (min %.3f, max %.3f)", total.median,
+                 total.min, total.max);
+    } else if (rec->status == STATUS_TIMEOUT) {
+        snprintf(outcome, sizeof outcome, "timeout (> %g s)", b->grid.time_limit_s);
+    } else {
+        b->errors++;
+        snprintf(outcome, sizeof outcome, "error");
+        progress_note(&b->progress, "bench: %s: %s", what, rec->error);
+    }
+    progress_end(&b->progress, what, outcome, clock_now() - start, true);
+    return true;
+}
+
+/* ============================================================ the grid */
+
+/* Runs every trainer at one (slice, vocab), verifies the cell, and rewrites
+ * results.json. Time: the trainers' runs; O(records) to write the file. */
+static bool run_vocab(bench_run *b, const bench_slice *s, const runner_input *in,
+                      const char *probe_error, uint64_t vocab)
+{
+    size_t first = b->results.n_records;
+    char paths[32][128];
+    const char *files[32];
+    for (size_t ti = 0; ti < b->grid.n_trainers; ti++) {
+        const bpe_trainer *t = b->grid.trainers[ti];
+        bench_record *rec = results_add(&b->results);
+        if (!rec) {
+            cli_error("bench: out of memory");
+            return false;
+        }
+        record_set_input(rec, s, in, vocab, &b->pretok);
+        snprintf(paths[ti], sizeof paths[ti], "%s/%zu.merges", b->tmp_dir, ti);
+        files[ti] = paths[ti];
+        if (probe_error) {
+            char what[192];
+            describe(what, sizeof what, t, s, vocab);
+            snprintf(rec->trainer, sizeof rec->trainer, "%s", t->name);
+            rec->status = STATUS_ERROR;
+            rec->time_limit_s = b->grid.time_limit_s;
+            snprintf(rec->error, sizeof rec->error, "%s", probe_error);
+            b->errors++;
+            progress_end(&b->progress, what, "error (reading the input failed)", 0, false);
+            continue;
+        }
+        if (!run_cell(b, t, s, vocab, rec, paths[ti]))
+            return false;
+    }
+    size_t n = b->results.n_records - first;
+    progress_clear(&b->progress);
+    size_t bad = verify_cell(&b->results.records[first], n, bpe_trainers[0]->name, files, stderr);
+    b->mismatches += bad;
+    for (size_t i = 0; i < n; i++)
+        unlink(paths[i]);
+    char err[512];
+    if (!results_write(&b->results, b->results_path, err, sizeof err)) {
+        cli_error("bench: %s", err);
+        return false;
+    }
+    return true;
+}
+
+/* The probe, then every vocab size of one slice. */
+static bool run_slice(bench_run *b, const bench_slice *s)
+{
+    runner_input in;
+    char err[512];
+    char label[160];
+    snprintf(label, sizeof label, "reading %s (input probe)", s->name);
+    progress_begin(&b->progress, label);
+    run_config cfg = {.files = s->files, .n_files = s->n_files, .max_bytes = s->bytes,
+                      .pretok = b->pretok, .trainer = b->grid.trainers[0], .vocab_size = 0};
+    /* reading alone gets a generous limit of its own: it is not what is measured */
+    bool ok = runner_probe_input(&cfg, b->grid.time_limit_s + 600, &in, err, sizeof err);
+    if (!ok)
+        progress_note(&b->progress, "bench: %s: %s", s->name, err);
+    for (size_t vi = 0; vi < b->grid.n_vocab; vi++)
+        if (!run_vocab(b, s, &in, ok ? NULL : err, b->grid.vocab[vi]))
+            return false;
+    return true;
+}
+
+/* mkdir -p for DIR and DIR/plots. */
+static bool make_out_dir(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(path, 0777) != 0 && errno != EEXIST)
+                return false;
+            *p = '/';
+        }
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return false;
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) && access(path, W_OK) == 0;
+}
+
+/* The whole grid, the final report, and the exit status. */
+static int run_grid(bench_run *b, int argc, char **argv)
+{
+    char err[600], manifest[4096];
+    const char *out = b->grid.out_dir;
+    if (!make_out_dir(out)) {
+        cli_error("bench: --out %s: cannot create a writable directory: %s", out,
+                  strerror(errno));
+        return EXIT_FAIL;
+    }
+    snprintf(b->results_path, sizeof b->results_path, "%s/results.json", out);
+    bool have_manifest = report_locate("datasets/MANIFEST.tsv", manifest, sizeof manifest);
+    if (!context_collect(&b->results.context, argc, argv, b->grid.time_limit_s,
+                         have_manifest ? manifest : NULL, err, sizeof err)) {
+        cli_error("bench: %s", err);
+        return EXIT_FAIL;
+    }
+    const char *tmp = getenv("TMPDIR");
+    snprintf(b->tmp_dir, sizeof b->tmp_dir, "%s/bpebench-XXXXXX",
+             tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+    if (!mkdtemp(b->tmp_dir)) {
+        cli_error("bench: cannot create a temporary directory %s: %s", b->tmp_dir,
+                  strerror(errno));
+        return EXIT_FAIL;
+    }
+    progress_start(&b->progress, stderr,
+                   b->n_slices * b->grid.n_vocab * b->grid.n_trainers);
+    bool ok = true;
+    for (size_t i = 0; ok && i < b->n_slices; i++)
+        ok = run_slice(b, &b->slices[i]);
+    progress_finish(&b->progress);
+    rmdir(b->tmp_dir);
+    if (!ok)
+        return EXIT_FAIL;
+    return EXIT_OK;
+}
+
+/* Builds the report from the written JSON alone, then prints where it is. */
+static int finish(bench_run *b)
+{
+    char err[600];
+    bench_results back;
+    if (!results_read(b->results_path, &back, err, sizeof err)) {
+        cli_error("bench: %s", err);
+        return EXIT_FAIL;
+    }
+    bool ok = report_write(&back, b->grid.out_dir, err, sizeof err);
+    results_free(&back);
+    if (!ok) {
+        cli_error("bench: report: %s", err);
+        return EXIT_FAIL;
+    }
+    size_t n_ok = 0, n_timeout = 0, n_skipped = 0, n_verified = 0;
+    for (size_t i = 0; i < b->results.n_records; i++) {
+        const bench_record *r = &b->results.records[i];
+        n_ok += r->status == STATUS_OK;
+        n_timeout += r->status == STATUS_TIMEOUT;
+        n_skipped += r->skipped_after_timeout;
+        n_verified += r->verified;
+    }
+    printf("bench: %zu runs: %zu ok (%zu verified), %zu timeout (%zu skipped after a timeout), "
+           "%zu error\n",
+           b->results.n_records, n_ok, n_verified, n_timeout, n_skipped, b->errors);
+    printf("results: %s\nreport:  %s/report.md\n", b->results_path, b->grid.out_dir);
+    if (b->mismatches || b->errors) {
+        cli_error("bench: %zu run%s disagree with the reference merge list and %zu failed "
+                  "(see above); results kept in %s",
+                  b->mismatches, b->mismatches == 1 ? "" : "s", b->errors, b->results_path);
+        return EXIT_FAIL;
+    }
+    return EXIT_OK;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    bench_run b;
+    memset(&b, 0, sizeof b);
+    corpus_options copts;
+    memset(&copts, 0, sizeof copts);
+    if (!grid_init(&b.grid)) {
+        cli_error("out of memory");
+        return EXIT_FAIL;
+    }
+    int status = parse_args(argc, argv, &b, &copts);
+    if (status == EXIT_OK && !signals_install_cleanup()) { /* no half-written results.json */
+        cli_error("bench: cannot install signal handlers: %s", strerror(errno));
+        status = EXIT_FAIL;
+    }
+    char err[2048];
+    if (status == EXIT_OK) {
+        b.pretok = cli_pretok_config(&copts);
+        for (size_t i = 0; status == EXIT_OK && i < b.grid.n_corpora; i++)
+            if (!plan_corpus(&b, i, err, sizeof err)) {
+                cli_error("bench: --corpus %s: %s", b.grid.corpora[i].name, err);
+                status = EXIT_USAGE;
+            }
+    }
+    if (status == EXIT_OK && b.grid.vocab[0] < BPE_BYTE_TOKENS + b.pretok.n_specials) {
+        cli_error("bench: --vocab %llu is too small: every vocab size must be at least 256 + "
+                  "%zu special token(s)",
+                  (unsigned long long)b.grid.vocab[0], b.pretok.n_specials);
+        status = EXIT_USAGE;
+    }
+    if (status == EXIT_OK && !plan_profile(&b, err, sizeof err)) {
+        cli_error("bench: %s", err);
+        status = EXIT_USAGE;
+    }
+    if (status == EXIT_OK)
+        status = run_grid(&b, argc, argv);
+    if (status == EXIT_OK)
+        status = finish(&b);
+    plan_free(&b);
+    free(b.timeouts);
+    results_free(&b.results);
+    grid_free(&b.grid);
+    cli_corpus_options_free(&copts);
+    return status < 0 ? EXIT_OK : status;
+}

@@ -1,0 +1,171 @@
+/*
+ * cmd_results.c — the subcommands that read results files and measure
+ * nothing: `bpebench report` (report.h) and `bpebench compare` (compare.h).
+ */
+#include "cli.h"
+#include "compare.h"
+#include "report.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ============================================================ report */
+
+static void report_usage(FILE *out)
+{
+    fputs("usage: bpebench report RESULTS.json [--out DIR]\n"
+          "\n"
+          "Builds DIR/report.md and DIR/plots/ (PNG and SVG, through gnuplot) from a results\n"
+          "file alone; nothing is measured. DIR defaults to the directory of RESULTS.json.\n",
+          out);
+}
+
+int cmd_report(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    const char *out = NULL;
+    int code;
+    optind = 1;
+    while ((code = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        if (code == 'h') {
+            report_usage(stdout);
+            return EXIT_OK;
+        }
+        if (code != 'o') {
+            report_usage(stderr);
+            return EXIT_USAGE;
+        }
+        out = optarg;
+    }
+    if (optind != argc - 1) {
+        cli_error("report: give exactly one results file (bpebench report RESULTS.json --out DIR)");
+        return EXIT_USAGE;
+    }
+    const char *in = argv[optind];
+    char dir[4096];
+    if (out)
+        snprintf(dir, sizeof dir, "%s", out);
+    else {
+        const char *slash = strrchr(in, '/');
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - in) : 1, slash ? in : ".");
+    }
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        cli_error("report: --out %s: cannot create: %s", dir, strerror(errno));
+        return EXIT_FAIL;
+    }
+    bench_results r;
+    char err[1024];
+    if (!results_read(in, &r, err, sizeof err)) {
+        cli_error("report: %s", err);
+        return EXIT_FAIL;
+    }
+    bool ok = report_write(&r, dir, err, sizeof err);
+    results_free(&r);
+    if (!ok) {
+        cli_error("report: %s", err);
+        return EXIT_FAIL;
+    }
+    printf("report: %s/report.md\n", dir);
+    return EXIT_OK;
+}
+
+/* ============================================================ compare */
+
+static void compare_usage(FILE *out)
+{
+    fputs("usage: bpebench compare BASELINE.json CURRENT.json [--threshold PCT] [--phase P]\n"
+          "\n"
+          "Matches runs by (trainer, corpus, slice, vocab size) and prints the median time of\n"
+          "each on both sides, their ratio and a verdict. Exits 1 when a run regressed: slower\n"
+          "by more than PCT percent (default 10) with the repetitions' [min, max] spreads not\n"
+          "overlapping, or finished before and not now; or when any merge digest or work\n"
+          "counter changed. P is the phase compared: read, pretokenize, setup, merge, total\n"
+          "(default).\n",
+          out);
+}
+
+/* Parses --threshold and --phase; returns EXIT_OK or the status to exit with. */
+static int compare_options(int argc, char **argv, double *threshold, int *phase)
+{
+    static const struct option longopts[] = {{"threshold", required_argument, NULL, 't'},
+                                              {"phase", required_argument, NULL, 'p'},
+                                              {"help", no_argument, NULL, 'h'},
+                                              {NULL, 0, NULL, 0}};
+    int code;
+    optind = 1;
+    while ((code = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        char *end;
+        if (code == 'h') {
+            compare_usage(stdout);
+            return -1;
+        } else if (code == 't') {
+            *threshold = strtod(optarg, &end) / 100;
+            if (*end || end == optarg || !(*threshold >= 0)) {
+                cli_error("compare: bad --threshold '%s': give a percentage such as 10", optarg);
+                return EXIT_USAGE;
+            }
+        } else if (code == 'p') {
+            *phase = -1;
+            for (int p = 0; p < BENCH_PHASES; p++)
+                if (strcmp(optarg, bench_phase_names[p]) == 0)
+                    *phase = p;
+            if (*phase < 0) {
+                cli_error("compare: bad --phase '%s': use read, pretokenize, setup, merge or "
+                          "total", optarg);
+                return EXIT_USAGE;
+            }
+        } else {
+            compare_usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 2) {
+        cli_error("compare: give two results files: BASELINE.json CURRENT.json");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    double threshold = 0.10;
+    int phase = PHASE_TOTAL;
+    int status = compare_options(argc, argv, &threshold, &phase);
+    if (status != EXIT_OK)
+        return status < 0 ? EXIT_OK : status;
+    bench_results base, cur;
+    char err[1024];
+    if (!results_read(argv[optind], &base, err, sizeof err)) {
+        cli_error("compare: %s", err);
+        return EXIT_FAIL;
+    }
+    if (!results_read(argv[optind + 1], &cur, err, sizeof err)) {
+        results_free(&base);
+        cli_error("compare: %s", err);
+        return EXIT_FAIL;
+    }
+    printf("Comparing %s (%s) to %s (%s); phase %s, threshold %g%%\n\n", argv[optind],
+           base.context.git_commit, argv[optind + 1], cur.context.git_commit,
+           bench_phase_names[phase], threshold * 100);
+    compare_summary sum;
+    compare_results(&base, &cur, threshold, phase, stdout, &sum);
+    printf("\n%zu matched, %zu only in the baseline, %zu only in the current file; "
+           "%zu regressions, %zu faster, %zu within noise; %zu digest and %zu counter changes\n",
+           sum.matched, sum.only_base, sum.only_current, sum.regressions, sum.improvements,
+           sum.noisy, sum.digest_changes, sum.counter_changes);
+    results_free(&base);
+    results_free(&cur);
+    if (compare_failed(&sum)) {
+        cli_error("compare: %zu regression%s, %zu merge digest change%s, %zu counter change%s",
+                  sum.regressions, sum.regressions == 1 ? "" : "s", sum.digest_changes,
+                  sum.digest_changes == 1 ? "" : "s", sum.counter_changes,
+                  sum.counter_changes == 1 ? "" : "s");
+        return EXIT_FAIL;
+    }
+    return EXIT_OK;
+}

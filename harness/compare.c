@@ -1,0 +1,177 @@
+/*
+ * compare.c — see compare.h. One line per matched run:
+ *
+ *   heap/gutenberg-en@5M/V=2000         0.812     1.640    2.020  REGRESSION
+ *
+ * old and new medians (seconds), new ÷ old, and the verdict; lines below a
+ * run name any counter or digest that changed. The geometric mean of the
+ * ratios summarizes the whole grid (a ratio of ratios is meaningful where an
+ * arithmetic mean of ratios is not).
+ */
+#include "compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool finished(const bench_record *r)
+{
+    return r->status == STATUS_OK && r->n_reps > 0;
+}
+
+/* Prints (when out) and counts every counter that differs between a and b. */
+static size_t counter_changes(const bench_record *a, const bench_record *b, FILE *out)
+{
+    size_t changes = 0;
+    for (int i = 0; i < a->n_counters; i++) {
+        const bench_counter *ca = &a->counters[i], *cb = NULL;
+        for (int j = 0; j < b->n_counters; j++)
+            if (strcmp(b->counters[j].name, ca->name) == 0)
+                cb = &b->counters[j];
+        if (cb && cb->value == ca->value)
+            continue;
+        changes++;
+        if (!out)
+            continue;
+        if (cb)
+            fprintf(out, "    counter %s changed: %llu -> %llu\n", ca->name,
+                    (unsigned long long)ca->value, (unsigned long long)cb->value);
+        else
+            fprintf(out, "    counter %s is missing from the current run\n", ca->name);
+    }
+    for (int j = 0; j < b->n_counters; j++) {
+        bool known = false;
+        for (int i = 0; i < a->n_counters; i++)
+            known |= strcmp(a->counters[i].name, b->counters[j].name) == 0;
+        if (!known) {
+            changes++;
+            if (out)
+                fprintf(out, "    counter %s is new in the current run\n", b->counters[j].name);
+        }
+    }
+    return changes;
+}
+
+/* The verdict on two finished runs; updates the counts. */
+static const char *time_verdict(const bench_record *a, const bench_record *b, int phase,
+                                double threshold, double *ratio, compare_summary *sum)
+{
+    bench_summary old = bench_summarize(a->reps, a->n_reps, phase);
+    bench_summary new = bench_summarize(b->reps, b->n_reps, phase);
+    *ratio = old.median > 0 ? new.median / old.median : NAN;
+    if (!isfinite(*ratio))
+        return "n/a";
+    if (*ratio > 1 + threshold) {
+        if (new.min > old.max) {
+            sum->regressions++;
+            return "REGRESSION";
+        }
+        sum->noisy++;
+        return "noise (spreads overlap)";
+    }
+    if (*ratio < 1 - threshold) {
+        if (new.max < old.min) {
+            sum->improvements++;
+            return "faster";
+        }
+        sum->noisy++;
+        return "noise (spreads overlap)";
+    }
+    return "same";
+}
+
+/* The verdict when a side did not finish. */
+static const char *status_verdict(const bench_record *a, const bench_record *b,
+                                  compare_summary *sum)
+{
+    if (finished(a) && !finished(b)) {
+        sum->regressions++;
+        return b->status == STATUS_TIMEOUT ? "REGRESSION (now timeout)" : "REGRESSION (now error)";
+    }
+    if (!finished(a) && finished(b)) {
+        sum->improvements++;
+        return "faster (finished now)";
+    }
+    return "not finished on either side";
+}
+
+static void print_times(FILE *out, const bench_record *r, int phase)
+{
+    if (finished(r))
+        fprintf(out, " %10.4g", bench_summarize(r->reps, r->n_reps, phase).median);
+    else
+        fprintf(out, " %10s", bench_status_name(r->status));
+}
+
+/* One matched run: its line, then any counter or digest change. */
+static void compare_one(const bench_record *a, const bench_record *b, double threshold,
+                        int phase, FILE *out, compare_summary *sum, double *log_sum,
+                        size_t *n_logs)
+{
+    double ratio = NAN;
+    const char *verdict = finished(a) && finished(b)
+                              ? time_verdict(a, b, phase, threshold, &ratio, sum)
+                              : status_verdict(a, b, sum);
+    if (isfinite(ratio) && ratio > 0) {
+        *log_sum += log(ratio);
+        (*n_logs)++;
+    }
+    if (out) {
+        char name[192];
+        snprintf(name, sizeof name, "%s/%s/V=%llu", a->trainer, a->corpus,
+                 (unsigned long long)a->vocab_size);
+        fprintf(out, "%-48s", name);
+        print_times(out, a, phase);
+        print_times(out, b, phase);
+        if (isfinite(ratio))
+            fprintf(out, " %8.3f  %s\n", ratio, verdict);
+        else
+            fprintf(out, " %8s  %s\n", "-", verdict);
+    }
+    if (finished(a) && finished(b)) {
+        if (a->has_digest && b->has_digest && a->digest != b->digest) {
+            sum->digest_changes++;
+            if (out)
+                fprintf(out, "    MERGE DIGEST changed: %016llx -> %016llx (the merge list differs)\n",
+                        (unsigned long long)a->digest, (unsigned long long)b->digest);
+        }
+        sum->counter_changes += counter_changes(a, b, out) > 0;
+    }
+}
+
+void compare_results(const bench_results *base, const bench_results *cur, double threshold,
+                     int phase, FILE *out, compare_summary *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    double log_sum = 0;
+    size_t n_logs = 0;
+    if (out)
+        fprintf(out, "%-48s %10s %10s %8s  %s\n%.*s\n", "Benchmark (trainer/corpus/vocab)",
+                "Old (s)", "New (s)", "New/Old", "Verdict", 100,
+                "----------------------------------------------------------------------------"
+                "------------------------");
+    for (size_t i = 0; i < base->n_records; i++) {
+        const bench_record *a = &base->records[i];
+        const bench_record *b = results_find(cur, a->trainer, a->corpus, a->slice_bytes,
+                                             a->vocab_size);
+        if (!b) {
+            sum->only_base++;
+            continue;
+        }
+        sum->matched++;
+        compare_one(a, b, threshold, phase, out, sum, &log_sum, &n_logs);
+    }
+    for (size_t i = 0; i < cur->n_records; i++) {
+        const bench_record *b = &cur->records[i];
+        sum->only_current +=
+            !results_find(base, b->trainer, b->corpus, b->slice_bytes, b->vocab_size);
+    }
+    sum->geomean = n_logs ? exp(log_sum / (double)n_logs) : 0;
+    if (out)
+        fprintf(out, "%-48s %10s %10s %8.3f\n", "OVERALL_GEOMEAN", "", "", sum->geomean);
+}
+
+bool compare_failed(const compare_summary *sum)
+{
+    return sum->regressions || sum->digest_changes || sum->counter_changes;
+}

@@ -1,0 +1,42 @@
+/*
+ * compare.h — `bpebench compare BASELINE.json CURRENT.json` (SPEC §5): match
+ * the runs of two results files by key (trainer, corpus, slice, vocab size),
+ * print the median ratio of each in the style of google/benchmark's
+ * compare.py, and decide whether anything regressed.
+ *
+ * A slowdown counts as a regression only when it is past the threshold AND
+ * the two sets of repetitions do not overlap (new min > old max): noise
+ * moves medians, but rarely separates whole spreads. Work counters and
+ * merge digests are deterministic, so any change in them is flagged exactly.
+ */
+#ifndef BPE_COMPARE_H
+#define BPE_COMPARE_H
+
+#include "results.h"
+
+#include <stdio.h>
+
+typedef struct {
+    size_t matched;         /* runs present in both files */
+    size_t only_base;       /* runs only in the baseline */
+    size_t only_current;    /* runs only in the current file */
+    size_t regressions;     /* slower past the threshold with separate spreads, or ok → timeout/error */
+    size_t improvements;    /* faster past the threshold with separate spreads, or timeout → ok */
+    size_t noisy;           /* past the threshold but the spreads overlap */
+    size_t digest_changes;  /* merge digest differs */
+    size_t counter_changes; /* some work counter differs (or is missing on one side) */
+    double geomean;         /* geometric mean of the ratios of runs finished on both sides (0 if none) */
+} compare_summary;
+
+/*
+ * Compares `phase` (PHASE_TOTAL, ...) of every matched run; prints the
+ * table to `out` (NULL: silent) and fills sum. threshold is a fraction
+ * (0.10 for 10%). O(runs² ) matching, fine for grids of thousands.
+ */
+void compare_results(const bench_results *base, const bench_results *cur, double threshold,
+                     int phase, FILE *out, compare_summary *sum);
+
+/* True when the comparison must fail: a regression, a digest or a counter change. */
+bool compare_failed(const compare_summary *sum);
+
+#endif

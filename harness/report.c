@@ -1,0 +1,631 @@
+/*
+ * report.c — report.md from a results file, and `bpebench report`.
+ *
+ * The tables follow the seed articles' shape: for every corpus family and
+ * vocab size, one row per corpus size and one column per trainer; cells are
+ * the median total time with the merge loop's share in parentheses. Then the
+ * speedup over the reference (naive), memory with the input/trainer split,
+ * the work counters, the corpus statistics in the SPEC §1 legend, and the
+ * per-merge profiles. Every figure comes from the JSON; nothing is measured
+ * here.
+ *
+ * A cell that did not finish shows why: "timeout" (ran past the limit),
+ * "timeout†" (not run: a smaller cell of the same trainer and corpus timed
+ * out, see bench.c), "error". Speedups against a timed-out side are bounds
+ * ("> 12×": the reference took longer than the limit).
+ */
+#include "output.h"
+#include "report.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MB 1e6
+
+/* ============================================================ locating files */
+
+bool report_locate(const char *rel, char *out, size_t out_len)
+{
+    struct stat st;
+    if (stat(rel, &st) == 0) {
+        snprintf(out, out_len, "%s", rel);
+        return true;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return false;
+    exe[n] = '\0';
+    for (int up = 0; up < 4; up++) {
+        char *slash = strrchr(exe, '/');
+        if (!slash)
+            return false;
+        *slash = '\0';
+        snprintf(out, out_len, "%s/%s", exe, rel);
+        if (stat(out, &st) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* ============================================================ the index */
+
+/* The corpus family of a slice name: what comes before '@'. */
+static void family_of(const char *corpus, char *out, size_t len)
+{
+    snprintf(out, len, "%.*s", (int)strcspn(corpus, "@"), corpus);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_slice(const void *a, const void *b)
+{
+    const report_slice *x = a, *y = b;
+    if (x->family != y->family)
+        return (x->family > y->family) - (x->family < y->family);
+    return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+}
+
+/* Adds name to a list of distinct names (kept in order of first appearance). */
+static bool add_name(char (**list)[32], size_t *n, const char *name)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*list)[i], name) == 0)
+            return true;
+    char(*grown)[32] = realloc(*list, (*n + 1) * sizeof **list);
+    if (!grown)
+        return false;
+    *list = grown;
+    snprintf(grown[(*n)++], sizeof *grown, "%s", name);
+    return true;
+}
+
+static bool add_family(report_index *ix, const char *family, size_t *index)
+{
+    for (size_t i = 0; i < ix->n_families; i++)
+        if (strcmp(ix->families[i], family) == 0) {
+            *index = i;
+            return true;
+        }
+    char(*grown)[96] = realloc(ix->families, (ix->n_families + 1) * sizeof *grown);
+    if (!grown)
+        return false;
+    ix->families = grown;
+    snprintf(grown[ix->n_families], sizeof *grown, "%s", family);
+    *index = ix->n_families++;
+    return true;
+}
+
+static bool add_vocab(report_index *ix, uint64_t v)
+{
+    for (size_t i = 0; i < ix->n_vocab; i++)
+        if (ix->vocab[i] == v)
+            return true;
+    uint64_t *grown = realloc(ix->vocab, (ix->n_vocab + 1) * sizeof *grown);
+    if (!grown)
+        return false;
+    ix->vocab = grown;
+    ix->vocab[ix->n_vocab++] = v;
+    return true;
+}
+
+static bool add_slice(report_index *ix, const bench_record *rec)
+{
+    for (size_t i = 0; i < ix->n_slices; i++)
+        if (strcmp(ix->slices[i].name, rec->corpus) == 0) {
+            if (rec->corpus_bytes > ix->slices[i].bytes)
+                ix->slices[i].bytes = rec->corpus_bytes;
+            return true;
+        }
+    char family[96];
+    family_of(rec->corpus, family, sizeof family);
+    report_slice s = {.bytes = rec->corpus_bytes};
+    snprintf(s.name, sizeof s.name, "%s", rec->corpus);
+    if (!add_family(ix, family, &s.family))
+        return false;
+    report_slice *grown = realloc(ix->slices, (ix->n_slices + 1) * sizeof *grown);
+    if (!grown)
+        return false;
+    ix->slices = grown;
+    ix->slices[ix->n_slices++] = s;
+    return true;
+}
+
+bool report_index_build(report_index *ix, const bench_results *r)
+{
+    memset(ix, 0, sizeof *ix);
+    ix->r = r;
+    for (size_t i = 0; i < r->n_records; i++) {
+        const bench_record *rec = &r->records[i];
+        if (!add_name(&ix->trainers, &ix->n_trainers, rec->trainer) ||
+            !add_vocab(ix, rec->vocab_size) || !add_slice(ix, rec)) {
+            report_index_free(ix);
+            return false;
+        }
+    }
+    if (ix->n_vocab)
+        qsort(ix->vocab, ix->n_vocab, sizeof *ix->vocab, cmp_u64);
+    if (ix->n_slices)
+        qsort(ix->slices, ix->n_slices, sizeof *ix->slices, cmp_slice);
+    for (size_t t = 0; t < ix->n_trainers; t++)
+        if (strcmp(ix->trainers[t], bpe_trainers[0]->name) == 0)
+            ix->reference = ix->trainers[t];
+    return true;
+}
+
+void report_index_free(report_index *ix)
+{
+    free(ix->trainers);
+    free(ix->vocab);
+    free(ix->families);
+    free(ix->slices);
+    memset(ix, 0, sizeof *ix);
+}
+
+const bench_record *report_find(const report_index *ix, const char *trainer, const char *slice,
+                                uint64_t vocab)
+{
+    if (!trainer)
+        return NULL;
+    for (size_t i = 0; i < ix->r->n_records; i++) {
+        const bench_record *rec = &ix->r->records[i];
+        if (rec->vocab_size == vocab && strcmp(rec->trainer, trainer) == 0 &&
+            strcmp(rec->corpus, slice) == 0)
+            return rec;
+    }
+    return NULL;
+}
+
+double report_median(const bench_record *rec, int phase)
+{
+    return bench_summarize(rec->reps, rec->n_reps, phase).median;
+}
+
+static bool finished(const bench_record *r)
+{
+    return r && r->status == STATUS_OK && r->n_reps > 0;
+}
+
+/* ============================================================ formatting */
+
+/* Seconds with three significant digits, never in exponent form. */
+static void fmt_seconds(double s, char *buf, size_t len)
+{
+    if (s >= 1000)
+        snprintf(buf, len, "%.0f", s);
+    else if (s >= 0.001)
+        snprintf(buf, len, "%.3g", s);
+    else
+        snprintf(buf, len, "%.2f ms", s * 1000);
+}
+
+static void fmt_mb(uint64_t bytes, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.1f", (double)bytes / MB);
+}
+
+/* Why a record has no time: timeout, timeout† (skipped), error, or — (absent). */
+static const char *no_time(const bench_record *rec)
+{
+    if (!rec)
+        return "—";
+    if (rec->status == STATUS_TIMEOUT)
+        return rec->skipped_after_timeout ? "timeout†" : "timeout";
+    return rec->status == STATUS_ERROR ? "error" : "—";
+}
+
+/* "1.23 (0.456)": median total and merge seconds, with ✗ when unverified. */
+static void fmt_time_cell(const bench_record *rec, char *buf, size_t len)
+{
+    if (!finished(rec)) {
+        snprintf(buf, len, "%s", no_time(rec));
+        return;
+    }
+    char total[32], merge[32];
+    fmt_seconds(report_median(rec, PHASE_TOTAL), total, sizeof total);
+    fmt_seconds(report_median(rec, PHASE_MERGE), merge, sizeof merge);
+    snprintf(buf, len, "%s (%s)%s", total, merge, rec->verified ? "" : " ✗");
+}
+
+/* Speedup of rec over ref for one phase, with bounds when a side timed out. */
+static void fmt_speedup(const bench_record *ref, const bench_record *rec, int phase, char *buf,
+                        size_t len)
+{
+    if (finished(ref) && finished(rec)) {
+        double x = report_median(ref, phase) / report_median(rec, phase);
+        snprintf(buf, len, isfinite(x) ? "%.3g×" : "—", x);
+    } else if (ref && ref->status == STATUS_TIMEOUT && finished(rec) && phase == PHASE_TOTAL) {
+        snprintf(buf, len, "> %.3g×", ref->time_limit_s / report_median(rec, phase));
+    } else if (finished(ref) && rec && rec->status == STATUS_TIMEOUT && phase == PHASE_TOTAL) {
+        snprintf(buf, len, "< %.3g×", report_median(ref, phase) / rec->time_limit_s);
+    } else {
+        snprintf(buf, len, "—");
+    }
+}
+
+/* "| a | b |" header and its separator for the trainers. */
+static void table_header(FILE *f, const report_index *ix, const char *first, const char *skip)
+{
+    fprintf(f, "| %s |", first);
+    for (size_t t = 0; t < ix->n_trainers; t++)
+        if (!skip || strcmp(ix->trainers[t], skip) != 0)
+            fprintf(f, " %s |", ix->trainers[t]);
+    fprintf(f, "\n|---|");
+    for (size_t t = 0; t < ix->n_trainers; t++)
+        if (!skip || strcmp(ix->trainers[t], skip) != 0)
+            fprintf(f, "---:|");
+    fputc('\n', f);
+}
+
+/* The first record of a slice (any trainer, any vocab), for its statistics. */
+static const bench_record *slice_record(const report_index *ix, const report_slice *s)
+{
+    const bench_record *any = NULL;
+    for (size_t i = 0; i < ix->r->n_records; i++) {
+        const bench_record *rec = &ix->r->records[i];
+        if (strcmp(rec->corpus, s->name) != 0)
+            continue;
+        if (rec->words_distinct)
+            return rec;
+        any = any ? any : rec;
+    }
+    return any;
+}
+
+/* "gutenberg-en@5M" → "5M"; the size label of a slice. */
+static const char *size_label(const char *slice)
+{
+    const char *at = strchr(slice, '@');
+    return at ? at + 1 : slice;
+}
+
+/* Embeds a figure when plots_write produced it. */
+static void embed_plot(FILE *f, const char *dir, const char *kind, const char *family,
+                       const char *caption)
+{
+    char name[200], path[4096];
+    plot_name(name, sizeof name, kind, family);
+    snprintf(path, sizeof path, "%s/%s.png", dir, name);
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return;
+    fprintf(f, "![%s](%s.png)\n\n*%s* ([SVG](%s.svg), data: `%s.dat`)\n\n", caption, name,
+            caption, name, name);
+}
+
+/* ============================================================ sections */
+
+static void section_context(FILE *f, const bench_results *r)
+{
+    const bench_context *c = &r->context;
+    fprintf(f, "# bpebench results\n\n");
+    fprintf(f, "Measured %s on `%s` (%s, %d cores), %s, CFLAGS `%s`, commit `%s`.\n\n", c->date,
+            c->host, c->cpu, c->cores, c->compiler, c->cflags, c->git_commit);
+    fprintf(f, "Command: `%s`. Time limit per run: %g s.\n\n", c->command, c->time_limit_s);
+    fprintf(f, "Every number and figure below is computed from `results.json` in this directory;\n"
+               "`bpebench report results.json --out DIR` rebuilds this page without measuring.\n"
+               "Times are wall-clock seconds (CLOCK_MONOTONIC), the median over the repetitions,\n"
+               "each repetition in a fresh process. The machine may have been shared: compare\n"
+               "min and max in results.json before trusting small differences.\n\n");
+}
+
+static void section_verification(FILE *f, const bench_results *r)
+{
+    size_t ok = 0, by_ref = 0, by_agreement = 0, unverified = 0, wrong = 0;
+    for (size_t i = 0; i < r->n_records; i++) {
+        const bench_record *rec = &r->records[i];
+        if (rec->status != STATUS_OK)
+            continue;
+        ok++;
+        if (rec->verified && strncmp(rec->verified_against, "agreement", 9) == 0)
+            by_agreement++;
+        else if (rec->verified)
+            by_ref++;
+        else if (strcmp(rec->verified_against, "none") == 0)
+            unverified++;
+        else
+            wrong++;
+    }
+    fprintf(f, "## Verification\n\n");
+    fprintf(f, "Of %zu finished runs, %zu produced the reference trainer's merge list (same "
+               "digest), %zu agreed with every other trainer that finished where the reference "
+               "did not, %zu could not be checked (the only one to finish), and %zu disagreed"
+               "%s.\n\n",
+            ok, by_ref, by_agreement, unverified, wrong, wrong ? " (marked ✗ below)" : "");
+}
+
+static void section_corpora(FILE *f, const report_index *ix)
+{
+    fprintf(f, "## Corpora\n\n"
+               "n = bytes read, W = distinct pretokens (words), M = Σ len(w) over distinct "
+               "words (symbols before any merge), L = M/W (SPEC §1).\n\n"
+               "| corpus | n (MB) | pretokens | W | M | L = M/W | input RSS (MB) | word table (MB) |\n"
+               "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (size_t i = 0; i < ix->n_slices; i++) {
+        const bench_record *rec = slice_record(ix, &ix->slices[i]);
+        if (!rec || !rec->words_distinct) {
+            fprintf(f, "| %s | — | — | — | — | — | — | — |\n", ix->slices[i].name);
+            continue;
+        }
+        char in[32], wt[32];
+        fmt_mb(rec->input_rss_bytes, in, sizeof in);
+        fmt_mb(rec->word_table_bytes, wt, sizeof wt);
+        fprintf(f, "| %s | %.2f | %llu | %llu | %llu | %.2f | %s | %s |\n", ix->slices[i].name,
+                (double)rec->corpus_bytes / MB, (unsigned long long)rec->pretokens,
+                (unsigned long long)rec->words_distinct, (unsigned long long)rec->symbols,
+                (double)rec->symbols / (double)rec->words_distinct, in, wt);
+    }
+    fputc('\n', f);
+}
+
+/* V − 256 − S as the records of this vocab size state it. */
+static uint64_t max_merges(const report_index *ix, uint64_t vocab)
+{
+    for (size_t i = 0; i < ix->r->n_records; i++)
+        if (ix->r->records[i].vocab_size == vocab && ix->r->records[i].max_merges)
+            return ix->r->records[i].max_merges;
+    return 0;
+}
+
+static void section_times(FILE *f, const report_index *ix, const char *dir)
+{
+    fprintf(f, "## Training time\n\n"
+               "Cells: median total seconds (merge loop in parentheses). timeout: ran past the "
+               "limit; timeout†: not run because a smaller run of the same trainer on the same "
+               "corpus timed out; ✗: merge list not verified.\n\n");
+    for (size_t fam = 0; fam < ix->n_families; fam++) {
+        fprintf(f, "### %s\n\n", ix->families[fam]);
+        for (size_t v = 0; v < ix->n_vocab; v++) {
+            fprintf(f, "V = %llu (%llu merges at most)\n\n", (unsigned long long)ix->vocab[v],
+                    (unsigned long long)max_merges(ix, ix->vocab[v]));
+            table_header(f, ix, "size", NULL);
+            for (size_t s = 0; s < ix->n_slices; s++) {
+                if (ix->slices[s].family != fam)
+                    continue;
+                fprintf(f, "| %s |", size_label(ix->slices[s].name));
+                for (size_t t = 0; t < ix->n_trainers; t++) {
+                    char cell[96];
+                    fmt_time_cell(report_find(ix, ix->trainers[t], ix->slices[s].name,
+                                              ix->vocab[v]),
+                                  cell, sizeof cell);
+                    fprintf(f, " %s |", cell);
+                }
+                fputc('\n', f);
+            }
+            fputc('\n', f);
+        }
+        embed_plot(f, dir, "time_vs_vocab", ix->families[fam],
+                   "Median total time against vocab size, one panel per corpus slice (log-log; "
+                   "bars: min–max over repetitions).");
+        embed_plot(f, dir, "time_vs_size", ix->families[fam],
+                   "Median total time against corpus size, one panel per vocab size (log-log).");
+    }
+}
+
+static void section_speedup(FILE *f, const report_index *ix, const char *dir)
+{
+    fprintf(f, "## Speedup over %s\n\n", ix->reference ? ix->reference : "the reference");
+    if (!ix->reference) {
+        fprintf(f, "The reference trainer (%s) was not part of this run.\n\n",
+                bpe_trainers[0]->name);
+        return;
+    }
+    fprintf(f, "Cells: median total time of %s ÷ the trainer's (merge loop alone in "
+               "parentheses). \"> x×\": %s timed out, so x is a lower bound; \"< x×\": the "
+               "trainer timed out.\n\n",
+            ix->reference, ix->reference);
+    for (size_t fam = 0; fam < ix->n_families; fam++)
+        for (size_t v = 0; v < ix->n_vocab; v++) {
+            fprintf(f, "%s, V = %llu\n\n", ix->families[fam], (unsigned long long)ix->vocab[v]);
+            table_header(f, ix, "size", ix->reference);
+            for (size_t s = 0; s < ix->n_slices; s++) {
+                if (ix->slices[s].family != fam)
+                    continue;
+                const char *slice = ix->slices[s].name;
+                const bench_record *ref = report_find(ix, ix->reference, slice, ix->vocab[v]);
+                fprintf(f, "| %s |", size_label(slice));
+                for (size_t t = 0; t < ix->n_trainers; t++) {
+                    if (strcmp(ix->trainers[t], ix->reference) == 0)
+                        continue;
+                    const bench_record *rec = report_find(ix, ix->trainers[t], slice,
+                                                          ix->vocab[v]);
+                    char total[32], merge[32];
+                    fmt_speedup(ref, rec, PHASE_TOTAL, total, sizeof total);
+                    fmt_speedup(ref, rec, PHASE_MERGE, merge, sizeof merge);
+                    if (strcmp(merge, "—") == 0)
+                        fprintf(f, " %s |", total);
+                    else
+                        fprintf(f, " %s (%s) |", total, merge);
+                }
+                fputc('\n', f);
+            }
+            fputc('\n', f);
+        }
+    for (size_t fam = 0; fam < ix->n_families; fam++)
+        embed_plot(f, dir, "speedup", ix->families[fam],
+                   "Speedup over naive against vocab size (solid: total time; dashed: merge "
+                   "loop).");
+}
+
+static void section_memory(FILE *f, const report_index *ix, const char *dir)
+{
+    fprintf(f, "## Memory\n\n"
+               "Peak resident set size of each run's own process (ru_maxrss), in MB (10^6 "
+               "bytes). \"input\" is the resident size of a process that has only read and "
+               "counted the slice (word table + the trainers' view of it, plus the program "
+               "itself): the part every trainer shares. Cells: peak (trainer's own part = "
+               "peak − input).\n\n");
+    for (size_t fam = 0; fam < ix->n_families; fam++) {
+        fprintf(f, "### %s\n\n| size | V | input |", ix->families[fam]);
+        for (size_t t = 0; t < ix->n_trainers; t++)
+            fprintf(f, " %s |", ix->trainers[t]);
+        fprintf(f, "\n|---|---:|---:|");
+        for (size_t t = 0; t < ix->n_trainers; t++)
+            fprintf(f, "---:|");
+        fputc('\n', f);
+        for (size_t s = 0; s < ix->n_slices; s++) {
+            if (ix->slices[s].family != fam)
+                continue;
+            const bench_record *any = slice_record(ix, &ix->slices[s]);
+            char input[32] = "—";
+            if (any && any->input_rss_bytes)
+                fmt_mb(any->input_rss_bytes, input, sizeof input);
+            for (size_t v = 0; v < ix->n_vocab; v++) {
+                fprintf(f, "| %s | %llu | %s |", size_label(ix->slices[s].name),
+                        (unsigned long long)ix->vocab[v], input);
+                for (size_t t = 0; t < ix->n_trainers; t++) {
+                    const bench_record *rec = report_find(ix, ix->trainers[t], ix->slices[s].name,
+                                                          ix->vocab[v]);
+                    char peak[32], own[32];
+                    if (!finished(rec)) {
+                        fprintf(f, " %s |", no_time(rec));
+                        continue;
+                    }
+                    fmt_mb(rec->peak_rss_bytes, peak, sizeof peak);
+                    fmt_mb(rec->trainer_rss_bytes, own, sizeof own);
+                    fprintf(f, " %s (%s) |", peak, own);
+                }
+                fputc('\n', f);
+            }
+        }
+        fputc('\n', f);
+        embed_plot(f, dir, "memory", ix->families[fam],
+                   "Peak resident memory against vocab size; dashed: the shared input alone.");
+    }
+}
+
+static void section_counters(FILE *f, const report_index *ix)
+{
+    fprintf(f, "## Work counters\n\n"
+               "Deterministic counts of each trainer's work (the same on every machine; "
+               "`bpebench compare` requires them to match exactly). What each counts is in "
+               "the trainer's source header.\n\n");
+    for (size_t t = 0; t < ix->n_trainers; t++) {
+        const bench_record *first = NULL;
+        for (size_t i = 0; i < ix->r->n_records && !first; i++)
+            if (strcmp(ix->r->records[i].trainer, ix->trainers[t]) == 0 &&
+                finished(&ix->r->records[i]) && ix->r->records[i].n_counters > 0)
+                first = &ix->r->records[i];
+        if (!first)
+            continue;
+        fprintf(f, "### %s\n\n| corpus | V | merges |", ix->trainers[t]);
+        for (int c = 0; c < first->n_counters; c++)
+            fprintf(f, " %s |", first->counters[c].name);
+        fprintf(f, "\n|---|---:|---:|");
+        for (int c = 0; c < first->n_counters; c++)
+            fprintf(f, "---:|");
+        fputc('\n', f);
+        for (size_t s = 0; s < ix->n_slices; s++)
+            for (size_t v = 0; v < ix->n_vocab; v++) {
+                const bench_record *rec = report_find(ix, ix->trainers[t], ix->slices[s].name,
+                                                      ix->vocab[v]);
+                if (!finished(rec))
+                    continue;
+                fprintf(f, "| %s | %llu | %llu |", rec->corpus,
+                        (unsigned long long)rec->vocab_size, (unsigned long long)rec->merges);
+                for (int c = 0; c < rec->n_counters; c++)
+                    fprintf(f, " %llu |", (unsigned long long)rec->counters[c].value);
+                fputc('\n', f);
+            }
+        fputc('\n', f);
+    }
+}
+
+/* Sum of profile seconds over merges [from, to). */
+static double profile_sum(const bench_record *rec, size_t from, size_t to)
+{
+    double s = 0;
+    for (size_t i = from; i < to && i < rec->n_profile; i++)
+        s += rec->profile_seconds[i];
+    return s;
+}
+
+static void section_profiles(FILE *f, const report_index *ix, const char *dir)
+{
+    bool any = false;
+    for (size_t i = 0; i < ix->r->n_records; i++)
+        any |= ix->r->records[i].n_profile > 0;
+    if (!any)
+        return;
+    fprintf(f, "## Per-merge profile\n\n"
+               "One extra run per profiled cell records the time of every merge and A_i, the "
+               "number of distinct words containing the chosen pair (that run is not among the "
+               "timed repetitions). Share of the merge loop spent in the first 1%% and 10%% of "
+               "merges:\n\n"
+               "| cell | trainer | m | merge loop (s) | first 1%% | first 10%% | A_1 | A_m |\n"
+               "|---|---|---:|---:|---:|---:|---:|---:|\n");
+    for (size_t i = 0; i < ix->r->n_records; i++) {
+        const bench_record *rec = &ix->r->records[i];
+        size_t m = rec->n_profile;
+        if (m == 0)
+            continue;
+        double total = profile_sum(rec, 0, m);
+        size_t one = (m + 99) / 100, ten = (m + 9) / 10;
+        fprintf(f, "| %s V=%llu | %s | %zu | %.3g | %.0f%% | %.0f%% | %llu | %llu |\n",
+                rec->corpus, (unsigned long long)rec->vocab_size, rec->trainer, m, total,
+                total > 0 ? 100 * profile_sum(rec, 0, one) / total : 0,
+                total > 0 ? 100 * profile_sum(rec, 0, ten) / total : 0,
+                (unsigned long long)rec->profile_affected[0],
+                (unsigned long long)rec->profile_affected[m - 1]);
+    }
+    fputc('\n', f);
+    for (size_t s = 0; s < ix->n_slices; s++)
+        for (size_t v = 0; v < ix->n_vocab; v++) {
+            char cell[128];
+            snprintf(cell, sizeof cell, "%s_V%llu", ix->slices[s].name,
+                     (unsigned long long)ix->vocab[v]);
+            embed_plot(f, dir, "profile", cell,
+                       "Time of each merge (top) and A_i (bottom) against the merge index.");
+        }
+}
+
+/* ============================================================ entry points */
+
+/* Builds the index, the figures, then the page in memory, and writes it
+ * atomically. O(slices · vocab sizes · trainers · records) for the lookups:
+ * milliseconds for grids of hundreds of runs; gnuplot dominates. */
+bool report_write(const bench_results *r, const char *dir, char *err, size_t err_len)
+{
+    report_index ix;
+    if (!report_index_build(&ix, r)) {
+        snprintf(err, err_len, "out of memory indexing the results");
+        return false;
+    }
+    bool ok = plots_write(&ix, dir, err, err_len);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = ok ? open_memstream(&text, &len) : NULL;
+    if (ok && !f) {
+        snprintf(err, err_len, "out of memory writing the report");
+        ok = false;
+    }
+    if (ok) {
+        section_context(f, r);
+        section_verification(f, r);
+        section_corpora(f, &ix);
+        section_times(f, &ix, dir);
+        section_speedup(f, &ix, dir);
+        section_memory(f, &ix, dir);
+        section_counters(f, &ix);
+        section_profiles(f, &ix, dir);
+        ok = fclose(f) == 0;
+        if (!ok)
+            snprintf(err, err_len, "out of memory writing the report");
+    }
+    if (ok)
+        ok = output_write_atomic(path, text, len, err, err_len);
+    free(text);
+    report_index_free(&ix);
+    return ok;
+}

@@ -1,0 +1,703 @@
+/*
+ * results.c — results.json: the in-memory records of a benchmark, their JSON
+ * form (cJSON), and the context block describing the machine.
+ *
+ * Writing derives median/min/max from the kept repetitions; reading ignores
+ * those summaries and derives them again from "times_s", so the samples are
+ * the single source of truth. Unknown fields are ignored on reading.
+ *
+ * Ownership: a bench_results owns its records; a record owns its reps and
+ * profile arrays; the context owns its strings. results_free frees it all.
+ */
+#include "results.h"
+#include "output.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const bench_phase_names[BENCH_PHASES] = {"read", "pretokenize", "setup", "merge",
+                                                     "total"};
+
+double bench_phase_seconds(const run_times *t, int phase)
+{
+    switch (phase) {
+    case PHASE_READ:
+        return t->read;
+    case PHASE_PRETOKENIZE:
+        return t->pretokenize;
+    case PHASE_SETUP:
+        return t->setup;
+    case PHASE_MERGE:
+        return t->merge;
+    default:
+        return t->total;
+    }
+}
+
+static void set_phase_seconds(run_times *t, int phase, double s)
+{
+    switch (phase) {
+    case PHASE_READ:
+        t->read = s;
+        break;
+    case PHASE_PRETOKENIZE:
+        t->pretokenize = s;
+        break;
+    case PHASE_SETUP:
+        t->setup = s;
+        break;
+    case PHASE_MERGE:
+        t->merge = s;
+        break;
+    default:
+        t->total = s;
+        break;
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Min, max and their midpoint in one pass: the summary when memory for a
+ * sorted copy is not available. O(n). */
+static bench_summary summarize_by_scan(const run_times *reps, size_t n, int phase)
+{
+    bench_summary s;
+    s.min = s.max = bench_phase_seconds(&reps[0], phase);
+    for (size_t i = 1; i < n; i++) {
+        double x = bench_phase_seconds(&reps[i], phase);
+        s.min = x < s.min ? x : s.min;
+        s.max = x > s.max ? x : s.max;
+    }
+    s.median = (s.min + s.max) / 2;
+    return s;
+}
+
+/* Sorts a copy of the phase's samples. O(n log n). */
+bench_summary bench_summarize(const run_times *reps, size_t n, int phase)
+{
+    bench_summary s = {0, 0, 0};
+    if (n == 0)
+        return s;
+    double small[64];
+    double *v = n <= 64 ? small : malloc(n * sizeof *v);
+    if (!v)
+        return summarize_by_scan(reps, n, phase);
+    for (size_t i = 0; i < n; i++)
+        v[i] = bench_phase_seconds(&reps[i], phase);
+    qsort(v, n, sizeof *v, cmp_double);
+    s.min = v[0];
+    s.max = v[n - 1];
+    s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    if (v != small)
+        free(v);
+    return s;
+}
+
+const char *bench_status_name(bench_status s)
+{
+    return s == STATUS_OK ? "ok" : s == STATUS_TIMEOUT ? "timeout" : "error";
+}
+
+/* ============================================================ records */
+
+void results_init(bench_results *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+void record_free(bench_record *rec)
+{
+    free(rec->reps);
+    free(rec->profile_seconds);
+    free(rec->profile_affected);
+    rec->reps = NULL;
+    rec->profile_seconds = NULL;
+    rec->profile_affected = NULL;
+    rec->n_reps = rec->n_profile = 0;
+}
+
+static void context_free(bench_context *c)
+{
+    free(c->date);
+    free(c->host);
+    free(c->cpu);
+    free(c->compiler);
+    free(c->cflags);
+    free(c->git_commit);
+    free(c->command);
+    for (size_t i = 0; i < c->n_datasets; i++) {
+        free(c->datasets[i].path);
+        free(c->datasets[i].sha256);
+    }
+    free(c->datasets);
+    memset(c, 0, sizeof *c);
+}
+
+void results_free(bench_results *r)
+{
+    for (size_t i = 0; i < r->n_records; i++)
+        record_free(&r->records[i]);
+    free(r->records);
+    context_free(&r->context);
+    memset(r, 0, sizeof *r);
+}
+
+bench_record *results_add(bench_results *r)
+{
+    if (r->n_records == r->cap_records) {
+        size_t cap = r->cap_records ? r->cap_records * 2 : 64;
+        bench_record *recs = realloc(r->records, cap * sizeof *recs);
+        if (!recs)
+            return NULL;
+        r->records = recs;
+        r->cap_records = cap;
+    }
+    bench_record *rec = &r->records[r->n_records++];
+    memset(rec, 0, sizeof *rec);
+    return rec;
+}
+
+bool record_add_rep(bench_record *rec, const run_times *t)
+{
+    run_times *reps = realloc(rec->reps, (rec->n_reps + 1) * sizeof *reps);
+    if (!reps)
+        return false;
+    reps[rec->n_reps++] = *t;
+    rec->reps = reps;
+    return true;
+}
+
+const bench_record *results_find(const bench_results *r, const char *trainer, const char *corpus,
+                                 uint64_t slice_bytes, uint64_t vocab_size)
+{
+    for (size_t i = 0; i < r->n_records; i++) {
+        const bench_record *rec = &r->records[i];
+        if (strcmp(rec->trainer, trainer) == 0 && strcmp(rec->corpus, corpus) == 0 &&
+            rec->slice_bytes == slice_bytes && rec->vocab_size == vocab_size)
+            return rec;
+    }
+    return NULL;
+}
+
+/* ============================================================ writing */
+
+static bool add_u64(cJSON *obj, const char *key, uint64_t v)
+{
+    return cJSON_AddNumberToObject(obj, key, (double)v) != NULL;
+}
+
+/* {"read": f(read), ...} over the five phases. */
+static cJSON *phase_summary_json(const bench_record *rec, int which)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (int p = 0; o && p < BENCH_PHASES; p++) {
+        bench_summary s = bench_summarize(rec->reps, rec->n_reps, p);
+        double v = which == 0 ? s.median : which == 1 ? s.min : s.max;
+        if (!cJSON_AddNumberToObject(o, bench_phase_names[p], v)) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+    }
+    return o;
+}
+
+static cJSON *times_json(const bench_record *rec)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (int p = 0; o && p < BENCH_PHASES; p++) {
+        cJSON *a = cJSON_AddArrayToObject(o, bench_phase_names[p]);
+        for (size_t i = 0; a && i < rec->n_reps; i++) {
+            cJSON *n = cJSON_CreateNumber(bench_phase_seconds(&rec->reps[i], p));
+            if (!n || !cJSON_AddItemToArray(a, n)) {
+                cJSON_Delete(n);
+                a = NULL;
+            }
+        }
+        if (!a) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+    }
+    return o;
+}
+
+static cJSON *profile_json(const bench_record *rec)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *secs = o ? cJSON_AddArrayToObject(o, "merge_seconds") : NULL;
+    cJSON *aff = secs ? cJSON_AddArrayToObject(o, "words_affected") : NULL;
+    for (size_t i = 0; aff && i < rec->n_profile; i++) {
+        cJSON *s = cJSON_CreateNumber(rec->profile_seconds[i]);
+        cJSON *a = cJSON_CreateNumber((double)rec->profile_affected[i]);
+        bool ok = s && a && cJSON_AddItemToArray(secs, s);
+        if (ok)
+            s = NULL;
+        ok = ok && cJSON_AddItemToArray(aff, a);
+        if (!ok) {
+            cJSON_Delete(s);
+            cJSON_Delete(a);
+            aff = NULL;
+        }
+    }
+    if (!aff) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Adds `item` under `key`, or deletes it; false when item is NULL or adding fails. */
+static bool attach(cJSON *obj, const char *key, cJSON *item)
+{
+    if (!item)
+        return false;
+    if (!cJSON_AddItemToObject(obj, key, item)) {
+        cJSON_Delete(item);
+        return false;
+    }
+    return true;
+}
+
+static bool record_add_scalars(cJSON *o, const bench_record *rec)
+{
+    char digest[17];
+    snprintf(digest, sizeof digest, "%016llx", (unsigned long long)rec->digest);
+    return cJSON_AddStringToObject(o, "trainer", rec->trainer) &&
+           cJSON_AddStringToObject(o, "corpus", rec->corpus) &&
+           add_u64(o, "corpus_bytes", rec->corpus_bytes) &&
+           add_u64(o, "slice_bytes", rec->slice_bytes) &&
+           add_u64(o, "vocab_size", rec->vocab_size) &&
+           add_u64(o, "max_merges", rec->max_merges) && add_u64(o, "merges", rec->merges) &&
+           cJSON_AddBoolToObject(o, "exhausted", rec->exhausted) &&
+           add_u64(o, "words_distinct", rec->words_distinct) &&
+           add_u64(o, "symbols", rec->symbols) && add_u64(o, "pretokens", rec->pretokens) &&
+           add_u64(o, "repeats", rec->n_reps) &&
+           add_u64(o, "peak_rss_bytes", rec->peak_rss_bytes) &&
+           add_u64(o, "input_rss_bytes", rec->input_rss_bytes) &&
+           add_u64(o, "trainer_rss_bytes", rec->trainer_rss_bytes) &&
+           add_u64(o, "word_table_bytes", rec->word_table_bytes) &&
+           (rec->has_digest ? cJSON_AddStringToObject(o, "merges_digest", digest)
+                            : cJSON_AddNullToObject(o, "merges_digest")) &&
+           cJSON_AddBoolToObject(o, "verified", rec->verified) &&
+           cJSON_AddStringToObject(o, "verified_against", rec->verified_against) &&
+           cJSON_AddStringToObject(o, "status", bench_status_name(rec->status)) &&
+           (rec->status != STATUS_ERROR || cJSON_AddStringToObject(o, "error", rec->error)) &&
+           cJSON_AddNumberToObject(o, "time_limit_s", rec->time_limit_s) &&
+           cJSON_AddBoolToObject(o, "skipped_after_timeout", rec->skipped_after_timeout);
+}
+
+static bool record_add_counters(cJSON *o, const bench_record *rec)
+{
+    cJSON *c = cJSON_AddObjectToObject(o, "counters");
+    for (int i = 0; c && i < rec->n_counters; i++)
+        if (!add_u64(c, rec->counters[i].name, rec->counters[i].value))
+            return false;
+    return c != NULL;
+}
+
+cJSON *record_to_json(const bench_record *rec)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && record_add_scalars(o, rec) && attach(o, "times_s", times_json(rec));
+    if (ok && rec->n_reps > 0)
+        ok = attach(o, "median_s", phase_summary_json(rec, 0)) &&
+             attach(o, "min_s", phase_summary_json(rec, 1)) &&
+             attach(o, "max_s", phase_summary_json(rec, 2));
+    ok = ok && record_add_counters(o, rec);
+    if (ok && rec->n_profile > 0)
+        ok = attach(o, "profile", profile_json(rec));
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *context_to_json(const bench_context *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && cJSON_AddStringToObject(o, "date", c->date ? c->date : "") &&
+              cJSON_AddStringToObject(o, "host", c->host ? c->host : "") &&
+              cJSON_AddStringToObject(o, "cpu", c->cpu ? c->cpu : "") &&
+              cJSON_AddNumberToObject(o, "cores", c->cores) &&
+              cJSON_AddStringToObject(o, "compiler", c->compiler ? c->compiler : "") &&
+              cJSON_AddStringToObject(o, "cflags", c->cflags ? c->cflags : "") &&
+              cJSON_AddStringToObject(o, "git_commit", c->git_commit ? c->git_commit : "") &&
+              cJSON_AddStringToObject(o, "command", c->command ? c->command : "") &&
+              cJSON_AddNumberToObject(o, "time_limit_s", c->time_limit_s);
+    cJSON *d = ok ? cJSON_AddObjectToObject(o, "datasets") : NULL;
+    for (size_t i = 0; d && i < c->n_datasets; i++)
+        if (!cJSON_AddStringToObject(d, c->datasets[i].path, c->datasets[i].sha256))
+            d = NULL;
+    if (!d) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+char *results_to_string(const bench_results *r)
+{
+    cJSON *root = cJSON_CreateObject();
+    bool ok = root && cJSON_AddNumberToObject(root, "schema_version", RESULTS_SCHEMA_VERSION) &&
+              attach(root, "context", context_to_json(&r->context));
+    cJSON *arr = ok ? cJSON_AddArrayToObject(root, "results") : NULL;
+    for (size_t i = 0; arr && i < r->n_records; i++) {
+        cJSON *rec = record_to_json(&r->records[i]);
+        if (!rec || !cJSON_AddItemToArray(arr, rec)) {
+            cJSON_Delete(rec);
+            arr = NULL;
+        }
+    }
+    char *text = arr ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    return text;
+}
+
+bool results_write(const bench_results *r, const char *path, char *err, size_t err_len)
+{
+    char *text = results_to_string(r);
+    if (!text) {
+        snprintf(err, err_len, "out of memory serializing %s", path);
+        return false;
+    }
+    bool ok = output_write_atomic(path, text, strlen(text), err, err_len);
+    free(text);
+    return ok;
+}
+
+/* ============================================================ reading */
+
+/* Error helper: "FIELD: reason". Always returns false. */
+static bool fail(char *err, size_t err_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static bool fail(char *err, size_t err_len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_len, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* A non-negative integral number field; `required` fields must exist. */
+static bool get_u64(const cJSON *o, const char *key, bool required, uint64_t *out, char *err,
+                    size_t err_len)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v) {
+        *out = 0;
+        return required ? fail(err, err_len, "field \"%s\" is missing", key) : true;
+    }
+    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 18446744073709549568.0)
+        return fail(err, err_len, "field \"%s\" must be a non-negative number", key);
+    *out = (uint64_t)v->valuedouble;
+    return true;
+}
+
+/* Copies a string field into a fixed buffer; too long is an error, not a truncation. */
+static bool get_str(const cJSON *o, const char *key, bool required, char *out, size_t out_len,
+                    char *err, size_t err_len)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    out[0] = '\0';
+    if (!v || cJSON_IsNull(v))
+        return required ? fail(err, err_len, "field \"%s\" is missing", key) : true;
+    if (!cJSON_IsString(v))
+        return fail(err, err_len, "field \"%s\" must be a string", key);
+    if (strlen(v->valuestring) >= out_len)
+        return fail(err, err_len, "field \"%s\" is longer than %zu bytes", key, out_len - 1);
+    strcpy(out, v->valuestring);
+    return true;
+}
+
+static bool get_bool(const cJSON *o, const char *key)
+{
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+static bool read_status(const cJSON *o, bench_record *rec, char *err, size_t err_len)
+{
+    char status[16];
+    if (!get_str(o, "status", true, status, sizeof status, err, err_len))
+        return false;
+    if (strcmp(status, "ok") == 0)
+        rec->status = STATUS_OK;
+    else if (strcmp(status, "timeout") == 0)
+        rec->status = STATUS_TIMEOUT;
+    else if (strcmp(status, "error") == 0)
+        rec->status = STATUS_ERROR;
+    else
+        return fail(err, err_len, "field \"status\" is \"%s\"; expected ok, timeout or error",
+                    status);
+    return get_str(o, "error", false, rec->error, sizeof rec->error, err, err_len);
+}
+
+/* times_s: every phase an array of the same length. */
+static bool read_times(const cJSON *o, bench_record *rec, char *err, size_t err_len)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "times_s");
+    if (!cJSON_IsObject(t))
+        return fail(err, err_len, "field \"times_s\" is missing or not an object");
+    int n = -1;
+    for (int p = 0; p < BENCH_PHASES; p++) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(t, bench_phase_names[p]);
+        if (!cJSON_IsArray(a))
+            return fail(err, err_len, "times_s.%s must be an array", bench_phase_names[p]);
+        int len = cJSON_GetArraySize(a);
+        if (n >= 0 && len != n)
+            return fail(err, err_len, "times_s.%s has %d entries, times_s.read has %d",
+                        bench_phase_names[p], len, n);
+        n = len;
+    }
+    if (n > 0 && !(rec->reps = calloc((size_t)n, sizeof *rec->reps)))
+        return fail(err, err_len, "out of memory");
+    rec->n_reps = (size_t)n;
+    for (int p = 0; p < BENCH_PHASES; p++) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(t, bench_phase_names[p]);
+        int i = 0;
+        const cJSON *x;
+        cJSON_ArrayForEach(x, a)
+        {
+            if (!cJSON_IsNumber(x))
+                return fail(err, err_len, "times_s.%s[%d] is not a number",
+                            bench_phase_names[p], i);
+            set_phase_seconds(&rec->reps[i++], p, x->valuedouble);
+        }
+    }
+    return true;
+}
+
+static bool read_counters(const cJSON *o, bench_record *rec, char *err, size_t err_len)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "counters");
+    if (!c)
+        return true;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, c)
+    {
+        if (rec->n_counters == BPE_MAX_COUNTERS)
+            return fail(err, err_len, "more than %d counters", BPE_MAX_COUNTERS);
+        bench_counter *bc = &rec->counters[rec->n_counters];
+        if (!x->string || strlen(x->string) >= sizeof bc->name)
+            return fail(err, err_len, "a counter name is missing or too long");
+        strcpy(bc->name, x->string);
+        if (!get_u64(c, x->string, true, &bc->value, err, err_len))
+            return false;
+        rec->n_counters++;
+    }
+    return true;
+}
+
+static bool read_profile(const cJSON *o, bench_record *rec, char *err, size_t err_len)
+{
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, "profile");
+    if (!p)
+        return true;
+    const cJSON *secs = cJSON_GetObjectItemCaseSensitive(p, "merge_seconds");
+    const cJSON *aff = cJSON_GetObjectItemCaseSensitive(p, "words_affected");
+    if (!cJSON_IsArray(secs) || !cJSON_IsArray(aff) ||
+        cJSON_GetArraySize(secs) != cJSON_GetArraySize(aff))
+        return fail(err, err_len, "profile needs arrays merge_seconds and words_affected of "
+                                  "equal length");
+    size_t n = (size_t)cJSON_GetArraySize(secs);
+    if (n == 0)
+        return true;
+    rec->profile_seconds = malloc(n * sizeof *rec->profile_seconds);
+    rec->profile_affected = malloc(n * sizeof *rec->profile_affected);
+    if (!rec->profile_seconds || !rec->profile_affected)
+        return fail(err, err_len, "out of memory");
+    rec->n_profile = n;
+    const cJSON *s = secs->child, *a = aff->child;
+    for (size_t i = 0; i < n; i++, s = s->next, a = a->next) {
+        if (!cJSON_IsNumber(s) || !cJSON_IsNumber(a) || a->valuedouble < 0)
+            return fail(err, err_len, "profile entry %zu is not a pair of non-negative numbers",
+                        i);
+        rec->profile_seconds[i] = s->valuedouble;
+        rec->profile_affected[i] = (uint64_t)a->valuedouble;
+    }
+    return true;
+}
+
+static bool read_digest(const cJSON *o, bench_record *rec, char *err, size_t err_len)
+{
+    char hex[24];
+    if (!get_str(o, "merges_digest", false, hex, sizeof hex, err, err_len))
+        return false;
+    rec->has_digest = hex[0] != '\0';
+    if (!rec->has_digest)
+        return true;
+    char *end;
+    errno = 0;
+    unsigned long long d = strtoull(hex, &end, 16);
+    if (errno || *end || strlen(hex) != 16)
+        return fail(err, err_len, "merges_digest \"%s\" is not 16 hex digits", hex);
+    rec->digest = d;
+    return true;
+}
+
+bool record_from_json(const cJSON *o, bench_record *rec, char *err, size_t err_len)
+{
+    memset(rec, 0, sizeof *rec);
+    if (!cJSON_IsObject(o))
+        return fail(err, err_len, "a result is not an object");
+    const cJSON *limit = cJSON_GetObjectItemCaseSensitive(o, "time_limit_s");
+    rec->time_limit_s = cJSON_IsNumber(limit) ? limit->valuedouble : 0;
+    rec->exhausted = get_bool(o, "exhausted");
+    rec->verified = get_bool(o, "verified");
+    rec->skipped_after_timeout = get_bool(o, "skipped_after_timeout");
+    bool ok = get_str(o, "trainer", true, rec->trainer, sizeof rec->trainer, err, err_len) &&
+              get_str(o, "corpus", true, rec->corpus, sizeof rec->corpus, err, err_len) &&
+              get_u64(o, "corpus_bytes", false, &rec->corpus_bytes, err, err_len) &&
+              get_u64(o, "slice_bytes", false, &rec->slice_bytes, err, err_len) &&
+              get_u64(o, "vocab_size", true, &rec->vocab_size, err, err_len) &&
+              get_u64(o, "max_merges", false, &rec->max_merges, err, err_len) &&
+              get_u64(o, "merges", false, &rec->merges, err, err_len) &&
+              get_u64(o, "words_distinct", false, &rec->words_distinct, err, err_len) &&
+              get_u64(o, "symbols", false, &rec->symbols, err, err_len) &&
+              get_u64(o, "pretokens", false, &rec->pretokens, err, err_len) &&
+              get_u64(o, "peak_rss_bytes", false, &rec->peak_rss_bytes, err, err_len) &&
+              get_u64(o, "input_rss_bytes", false, &rec->input_rss_bytes, err, err_len) &&
+              get_u64(o, "trainer_rss_bytes", false, &rec->trainer_rss_bytes, err, err_len) &&
+              get_u64(o, "word_table_bytes", false, &rec->word_table_bytes, err, err_len) &&
+              get_str(o, "verified_against", false, rec->verified_against,
+                      sizeof rec->verified_against, err, err_len) &&
+              read_status(o, rec, err, err_len) && read_digest(o, rec, err, err_len) &&
+              read_times(o, rec, err, err_len) && read_counters(o, rec, err, err_len) &&
+              read_profile(o, rec, err, err_len);
+    if (!ok)
+        record_free(rec);
+    return ok;
+}
+
+/* A string field of the context, copied; "" when absent. */
+static char *context_str(const cJSON *c, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, key);
+    return strdup(cJSON_IsString(v) ? v->valuestring : "");
+}
+
+static bool context_from_json(const cJSON *c, bench_context *ctx, char *err, size_t err_len)
+{
+    if (!cJSON_IsObject(c))
+        return fail(err, err_len, "field \"context\" is missing or not an object");
+    ctx->date = context_str(c, "date");
+    ctx->host = context_str(c, "host");
+    ctx->cpu = context_str(c, "cpu");
+    ctx->compiler = context_str(c, "compiler");
+    ctx->cflags = context_str(c, "cflags");
+    ctx->git_commit = context_str(c, "git_commit");
+    ctx->command = context_str(c, "command");
+    const cJSON *cores = cJSON_GetObjectItemCaseSensitive(c, "cores");
+    ctx->cores = cJSON_IsNumber(cores) ? cores->valueint : 0;
+    const cJSON *limit = cJSON_GetObjectItemCaseSensitive(c, "time_limit_s");
+    ctx->time_limit_s = cJSON_IsNumber(limit) ? limit->valuedouble : 0;
+    if (!ctx->date || !ctx->host || !ctx->cpu || !ctx->compiler || !ctx->cflags ||
+        !ctx->git_commit || !ctx->command)
+        return fail(err, err_len, "out of memory");
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(c, "datasets");
+    const cJSON *x;
+    cJSON_ArrayForEach(x, d)
+    {
+        if (!cJSON_IsString(x) || !x->string)
+            continue;
+        bench_dataset *ds = realloc(ctx->datasets, (ctx->n_datasets + 1) * sizeof *ds);
+        if (!ds)
+            return fail(err, err_len, "out of memory");
+        ctx->datasets = ds;
+        ds[ctx->n_datasets].path = strdup(x->string);
+        ds[ctx->n_datasets].sha256 = strdup(x->valuestring);
+        ctx->n_datasets++;
+        if (!ds[ctx->n_datasets - 1].path || !ds[ctx->n_datasets - 1].sha256)
+            return fail(err, err_len, "out of memory");
+    }
+    return true;
+}
+
+static bool parse_root(const cJSON *root, bench_results *r, char *err, size_t err_len)
+{
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
+    if (!cJSON_IsNumber(version) || version->valueint != RESULTS_SCHEMA_VERSION)
+        return fail(err, err_len, "schema_version must be %d", RESULTS_SCHEMA_VERSION);
+    if (!context_from_json(cJSON_GetObjectItemCaseSensitive(root, "context"), &r->context, err,
+                           err_len))
+        return false;
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "results");
+    if (!cJSON_IsArray(arr))
+        return fail(err, err_len, "field \"results\" is missing or not an array");
+    size_t i = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, arr)
+    {
+        bench_record *rec = results_add(r);
+        if (!rec)
+            return fail(err, err_len, "out of memory");
+        char why[400];
+        if (!record_from_json(x, rec, why, sizeof why)) {
+            r->n_records--;
+            return fail(err, err_len, "results[%zu]: %s", i, why);
+        }
+        i++;
+    }
+    return true;
+}
+
+bool results_parse(const char *text, size_t len, const char *name, bench_results *r, char *err,
+                   size_t err_len)
+{
+    results_init(r);
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    if (!root) {
+        const char *at = cJSON_GetErrorPtr();
+        size_t offset = at && at >= text && at <= text + len ? (size_t)(at - text) : 0;
+        return fail(err, err_len, "%s: not valid JSON near byte offset %zu", name, offset);
+    }
+    char why[480];
+    bool ok = parse_root(root, r, why, sizeof why);
+    cJSON_Delete(root);
+    if (!ok) {
+        results_free(r);
+        return fail(err, err_len, "%s: %s", name, why);
+    }
+    return true;
+}
+
+bool results_read(const char *path, bench_results *r, char *err, size_t err_len)
+{
+    results_init(r);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return fail(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    bool ok = true;
+    for (;;) {
+        if (len + 65536 > cap) {
+            cap = cap ? cap * 2 : 1 << 20;
+            char *t = realloc(text, cap);
+            if (!t) {
+                ok = fail(err, err_len, "%s: out of memory", path);
+                break;
+            }
+            text = t;
+        }
+        size_t got = fread(text + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    if (ok && ferror(f))
+        ok = fail(err, err_len, "%s: read error", path);
+    fclose(f);
+    if (ok)
+        ok = results_parse(text, len, path, r, err, err_len);
+    free(text);
+    return ok;
+}

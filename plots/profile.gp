@@ -1,0 +1,29 @@
+# profile.gp — the per-merge profile of one grid cell: on top, the time of
+# each merge against the merge index i (log-log), one colour per trainer;
+# below, A_i, the number of distinct words that contained the pair chosen at
+# merge i. Early merges touch many words and cost the most; trainers that
+# scan every word (naive) pay the same at every merge.
+#
+# Inputs (gnuplot -e): plotdir, datafile, outbase, series, nseries, panels
+# (one title), npanels (1), aseries (a series that has data, for A_i). Data rows: i seconds A_i 0 (see harness/plot.c).
+npanels = 2
+load plotdir.'/style.gp'
+cols = 1
+rows = 2
+do for [fmt = 1:2] {
+    eval begin_figure(fmt, 1000, 900)
+    set title 'time per merge, '.word(panels, 1)
+    set xlabel 'merge index i'
+    set ylabel 'seconds for merge i'
+    set logscale xy
+    set format y '%.0e'
+    plot for [s = 1:nseries] datafile index (s - 1) using 1:2 with points ls s pt 7 ps 0.25 \
+             title word(series, s)
+    set title 'A_i: distinct words containing the pair chosen at merge i'
+    set key top right
+    set ylabel 'A_i (words)'
+    set format y '%g'
+    plot datafile index (aseries - 1) using 1:3 with points pt 7 ps 0.3 lc rgb 'black' \
+             title sprintf('A_i (the same for every trainer; from %s)', word(series, aseries))
+    eval end_figure
+}

@@ -1,0 +1,36 @@
+# style.gp — what every bpebench figure shares; loaded by the other scripts.
+#
+# Each figure is drawn twice, as PNG (pngcairo) and SVG, from one data file
+# written by harness/plot.c. The figure is a grid of panels (at most three
+# per row); each panel has one line per trainer, and a trainer keeps its
+# colour and marker in every panel and every figure.
+#
+# Inputs (gnuplot -e): outbase (output path without extension), npanels.
+
+cols = npanels < 3 ? npanels : 3
+rows = int((npanels + cols - 1) / cols)
+panel_w = 520
+panel_h = 470
+
+# "set terminal ...; set output ...; set multiplot ..." for format 1 (PNG) or 2 (SVG).
+begin_figure(fmt, w, h) = sprintf("set terminal %s size %d,%d font 'DejaVu Sans,11' noenhanced %s; set output '%s.%s'; set multiplot layout %d,%d", \
+    fmt == 1 ? "pngcairo" : "svg", w, h, fmt == 1 ? "" : "background rgb 'white'", \
+    outbase, fmt == 1 ? "png" : "svg", rows, cols)
+end_figure = "unset multiplot; unset output"
+
+# One style per trainer, in registry order.
+set style line 1 lc rgb '#d62728' lw 2 pt 7  ps 0.9
+set style line 2 lc rgb '#ff7f0e' lw 2 pt 5  ps 0.9
+set style line 3 lc rgb '#2ca02c' lw 2 pt 9  ps 1.0
+set style line 4 lc rgb '#1f77b4' lw 2 pt 11 ps 1.0
+set style line 5 lc rgb '#9467bd' lw 2 pt 13 ps 1.0
+set style line 6 lc rgb '#8c564b' lw 2 pt 3  ps 1.0
+set style line 7 lc rgb '#e377c2' lw 2 pt 1  ps 1.0
+set style line 8 lc rgb '#7f7f7f' lw 2 pt 2  ps 1.0
+
+set grid xtics ytics mxtics mytics lc rgb '#dddddd'
+# The key sits under each panel so that it never hides a point.
+set key below center horizontal maxrows 2 samplen 2 spacing 1.1 height 1 font ',10'
+set datafile missing 'NaN'
+set format x '%g'
+set format y '%g'

@@ -1,0 +1,215 @@
+/*
+ * test_bench.c — `bpebench bench`, `report` and `compare` end to end, run
+ * as the built binary ($BPEBENCH, set by `make test-run`) on a small corpus
+ * generated here: every cell must finish and be verified, results.json must
+ * parse, report.md and the plots must exist, `report` must rebuild the same
+ * page from the JSON alone, and a tiny time limit must produce timeouts
+ * with the skip-after-timeout rule applied.
+ */
+#include "testutil.h"
+#include "results.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char dir[64];    /* scratch directory of this test program */
+static char corpus[128];/* the generated corpus */
+
+static const char *bpebench(void)
+{
+    const char *b = getenv("BPEBENCH");
+    return b ? b : "build/bpebench";
+}
+
+/* A few thousand words drawn from a small Zipf-like vocabulary with a
+ * fixed linear congruential generator, so every run sees the same text. */
+static int setup(void **state)
+{
+    (void)state;
+    strcpy(dir, "/tmp/bpebench-test-bench-XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(corpus, sizeof corpus, "%s/tiny.txt", dir);
+    FILE *f = fopen(corpus, "w");
+    if (!f)
+        return -1;
+    static const char *const words[] = {"the", "cat", "sat", "on", "mat", "and", "then",
+                                        "ran", "away", "from", "a", "dog", "who", "barked",
+                                        "loudly", "at", "everyone", "naïve", "café", "über"};
+    uint32_t x = 12345;
+    for (int line = 0; line < 400; line++) {
+        for (int w = 0; w < 12; w++) {
+            x = x * 1103515245u + 12345u;
+            uint32_t r = (x >> 16) % 400;
+            size_t pick = r < 200 ? r % 4 : r < 300 ? 4 + r % 6 : 10 + r % 10;
+            fprintf(f, "%s%s", w ? " " : "", words[pick]);
+        }
+        fputs(line % 7 == 6 ? ".<|endoftext|>\n" : ".\n", f);
+    }
+    fclose(f);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Runs a shell command; returns its exit status. */
+static int run(const char *fmt, const char *a, const char *b)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, fmt, bpebench(), a, b);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+static size_t registry_size(void)
+{
+    size_t n = 0;
+    while (bpe_trainers[n])
+        n++;
+    return n;
+}
+
+/* Reads a whole file into a malloc'd string. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+static void a_small_grid_runs_verifies_and_reports(void **state)
+{
+    (void)state;
+    char out[128], path[256];
+    snprintf(out, sizeof out, "%s/out", dir);
+    assert_int_equal(run("%s bench --corpus tiny=%s --sizes 10K,all --vocab 300,400 "
+                         "--repeats 2 --time-limit 120 --profile auto --out %s >/dev/null 2>&1",
+                         corpus, out),
+                     0);
+    snprintf(path, sizeof path, "%s/results.json", out);
+    bench_results r;
+    char err[512];
+    assert_true(results_read(path, &r, err, sizeof err));
+    assert_int_equal(r.n_records, registry_size() * 2 * 2);
+    size_t profiled = 0;
+    for (size_t i = 0; i < r.n_records; i++) {
+        const bench_record *rec = &r.records[i];
+        assert_int_equal(rec->status, STATUS_OK);
+        assert_true(rec->verified);
+        assert_string_equal(rec->verified_against, bpe_trainers[0]->name);
+        assert_int_equal(rec->n_reps, 2);
+        assert_true(rec->words_distinct > 0 && rec->peak_rss_bytes > 0);
+        assert_true(rec->input_rss_bytes > 0 && rec->input_rss_bytes <= rec->peak_rss_bytes);
+        assert_true(strncmp(rec->corpus, "tiny@", 5) == 0);
+        profiled += rec->n_profile > 0;
+        if (rec->n_profile)
+            assert_int_equal(rec->n_profile, rec->merges);
+    }
+    assert_int_equal(profiled, registry_size()); /* auto: the largest cell, every trainer */
+    assert_string_not_equal(r.context.cpu, "");
+    results_free(&r);
+
+    snprintf(path, sizeof path, "%s/report.md", out);
+    assert_true(exists(path));
+    char *report = slurp(path);
+    assert_non_null(strstr(report, "## Training time"));
+    assert_non_null(strstr(report, "## Speedup over"));
+    snprintf(path, sizeof path, "%s/plots/time_vs_vocab_tiny.png", out);
+    assert_true(exists(path));
+    snprintf(path, sizeof path, "%s/plots/time_vs_vocab_tiny.svg", out);
+    assert_true(exists(path));
+
+    /* report rebuilds the same page from the JSON alone */
+    char out2[128], json[256];
+    snprintf(out2, sizeof out2, "%s/again", dir);
+    snprintf(json, sizeof json, "%s/results.json", out);
+    assert_int_equal(run("%s report %s --out %s >/dev/null", json, out2), 0);
+    snprintf(path, sizeof path, "%s/report.md", out2);
+    char *again = slurp(path);
+    assert_string_equal(report, again);
+    free(report);
+    free(again);
+
+    /* a file compared with itself passes */
+    assert_int_equal(run("%s compare %s %s >/dev/null", json, json), 0);
+}
+
+static void a_tiny_time_limit_times_out_and_skips(void **state)
+{
+    (void)state;
+    char out[128], path[256];
+    snprintf(out, sizeof out, "%s/slow", dir);
+    assert_int_equal(run("%s bench --corpus tiny=%s --sizes 10K,all --vocab 300,400 "
+                         "--repeats 1 --time-limit 0.0001 --out %s >/dev/null 2>&1",
+                         corpus, out),
+                     0);
+    snprintf(path, sizeof path, "%s/results.json", out);
+    bench_results r;
+    char err[512];
+    assert_true(results_read(path, &r, err, sizeof err));
+    assert_int_equal(r.n_records, registry_size() * 4);
+    for (size_t i = 0; i < r.n_records; i++) {
+        const bench_record *rec = &r.records[i];
+        bool first_cell = strcmp(rec->corpus, "tiny@10K") == 0 && rec->vocab_size == 300;
+        assert_int_equal(rec->status, STATUS_TIMEOUT);
+        assert_int_equal(rec->skipped_after_timeout, !first_cell);
+        assert_true(rec->time_limit_s == 0.0001);
+        assert_false(rec->verified);
+        assert_true(rec->words_distinct > 0); /* the input probe still describes the slice */
+    }
+    results_free(&r);
+    snprintf(path, sizeof path, "%s/report.md", out);
+    char *report = slurp(path);
+    assert_non_null(strstr(report, "timeout†"));
+    free(report);
+}
+
+static void bad_usage_exits_2(void **state)
+{
+    (void)state;
+    assert_int_equal(run("%s bench --out %s/x%s >/dev/null 2>&1", dir, ""), 2);
+    assert_int_equal(run("%s bench --corpus t=%s --vocab 100 --out %s/x >/dev/null 2>&1", corpus,
+                         dir),
+                     2);
+    assert_int_equal(run("%s bench --corpus t=%s --sizes 5Q --out %s/x >/dev/null 2>&1", corpus,
+                         dir),
+                     2);
+    assert_int_equal(run("%s bench --corpus t=%s --profile nope:300 --out %s/x >/dev/null 2>&1",
+                         corpus, dir),
+                     2);
+    assert_int_equal(run("%s compare %s/none.json %s/none.json >/dev/null 2>&1", dir, dir), 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_small_grid_runs_verifies_and_reports),
+        cmocka_unit_test(a_tiny_time_limit_times_out_and_skips),
+        cmocka_unit_test(bad_usage_exits_2),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

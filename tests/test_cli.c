@@ -1,0 +1,920 @@
+/*
+ * test_cli.c — `bpebench train` as a user meets it, bad inputs first.
+ *
+ * Every case runs the real binary ($BPEBENCH, set by `make test-run`, so the
+ * sanitizer pass runs the sanitizer build) in a child process, inside a fresh
+ * mkdtemp directory, with the naive trainer and the fastest one
+ * (linked-list). Each case states the exit status (2 bad usage, 1 any other
+ * failure, 0 handled) and key words of the one-line message; every case also
+ * checks that nothing partial is left: on failure the --out directory is
+ * untouched (empty when it existed, absent when it did not), on success it
+ * holds exactly vocab.json and merges.txt with ordinary permissions, and no
+ * temporary file (*.tmp.*, .bpebench-probe.*) is left anywhere.
+ *
+ * The second half checks resources and signals:
+ *   - peak memory follows W and M, not n: the same text repeated 10 times
+ *     (same W, ten times n) peaks within ±10% (ru_maxrss from wait4);
+ *   - SIGTERM or SIGINT while training, and SIGXFSZ while writing (a file
+ *     size limit, as `ulimit -f` sets), kill the run by that signal and
+ *     leave nothing behind (harness/signals.h).
+ * Runs tests/ from the top of the tree; about 10 s, longer under ASan.
+ */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include "testutil.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Whether this test (and so the binary under test, built with the same
+ * flags) runs under AddressSanitizer, which reserves terabytes of address
+ * space: an address-space limit cannot be used there. */
+#if defined(__SANITIZE_ADDRESS__)
+static const bool under_asan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+static const bool under_asan = true;
+#else
+static const bool under_asan = false;
+#endif
+#else
+static const bool under_asan = false;
+#endif
+
+/* The trainers every case runs: the reference and the fastest. */
+static const char *const trainers[] = {"naive", "linked-list"};
+
+/* ============================================================ processes */
+
+/* Limits set in the child before it runs bpebench. */
+typedef struct {
+    rlim_t fsize;        /* RLIMIT_FSIZE in bytes, 0 for none */
+    bool ignore_sigxfsz; /* so that a write past the limit fails with EFBIG instead */
+    rlim_t address;      /* RLIMIT_AS in bytes, 0 for none */
+} child_limits;
+
+/* What one run of bpebench did. */
+typedef struct {
+    int status;     /* as from waitpid */
+    char *out;      /* its stdout; malloc'd */
+    char *err;      /* its stderr; malloc'd */
+    long maxrss_kb; /* its peak resident set (ru_maxrss) */
+} cli_result;
+
+/* The binary under test, as an absolute path (children chdir). */
+static const char *binary_path(void)
+{
+    static char path[PATH_MAX];
+    if (!path[0]) {
+        const char *b = getenv("BPEBENCH") ? getenv("BPEBENCH") : "build/bpebench";
+        if (!realpath(b, path))
+            fail_msg("%s: %s; build it first (make test-run sets BPEBENCH)", b, strerror(errno));
+    }
+    return path;
+}
+
+/* Reads a whole file into a malloc'd NUL-terminated string ("" if absent). */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    if (f) {
+        char buf[4096];
+        size_t got;
+        while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+            if (len + got + 1 > cap) {
+                cap = 2 * (len + got + 1);
+                text = realloc(text, cap);
+                assert_non_null(text);
+            }
+            memcpy(text + len, buf, got);
+            len += got;
+        }
+        fclose(f);
+    }
+    if (!text) {
+        text = malloc(1);
+        assert_non_null(text);
+    }
+    text[len] = '\0';
+    return text;
+}
+
+/*
+ * Starts `bpebench args...` in directory `root` with stdout and stderr going
+ * to root/.stdout and root/.stderr. The child is a plain fork of this small
+ * test process, so its ru_maxrss starts from our resident set (Linux keeps
+ * the peak across exec): the memory test checks that ours is small.
+ */
+static pid_t cli_start(const char *root, const char *const *args, const child_limits *limits)
+{
+    const char *argv[32] = {binary_path()};
+    size_t n = 1;
+    for (; args[n - 1]; n++) {
+        assert_true(n < N(argv) - 1);
+        argv[n] = args[n - 1];
+    }
+    argv[n] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid > 0)
+        return pid;
+    int out = -1, err = -1;
+    if (chdir(root) == 0) {
+        out = open(".stdout", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        err = open(".stderr", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    }
+    if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+        _exit(126);
+    /* Whatever we inherited (a shell may start us with SIGINT ignored), the
+     * binary starts with the default actions, as from a terminal. */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    signal(SIGXFSZ, limits && limits->ignore_sigxfsz ? SIG_IGN : SIG_DFL);
+    if (limits && limits->fsize) {
+        struct rlimit l = {limits->fsize, limits->fsize};
+        setrlimit(RLIMIT_FSIZE, &l);
+    }
+    if (limits && limits->address) {
+        struct rlimit l = {limits->address, limits->address};
+        setrlimit(RLIMIT_AS, &l);
+    }
+    execv(argv[0], (char *const *)argv);
+    _exit(127);
+}
+
+/* Waits for a child started by cli_start and collects what it did. */
+static void cli_finish(pid_t pid, const char *root, cli_result *r)
+{
+    struct rusage usage;
+    pid_t got;
+    while ((got = wait4(pid, &r->status, 0, &usage)) < 0 && errno == EINTR)
+        ;
+    assert_int_equal(got, pid);
+    r->maxrss_kb = usage.ru_maxrss;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/.stdout", root);
+    r->out = slurp(path);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/.stderr", root);
+    r->err = slurp(path);
+    unlink(path);
+}
+
+static void cli_run(const char *root, const char *const *args, const child_limits *limits,
+                    cli_result *r)
+{
+    cli_finish(cli_start(root, args, limits), root, r);
+}
+
+static void cli_result_free(cli_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* ============================================================ directories */
+
+/* A fresh directory for one case: /tmp/bpebench-cli-XXXXXX. */
+static void make_root(char *root, size_t len)
+{
+    snprintf(root, len, "/tmp/bpebench-cli-XXXXXX");
+    assert_non_null(mkdtemp(root));
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+static void remove_tree(const char *root)
+{
+    assert_int_equal(nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+/* Writes len bytes to root/name. */
+static void write_file(const char *root, const char *name, const void *data, size_t len)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", root, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+static const char *leftover_found; /* set by find_leftover: a temporary file seen */
+
+static int find_leftover(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    const char *name = path + ftw->base;
+    if (strstr(name, ".tmp.") || strncmp(name, ".bpebench-probe", 15) == 0) {
+        static char found[PATH_MAX];
+        snprintf(found, sizeof found, "%s", path);
+        leftover_found = found;
+    }
+    return 0;
+}
+
+/* Fails when a temporary output file is left anywhere under root. */
+static void assert_no_temporary_files(const char *root)
+{
+    leftover_found = NULL;
+    assert_int_equal(nftw(root, find_leftover, 16, FTW_PHYS), 0);
+    if (leftover_found)
+        fail_msg("temporary file left behind: %s", leftover_found);
+}
+
+/* The names in a directory, sorted and joined by spaces; "-" when it does not exist. */
+static void list_dir(const char *dir, char *out, size_t len)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(out, len, "-");
+        return;
+    }
+    char *names[64];
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && n < N(names))
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    for (size_t i = 1; i < n; i++) /* insertion sort: a handful of names */
+        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            char *t = names[j];
+            names[j] = names[j - 1];
+            names[j - 1] = t;
+        }
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? " " : "", names[i]);
+        free(names[i]);
+    }
+}
+
+/* ============================================================ checks */
+
+/* A failed run: exit status `code`, exactly one line "bpebench: ..." on
+ * stderr containing every key word, nothing on stdout. */
+static void assert_failed_with(const cli_result *r, int code, const char *const *keys,
+                               const char *what)
+{
+    if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != code)
+        fail_msg("%s: expected exit %d, got status 0x%x; stderr: %s", what, code, r->status,
+                 r->err);
+    size_t len = strlen(r->err);
+    if (strncmp(r->err, "bpebench: ", 10) != 0 || len < 12 || r->err[len - 1] != '\n' ||
+        strchr(r->err, '\n') != r->err + len - 1)
+        fail_msg("%s: stderr is not one \"bpebench: ...\" line: \"%s\"", what, r->err);
+    for (size_t k = 0; keys[k]; k++)
+        if (!strstr(r->err, keys[k]))
+            fail_msg("%s: stderr lacks \"%s\": %s", what, keys[k], r->err);
+    if (r->out[0])
+        fail_msg("%s: a failed run printed on stdout: %s", what, r->out);
+}
+
+/* The mode new files get: 0666 less the umask. */
+static mode_t expected_file_mode(void)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    return 0666 & ~mask;
+}
+
+/* A successful run: exit 0, nothing on stderr, every key word on stdout, and
+ * out_dir holding exactly vocab.json (valid JSON) and merges.txt (its header
+ * first), both with the mode an ordinary new file gets. */
+static void assert_trained(const cli_result *r, const char *out_dir, const char *const *keys,
+                           const char *what)
+{
+    if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0 || r->err[0])
+        fail_msg("%s: expected success, got status 0x%x; stderr: %s", what, r->status, r->err);
+    for (size_t k = 0; keys[k]; k++)
+        if (!strstr(r->out, keys[k]))
+            fail_msg("%s: stdout lacks \"%s\": %s", what, keys[k], r->out);
+    char names[512], path[PATH_MAX];
+    list_dir(out_dir, names, sizeof names);
+    if (strcmp(names, "merges.txt vocab.json") != 0)
+        fail_msg("%s: --out holds \"%s\", expected \"merges.txt vocab.json\"", what, names);
+    snprintf(path, sizeof path, "%s/vocab.json", out_dir);
+    char *text = slurp(path);
+    cJSON *vocab = cJSON_Parse(text);
+    if (!vocab || cJSON_GetArraySize(vocab) < 256)
+        fail_msg("%s: vocab.json does not parse or has fewer than 256 tokens", what);
+    cJSON_Delete(vocab);
+    free(text);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, expected_file_mode());
+    snprintf(path, sizeof path, "%s/merges.txt", out_dir);
+    text = slurp(path);
+    assert_int_equal(strncmp(text, "#version: 0.2\n", 14), 0);
+    free(text);
+}
+
+/* ============================================================ the matrix */
+
+/* One bad (or merely unusual) input. */
+typedef struct {
+    const char *name;          /* what is wrong, for messages */
+    const char *content;       /* written to root/in.txt (may hold NULs); NULL for none */
+    size_t len;                /* its length */
+    void (*setup)(const char *root); /* builds other inputs in root, or NULL */
+    const char *out;           /* --out, relative to root; NULL for "out" */
+    const char *args[10];      /* the rest of the command line, NULL-terminated */
+    int code;                  /* expected exit status */
+    const char *keys[5];       /* key words of stderr (failure) or stdout (success) */
+} cli_case;
+
+#define TEXT(s) s, sizeof(s) - 1 /* a string literal as content and length */
+
+/* A directory holding a text file and a symbolic link that points nowhere. */
+static void dir_with_dangling_link(const char *root)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/corpus", root);
+    assert_int_equal(mkdir(path, 0755), 0);
+    write_file(root, "corpus/a.txt", TEXT("hello world\n"));
+    snprintf(path, sizeof path, "%s/corpus/broken", root);
+    assert_int_equal(symlink("does-not-exist", path), 0);
+}
+
+/* A directory holding a symbolic link to itself (ELOOP). */
+static void dir_with_link_loop(const char *root)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/corpus", root);
+    assert_int_equal(mkdir(path, 0755), 0);
+    write_file(root, "corpus/a.txt", TEXT("hello world\n"));
+    snprintf(path, sizeof path, "%s/corpus/loop", root);
+    assert_int_equal(symlink("loop", path), 0);
+}
+
+/* A directory holding a link to /proc/self/mem: it opens, but reading it at
+ * offset 0 fails with EIO even for root — a truly unreadable file. */
+static void dir_with_unreadable_file(const char *root)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/corpus", root);
+    assert_int_equal(mkdir(path, 0755), 0);
+    write_file(root, "corpus/a.txt", TEXT("hello world\n"));
+    snprintf(path, sizeof path, "%s/corpus/mem", root);
+    assert_int_equal(symlink("/proc/self/mem", path), 0);
+}
+
+/* A directory holding a FIFO and a sub-directory beside the text: neither
+ * is a regular file, so both are skipped (a FIFO must not hang the reader). */
+static void dir_with_fifo_and_subdir(const char *root)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/corpus", root);
+    assert_int_equal(mkdir(path, 0755), 0);
+    write_file(root, "corpus/a.txt", TEXT("hello world\n"));
+    snprintf(path, sizeof path, "%s/corpus/fifo", root);
+    assert_int_equal(mkfifo(path, 0644), 0);
+    snprintf(path, sizeof path, "%s/corpus/sub", root);
+    assert_int_equal(mkdir(path, 0755), 0);
+}
+
+/* A two-byte character split by the reader's 1 MiB chunk boundary. */
+static void character_across_chunks(const char *root)
+{
+    size_t len = (1u << 20) + 64;
+    char *text = malloc(len);
+    assert_non_null(text);
+    for (size_t i = 0; i < len; i++)
+        text[i] = i % 8 == 7 ? ' ' : 'a' + (char)(i % 5);
+    memcpy(text + (1u << 20) - 1, "\xc3\xa9", 2); /* é: first byte ends chunk one */
+    write_file(root, "in.txt", text, len);
+    free(text);
+}
+
+/* A regular file where --out wants a parent directory. */
+static void regular_file_named_file(const char *root)
+{
+    write_file(root, "file", TEXT("not a directory\n"));
+}
+
+static const cli_case cases[] = {
+    /* ---- inputs that cannot be read */
+    {"missing file", NULL, 0, NULL, NULL, {"--vocab-size", "300", "nope.txt"}, 1,
+     {"nope.txt", "No such file", "check the path"}},
+    {"dangling link in a directory", NULL, 0, dir_with_dangling_link, NULL,
+     {"--vocab-size", "300", "corpus"}, 1, {"corpus/broken", "symbolic link", "No such file"}},
+    {"link loop in a directory", NULL, 0, dir_with_link_loop, NULL,
+     {"--vocab-size", "300", "corpus"}, 1, {"corpus/loop", "Too many levels"}},
+    {"unreadable file in a directory", NULL, 0, dir_with_unreadable_file, NULL,
+     {"--vocab-size", "300", "corpus"}, 1, {"corpus/mem", "read failed", "byte offset 0"}},
+    {"FIFO and sub-directory in a directory", NULL, 0, dir_with_fifo_and_subdir, NULL,
+     {"--vocab-size", "300", "corpus"}, 0, {"1 file,", "W = 3,"}},
+    /* ---- inputs with no text */
+    {"empty file", TEXT(""), NULL, NULL, {"--vocab-size", "300", "in.txt"}, 1,
+     {"in.txt", "no text to train on", "0 bytes"}},
+    {"only special tokens", TEXT("<|endoftext|><|endoftext|>"), NULL, NULL,
+     {"--vocab-size", "300", "in.txt"}, 1, {"in.txt", "no text to train on", "26 bytes"}},
+    {"only whitespace", TEXT(" \t\n\n  \r\n"), NULL, NULL, {"--vocab-size", "300", "in.txt"}, 0,
+     {"W = "}},
+    {"pattern matching nothing", TEXT("hello world\n"), NULL, NULL,
+     {"--vocab-size", "300", "--pattern", "xyz", "in.txt"}, 1, {"matched none", "--pattern"}},
+    /* ---- unusual bytes */
+    {"NUL bytes", TEXT("ab\0cd\0\0ab cd"), NULL, NULL, {"--vocab-size", "300", "in.txt"}, 0,
+     {"pretokens"}},
+    {"CRLF and a BOM", TEXT("\xef\xbb\xbfhello world\r\nhello there\r\n"), NULL, NULL,
+     {"--vocab-size", "300", "in.txt"}, 0, {"W = "}},
+    {"0xFF byte", TEXT("ab \xff cd"), NULL, NULL, {"--vocab-size", "300", "in.txt"}, 1,
+     {"in.txt", "invalid UTF-8 at byte offset 3", "0xFF", "--invalid-utf8=bytes"}},
+    {"0xFF byte kept", TEXT("ab \xff cd"), NULL, NULL,
+     {"--vocab-size", "300", "--invalid-utf8=bytes", "in.txt"}, 0,
+     {"1 runs of invalid UTF-8 kept"}},
+    {"overlong form", TEXT("ab cd \xc0\xaf"), NULL, NULL, {"--vocab-size", "300", "in.txt"}, 1,
+     {"invalid UTF-8 at byte offset 6", "0xC0"}},
+    {"overlong 3-byte form", TEXT("x\xe0\x80\xafy"), NULL, NULL,
+     {"--vocab-size", "300", "in.txt"}, 1, {"invalid UTF-8 at byte offset 1", "0xE0"}},
+    {"overlong form kept", TEXT("ab cd \xc0\xaf"), NULL, NULL,
+     {"--vocab-size", "300", "--invalid-utf8=bytes", "in.txt"}, 0,
+     {"1 runs of invalid UTF-8 kept"}},
+    {"surrogate", TEXT("ab \xed\xa0\x80 cd"), NULL, NULL, {"--vocab-size", "300", "in.txt"}, 1,
+     {"invalid UTF-8 at byte offset 3", "0xED"}},
+    {"surrogate kept", TEXT("ab \xed\xa0\x80 cd"), NULL, NULL,
+     {"--vocab-size", "300", "--invalid-utf8=bytes", "in.txt"}, 0,
+     {"1 runs of invalid UTF-8 kept"}},
+    {"sequence truncated at end of file", TEXT("ab cd \xe2\x82"), NULL, NULL,
+     {"--vocab-size", "300", "in.txt"}, 1, {"invalid UTF-8 at byte offset 6", "0xE2"}},
+    {"sequence truncated at end of file kept", TEXT("ab cd \xe2\x82"), NULL, NULL,
+     {"--vocab-size", "300", "--invalid-utf8=bytes", "in.txt"}, 0,
+     {"1 runs of invalid UTF-8 kept"}},
+    {"character across the reader's chunks", NULL, 0, character_across_chunks, NULL,
+     {"--vocab-size", "300", "in.txt"}, 0, {"1048640 bytes"}},
+    /* ---- the vocabulary size */
+    {"vocab size below 256 + specials", TEXT("hello\n"), NULL, NULL,
+     {"--vocab-size", "256", "in.txt"}, 2, {"--vocab-size 256", "at least", "257"}},
+    {"vocab size below 256 + 3 specials", TEXT("hello\n"), NULL, NULL,
+     {"--vocab-size", "258", "--special-token", "<a>", "--special-token", "<b>",
+      "--special-token", "<c>", "in.txt"},
+     2, {"--vocab-size 258", "at least", "259"}},
+    {"non-numeric vocab size", TEXT("hello\n"), NULL, NULL, {"--vocab-size", "32k", "in.txt"}, 2,
+     {"--vocab-size", "32k", "whole number"}},
+    {"negative vocab size", TEXT("hello\n"), NULL, NULL, {"--vocab-size", "-1", "in.txt"}, 2,
+     {"--vocab-size", "whole number"}},
+    {"vocab size past 2^64", TEXT("hello\n"), NULL, NULL,
+     {"--vocab-size", "99999999999999999999", "in.txt"}, 2, {"--vocab-size", "whole number"}},
+    /* ---- special tokens and the pattern */
+    {"empty special token", TEXT("hello\n"), NULL, NULL,
+     {"--vocab-size", "300", "--special-token", "", "in.txt"}, 2,
+     {"--special-token", "empty", "non-empty"}},
+    {"duplicate special token", TEXT("hello\n"), NULL, NULL,
+     {"--vocab-size", "300", "--special-token", "<s>", "--special-token", "<s>", "in.txt"}, 2,
+     {"--special-token", "<s>", "twice"}},
+    /* <|a|>b must win over its prefix <|a|> (longest match), leaving x, y, z:
+     * M = 3; cutting at the prefix would leave "by" and M = 4. */
+    {"special token prefix of another", TEXT("x<|a|>by<|a|>z"), NULL, NULL,
+     {"--vocab-size", "300", "--special-token", "<|a|>", "--special-token", "<|a|>b", "in.txt"},
+     0, {"2 special tokens cut out", "W = 3, symbols M = 3"}},
+    {"invalid pattern", TEXT("hello\n"), NULL, NULL,
+     {"--vocab-size", "300", "--pattern", "(\\p{L}+", "in.txt"}, 2,
+     {"--pattern", "offset 7", "gpt2"}},
+    {"bad --invalid-utf8", TEXT("hello\n"), NULL, NULL,
+     {"--vocab-size", "300", "--invalid-utf8=skip", "in.txt"}, 2, {"--invalid-utf8", "skip"}},
+    {"unknown trainer", TEXT("hello\n"), NULL, NULL,
+     {"--vocab-size", "300", "--trainer", "fastest", "in.txt"}, 2, {"fastest", "bpebench list"}},
+    {"no input", NULL, 0, NULL, NULL, {"--vocab-size", "300"}, 2, {"INPUT", "--help"}},
+    /* ---- the output directory */
+    {"--out parent missing", TEXT("hello\n"), NULL, "no/such/dir",
+     {"--vocab-size", "300", "in.txt"}, 1, {"no/such/dir", "cannot create", "parent"}},
+    {"--out is a file", TEXT("hello\n"), NULL, "in.txt", {"--vocab-size", "300", "in.txt"}, 1,
+     {"not a directory"}},
+    {"--out under a regular file", TEXT("hello\n"), regular_file_named_file, "file/out",
+     {"--vocab-size", "300", "in.txt"}, 1, {"file/out", "Not a directory"}},
+    {"--out not writable (even by root)", TEXT("hello\n"), NULL, "/proc/self",
+     {"--vocab-size", "300", "in.txt"}, 1, {"/proc/self", "cannot write there"}},
+};
+
+/* Runs one case with one trainer; `out_exists` creates the --out directory
+ * first (the run must leave it empty on failure) or not (the run must not
+ * leave it behind on failure). */
+static void run_case(const cli_case *c, const char *trainer, bool out_exists)
+{
+    char root[64], what[256], out_dir[PATH_MAX];
+    make_root(root, sizeof root);
+    snprintf(what, sizeof what, "%s (%s, --out %s)", c->name, trainer,
+             out_exists ? "existing" : "new");
+    if (c->content)
+        write_file(root, "in.txt", c->content, c->len);
+    if (c->setup)
+        c->setup(root);
+    const char *out = c->out ? c->out : "out";
+    if (out[0] == '/')
+        snprintf(out_dir, sizeof out_dir, "%s", out);
+    else
+        snprintf(out_dir, sizeof out_dir, "%s/%s", root, out);
+    if (out_exists && !c->out)
+        assert_int_equal(mkdir(out_dir, 0755), 0);
+    char before[512], after[512];
+    list_dir(out_dir, before, sizeof before);
+
+    const char *args[32] = {"train", "--trainer", trainer, "--out", out};
+    size_t n = 5;
+    for (size_t i = 0; c->args[i]; i++)
+        args[n++] = c->args[i];
+    args[n] = NULL;
+    cli_result r;
+    cli_run(root, args, NULL, &r);
+    if (c->code == 0) {
+        assert_trained(&r, out_dir, c->keys, what);
+    } else {
+        assert_failed_with(&r, c->code, c->keys, what);
+        list_dir(out_dir, after, sizeof after);
+        if (strcmp(before, after) != 0)
+            fail_msg("%s: --out changed from \"%s\" to \"%s\"", what, before, after);
+    }
+    assert_no_temporary_files(root);
+    cli_result_free(&r);
+    remove_tree(root);
+}
+
+static void bad_input_matrix(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(cases); i++)
+        for (size_t t = 0; t < N(trainers); t++)
+            for (int exists = 0; exists < 2; exists++)
+                if (!exists || !cases[i].out)
+                    run_case(&cases[i], trainers[t], exists);
+}
+
+/* ============================================================ generated text */
+
+/* splitmix64: a tiny deterministic PRNG, so every machine gets the same text. */
+static uint64_t next_random(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Word type `rank` of a made-up language: 2–12 letters, some of them
+ * two-byte (é, ö, ж, л), a few with digits; the same rank always spells the
+ * same word. Returns its length in bytes. */
+static size_t spell_word(uint64_t rank, char *out)
+{
+    static const char *const letters[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i",
+                                          "k", "l", "m", "n", "o", "p", "r", "s", "t",
+                                          "u", "w", "\xc3\xa9", "\xc3\xb6", "\xd0\xb6", "\xd0\xbb"};
+    uint64_t s = rank * 0x2545F4914F6CDD1Dull + 1;
+    size_t len = 0, chars = 2 + next_random(&s) % 11;
+    for (size_t i = 0; i < chars; i++) {
+        const char *l = letters[next_random(&s) % N(letters)];
+        if (rank % 97 == 0 && i == chars - 1)
+            l = "7";
+        memcpy(out + len, l, strlen(l));
+        len += strlen(l);
+    }
+    return len;
+}
+
+/* Writes about `bytes` bytes of text drawn from `types` word types (skewed
+ * towards low ranks, like a natural language) to `path`, streaming through a
+ * small buffer so this process stays small. */
+static void write_corpus(const char *path, size_t bytes, uint64_t types, uint64_t seed)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    uint64_t s = seed;
+    size_t written = 0, words = 0;
+    char word[64];
+    while (written < bytes) {
+        uint64_t u = next_random(&s) % 1000000, rank = types * (u * u / 1000000) / 1000000;
+        size_t len = spell_word(rank, word);
+        const char *sep = ++words % 13 == 0 ? ".\n" : words % 997 == 0 ? " <|endoftext|>" : " ";
+        if (written + len + strlen(sep) >= bytes)
+            sep = ".\n"; /* end on a line break: copies then join without a new word */
+        assert_int_equal(fwrite(word, 1, len, f), len);
+        assert_int_equal(fputs(sep, f) >= 0, 1);
+        written += len + strlen(sep);
+    }
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Writes `times` copies of file `from` to `to`. */
+static void write_repeated(const char *from, const char *to, int times)
+{
+    FILE *out = fopen(to, "wb");
+    assert_non_null(out);
+    char buf[1 << 16];
+    for (int i = 0; i < times; i++) {
+        FILE *in = fopen(from, "rb");
+        assert_non_null(in);
+        size_t got;
+        while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+            assert_int_equal(fwrite(buf, 1, got, out), got);
+        fclose(in);
+    }
+    assert_int_equal(fclose(out), 0);
+}
+
+/* ============================================================ long line */
+
+/* A single line of `bytes` random letters and no space: one pretoken that
+ * spans many of the reader's chunks. The pretokenizer must neither hit a
+ * PCRE2 limit nor re-scan the line once per chunk (O(n^2)). */
+static void long_line(const char *trainer, size_t bytes)
+{
+    char root[64], path[PATH_MAX];
+    make_root(root, sizeof root);
+    snprintf(path, sizeof path, "%s/line.txt", root);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    uint64_t s = 42;
+    char buf[1 << 16];
+    for (size_t done = 0; done < bytes; done += sizeof buf) {
+        for (size_t i = 0; i < sizeof buf; i++)
+            buf[i] = (char)('a' + next_random(&s) % 26);
+        size_t n = bytes - done < sizeof buf ? bytes - done : sizeof buf;
+        assert_int_equal(fwrite(buf, 1, n, f), n);
+    }
+    assert_int_equal(fclose(f), 0);
+    const char *args[] = {"train", "--trainer", trainer, "--vocab-size", "258", "--out", "out",
+                          "line.txt", NULL};
+    cli_result r;
+    cli_run(root, args, NULL, &r);
+    char expect[64], out_dir[PATH_MAX];
+    snprintf(expect, sizeof expect, "symbols M = %zu", bytes);
+    const char *keys[] = {"pretokens  1,", expect, NULL};
+    snprintf(out_dir, sizeof out_dir, "%s/out", root);
+    assert_trained(&r, out_dir, keys, "a single long line");
+    cli_result_free(&r);
+    remove_tree(root);
+}
+
+/* 50 MB with the reference trainer; 5 MB with the fastest one, whose
+ * per-symbol state makes 50 MB slow under ASan without testing more. */
+static void single_long_line(void **state)
+{
+    (void)state;
+    long_line("naive", 50000000);
+    long_line("linked-list", 5000000);
+}
+
+/* ============================================================ vocab size 10^9 */
+
+/* Asking for 10^9 tokens must stop when pairs run out, allocating nothing
+ * sized by the request: the run is limited to 1 GiB of address space (a
+ * table of 10^9 merges alone would need 40 GB). Under ASan the limit cannot
+ * be set; the peak resident set is checked instead. */
+static void huge_vocab_size_stops_early(void **state)
+{
+    (void)state;
+    for (size_t t = 0; t < N(trainers); t++) {
+        char root[64], out_dir[PATH_MAX];
+        make_root(root, sizeof root);
+        write_file(root, "in.txt", TEXT("the cat sat on the mat; the dog sat on the log\n"));
+        const char *args[] = {"train", "--trainer", trainers[t], "--vocab-size", "1000000000",
+                              "--out", "out", "in.txt", NULL};
+        child_limits limits = {.address = under_asan ? 0 : (rlim_t)1 << 30};
+        cli_result r;
+        cli_run(root, args, &limits, &r);
+        const char *keys[] = {"of 999999743: stopped early", NULL};
+        snprintf(out_dir, sizeof out_dir, "%s/out", root);
+        assert_trained(&r, out_dir, keys, "--vocab-size 1000000000");
+        assert_true(r.maxrss_kb < 512 * 1024);
+        cli_result_free(&r);
+        remove_tree(root);
+    }
+}
+
+/* ============================================================ write failures */
+
+/* A write that fails midway (a file size limit; SIGXFSZ ignored, so write()
+ * fails with EFBIG as on a full disk): a clean error, nothing left. */
+static void write_failing_midway(void **state)
+{
+    (void)state;
+    for (size_t t = 0; t < N(trainers); t++)
+        for (int exists = 0; exists < 2; exists++) {
+            char root[64], out_dir[PATH_MAX], names[512];
+            make_root(root, sizeof root);
+            write_file(root, "in.txt", TEXT("the cat sat on the mat; the dog sat on the log\n"));
+            snprintf(out_dir, sizeof out_dir, "%s/out", root);
+            if (exists)
+                assert_int_equal(mkdir(out_dir, 0755), 0);
+            const char *args[] = {"train", "--trainer", trainers[t], "--vocab-size", "300",
+                                  "--out", "out", "in.txt", NULL};
+            child_limits limits = {.fsize = 1000, .ignore_sigxfsz = true};
+            cli_result r;
+            cli_run(root, args, &limits, &r);
+            const char *keys[] = {"vocab.json", "write failed", "File too large", "--out", NULL};
+            assert_failed_with(&r, 1, keys, "write failing midway");
+            list_dir(out_dir, names, sizeof names);
+            assert_string_equal(names, exists ? "" : "-");
+            assert_no_temporary_files(root);
+            cli_result_free(&r);
+            remove_tree(root);
+        }
+}
+
+/* ============================================================ memory */
+
+/* This process's resident set in KiB (VmRSS), or -1. */
+static long self_rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    long kb = -1;
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+/* Peak RSS of `train` on one file; the summary must report `expect_w`
+ * distinct words (W) when non-NULL, and is copied to `w_out`. */
+static long train_peak_kb(const char *root, const char *trainer, const char *file, char *w_out,
+                          size_t w_len)
+{
+    const char *args[] = {"train", "--trainer", trainer, "--vocab-size", "300", "--out", "out",
+                          file, NULL};
+    cli_result r;
+    cli_run(root, args, NULL, &r);
+    if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
+        fail_msg("train %s %s: status 0x%x: %s", trainer, file, r.status, r.err);
+    const char *w = strstr(r.out, "distinct words W = ");
+    assert_non_null(w);
+    snprintf(w_out, w_len, "%.*s", (int)strcspn(w, ","), w);
+    long peak = r.maxrss_kb;
+    cli_result_free(&r);
+    return peak;
+}
+
+/* The same text once and ten times over: n grows tenfold, W and M stay, so
+ * the peak resident set must stay within ±10%. A child's ru_maxrss starts at
+ * our own resident set (fork copies it and Linux keeps the peak across
+ * exec), so ours must be well below the child's for the figure to mean
+ * anything: checked. */
+static void memory_follows_words_not_bytes(void **state)
+{
+    (void)state;
+    char root[64], once[PATH_MAX], tenfold[PATH_MAX];
+    make_root(root, sizeof root);
+    snprintf(once, sizeof once, "%s/once.txt", root);
+    snprintf(tenfold, sizeof tenfold, "%s/tenfold.txt", root);
+    write_corpus(once, 3000000, 400000, 7);
+    write_repeated(once, tenfold, 10);
+    for (size_t t = 0; t < N(trainers); t++) {
+        char w_once[64], w_ten[64];
+        long parent = self_rss_kb();
+        long small = train_peak_kb(root, trainers[t], "once.txt", w_once, sizeof w_once);
+        long large = train_peak_kb(root, trainers[t], "tenfold.txt", w_ten, sizeof w_ten);
+        print_message("%s: peak RSS %ld KiB on 3 MB, %ld KiB on 30 MB (%s); this test: %ld KiB\n",
+                      trainers[t], small, large, w_once, parent);
+        assert_string_equal(w_once, w_ten);
+        if (parent * 2 > small)
+            fail_msg("this test's own RSS (%ld KiB) is too close to the child's peak (%ld KiB) "
+                     "to measure it; make the corpus larger", parent, small);
+        if (large * 10 > small * 11 || large * 10 < small * 9)
+            fail_msg("%s: peak RSS %ld KiB on 10x the text vs %ld KiB: memory grows with n",
+                     trainers[t], large, small);
+    }
+    remove_tree(root);
+}
+
+/* ============================================================ signals */
+
+static pid_t running_child; /* a child to kill if an assertion fails midway */
+
+static void kill_running_child(void)
+{
+    if (running_child > 0) {
+        kill(running_child, SIGKILL);
+        waitpid(running_child, NULL, 0);
+        running_child = 0;
+    }
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* Sends `signo` to a long naive training run once it is under way (its new
+ * --out directory exists, or 300 ms after the start when --out already
+ * existed) and checks that the signal killed it and nothing was left. */
+static void interrupt_training(const char *root, int signo, bool out_exists)
+{
+    char out_dir[PATH_MAX], names[512];
+    snprintf(out_dir, sizeof out_dir, "%s/out", root);
+    if (out_exists)
+        assert_int_equal(mkdir(out_dir, 0755), 0);
+    const char *args[] = {"train", "--trainer", "naive", "--vocab-size", "100000", "--out", "out",
+                          "corpus.txt", NULL};
+    running_child = cli_start(root, args, NULL);
+    struct stat st;
+    for (int waited = 0; !out_exists && stat(out_dir, &st) != 0 && waited < 20000; waited += 10)
+        sleep_ms(10);
+    sleep_ms(300);
+    int status;
+    if (waitpid(running_child, &status, WNOHANG) != 0)
+        fail_msg("the run ended (status 0x%x) before the signal: make the corpus larger", status);
+    assert_int_equal(kill(running_child, signo), 0);
+    cli_result r;
+    cli_finish(running_child, root, &r);
+    running_child = 0;
+    if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != signo)
+        fail_msg("signal %d: expected death by it, got status 0x%x; stderr: %s", signo, r.status,
+                 r.err);
+    list_dir(out_dir, names, sizeof names);
+    assert_string_equal(names, out_exists ? "" : "-");
+    assert_no_temporary_files(root);
+    cli_result_free(&r);
+    if (out_exists)
+        assert_int_equal(rmdir(out_dir), 0);
+}
+
+static void signal_while_training_leaves_nothing(void **state)
+{
+    (void)state;
+    char root[64], corpus[PATH_MAX];
+    make_root(root, sizeof root);
+    snprintf(corpus, sizeof corpus, "%s/corpus.txt", root);
+    write_corpus(corpus, 3000000, 400000, 11);
+    interrupt_training(root, SIGTERM, false);
+    interrupt_training(root, SIGTERM, true);
+    interrupt_training(root, SIGINT, false);
+    interrupt_training(root, SIGINT, true);
+    remove_tree(root);
+}
+
+/* SIGXFSZ arrives in the middle of writing vocab.json's temporary file when
+ * a write passes the file size limit (`ulimit -f`): the handler removes the
+ * temporary file (and the new --out directory) before the signal kills. */
+static void signal_while_writing_leaves_nothing(void **state)
+{
+    (void)state;
+    for (int exists = 0; exists < 2; exists++) {
+        char root[64], out_dir[PATH_MAX], names[512];
+        make_root(root, sizeof root);
+        write_file(root, "in.txt", TEXT("the cat sat on the mat; the dog sat on the log\n"));
+        snprintf(out_dir, sizeof out_dir, "%s/out", root);
+        if (exists)
+            assert_int_equal(mkdir(out_dir, 0755), 0);
+        const char *args[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out",
+                              "out", "in.txt", NULL};
+        child_limits limits = {.fsize = 1000};
+        cli_result r;
+        cli_run(root, args, &limits, &r);
+        if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGXFSZ)
+            fail_msg("expected death by SIGXFSZ, got status 0x%x; stderr: %s", r.status, r.err);
+        list_dir(out_dir, names, sizeof names);
+        assert_string_equal(names, exists ? "" : "-");
+        assert_no_temporary_files(root);
+        cli_result_free(&r);
+        remove_tree(root);
+    }
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    kill_running_child();
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(memory_follows_words_not_bytes, teardown),
+        cmocka_unit_test_teardown(bad_input_matrix, teardown),
+        cmocka_unit_test_teardown(single_long_line, teardown),
+        cmocka_unit_test_teardown(huge_vocab_size_stops_early, teardown),
+        cmocka_unit_test_teardown(write_failing_midway, teardown),
+        cmocka_unit_test_teardown(signal_while_training_leaves_nothing, teardown),
+        cmocka_unit_test_teardown(signal_while_writing_leaves_nothing, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

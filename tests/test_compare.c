@@ -1,0 +1,190 @@
+/*
+ * test_compare.c — `bpebench compare`'s decision rule (SPEC §5): identical
+ * results pass; a 2× slowdown with separate spreads fails; a change of merge
+ * digest or of any work counter fails whatever the times; a slowdown whose
+ * repetitions overlap the baseline's is noise and passes; a run that
+ * finished before and times out now is a regression.
+ */
+#include "testutil.h"
+#include "compare.h"
+
+#include <string.h>
+
+/* A results file with one finished run per trainer name, three
+ * repetitions with total times t, t·(1 − spread), t·(1 + spread). */
+static void one_run(bench_results *r, const char *trainer, double t, double spread)
+{
+    bench_record *rec = results_add(r);
+    assert_non_null(rec);
+    snprintf(rec->trainer, sizeof rec->trainer, "%s", trainer);
+    strcpy(rec->corpus, "gutenberg-en@5M");
+    rec->slice_bytes = 5000000;
+    rec->vocab_size = 2000;
+    rec->status = STATUS_OK;
+    rec->has_digest = true;
+    rec->digest = 0x1234;
+    rec->n_counters = 2;
+    strcpy(rec->counters[0].name, "pushes");
+    rec->counters[0].value = 1000;
+    strcpy(rec->counters[1].name, "pops");
+    rec->counters[1].value = 900;
+    const double factor[3] = {1, 1 - spread, 1 + spread};
+    for (int i = 0; i < 3; i++) {
+        run_times times = {0.01, 0.1, 0.01, t * factor[i] - 0.12, t * factor[i]};
+        assert_true(record_add_rep(rec, &times));
+    }
+}
+
+static compare_summary compare(const bench_results *a, const bench_results *b)
+{
+    compare_summary sum;
+    compare_results(a, b, 0.10, PHASE_TOTAL, NULL, &sum);
+    return sum;
+}
+
+static void identical_results_pass(void **state)
+{
+    (void)state;
+    bench_results a;
+    results_init(&a);
+    one_run(&a, "heap", 1.0, 0.02);
+    one_run(&a, "naive", 9.0, 0.02);
+    compare_summary s = compare(&a, &a);
+    assert_int_equal(s.matched, 2);
+    assert_int_equal(s.regressions + s.digest_changes + s.counter_changes + s.noisy, 0);
+    assert_true(s.geomean > 0.999999 && s.geomean < 1.000001);
+    assert_false(compare_failed(&s));
+    results_free(&a);
+}
+
+static void twice_as_slow_is_a_regression(void **state)
+{
+    (void)state;
+    bench_results a, b;
+    results_init(&a);
+    results_init(&b);
+    one_run(&a, "heap", 1.0, 0.02);
+    one_run(&b, "heap", 2.0, 0.02);
+    compare_summary s = compare(&a, &b);
+    assert_int_equal(s.regressions, 1);
+    assert_true(s.geomean > 1.99 && s.geomean < 2.01);
+    assert_true(compare_failed(&s));
+    /* and the other way round it is an improvement, not a failure */
+    s = compare(&b, &a);
+    assert_int_equal(s.improvements, 1);
+    assert_false(compare_failed(&s));
+    results_free(&a);
+    results_free(&b);
+}
+
+static void a_digest_change_fails_even_when_faster(void **state)
+{
+    (void)state;
+    bench_results a, b;
+    results_init(&a);
+    results_init(&b);
+    one_run(&a, "heap", 1.0, 0.02);
+    one_run(&b, "heap", 0.5, 0.02);
+    b.records[0].digest ^= 1;
+    compare_summary s = compare(&a, &b);
+    assert_int_equal(s.digest_changes, 1);
+    assert_int_equal(s.counter_changes, 0);
+    assert_true(compare_failed(&s));
+    results_free(&a);
+    results_free(&b);
+}
+
+static void a_counter_change_fails(void **state)
+{
+    (void)state;
+    bench_results a, b, c;
+    results_init(&a);
+    results_init(&b);
+    results_init(&c);
+    one_run(&a, "heap", 1.0, 0.02);
+    one_run(&b, "heap", 1.0, 0.02);
+    b.records[0].counters[1].value++;
+    compare_summary s = compare(&a, &b);
+    assert_int_equal(s.counter_changes, 1);
+    assert_int_equal(s.digest_changes, 0);
+    assert_true(compare_failed(&s));
+    one_run(&c, "heap", 1.0, 0.02); /* a counter that disappeared also counts */
+    c.records[0].n_counters = 1;
+    s = compare(&a, &c);
+    assert_int_equal(s.counter_changes, 1);
+    assert_true(compare_failed(&s));
+    results_free(&a);
+    results_free(&b);
+    results_free(&c);
+}
+
+static void a_slowdown_within_noise_passes(void **state)
+{
+    (void)state;
+    bench_results a, b, c;
+    results_init(&a);
+    results_init(&b);
+    results_init(&c);
+    one_run(&a, "heap", 1.0, 0.20); /* repetitions 0.8 .. 1.2 */
+    one_run(&b, "heap", 1.15, 0.20); /* 15% slower median, repetitions 0.92 .. 1.38: overlap */
+    compare_summary s = compare(&a, &b);
+    assert_int_equal(s.regressions, 0);
+    assert_int_equal(s.noisy, 1);
+    assert_false(compare_failed(&s));
+    one_run(&c, "heap", 1.05, 0.01); /* 5%: under the threshold */
+    s = compare(&a, &c);
+    assert_int_equal(s.regressions + s.noisy, 0);
+    assert_false(compare_failed(&s));
+    results_free(&a);
+    results_free(&b);
+    results_free(&c);
+}
+
+static void finishing_no_longer_is_a_regression(void **state)
+{
+    (void)state;
+    bench_results a, b;
+    results_init(&a);
+    results_init(&b);
+    one_run(&a, "heap", 1.0, 0.02);
+    one_run(&b, "heap", 1.0, 0.02);
+    b.records[0].status = STATUS_TIMEOUT;
+    compare_summary s = compare(&a, &b);
+    assert_int_equal(s.regressions, 1);
+    assert_true(compare_failed(&s));
+    results_free(&a);
+    results_free(&b);
+}
+
+static void unmatched_runs_are_counted_not_failed(void **state)
+{
+    (void)state;
+    bench_results a, b;
+    results_init(&a);
+    results_init(&b);
+    one_run(&a, "heap", 1.0, 0.02);
+    one_run(&a, "naive", 9.0, 0.02);
+    one_run(&b, "heap", 1.0, 0.02);
+    one_run(&b, "linked-list", 1.0, 0.02);
+    compare_summary s = compare(&a, &b);
+    assert_int_equal(s.matched, 1);
+    assert_int_equal(s.only_base, 1);
+    assert_int_equal(s.only_current, 1);
+    assert_false(compare_failed(&s));
+    results_free(&a);
+    results_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(identical_results_pass),
+        cmocka_unit_test(twice_as_slow_is_a_regression),
+        cmocka_unit_test(a_digest_change_fails_even_when_faster),
+        cmocka_unit_test(a_counter_change_fails),
+        cmocka_unit_test(a_slowdown_within_noise_passes),
+        cmocka_unit_test(finishing_no_longer_is_a_regression),
+        cmocka_unit_test(unmatched_runs_are_counted_not_failed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

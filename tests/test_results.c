@@ -1,0 +1,264 @@
+/*
+ * test_results.c — results.json: the writer and the reader agree on every
+ * field (a round trip), summaries are derived from the kept repetitions,
+ * unknown fields are ignored, and malformed files are refused with a reason
+ * that names the field.
+ */
+#include "testutil.h"
+#include "results.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const run_times REPS[3] = {
+    {0.011, 0.51, 0.021, 1.25, 1.80}, /* read, pretokenize, setup, merge, total */
+    {0.010, 0.49, 0.020, 1.05, 1.57},
+    {0.012, 0.55, 0.025, 1.50, 2.09},
+};
+
+/* A results file with one finished record (3 repetitions, counters,
+ * profile) and one skipped timeout. */
+static void make_results(bench_results *r)
+{
+    results_init(r);
+    bench_context *c = &r->context;
+    c->date = strdup("2025-01-01T00:00:00+0000");
+    c->host = strdup("host");
+    c->cpu = strdup("cpu");
+    c->cores = 2;
+    c->compiler = strdup("gcc 12");
+    c->cflags = strdup("-O2");
+    c->git_commit = strdup("abc");
+    c->command = strdup("bpebench bench");
+    c->time_limit_s = 20;
+    c->datasets = calloc(1, sizeof *c->datasets);
+    assert_non_null(c->datasets);
+    c->datasets[0].path = strdup("gutenberg-en/a.txt");
+    c->datasets[0].sha256 = strdup("00ff");
+    c->n_datasets = 1;
+
+    bench_record *ok = results_add(r);
+    assert_non_null(ok);
+    strcpy(ok->trainer, "heap");
+    strcpy(ok->corpus, "gutenberg-en@5M");
+    ok->corpus_bytes = 4999321;
+    ok->slice_bytes = 5000000;
+    ok->vocab_size = 2000;
+    ok->max_merges = 1743;
+    ok->merges = 1743;
+    ok->words_distinct = 40000;
+    ok->symbols = 290000;
+    ok->pretokens = 1100000;
+    for (int i = 0; i < 3; i++)
+        assert_true(record_add_rep(ok, &REPS[i]));
+    ok->peak_rss_bytes = 30000000;
+    ok->input_rss_bytes = 9000000;
+    ok->trainer_rss_bytes = 21000000;
+    ok->word_table_bytes = 4000000;
+    ok->n_counters = 2;
+    strcpy(ok->counters[0].name, "heap_pushes");
+    ok->counters[0].value = 123456789012ull;
+    strcpy(ok->counters[1].name, "stale_pops");
+    ok->counters[1].value = 7;
+    ok->digest = 0xfedcba9876543210ull; /* above 2^53: must survive as hex */
+    ok->has_digest = true;
+    ok->verified = true;
+    strcpy(ok->verified_against, "naive");
+    ok->status = STATUS_OK;
+    ok->time_limit_s = 20;
+    ok->n_profile = 2;
+    ok->profile_seconds = malloc(2 * sizeof(double));
+    ok->profile_affected = malloc(2 * sizeof(uint64_t));
+    assert_non_null(ok->profile_seconds);
+    assert_non_null(ok->profile_affected);
+    ok->profile_seconds[0] = 0.25;
+    ok->profile_seconds[1] = 1e-6;
+    ok->profile_affected[0] = 3000;
+    ok->profile_affected[1] = 2;
+
+    bench_record *to = results_add(r);
+    assert_non_null(to);
+    strcpy(to->trainer, "naive");
+    strcpy(to->corpus, "gutenberg-en@all");
+    to->vocab_size = 32000;
+    to->status = STATUS_TIMEOUT;
+    to->skipped_after_timeout = true;
+    to->time_limit_s = 20;
+    strcpy(to->verified_against, "none");
+}
+
+static void assert_records_equal(const bench_record *a, const bench_record *b)
+{
+    assert_string_equal(a->trainer, b->trainer);
+    assert_string_equal(a->corpus, b->corpus);
+    assert_int_equal(a->corpus_bytes, b->corpus_bytes);
+    assert_int_equal(a->slice_bytes, b->slice_bytes);
+    assert_int_equal(a->vocab_size, b->vocab_size);
+    assert_int_equal(a->max_merges, b->max_merges);
+    assert_int_equal(a->merges, b->merges);
+    assert_int_equal(a->exhausted, b->exhausted);
+    assert_int_equal(a->words_distinct, b->words_distinct);
+    assert_int_equal(a->symbols, b->symbols);
+    assert_int_equal(a->pretokens, b->pretokens);
+    assert_int_equal(a->n_reps, b->n_reps);
+    assert_memory_equal(a->reps, b->reps, a->n_reps * sizeof *a->reps);
+    assert_int_equal(a->peak_rss_bytes, b->peak_rss_bytes);
+    assert_int_equal(a->input_rss_bytes, b->input_rss_bytes);
+    assert_int_equal(a->trainer_rss_bytes, b->trainer_rss_bytes);
+    assert_int_equal(a->word_table_bytes, b->word_table_bytes);
+    assert_int_equal(a->n_counters, b->n_counters);
+    for (int i = 0; i < a->n_counters; i++) {
+        assert_string_equal(a->counters[i].name, b->counters[i].name);
+        assert_int_equal(a->counters[i].value, b->counters[i].value);
+    }
+    assert_int_equal(a->has_digest, b->has_digest);
+    if (a->has_digest)
+        assert_true(a->digest == b->digest);
+    assert_int_equal(a->verified, b->verified);
+    assert_string_equal(a->verified_against, b->verified_against);
+    assert_int_equal(a->status, b->status);
+    assert_string_equal(a->error, b->error);
+    assert_true(a->time_limit_s == b->time_limit_s);
+    assert_int_equal(a->skipped_after_timeout, b->skipped_after_timeout);
+    assert_int_equal(a->n_profile, b->n_profile);
+    for (size_t i = 0; i < a->n_profile; i++) {
+        assert_true(a->profile_seconds[i] == b->profile_seconds[i]);
+        assert_int_equal(a->profile_affected[i], b->profile_affected[i]);
+    }
+}
+
+static void round_trip_keeps_every_field(void **state)
+{
+    (void)state;
+    bench_results r, back;
+    make_results(&r);
+    char *text = results_to_string(&r);
+    assert_non_null(text);
+    char err[512];
+    assert_true(results_parse(text, strlen(text), "test", &back, err, sizeof err));
+    assert_int_equal(back.n_records, 2);
+    for (size_t i = 0; i < 2; i++)
+        assert_records_equal(&r.records[i], &back.records[i]);
+    assert_string_equal(back.context.cpu, "cpu");
+    assert_string_equal(back.context.git_commit, "abc");
+    assert_int_equal(back.context.cores, 2);
+    assert_int_equal(back.context.n_datasets, 1);
+    assert_string_equal(back.context.datasets[0].path, "gutenberg-en/a.txt");
+    assert_string_equal(back.context.datasets[0].sha256, "00ff");
+    /* the file carries the summaries too, for readers that want them */
+    assert_non_null(strstr(text, "\"median_s\""));
+    assert_non_null(strstr(text, "\"fedcba9876543210\""));
+    free(text);
+    results_free(&r);
+    results_free(&back);
+}
+
+static void write_and_read_a_file(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/bpebench-test-results-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    bench_results r, back;
+    make_results(&r);
+    char err[512];
+    assert_true(results_write(&r, path, err, sizeof err));
+    assert_true(results_read(path, &back, err, sizeof err));
+    assert_int_equal(back.n_records, 2);
+    assert_records_equal(&r.records[0], &back.records[0]);
+    results_free(&r);
+    results_free(&back);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void summaries_come_from_the_repetitions(void **state)
+{
+    (void)state;
+    bench_summary s = bench_summarize(REPS, 3, PHASE_TOTAL);
+    assert_true(s.median == 1.80 && s.min == 1.57 && s.max == 2.09);
+    s = bench_summarize(REPS, 2, PHASE_MERGE); /* even: mean of the middle two */
+    assert_true(s.median == (1.25 + 1.05) / 2 && s.min == 1.05 && s.max == 1.25);
+    /* a reader recomputes them: a stale "median_s" in the file is ignored */
+    const char *text =
+        "{\"schema_version\":1,\"context\":{},\"results\":[{\"trainer\":\"t\",\"corpus\":\"c\","
+        "\"vocab_size\":300,\"status\":\"ok\",\"median_s\":{\"total\":99},"
+        "\"times_s\":{\"read\":[0,0,0],\"pretokenize\":[0,0,0],\"setup\":[0,0,0],"
+        "\"merge\":[1,2,3],\"total\":[3,1,2]}}]}";
+    bench_results r;
+    char err[256];
+    assert_true(results_parse(text, strlen(text), "t", &r, err, sizeof err));
+    s = bench_summarize(r.records[0].reps, r.records[0].n_reps, PHASE_TOTAL);
+    assert_true(s.median == 2 && s.min == 1 && s.max == 3);
+    results_free(&r);
+}
+
+static void unknown_fields_are_ignored(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"schema_version\":1,\"future\":[1,2],\"context\":{\"cpu\":\"x\",\"gpu\":\"none\"},"
+        "\"results\":[{\"trainer\":\"t\",\"corpus\":\"c\",\"vocab_size\":300,\"status\":"
+        "\"timeout\",\"new_metric\":{\"a\":1},\"times_s\":{\"read\":[],\"pretokenize\":[],"
+        "\"setup\":[],\"merge\":[],\"total\":[]}}]}";
+    bench_results r;
+    char err[256];
+    assert_true(results_parse(text, strlen(text), "t", &r, err, sizeof err));
+    assert_int_equal(r.n_records, 1);
+    assert_int_equal(r.records[0].status, STATUS_TIMEOUT);
+    assert_string_equal(r.context.cpu, "x");
+    results_free(&r);
+}
+
+/* Parsing must fail and the reason must mention `needle`. */
+static void assert_refused(const char *text, const char *needle)
+{
+    bench_results r;
+    char err[512];
+    assert_false(results_parse(text, strlen(text), "bad.json", &r, err, sizeof err));
+    if (!strstr(err, needle))
+        fail_msg("reason \"%s\" does not mention \"%s\"", err, needle);
+    assert_int_equal(r.n_records, 0);
+}
+
+#define TIMES "\"times_s\":{\"read\":[1],\"pretokenize\":[1],\"setup\":[1],\"merge\":[1],"
+
+static void malformed_files_are_refused(void **state)
+{
+    (void)state;
+    assert_refused("{\"schema_version\":1,", "not valid JSON");
+    assert_refused("{\"schema_version\":2,\"context\":{},\"results\":[]}", "schema_version");
+    assert_refused("{\"schema_version\":1,\"context\":{},\"results\":[{\"corpus\":\"c\","
+                   "\"vocab_size\":300,\"status\":\"ok\"," TIMES "\"total\":[1]}}]}",
+                   "\"trainer\"");
+    assert_refused("{\"schema_version\":1,\"context\":{},\"results\":[{\"trainer\":\"t\","
+                   "\"corpus\":\"c\",\"vocab_size\":300,\"status\":\"ok\"," TIMES
+                   "\"total\":[1,2]}}]}",
+                   "times_s.total");
+    assert_refused("{\"schema_version\":1,\"context\":{},\"results\":[{\"trainer\":\"t\","
+                   "\"corpus\":\"c\",\"vocab_size\":300,\"status\":\"fast\"," TIMES
+                   "\"total\":[1]}}]}",
+                   "status");
+    assert_refused("{\"schema_version\":1,\"context\":{},\"results\":[{\"trainer\":\"t\","
+                   "\"corpus\":\"c\",\"vocab_size\":300,\"status\":\"ok\",\"merges_digest\":"
+                   "\"xyz\"," TIMES "\"total\":[1]}}]}",
+                   "merges_digest");
+    assert_refused("{\"schema_version\":1,\"context\":{},\"results\":[{\"trainer\":\"t\","
+                   "\"corpus\":\"c\",\"vocab_size\":-3,\"status\":\"ok\"," TIMES
+                   "\"total\":[1]}}]}",
+                   "vocab_size");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(round_trip_keeps_every_field),
+        cmocka_unit_test(write_and_read_a_file),
+        cmocka_unit_test(summaries_come_from_the_repetitions),
+        cmocka_unit_test(unknown_fields_are_ignored),
+        cmocka_unit_test(malformed_files_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

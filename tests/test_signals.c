@@ -1,0 +1,255 @@
+/*
+ * test_signals.c — the registry of harness/signals.h on its own: what a
+ * handled signal removes (tracked files, then their empty directory) and
+ * what it must not (untracked paths, a directory somebody filled, paths a
+ * parent process registered), that an ignored signal stays ignored, and that
+ * signals_hold defers a signal until signals_release. Each case runs in a
+ * child process, since the signal kills it; the parent checks the files.
+ * The end-to-end checks (SIGTERM while training, SIGXFSZ while writing) are
+ * in test_cli.c.
+ */
+#include "signals.h"
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Paths of one case: a directory and two files in it. */
+typedef struct {
+    char dir[64];     /* mkdtemp'd */
+    char file[96];    /* dir/file */
+    char other[96];   /* dir/other */
+} case_paths;
+
+static void make_paths(case_paths *p)
+{
+    snprintf(p->dir, sizeof p->dir, "/tmp/bpebench-signals-XXXXXX");
+    assert_non_null(mkdtemp(p->dir));
+    snprintf(p->file, sizeof p->file, "%s/file", p->dir);
+    snprintf(p->other, sizeof p->other, "%s/other", p->dir);
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* Creates an empty file; in a child, any failure exits with 99. */
+static void touch(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        _exit(99);
+    close(fd);
+}
+
+/* Registers a path the way output.c does: with the signals held. */
+static void track(const char *path, bool is_dir)
+{
+    sigset_t saved;
+    signals_hold(&saved);
+    if (!signals_track(path, is_dir))
+        _exit(98);
+    signals_release(&saved);
+}
+
+/* Waits for a child and returns its status. */
+static int wait_child(pid_t pid)
+{
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return status;
+}
+
+static void assert_killed_by(int status, int signo)
+{
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != signo)
+        fail_msg("expected death by signal %d, got status 0x%x", signo, status);
+}
+
+static void remove_paths(const case_paths *p)
+{
+    unlink(p->file);
+    unlink(p->other);
+    rmdir(p->dir);
+}
+
+/* Tracked files go first, then the directory that held them; untracked
+ * files would stay, so the directory is only removed because it is empty. */
+static void tracked_paths_removed_on_signal(void **state)
+{
+    (void)state;
+    case_paths p;
+    make_paths(&p);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (!signals_install_cleanup())
+            _exit(97);
+        track(p.dir, true);
+        touch(p.file);
+        track(p.file, false);
+        raise(SIGTERM);
+        _exit(0); /* not reached */
+    }
+    assert_killed_by(wait_child(pid), SIGTERM);
+    assert_false(exists(p.file));
+    assert_false(exists(p.dir));
+}
+
+/* An untracked file survives, and keeps its (tracked) directory alive:
+ * rmdir never removes what somebody else put there. */
+static void untracked_paths_survive(void **state)
+{
+    (void)state;
+    case_paths p;
+    make_paths(&p);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (!signals_install_cleanup())
+            _exit(97);
+        track(p.dir, true);
+        touch(p.file);
+        track(p.file, false);
+        touch(p.other); /* never tracked */
+        sigset_t saved;
+        signals_hold(&saved);
+        signals_untrack(p.file); /* as after a rename into place */
+        signals_release(&saved);
+        raise(SIGINT);
+        _exit(0);
+    }
+    assert_killed_by(wait_child(pid), SIGINT);
+    assert_true(exists(p.file));
+    assert_true(exists(p.other));
+    assert_true(exists(p.dir));
+    remove_paths(&p);
+}
+
+/* A child made by fork() inherits the table but removes only its own paths
+ * (bench's runs must not delete the parent's temporary files). */
+static void parent_paths_survive_a_child_signal(void **state)
+{
+    (void)state;
+    case_paths p;
+    make_paths(&p);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (!signals_install_cleanup())
+            _exit(97);
+        touch(p.file);
+        track(p.file, false);
+        pid_t grandchild = fork();
+        if (grandchild < 0)
+            _exit(96);
+        if (grandchild == 0) {
+            touch(p.other);
+            track(p.other, false);
+            raise(SIGTERM);
+            _exit(0);
+        }
+        int status;
+        if (waitpid(grandchild, &status, 0) != grandchild || !WIFSIGNALED(status) ||
+            WTERMSIG(status) != SIGTERM)
+            _exit(95);
+        _exit(exists(p.file) && !exists(p.other) ? 0 : 94);
+    }
+    int status = wait_child(pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    remove_paths(&p);
+}
+
+/* A signal ignored before the install (nohup, a parent's choice) stays
+ * ignored, and then removes nothing. */
+static void ignored_signal_stays_ignored(void **state)
+{
+    (void)state;
+    case_paths p;
+    make_paths(&p);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGHUP, SIG_IGN);
+        if (!signals_install_cleanup())
+            _exit(97);
+        touch(p.file);
+        track(p.file, false);
+        raise(SIGHUP);
+        _exit(exists(p.file) ? 0 : 93);
+    }
+    int status = wait_child(pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    remove_paths(&p);
+}
+
+/* A signal raised while held is delivered at the release: the code between
+ * (here, creating `other`) runs to the end first. */
+static void hold_defers_the_signal_to_release(void **state)
+{
+    (void)state;
+    case_paths p;
+    make_paths(&p);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (!signals_install_cleanup())
+            _exit(97);
+        touch(p.file);
+        track(p.file, false);
+        sigset_t saved;
+        signals_hold(&saved);
+        raise(SIGTERM);
+        touch(p.other);
+        signals_release(&saved);
+        _exit(0); /* not reached */
+    }
+    assert_killed_by(wait_child(pid), SIGTERM);
+    assert_true(exists(p.other));
+    assert_false(exists(p.file));
+    remove_paths(&p);
+}
+
+/* The table is bounded; a path too long for a slot is refused, not cut. */
+static void track_refuses_what_does_not_fit(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        static char long_path[PATH_MAX + 16];
+        memset(long_path, 'x', sizeof long_path - 1);
+        if (signals_track(long_path, false))
+            _exit(1);
+        int n = 0;
+        while (n < SIGNALS_MAX_TRACKED + 1 && signals_track("/nonexistent/x", false))
+            n++;
+        _exit(n == SIGNALS_MAX_TRACKED ? 0 : 2);
+    }
+    int status = wait_child(pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(tracked_paths_removed_on_signal),
+        cmocka_unit_test(untracked_paths_survive),
+        cmocka_unit_test(parent_paths_survive_a_child_signal),
+        cmocka_unit_test(ignored_signal_stays_ignored),
+        cmocka_unit_test(hold_defers_the_signal_to_release),
+        cmocka_unit_test(track_refuses_what_does_not_fit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
