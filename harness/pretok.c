@@ -21,6 +21,8 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "pretok.h"
 
+#include "utf8.h"
+
 #include <pcre2.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -93,71 +95,6 @@ static bool fail(pretokenizer *p, const char *fmt, ...)
     vsnprintf(p->err, p->err_len, fmt, ap);
     va_end(ap);
     return false;
-}
-
-/* ---------------------------------------------------------------- UTF-8 */
-
-/* Length of the valid UTF-8 sequence at s[0, avail), 0 when it is invalid,
- * or -1 when it is a valid but incomplete prefix (more bytes could finish it).
- * Rejects overlong forms, surrogates and code points above U+10FFFF, as PCRE2
- * does. O(1). */
-static int utf8_sequence(const uint8_t *s, size_t avail)
-{
-    uint8_t c = s[0];
-    if (c < 0x80)
-        return 1;
-    int len;
-    uint8_t lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-    if (c >= 0xC2 && c <= 0xDF)
-        len = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        if (c == 0xE0)
-            lo = 0xA0; /* no overlong 3-byte forms */
-        if (c == 0xED)
-            hi = 0x9F; /* no surrogates */
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        if (c == 0xF0)
-            lo = 0x90; /* no overlong 4-byte forms */
-        if (c == 0xF4)
-            hi = 0x8F; /* nothing above U+10FFFF */
-    } else
-        return 0;
-    for (int i = 1; i < len; i++) {
-        if ((size_t)i >= avail)
-            return -1;
-        uint8_t lo_i = i == 1 ? lo : 0x80, hi_i = i == 1 ? hi : 0xBF;
-        if (s[i] < lo_i || s[i] > hi_i)
-            return 0;
-    }
-    return len;
-}
-
-/* How many bytes from s[0] are valid UTF-8; *stop says why it stopped:
- * 0 at the end, -1 at an incomplete sequence that reaches the end, 1 at an
- * invalid byte. ASCII runs go 8 bytes at a time. O(len). */
-static size_t utf8_valid_prefix(const uint8_t *s, size_t len, int *stop)
-{
-    size_t i = 0;
-    while (i < len) {
-        if (i + 8 <= len) {
-            uint64_t eight;
-            memcpy(&eight, s + i, 8);
-            if ((eight & 0x8080808080808080ull) == 0) {
-                i += 8;
-                continue;
-            }
-        }
-        int n = utf8_sequence(s + i, len - i);
-        if (n <= 0) {
-            *stop = n == 0 ? 1 : -1;
-            return i;
-        }
-        i += (size_t)n;
-    }
-    *stop = 0;
-    return i;
 }
 
 /* --------------------------------------------------------------- output */
@@ -256,7 +193,7 @@ static bool split_valid_run(pretokenizer *p, size_t run, size_t from, size_t end
 static size_t invalid_run_end(const uint8_t *s, size_t i, size_t end, bool open, bool *undecided)
 {
     while (i < end) {
-        int n = utf8_sequence(s + i, end - i);
+        int n = utf8_sequence_length(s + i, end - i);
         if (n > 0)
             break;
         if (n < 0) { /* unfinished sequence running to `end` */
@@ -267,7 +204,7 @@ static size_t invalid_run_end(const uint8_t *s, size_t i, size_t end, bool open,
         }
         i++;
     }
-    *undecided = open && (i == end || utf8_sequence(s + i, end - i) < 0);
+    *undecided = open && (i == end || utf8_sequence_length(s + i, end - i) < 0);
     return i;
 }
 

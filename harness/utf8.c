@@ -10,38 +10,80 @@
  */
 #include "utf8.h"
 
-int utf8_decode(const uint8_t *s, size_t avail, uint32_t *cp)
+#include <string.h>
+
+/* Length of the valid UTF-8 sequence at s[0, avail), 0 when it is invalid,
+ * or -1 when it is a valid but incomplete prefix (more bytes could finish it).
+ * Rejects overlong forms, surrogates and code points above U+10FFFF, as PCRE2
+ * does. O(1). */
+int utf8_sequence_length(const uint8_t *s, size_t avail)
 {
-    static const uint32_t min_for_len[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (avail == 0)
-        return 0;
     uint8_t c = s[0];
-    int len;
-    uint32_t v;
-    if (c < 0x80) {
-        *cp = c;
+    if (c < 0x80)
         return 1;
-    } else if ((c & 0xE0) == 0xC0) {
+    int len;
+    uint8_t lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
+    if (c >= 0xC2 && c <= 0xDF)
         len = 2;
-        v = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
+    else if (c >= 0xE0 && c <= 0xEF) {
         len = 3;
-        v = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
+        if (c == 0xE0)
+            lo = 0xA0; /* no overlong 3-byte forms */
+        if (c == 0xED)
+            hi = 0x9F; /* no surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
         len = 4;
-        v = c & 0x07;
-    } else {
-        return 0;
-    }
-    if ((size_t)len > avail)
+        if (c == 0xF0)
+            lo = 0x90; /* no overlong 4-byte forms */
+        if (c == 0xF4)
+            hi = 0x8F; /* nothing above U+10FFFF */
+    } else
         return 0;
     for (int i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
+        if ((size_t)i >= avail)
+            return -1;
+        uint8_t lo_i = i == 1 ? lo : 0x80, hi_i = i == 1 ? hi : 0xBF;
+        if (s[i] < lo_i || s[i] > hi_i)
             return 0;
-        v = (v << 6) | (s[i] & 0x3F);
     }
-    if (v < min_for_len[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+    return len;
+}
+
+/* How many bytes from s[0] are valid UTF-8; *stop says why it stopped:
+ * 0 at the end, -1 at an incomplete sequence that reaches the end, 1 at an
+ * invalid byte. ASCII runs go 8 bytes at a time. O(len). */
+size_t utf8_valid_prefix(const uint8_t *s, size_t len, int *stop)
+{
+    size_t i = 0;
+    while (i < len) {
+        if (i + 8 <= len) {
+            uint64_t eight;
+            memcpy(&eight, s + i, 8);
+            if ((eight & 0x8080808080808080ull) == 0) {
+                i += 8;
+                continue;
+            }
+        }
+        int n = utf8_sequence_length(s + i, len - i);
+        if (n <= 0) {
+            *stop = n == 0 ? 1 : -1;
+            return i;
+        }
+        i += (size_t)n;
+    }
+    *stop = 0;
+    return i;
+}
+
+int utf8_decode(const uint8_t *s, size_t avail, uint32_t *cp)
+{
+    int len = avail ? utf8_sequence_length(s, avail) : 0;
+    if (len <= 0)
         return 0;
+    static const uint8_t lead_bits[5] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+    uint32_t v = s[0] & lead_bits[len];
+    for (int i = 1; i < len; i++)
+        v = (v << 6) | (s[i] & 0x3F);
     *cp = v;
     return len;
 }
