@@ -8,24 +8,13 @@
  * what lets its skip-after-timeout rule save the most time.
  */
 #include "grid.h"
+#include "errors.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool fail(char *err, size_t err_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static bool fail(char *err, size_t err_len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
-    va_end(ap);
-    return false;
-}
 
 /* Replaces *slot with a copy of value. False on OOM. */
 static bool set_string(char **slot, const char *value)
@@ -58,7 +47,7 @@ static uint64_t size_unit(const char *suffix)
 static bool parse_size(const char *tok, grid_size *out, char *err, size_t err_len)
 {
     if (strlen(tok) >= sizeof out->label || !*tok)
-        return fail(err, err_len, "size \"%s\": expected e.g. 500K, 5M, 1Gi or all", tok);
+        return set_error(err, err_len, "size \"%s\": expected e.g. 500K, 5M, 1Gi or all", tok);
     snprintf(out->label, sizeof out->label, "%s", tok);
     if (strcmp(tok, "all") == 0) {
         out->bytes = 0;
@@ -69,7 +58,7 @@ static bool parse_size(const char *tok, grid_size *out, char *err, size_t err_le
     double v = strtod(tok, &end);
     uint64_t unit = size_unit(end);
     if (errno || end == tok || unit == 0 || !(v > 0) || v * (double)unit > 1e18)
-        return fail(err, err_len,
+        return set_error(err, err_len,
                     "size \"%s\": expected a positive number with an optional suffix "
                     "K, M, G (powers of 1000) or Ki, Mi, Gi (powers of 1024), or \"all\"",
                     tok);
@@ -93,13 +82,13 @@ bool grid_parse_sizes(const char *text, grid_sizes *out, char *err, size_t err_l
     char *copy = strdup(text), *save = NULL;
     bool ok = copy != NULL;
     if (!ok)
-        fail(err, err_len, "out of memory");
+        set_error(err, err_len, "out of memory");
     for (char *tok = ok ? strtok_r(copy, ", ", &save) : NULL; ok && tok;
          tok = strtok_r(NULL, ", ", &save)) {
         grid_size *items = realloc(s.items, (s.n + 1) * sizeof *items);
         ok = items != NULL;
         if (!ok) {
-            fail(err, err_len, "out of memory");
+            set_error(err, err_len, "out of memory");
             break;
         }
         s.items = items;
@@ -108,7 +97,7 @@ bool grid_parse_sizes(const char *text, grid_sizes *out, char *err, size_t err_l
     }
     free(copy);
     if (ok && s.n == 0)
-        ok = fail(err, err_len, "sizes: the list \"%s\" is empty", text);
+        ok = set_error(err, err_len, "sizes: the list \"%s\" is empty", text);
     if (!ok) {
         free(s.items);
         return false;
@@ -128,21 +117,21 @@ static bool set_trainers(bench_grid *g, const char *value, char *err, size_t err
     while (bpe_trainers[n_registry])
         n_registry++;
     if (n_registry > 32)
-        return fail(err, err_len, "the registry has more than 32 trainers; raise the limit in grid.h");
+        return set_error(err, err_len, "the registry has more than 32 trainers; raise the limit in grid.h");
     if (strcmp(value, "all") == 0) {
         for (size_t i = 0; i < n_registry; i++)
             want[i] = true;
     } else {
         char copy[1024], *save = NULL;
         if (strlen(value) >= sizeof copy)
-            return fail(err, err_len, "trainers: list too long");
+            return set_error(err, err_len, "trainers: list too long");
         strcpy(copy, value);
         for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
             size_t i = 0;
             while (i < n_registry && strcmp(bpe_trainers[i]->name, tok) != 0)
                 i++;
             if (i == n_registry)
-                return fail(err, err_len,
+                return set_error(err, err_len,
                             "trainers: no trainer named \"%s\" (see `bpebench list`)", tok);
             want[i] = true;
         }
@@ -151,7 +140,7 @@ static bool set_trainers(bench_grid *g, const char *value, char *err, size_t err
     for (size_t i = 0; i < n_registry; i++)
         if (want[i])
             g->trainers[g->n_trainers++] = bpe_trainers[i];
-    return g->n_trainers > 0 ? true : fail(err, err_len, "trainers: the list is empty");
+    return g->n_trainers > 0 ? true : set_error(err, err_len, "trainers: the list is empty");
 }
 
 /* NAME=PATH: appends a corpus (replacing an earlier one of the same name). */
@@ -161,9 +150,9 @@ static bool add_corpus(bench_grid *g, const char *value, bool from_cli, char *er
     const char *eq = strchr(value, '=');
     size_t name_len = eq ? (size_t)(eq - value) : 0;
     if (!eq || name_len == 0 || !eq[1])
-        return fail(err, err_len, "corpus \"%s\": expected NAME=PATH", value);
+        return set_error(err, err_len, "corpus \"%s\": expected NAME=PATH", value);
     if (name_len >= sizeof g->corpora[0].name || strcspn(value, "@:/ \t") < name_len)
-        return fail(err, err_len,
+        return set_error(err, err_len,
                     "corpus \"%s\": NAME must be shorter than 64 bytes and contain no @ : / or "
                     "spaces",
                     value);
@@ -182,13 +171,13 @@ static bool add_corpus(bench_grid *g, const char *value, bool from_cli, char *er
     if (!c) {
         grid_corpus *all = realloc(g->corpora, (g->n_corpora + 1) * sizeof *all);
         if (!all)
-            return fail(err, err_len, "out of memory");
+            return set_error(err, err_len, "out of memory");
         g->corpora = all;
         c = &g->corpora[g->n_corpora++];
         memset(c, 0, sizeof *c);
         memcpy(c->name, value, name_len);
     }
-    return set_string(&c->path, eq + 1) ? true : fail(err, err_len, "out of memory");
+    return set_string(&c->path, eq + 1) ? true : set_error(err, err_len, "out of memory");
 }
 
 /* LIST (global) or NAME=LIST (one corpus, which must already be named). */
@@ -202,7 +191,7 @@ static bool set_sizes(bench_grid *g, const char *value, char *err, size_t err_le
         if (strlen(c->name) == (size_t)(eq - value) && strncmp(c->name, value, (size_t)(eq - value)) == 0)
             return grid_parse_sizes(eq + 1, &c->sizes, err, err_len);
     }
-    return fail(err, err_len, "sizes \"%s\": no corpus of that name was given before it", value);
+    return set_error(err, err_len, "sizes \"%s\": no corpus of that name was given before it", value);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -222,17 +211,17 @@ static bool set_vocab(bench_grid *g, const char *value, char *err, size_t err_le
         unsigned long long x = strtoull(p, &end, 10);
         if (end == p || errno || x <= 256 || x > UINT32_MAX || n == 64 ||
             (*end && *end != ','))
-            return fail(err, err_len,
+            return set_error(err, err_len,
                         "vocab \"%s\": expected up to 64 comma-separated sizes, each above 256",
                         value);
         v[n++] = x;
         p = *end ? end + 1 : end;
     }
     if (n == 0)
-        return fail(err, err_len, "vocab: the list is empty");
+        return set_error(err, err_len, "vocab: the list is empty");
     uint64_t *copy = malloc(n * sizeof *copy);
     if (!copy)
-        return fail(err, err_len, "out of memory");
+        return set_error(err, err_len, "out of memory");
     memcpy(copy, v, n * sizeof *copy);
     qsort(copy, n, sizeof *copy, cmp_u64);
     free(g->vocab);
@@ -246,7 +235,7 @@ static bool set_repeats(bench_grid *g, const char *value, char *err, size_t err_
     char *end;
     long r = strtol(value, &end, 10);
     if (*end || end == value || r < 1 || r > 1000)
-        return fail(err, err_len, "repeats \"%s\": expected a whole number from 1 to 1000", value);
+        return set_error(err, err_len, "repeats \"%s\": expected a whole number from 1 to 1000", value);
     g->repeats = (int)r;
     return true;
 }
@@ -258,7 +247,7 @@ static bool parse_seconds(const char *key, const char *value, bool zero_ok, doub
     char *end;
     double s = strtod(value, &end);
     if (*end || end == value || !(s > 0 || (zero_ok && s == 0)) || s > 1e6)
-        return fail(err, err_len, "%s \"%s\": expected seconds, e.g. 60 or 0.5", key, value);
+        return set_error(err, err_len, "%s \"%s\": expected seconds, e.g. 60 or 0.5", key, value);
     *out = s;
     return true;
 }
@@ -285,13 +274,13 @@ bool grid_set(bench_grid *g, const char *key, const char *value, bool from_cli, 
                   : strcmp(key, "profile") == 0  ? &g->profile
                                                  : NULL;
     if (!slot)
-        return fail(err, err_len,
+        return set_error(err, err_len,
                     "unknown setting \"%s\"; known: trainers corpus sizes vocab repeats "
                     "repeat-time time-limit out data-dir profile",
                     key);
     if (!*value)
-        return fail(err, err_len, "%s: the value is empty", key);
-    return set_string(slot, value) ? true : fail(err, err_len, "out of memory");
+        return set_error(err, err_len, "%s: the value is empty", key);
+    return set_string(slot, value) ? true : set_error(err, err_len, "out of memory");
 }
 
 /* ============================================================ presets */
@@ -332,7 +321,7 @@ bool grid_apply_quick(bench_grid *g, char *err, size_t err_len)
     return grid_parse_sizes("100K,500K", &g->sizes, err, err_len) &&
            set_vocab(g, "500,1000", err, err_len) && set_repeats(g, "2", err, err_len) &&
            parse_seconds("time-limit", "30", false, &g->time_limit_s, err, err_len) &&
-           (set_string(&g->profile, "auto") || fail(err, err_len, "out of memory"));
+           (set_string(&g->profile, "auto") || set_error(err, err_len, "out of memory"));
 }
 
 const grid_sizes *grid_corpus_sizes(const bench_grid *g, const grid_corpus *c)
@@ -358,7 +347,7 @@ bool grid_load_config(bench_grid *g, const char *path, char *err, size_t err_len
 {
     FILE *f = fopen(path, "r");
     if (!f)
-        return fail(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+        return set_error(err, err_len, "%s: cannot open: %s", path, strerror(errno));
     char *line = NULL;
     size_t cap = 0;
     bool ok = true;
@@ -369,14 +358,14 @@ bool grid_load_config(bench_grid *g, const char *path, char *err, size_t err_len
             continue;
         char *eq = strchr(text, '=');
         if (!eq) {
-            ok = fail(err, err_len, "%s:%d: expected \"key = value\", got \"%s\"", path, lineno,
+            ok = set_error(err, err_len, "%s:%d: expected \"key = value\", got \"%s\"", path, lineno,
                       text);
             break;
         }
         *eq = '\0';
         char why[400];
         if (!grid_set(g, trim(text), trim(eq + 1), false, why, sizeof why))
-            ok = fail(err, err_len, "%s:%d: %s", path, lineno, why);
+            ok = set_error(err, err_len, "%s:%d: %s", path, lineno, why);
     }
     free(line);
     fclose(f);

@@ -10,10 +10,10 @@
  * profile arrays; the context owns its strings. results_free frees it all.
  */
 #include "results.h"
+#include "errors.h"
 #include "output.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -375,18 +375,6 @@ bool results_write(const bench_results *r, const char *path, char *err, size_t e
 
 /* ============================================================ reading */
 
-/* Error helper: "FIELD: reason". Always returns false. */
-static bool fail(char *err, size_t err_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static bool fail(char *err, size_t err_len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
-    va_end(ap);
-    return false;
-}
-
 /* A non-negative integral number field; `required` fields must exist. */
 static bool get_u64(const cJSON *o, const char *key, bool required, uint64_t *out, char *err,
                     size_t err_len)
@@ -394,10 +382,10 @@ static bool get_u64(const cJSON *o, const char *key, bool required, uint64_t *ou
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v) {
         *out = 0;
-        return required ? fail(err, err_len, "field \"%s\" is missing", key) : true;
+        return required ? set_error(err, err_len, "field \"%s\" is missing", key) : true;
     }
     if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 18446744073709549568.0)
-        return fail(err, err_len, "field \"%s\" must be a non-negative number", key);
+        return set_error(err, err_len, "field \"%s\" must be a non-negative number", key);
     *out = (uint64_t)v->valuedouble;
     return true;
 }
@@ -409,11 +397,11 @@ static bool get_str(const cJSON *o, const char *key, bool required, char *out, s
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     out[0] = '\0';
     if (!v || cJSON_IsNull(v))
-        return required ? fail(err, err_len, "field \"%s\" is missing", key) : true;
+        return required ? set_error(err, err_len, "field \"%s\" is missing", key) : true;
     if (!cJSON_IsString(v))
-        return fail(err, err_len, "field \"%s\" must be a string", key);
+        return set_error(err, err_len, "field \"%s\" must be a string", key);
     if (strlen(v->valuestring) >= out_len)
-        return fail(err, err_len, "field \"%s\" is longer than %zu bytes", key, out_len - 1);
+        return set_error(err, err_len, "field \"%s\" is longer than %zu bytes", key, out_len - 1);
     strcpy(out, v->valuestring);
     return true;
 }
@@ -435,7 +423,7 @@ static bool read_status(const cJSON *o, bench_record *rec, char *err, size_t err
     else if (strcmp(status, "error") == 0)
         rec->status = STATUS_ERROR;
     else
-        return fail(err, err_len, "field \"status\" is \"%s\"; expected ok, timeout or error",
+        return set_error(err, err_len, "field \"status\" is \"%s\"; expected ok, timeout or error",
                     status);
     return get_str(o, "error", false, rec->error, sizeof rec->error, err, err_len);
 }
@@ -445,20 +433,20 @@ static bool read_times(const cJSON *o, bench_record *rec, char *err, size_t err_
 {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "times_s");
     if (!cJSON_IsObject(t))
-        return fail(err, err_len, "field \"times_s\" is missing or not an object");
+        return set_error(err, err_len, "field \"times_s\" is missing or not an object");
     int n = -1;
     for (int p = 0; p < BENCH_PHASES; p++) {
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(t, bench_phase_names[p]);
         if (!cJSON_IsArray(a))
-            return fail(err, err_len, "times_s.%s must be an array", bench_phase_names[p]);
+            return set_error(err, err_len, "times_s.%s must be an array", bench_phase_names[p]);
         int len = cJSON_GetArraySize(a);
         if (n >= 0 && len != n)
-            return fail(err, err_len, "times_s.%s has %d entries, times_s.read has %d",
+            return set_error(err, err_len, "times_s.%s has %d entries, times_s.read has %d",
                         bench_phase_names[p], len, n);
         n = len;
     }
     if (n > 0 && !(rec->reps = calloc((size_t)n, sizeof *rec->reps)))
-        return fail(err, err_len, "out of memory");
+        return set_error(err, err_len, "out of memory");
     rec->n_reps = (size_t)n;
     for (int p = 0; p < BENCH_PHASES; p++) {
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(t, bench_phase_names[p]);
@@ -467,7 +455,7 @@ static bool read_times(const cJSON *o, bench_record *rec, char *err, size_t err_
         cJSON_ArrayForEach(x, a)
         {
             if (!cJSON_IsNumber(x))
-                return fail(err, err_len, "times_s.%s[%d] is not a number",
+                return set_error(err, err_len, "times_s.%s[%d] is not a number",
                             bench_phase_names[p], i);
             set_phase_seconds(&rec->reps[i++], p, x->valuedouble);
         }
@@ -484,10 +472,10 @@ static bool read_counters(const cJSON *o, bench_record *rec, char *err, size_t e
     cJSON_ArrayForEach(x, c)
     {
         if (rec->n_counters == BPE_MAX_COUNTERS)
-            return fail(err, err_len, "more than %d counters", BPE_MAX_COUNTERS);
+            return set_error(err, err_len, "more than %d counters", BPE_MAX_COUNTERS);
         bench_counter *bc = &rec->counters[rec->n_counters];
         if (!x->string || strlen(x->string) >= sizeof bc->name)
-            return fail(err, err_len, "a counter name is missing or too long");
+            return set_error(err, err_len, "a counter name is missing or too long");
         strcpy(bc->name, x->string);
         if (!get_u64(c, x->string, true, &bc->value, err, err_len))
             return false;
@@ -505,7 +493,7 @@ static bool read_profile(const cJSON *o, bench_record *rec, char *err, size_t er
     const cJSON *aff = cJSON_GetObjectItemCaseSensitive(p, "words_affected");
     if (!cJSON_IsArray(secs) || !cJSON_IsArray(aff) ||
         cJSON_GetArraySize(secs) != cJSON_GetArraySize(aff))
-        return fail(err, err_len, "profile needs arrays merge_seconds and words_affected of "
+        return set_error(err, err_len, "profile needs arrays merge_seconds and words_affected of "
                                   "equal length");
     size_t n = (size_t)cJSON_GetArraySize(secs);
     if (n == 0)
@@ -513,12 +501,12 @@ static bool read_profile(const cJSON *o, bench_record *rec, char *err, size_t er
     rec->profile_seconds = malloc(n * sizeof *rec->profile_seconds);
     rec->profile_affected = malloc(n * sizeof *rec->profile_affected);
     if (!rec->profile_seconds || !rec->profile_affected)
-        return fail(err, err_len, "out of memory");
+        return set_error(err, err_len, "out of memory");
     rec->n_profile = n;
     const cJSON *s = secs->child, *a = aff->child;
     for (size_t i = 0; i < n; i++, s = s->next, a = a->next) {
         if (!cJSON_IsNumber(s) || !cJSON_IsNumber(a) || a->valuedouble < 0)
-            return fail(err, err_len, "profile entry %zu is not a pair of non-negative numbers",
+            return set_error(err, err_len, "profile entry %zu is not a pair of non-negative numbers",
                         i);
         rec->profile_seconds[i] = s->valuedouble;
         rec->profile_affected[i] = (uint64_t)a->valuedouble;
@@ -538,7 +526,7 @@ static bool read_digest(const cJSON *o, bench_record *rec, char *err, size_t err
     errno = 0;
     unsigned long long d = strtoull(hex, &end, 16);
     if (errno || *end || strlen(hex) != 16)
-        return fail(err, err_len, "merges_digest \"%s\" is not 16 hex digits", hex);
+        return set_error(err, err_len, "merges_digest \"%s\" is not 16 hex digits", hex);
     rec->digest = d;
     return true;
 }
@@ -547,7 +535,7 @@ bool record_from_json(const cJSON *o, bench_record *rec, char *err, size_t err_l
 {
     memset(rec, 0, sizeof *rec);
     if (!cJSON_IsObject(o))
-        return fail(err, err_len, "a result is not an object");
+        return set_error(err, err_len, "a result is not an object");
     const cJSON *limit = cJSON_GetObjectItemCaseSensitive(o, "time_limit_s");
     rec->time_limit_s = cJSON_IsNumber(limit) ? limit->valuedouble : 0;
     rec->exhausted = get_bool(o, "exhausted");
@@ -587,7 +575,7 @@ static char *context_str(const cJSON *c, const char *key)
 static bool context_from_json(const cJSON *c, bench_context *ctx, char *err, size_t err_len)
 {
     if (!cJSON_IsObject(c))
-        return fail(err, err_len, "field \"context\" is missing or not an object");
+        return set_error(err, err_len, "field \"context\" is missing or not an object");
     ctx->date = context_str(c, "date");
     ctx->host = context_str(c, "host");
     ctx->cpu = context_str(c, "cpu");
@@ -601,7 +589,7 @@ static bool context_from_json(const cJSON *c, bench_context *ctx, char *err, siz
     ctx->time_limit_s = cJSON_IsNumber(limit) ? limit->valuedouble : 0;
     if (!ctx->date || !ctx->host || !ctx->cpu || !ctx->compiler || !ctx->cflags ||
         !ctx->git_commit || !ctx->command)
-        return fail(err, err_len, "out of memory");
+        return set_error(err, err_len, "out of memory");
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(c, "datasets");
     const cJSON *x;
     cJSON_ArrayForEach(x, d)
@@ -610,13 +598,13 @@ static bool context_from_json(const cJSON *c, bench_context *ctx, char *err, siz
             continue;
         bench_dataset *ds = realloc(ctx->datasets, (ctx->n_datasets + 1) * sizeof *ds);
         if (!ds)
-            return fail(err, err_len, "out of memory");
+            return set_error(err, err_len, "out of memory");
         ctx->datasets = ds;
         ds[ctx->n_datasets].path = strdup(x->string);
         ds[ctx->n_datasets].sha256 = strdup(x->valuestring);
         ctx->n_datasets++;
         if (!ds[ctx->n_datasets - 1].path || !ds[ctx->n_datasets - 1].sha256)
-            return fail(err, err_len, "out of memory");
+            return set_error(err, err_len, "out of memory");
     }
     return true;
 }
@@ -625,24 +613,24 @@ static bool parse_root(const cJSON *root, bench_results *r, char *err, size_t er
 {
     const cJSON *version = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
     if (!cJSON_IsNumber(version) || version->valueint != RESULTS_SCHEMA_VERSION)
-        return fail(err, err_len, "schema_version must be %d", RESULTS_SCHEMA_VERSION);
+        return set_error(err, err_len, "schema_version must be %d", RESULTS_SCHEMA_VERSION);
     if (!context_from_json(cJSON_GetObjectItemCaseSensitive(root, "context"), &r->context, err,
                            err_len))
         return false;
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "results");
     if (!cJSON_IsArray(arr))
-        return fail(err, err_len, "field \"results\" is missing or not an array");
+        return set_error(err, err_len, "field \"results\" is missing or not an array");
     size_t i = 0;
     const cJSON *x;
     cJSON_ArrayForEach(x, arr)
     {
         bench_record *rec = results_add(r);
         if (!rec)
-            return fail(err, err_len, "out of memory");
+            return set_error(err, err_len, "out of memory");
         char why[400];
         if (!record_from_json(x, rec, why, sizeof why)) {
             r->n_records--;
-            return fail(err, err_len, "results[%zu]: %s", i, why);
+            return set_error(err, err_len, "results[%zu]: %s", i, why);
         }
         i++;
     }
@@ -657,14 +645,14 @@ bool results_parse(const char *text, size_t len, const char *name, bench_results
     if (!root) {
         const char *at = cJSON_GetErrorPtr();
         size_t offset = at && at >= text && at <= text + len ? (size_t)(at - text) : 0;
-        return fail(err, err_len, "%s: not valid JSON near byte offset %zu", name, offset);
+        return set_error(err, err_len, "%s: not valid JSON near byte offset %zu", name, offset);
     }
     char why[480];
     bool ok = parse_root(root, r, why, sizeof why);
     cJSON_Delete(root);
     if (!ok) {
         results_free(r);
-        return fail(err, err_len, "%s: %s", name, why);
+        return set_error(err, err_len, "%s: %s", name, why);
     }
     return true;
 }
@@ -674,7 +662,7 @@ bool results_read(const char *path, bench_results *r, char *err, size_t err_len)
     results_init(r);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return fail(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+        return set_error(err, err_len, "%s: cannot open: %s", path, strerror(errno));
     char *text = NULL;
     size_t len = 0, cap = 0;
     bool ok = true;
@@ -683,7 +671,7 @@ bool results_read(const char *path, bench_results *r, char *err, size_t err_len)
             cap = cap ? cap * 2 : 1 << 20;
             char *t = realloc(text, cap);
             if (!t) {
-                ok = fail(err, err_len, "%s: out of memory", path);
+                ok = set_error(err, err_len, "%s: out of memory", path);
                 break;
             }
             text = t;
@@ -694,7 +682,7 @@ bool results_read(const char *path, bench_results *r, char *err, size_t err_len)
             break;
     }
     if (ok && ferror(f))
-        ok = fail(err, err_len, "%s: read error", path);
+        ok = set_error(err, err_len, "%s: read error", path);
     fclose(f);
     if (ok)
         ok = results_parse(text, len, path, r, err, err_len);

@@ -46,6 +46,7 @@
  * O((n/L)·log W) (less: see rank_of); memory O(n + W·L).
  */
 #include "synth.h"
+#include "prng.h"
 #include "utf8.h"
 
 #include <stdio.h>
@@ -59,15 +60,6 @@ enum {
 };
 
 /* ----------------------------------------------------------------- PRNG */
-
-/* The next 64 random bits of the stream `state`. O(1). */
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
 
 /* Uniform in [0, n), n ≥ 1, without modulo bias: draws below 2^64 mod n are
  * redrawn, so the accepted range is a whole multiple of n. Expected O(1). */

@@ -19,6 +19,7 @@
  * (printed on failure) on every platform.
  */
 #include "testutil.h"
+#include "prng.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -26,15 +27,6 @@
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ------------------------------------------------------------ the generator */
-
-/* splitmix64 (Steele, Lea, Flood 2014): a tiny, well-mixed, portable PRNG. */
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 /* A number in [lo, hi]. */
 static uint64_t uniform(uint64_t *rng, uint64_t lo, uint64_t hi)

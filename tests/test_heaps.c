@@ -9,21 +9,13 @@
  *     compaction in the middle of a run) and the merges still equal naive's.
  */
 #include "maxheap.h"
+#include "prng.h"
 #include "testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-
-/* splitmix64 (Steele, Lea, Flood 2014), as in test_differential.c. */
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 /* The value of a counter, by name. */
 static uint64_t counter(const bpe_trainer *t, const bpe_result *r, const char *name)

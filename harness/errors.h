@@ -1,0 +1,16 @@
+/*
+ * errors.h — how the harness reports a failure: one line (naming the file,
+ * the offset or the value, and the fix) written into the caller's buffer, so
+ * the command that called it decides where the line goes.
+ */
+#ifndef BPE_ERRORS_H
+#define BPE_ERRORS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Formats the message into err[0, err_len) and returns false, so a failing
+ * function can end with `return set_error(err, err_len, "...", ...);`. */
+bool set_error(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif
