@@ -11,15 +11,18 @@ static size_t slot_of(const bpe_pairmap *m, uint64_t key)
     return (size_t)(h >> 32) & (m->cap - 1);
 }
 
+/* Gives m `cap` empty slots; on OOM leaves m untouched. */
 static bool alloc_slots(bpe_pairmap *m, size_t cap)
 {
-    m->keys = malloc(cap * sizeof *m->keys);
-    m->values = malloc(cap * sizeof *m->values);
-    if (!m->keys || !m->values) {
-        free(m->keys);
-        free(m->values);
+    uint64_t *keys = malloc(cap * sizeof *keys);
+    uint64_t *values = malloc(cap * sizeof *values);
+    if (!keys || !values) {
+        free(keys);
+        free(values);
         return false;
     }
+    m->keys = keys;
+    m->values = values;
     m->cap = cap;
     m->used = 0;
     memset(m->keys, 0xff, cap * sizeof *m->keys); /* every key BPE_PAIRMAP_EMPTY */
@@ -28,6 +31,7 @@ static bool alloc_slots(bpe_pairmap *m, size_t cap)
 
 bool bpe_pairmap_init(bpe_pairmap *m, size_t expected)
 {
+    *m = (bpe_pairmap){0};
     size_t cap = 16;
     while (cap < expected * 2)
         cap *= 2;
@@ -62,10 +66,8 @@ uint64_t *bpe_pairmap_find(const bpe_pairmap *m, bpe_token a, bpe_token b)
 static bool grow(bpe_pairmap *m)
 {
     bpe_pairmap old = *m;
-    if (!alloc_slots(m, old.cap * 2)) {
-        *m = old;
+    if (!alloc_slots(m, old.cap * 2))
         return false;
-    }
     for (size_t i = 0; i < old.cap; i++) {
         if (old.keys[i] == BPE_PAIRMAP_EMPTY)
             continue;
