@@ -9,12 +9,12 @@
  * its merge list byte for byte, so it must be obviously right.
  *
  * Data structures.
- *   - symbols: one flat array holding every word's current segmentation,
- *     word after word (M tokens at the start, fewer as merges shrink words);
- *   - word_start / word_len: where each word's tokens are in `symbols`;
+ *   - seg: every word's current segmentation in one flat array, word after
+ *     word, with a record per word saying where its tokens are and how many
+ *     (segmentation.h; M tokens at the start, fewer as merges shrink words);
  *   - counts: a pair map (pairmap.h), cleared and refilled for every merge.
- * Invariant: word w is symbols[word_start[w] .. +word_len[w]], and the
- * concatenated bytes of those tokens are exactly the word's bytes.
+ * Invariant: the tokens of word w are symbols[word[w].start ..+ word[w].len),
+ * and the concatenated bytes of those tokens are exactly the word's bytes.
  *
  * Complexity per merge: O(M) to count, O(P) to find the best pair, O(M) to
  * apply; in all O(m·(M + P)) time, O(M + P) memory.
@@ -29,6 +29,7 @@
  */
 #include "bpe.h"
 #include "pairmap.h"
+#include "segmentation.h"
 
 #include <stdlib.h>
 
@@ -37,12 +38,9 @@ static const char *const naive_counter_names[] = {"pair_increments", "words_scan
                                                   "pairs_compared", NULL};
 
 typedef struct {
-    const bpe_words *words; /* the input; not owned */
     bpe_vocab *vocab;       /* token bytes for the tie-break; not owned */
     bpe_counters *counters; /* where work is counted; not owned */
-    bpe_token *symbols;     /* every word's current tokens, word after word; owned */
-    uint64_t *word_start;   /* word → index of its first token in `symbols`; owned */
-    uint32_t *word_len;     /* word → its current number of tokens; owned */
+    bpe_segmentation seg;   /* every word's current tokens and its count; owned */
     bpe_pairmap counts;     /* pair → count, rebuilt for every merge; owned */
 } naive_state;
 
@@ -51,35 +49,22 @@ static void naive_destroy(void *opaque)
     naive_state *s = opaque;
     if (!s)
         return;
-    free(s->symbols);
-    free(s->word_start);
-    free(s->word_len);
+    bpe_segmentation_free(&s->seg);
     bpe_pairmap_free(&s->counts);
     free(s);
 }
 
-/* Copies each word's bytes into `symbols` as single-byte tokens. O(M). */
+/* Copies each word's bytes into the segmentation as single-byte tokens. O(M). */
 static void *naive_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters)
 {
     naive_state *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->words = words;
     s->vocab = vocab;
     s->counters = counters;
-    s->symbols = malloc((words->n_symbols + 1) * sizeof *s->symbols);
-    s->word_start = malloc((words->n_words + 1) * sizeof *s->word_start);
-    s->word_len = malloc((words->n_words + 1) * sizeof *s->word_len);
-    if (!s->symbols || !s->word_start || !s->word_len || !bpe_pairmap_init(&s->counts, 1024)) {
+    if (!bpe_segmentation_init(&s->seg, words) || !bpe_pairmap_init(&s->counts, 1024)) {
         naive_destroy(s);
         return NULL;
-    }
-    uint64_t at = 0;
-    for (size_t w = 0; w < words->n_words; w++) {
-        s->word_start[w] = at;
-        s->word_len[w] = words->words[w].len;
-        for (uint32_t i = 0; i < words->words[w].len; i++)
-            s->symbols[at++] = words->words[w].bytes[i];
     }
     return s;
 }
@@ -88,11 +73,11 @@ static void *naive_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters
 static bool count_all_pairs(naive_state *s)
 {
     bpe_pairmap_clear(&s->counts);
-    for (size_t w = 0; w < s->words->n_words; w++) {
-        const bpe_token *t = s->symbols + s->word_start[w];
-        uint64_t count = s->words->words[w].count;
+    for (size_t w = 0; w < s->seg.n_words; w++) {
+        const bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
+        uint64_t count = s->seg.word[w].count;
         s->counters->value[WORDS_SCANNED]++;
-        for (uint32_t i = 0; i + 1 < s->word_len[w]; i++) {
+        for (uint32_t i = 0; i + 1 < s->seg.word[w].len; i++) {
             uint64_t *c = bpe_pairmap_upsert(&s->counts, t[i], t[i + 1]);
             if (!c)
                 return false;
@@ -126,8 +111,8 @@ static bool best_pair(naive_state *s, bpe_token *a, bpe_token *b, uint64_t *coun
  * `merged` (SPEC §2.8). Returns whether anything changed. O(len(w)). */
 static bool apply_to_word(naive_state *s, size_t w, bpe_token a, bpe_token b, bpe_token merged)
 {
-    bpe_token *t = s->symbols + s->word_start[w];
-    uint32_t len = s->word_len[w], out = 0;
+    bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
+    uint32_t len = s->seg.word[w].len, out = 0;
     for (uint32_t i = 0; i < len; i++) {
         if (i + 1 < len && t[i] == a && t[i + 1] == b) {
             t[out++] = merged;
@@ -136,7 +121,7 @@ static bool apply_to_word(naive_state *s, size_t w, bpe_token a, bpe_token b, bp
             t[out++] = t[i];
         }
     }
-    s->word_len[w] = out;
+    s->seg.word[w].len = out;
     return out != len;
 }
 
@@ -154,7 +139,7 @@ static bpe_step_result naive_step(void *opaque, bpe_merge *out)
         return BPE_STEP_NOMEM;
 
     uint64_t affected = 0;
-    for (size_t w = 0; w < s->words->n_words; w++) {
+    for (size_t w = 0; w < s->seg.n_words; w++) {
         s->counters->value[WORDS_SCANNED]++;
         affected += apply_to_word(s, w, a, b, merged);
     }

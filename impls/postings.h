@@ -1,7 +1,7 @@
 /*
  * postings.h — lists written once: for each pair, the ids (words or symbol
  * nodes) where it occurs, stored as one contiguous slice per list. Shared by
- * heap.c and linked_list.c.
+ * the pair index (pairindex.h: inverted_index.c, heap.c) and linked_list.c.
  *
  * Why "written once" works. A pair gains occurrences only in the merge that
  * creates its newest token (fact 1 of inverted_index.c); afterwards its count
