@@ -699,10 +699,10 @@ int cmd_bench(int argc, char **argv)
                 status = EXIT_USAGE;
             }
     }
-    if (status == EXIT_OK && b.grid.vocab[0] < BPE_BYTE_TOKENS + b.pretok.n_specials) {
-        cli_error("bench: --vocab %llu is too small: every vocab size must be at least 256 + "
-                  "%zu special token(s)",
-                  (unsigned long long)b.grid.vocab[0], b.pretok.n_specials);
+    uint64_t smallest_max_merges; /* the grid's vocab sizes are sorted: check the first */
+    if (status == EXIT_OK && !run_max_merges(b.grid.vocab[0], b.pretok.n_specials,
+                                             &smallest_max_merges, err, sizeof err)) {
+        cli_error("bench: %s", err);
         status = EXIT_USAGE;
     }
     if (status == EXIT_OK && !plan_profile(&b, err, sizeof err)) {

@@ -112,14 +112,12 @@ static void train_usage(FILE *out)
  * accepts (compiling the pattern once costs milliseconds). Prints why not. */
 static bool check_training_options(const run_config *cfg)
 {
-    uint64_t floor = BPE_BYTE_TOKENS + (uint64_t)cfg->pretok.n_specials;
-    if (cfg->vocab_size < floor) {
-        cli_error("--vocab-size %llu is too small: it must be at least 256 + %zu special "
-                  "token%s = %llu", (unsigned long long)cfg->vocab_size, cfg->pretok.n_specials,
-                  cfg->pretok.n_specials == 1 ? "" : "s", (unsigned long long)floor);
+    char err[512];
+    uint64_t max_merges;
+    if (!run_max_merges(cfg->vocab_size, cfg->pretok.n_specials, &max_merges, err, sizeof err)) {
+        cli_error("%s", err);
         return false;
     }
-    char err[512];
     pretokenizer *p = pretok_new(&cfg->pretok, err, sizeof err);
     if (!p) {
         cli_error("%s", err);

@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include "clock.h"
+#include "errors.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,18 +75,24 @@ static bool count_corpus(const run_config *cfg, word_table *words, run_outcome *
     return ok;
 }
 
+bool run_max_merges(uint64_t vocab_size, size_t n_specials, uint64_t *max_merges, char *err,
+                    size_t err_len)
+{
+    uint64_t floor = BPE_BYTE_TOKENS + (uint64_t)n_specials;
+    if (vocab_size < floor)
+        return set_error(err, err_len, "--vocab-size %llu is too small: it must be at least "
+                                       "256 + %zu special token%s = %llu",
+                         (unsigned long long)vocab_size, n_specials, n_specials == 1 ? "" : "s",
+                         (unsigned long long)floor);
+    *max_merges = vocab_size - floor;
+    return true;
+}
+
 bool run_training(const run_config *cfg, run_outcome *out, char *err, size_t err_len)
 {
     memset(out, 0, sizeof *out);
-    uint64_t floor = BPE_BYTE_TOKENS + (uint64_t)cfg->pretok.n_specials;
-    if (cfg->vocab_size < floor) {
-        snprintf(err, err_len, "--vocab-size %llu is too small: it must be at least 256 + %zu "
-                               "special token%s = %llu",
-                 (unsigned long long)cfg->vocab_size, cfg->pretok.n_specials,
-                 cfg->pretok.n_specials == 1 ? "" : "s", (unsigned long long)floor);
+    if (!run_max_merges(cfg->vocab_size, cfg->pretok.n_specials, &out->max_merges, err, err_len))
         return false;
-    }
-    out->max_merges = cfg->vocab_size - floor;
 
     double start = clock_now();
     word_table words;

@@ -38,6 +38,11 @@ typedef struct {
     double *merge_seconds;    /* with profile: time of each merge (n_merges entries), else NULL */
 } run_outcome;
 
+/* The merges V allows: V − 256 − S (SPEC §2.5). False, with the reason in
+ * err, when V < 256 + S. */
+bool run_max_merges(uint64_t vocab_size, size_t n_specials, uint64_t *max_merges, char *err,
+                    size_t err_len);
+
 /* Checks V ≥ 256 + S; runs everything. False with a one-line reason in err. */
 bool run_training(const run_config *cfg, run_outcome *out, char *err, size_t err_len);
 void run_outcome_free(run_outcome *out);
