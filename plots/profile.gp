@@ -12,7 +12,9 @@ cols = 1
 rows = 2
 do for [fmt = 1:2] {
     eval begin_figure(fmt, 1000, 900)
-    set title 'time per merge, '.word(panels, 1)
+    cell = word(panels, 1)
+    comma = strstrt(cell, ',')
+    set title 'time per merge, '.(comma ? cell[1:comma].' '.cell[comma + 1:] : cell)
     set xlabel 'merge index i'
     set ylabel 'seconds for merge i'
     set logscale xy
@@ -20,7 +22,7 @@ do for [fmt = 1:2] {
     plot for [s = 1:nseries] datafile index (s - 1) using 1:2 with points ls s pt 7 ps 0.25 \
              title word(series, s)
     set title 'A_i: distinct words containing the pair chosen at merge i'
-    set key top right
+    set key inside top right
     set ylabel 'A_i (words)'
     set format y '%g'
     plot datafile index (aseries - 1) using 1:3 with points pt 7 ps 0.3 lc rgb 'black' \
