@@ -18,12 +18,15 @@ do for [fmt = 1:2] {
     set xlabel 'merge index i'
     set ylabel 'seconds for merge i'
     set logscale xy
+    set xrange [0.7:*]  # merge 1 sits at x = 1: keep it off the border
+    set yrange [*:*]
     set format y '%.0e'
     plot for [s = 1:nseries] datafile index (s - 1) using 1:2 with points ls s pt 7 ps 0.25 \
              title word(series, s)
     set title 'A_i: distinct words containing the pair chosen at merge i'
     set key inside top right
     set ylabel 'A_i (words)'
+    set yrange [0.7:*]  # A_i = 1 too
     set format y '%g'
     plot datafile index (aseries - 1) using 1:3 with points pt 7 ps 0.3 lc rgb 'black' \
              title sprintf('A_i (the same for every trainer; from %s)', word(series, aseries))
