@@ -12,7 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { CHUNK_BYTES = 1 << 20 }; /* read() size: large enough to amortize, small for RSS */
+/* read() size: large enough to amortize, small for RSS; and the look-back of
+ * a cut, so that the last read before a byte limit holds all of it. */
+enum { CHUNK_BYTES = CORPUS_CUT_LOOKBACK };
 
 void corpus_free_files(char **files, size_t n_files)
 {
@@ -133,14 +135,16 @@ bool corpus_list_files(const char *const *inputs, size_t n_inputs, char ***files
     return true;
 }
 
-/* End of the last complete special token within text[0, limit), or 0. */
-static size_t last_special_end(const uint8_t *text, size_t limit, const char *const *specials,
-                               size_t n_specials)
+/* End of the last complete special token within text[floor, limit), or 0. */
+static size_t last_special_end(const uint8_t *text, size_t floor, size_t limit,
+                               const char *const *specials, size_t n_specials)
 {
     size_t best = 0;
     for (size_t k = 0; k < n_specials; k++) {
         size_t n = strlen(specials[k]);
-        for (size_t i = limit >= n ? limit - n + 1 : 0; n > 0 && i-- > 0;) {
+        if (n == 0 || limit - floor < n)
+            continue;
+        for (size_t i = limit - n + 1; i-- > floor;) {
             if (i + n <= best)
                 break;
             if (memcmp(text + i, specials[k], n) == 0) {
@@ -157,20 +161,37 @@ size_t corpus_safe_cut(const uint8_t *text, size_t len, size_t limit, const char
 {
     if (len <= limit)
         return len;
-    size_t cut = 0;
-    for (size_t i = limit; i-- > 0;)
+    size_t floor = limit > CORPUS_CUT_LOOKBACK ? limit - CORPUS_CUT_LOOKBACK : 0, cut = 0;
+    for (size_t i = limit; i-- > floor;)
         if (text[i] == '\n') {
             cut = i + 1;
             break;
         }
-    size_t special = last_special_end(text, limit, specials, n_specials);
+    size_t special = last_special_end(text, floor, limit, specials, n_specials);
     if (special > cut)
         cut = special;
     if (cut > 0)
         return cut;
     for (cut = limit; cut > 0 && (text[cut] & 0xC0) == 0x80;)
-        cut--; /* no boundary at all: at least never split a character */
+        cut--; /* no boundary in the look-back: at least never split a character */
     return cut;
+}
+
+/* Reads until `want` bytes or the end of the file; *got says how many. */
+static bool read_full(int fd, uint8_t *buf, size_t want, size_t *got)
+{
+    *got = 0;
+    while (*got < want) {
+        ssize_t n = read(fd, buf + *got, want - *got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return false;
+        if (n == 0)
+            break;
+        *got += (size_t)n;
+    }
+    return true;
 }
 
 /* Streams one file into the pretokenizer. `budget` (0: unlimited) is how many
@@ -191,24 +212,28 @@ static bool count_file(pretokenizer *p, const pretok_config *cfg, const char *pa
     *used = 0;
     *cut = false;
     while (!*cut) {
-        /* Near the budget, ask for one byte more: it tells whether the file goes on. */
-        bool limited = budget && budget - *used <= CHUNK_BYTES;
-        size_t want = limited ? (size_t)(budget - *used) + 1 : CHUNK_BYTES;
+        /* The last read before the budget takes the whole look-back of the
+         * cut, plus one byte that tells whether the file goes on; the read
+         * before it stops short to leave that much. */
+        uint64_t left = budget - *used;
+        bool last = budget && left <= CHUNK_BYTES;
+        size_t want = !budget || left >= 2 * (uint64_t)CHUNK_BYTES ? CHUNK_BYTES
+                      : last ? (size_t)left + 1
+                             : (size_t)(left - CHUNK_BYTES);
+        size_t got;
         double t0 = clock_now();
-        ssize_t got = read(fd, chunk, want);
+        bool read_ok = read_full(fd, chunk, want, &got);
         opts->read_seconds += clock_now() - t0;
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
+        if (!read_ok) {
             snprintf(err, err_len, "%s: read failed at byte offset %llu: %s; check the file",
-                     path, (unsigned long long)*used, strerror(errno));
+                     path, (unsigned long long)(*used + got), strerror(errno));
             ok = false;
             break;
         }
         if (got == 0)
             break;
-        size_t take = (size_t)got;
-        if (limited && take == want) { /* the slice ends inside this file: cut word-safe */
+        size_t take = got;
+        if (last && take == want) { /* the slice ends inside this file: cut word-safe */
             take = corpus_safe_cut(chunk, take, want - 1, cfg->specials, cfg->n_specials);
             *cut = true;
         }

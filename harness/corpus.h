@@ -15,11 +15,17 @@ bool corpus_list_files(const char *const *inputs, size_t n_inputs, char ***files
                        char *err, size_t err_len);
 void corpus_free_files(char **files, size_t n_files);
 
+/* How far back from a byte limit a word-safe cut looks for its boundary. */
+enum { CORPUS_CUT_LOOKBACK = 1 << 20 };
+
 /*
  * Where a word-safe prefix of at most `limit` bytes of `text` ends: just after
- * the last newline at or before `limit`, else just after the last complete
- * special token, else at the last UTF-8 character boundary. Returns len when
- * len <= limit.
+ * the last newline or the last complete special token in the CORPUS_CUT_LOOKBACK
+ * bytes before `limit`, whichever ends later; with neither there (one line
+ * longer than the look-back), at the last UTF-8 character boundary at or
+ * before `limit`. Returns len when len <= limit. Bounding the look-back lets
+ * a byte-limited read stream with bounded memory and still cut exactly where
+ * `bpebench slice` does. O(CORPUS_CUT_LOOKBACK · S).
  */
 size_t corpus_safe_cut(const uint8_t *text, size_t len, size_t limit, const char *const *specials,
                        size_t n_specials);

@@ -5,10 +5,10 @@
  * one corpus. A prefix cut at an arbitrary byte would split a word (or a
  * UTF-8 character) in two and invent a word the corpus does not have, so the
  * cut is word-safe: corpus_safe_cut (corpus.c) moves it back to just after
- * the last newline, else the last complete special token, else a character
- * boundary. Whole files come first, so a slice of a directory is its first
- * files plus the head of one more — the same rule `train` applies with a
- * byte limit. A slice needs only its own bytes in memory: O(limit).
+ * the last newline or complete special token in the last MiB, else to a
+ * character boundary. Whole files come first, so a slice of a directory is
+ * its first files plus the head of one more — the same rule `bench` applies
+ * to its slice sizes. A slice needs only its own bytes in memory: O(limit).
  *
  * Statistics. The words come from corpus_count_words, the very code training
  * uses, so W here is the W a trainer sees. From the word table:

@@ -9,12 +9,16 @@
  *     stray file in a corpus directory is refused;
  *   - datasets/MANIFEST.tsv and the .xz files it lists agree one to one;
  *   - `bpebench slice` and `bpebench stats` (datatools.h): slices are
- *     word-safe prefixes, and the statistics of small hand-made corpora equal
- *     the values worked out by hand in the comments.
+ *     word-safe prefixes, a byte-limited count (what `bench` does for its
+ *     slice sizes) cuts exactly where `bpebench slice` does, even where the
+ *     limit falls just past a read chunk or inside a line longer than the
+ *     look-back, and the statistics of small hand-made corpora equal the
+ *     values worked out by hand in the comments.
  * Everything runs on files made here, in a fresh directory under /tmp; no
  * test reads the unpacked corpora. Run from the top of the tree.
  */
 #include "testutil.h"
+#include "corpus.h"
 #include "datatools.h"
 #include "synth.h"
 #include "utf8.h"
@@ -539,6 +543,97 @@ static void slice_is_a_word_safe_prefix(void **state)
     remove_tree(dir);
 }
 
+/* Counts the words of `path`, all of it (limit 0) or a byte-limited prefix,
+ * as `bench` does; *bytes says how many bytes were counted. */
+static void count_prefix(const char *path, uint64_t limit, word_table *table, uint64_t *bytes)
+{
+    static const char *const specials[] = {"<|endoftext|>"};
+    pretok_config cfg = {.pattern = "gpt2", .specials = specials, .n_specials = 1};
+    char err[512];
+    pretokenizer *p = pretok_new(&cfg, err, sizeof err);
+    assert_non_null(p);
+    assert_true(word_table_init(table));
+    char *files[] = {(char *)path};
+    corpus_read read = {.max_bytes = limit};
+    if (!corpus_count_words(p, &cfg, files, 1, &read, table, err, sizeof err))
+        fail_msg("%s", err);
+    pretok_free(p);
+    *bytes = read.bytes_read;
+}
+
+/* The byte-limited count of `path` and the count of its slice, written to
+ * `sliced`, see the same bytes: the same length and the same words, with
+ * the same counts, in the same order. */
+static void limited_count_matches_slice(const char *path, const char *sliced, uint64_t limit)
+{
+    char *files[] = {(char *)path};
+    size_t len, joined;
+    uint8_t *text = slice_or_fail(files, 1, limit, &len, &joined);
+    FILE *f = fopen(sliced, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+    free(text);
+    word_table limited, whole;
+    uint64_t limited_bytes, whole_bytes;
+    count_prefix(path, limit, &limited, &limited_bytes);
+    count_prefix(sliced, 0, &whole, &whole_bytes);
+    if (limited_bytes != len)
+        fail_msg("limit %llu: the limited count read %llu bytes, the slice has %zu",
+                 (unsigned long long)limit, (unsigned long long)limited_bytes, len);
+    assert_int_equal(whole_bytes, len);
+    assert_int_equal(limited.pretokens, whole.pretokens);
+    bpe_word *a, *b;
+    bpe_words va, vb;
+    assert_true(word_table_view(&limited, &a, &va) && word_table_view(&whole, &b, &vb));
+    assert_int_equal(va.n_words, vb.n_words);
+    for (size_t w = 0; w < va.n_words; w++) {
+        assert_int_equal(a[w].len, b[w].len);
+        assert_memory_equal(a[w].bytes, b[w].bytes, a[w].len);
+        assert_int_equal(a[w].count, b[w].count);
+    }
+    free(a);
+    free(b);
+    word_table_free(&limited);
+    word_table_free(&whole);
+}
+
+/* Lines of 100 bytes (with a two-byte character) for 3 MiB, then one line of
+ * 1.5 MiB, then a short one. Limits just past the 1 MiB read size once needed
+ * a newline within a few bytes, and a limit inside the long line has no
+ * boundary in the look-back: each must cut where `bpebench slice` cuts. */
+static void limited_count_cuts_where_slice_cuts(void **state)
+{
+    (void)state;
+    enum { MIB = 1 << 20, LINE = 100, LINES = 3 * MIB / LINE, LONG = 3 * MIB / 2 };
+    char *dir = make_temp_dir(), path[256], sliced[256];
+    snprintf(path, sizeof path, "%s/corpus.txt", dir);
+    snprintf(sliced, sizeof sliced, "%s/slice.txt", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    for (int i = 0; i < LINES; i++) /* 9 + 2 + 88 + 1 = 100 bytes */
+        fprintf(f, "line %03d \xc3\xa9%.*s\n", i % 1000, 88,
+                "the quick brown fox jumps over the lazy dog and then some more words to fill the line up");
+    for (int i = 0; i < LONG / 3; i++)
+        fputs("ab ", f);
+    fputs("\nend\n", f);
+    assert_int_equal(fclose(f), 0);
+    const uint64_t limits[] = {
+        1000,                 /* inside the first read */
+        MIB + 10,             /* 10 bytes past the first read, mid-line */
+        MIB + 77,             /* a newline just inside */
+        2 * MIB - 1,
+        2 * MIB + 3,
+        (uint64_t)LINES * LINE + MIB / 2,      /* in the long line: back to the line before it */
+        (uint64_t)LINES * LINE + MIB + MIB / 4, /* in the long line, no boundary in the look-back */
+        (uint64_t)LINES * LINE + LONG + 3,     /* just past the long line's newline */
+        (uint64_t)LINES * LINE + 2 * MIB,      /* past the end: the whole file */
+    };
+    for (size_t i = 0; i < sizeof limits / sizeof *limits; i++)
+        limited_count_matches_slice(path, sliced, limits[i]);
+    remove_tree(dir);
+}
+
 static void slice_counts_files_joined_without_newline(void **state)
 {
     (void)state;
@@ -720,6 +815,7 @@ int main(void)
         cmocka_unit_test(shipped_manifest_matches_shipped_archives),
         cmocka_unit_test(slice_is_a_word_safe_prefix),
         cmocka_unit_test(slice_counts_files_joined_without_newline),
+        cmocka_unit_test(limited_count_cuts_where_slice_cuts),
         cmocka_unit_test(stats_of_a_hand_made_corpus),
         cmocka_unit_test(stats_counts_specials_scripts_and_invalid_bytes),
         cmocka_unit_test(scripts_by_code_point),
