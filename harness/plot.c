@@ -310,9 +310,15 @@ static bool figure_by_slice(const report_index *ix, const char *dir, size_t fami
     }
     if (!close_figure(&f, dir, name, err, err_len))
         return false;
+    if (f.n_panels == 0) { /* nothing to draw (no naive run finished, say): leave no file */
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.dat", dir, name);
+        remove(path);
+        return true;
+    }
     char extra[64];
     limit_setting(ix, family, extra, sizeof extra);
-    return f.n_panels == 0 || draw(dir, kind, name, &f, series, n_series, extra, err, err_len);
+    return draw(dir, kind, name, &f, series, n_series, extra, err, err_len);
 }
 
 /* Time vs corpus size: panels are vocab sizes, x = n. Only for families
