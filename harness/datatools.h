@@ -15,9 +15,10 @@
  * (in the given order): whole files while they fit, then the part of the
  * next file that corpus_safe_cut keeps (just after its last newline or
  * complete special token in the last MiB of the budget, else at a character
- * boundary) — the same cut corpus_count_words makes with a byte limit. *text is malloc'd, owned by the caller; *joined
- * counts the files that end without a newline but are followed by another
- * file in the slice (their last word runs into the next file's first).
+ * boundary) — the same cut corpus_count_words makes with a byte limit.
+ * *text is malloc'd, owned by the caller; *joined counts the files that end
+ * without a newline but are followed by another file in the slice (their
+ * last word runs into the next file's first).
  * False with a one-line reason naming the file. Time O(n_out), memory O(limit).
  */
 bool slice_files(char *const *files, size_t n_files, uint64_t limit,
