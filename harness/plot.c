@@ -233,8 +233,8 @@ static int write_panel(const report_index *ix, FILE *dat, cell_value value, cons
             if (!by_vocab && s->family != family)
                 continue;
             const bench_record *rec = report_find(ix, ix->trainers[t], s->name, V);
-            if (!value(ix, rec, s->name, V, v))
-                continue;
+            if (!value(ix, rec, s->name, V, v) || !(v[0] > 0))
+                continue; /* no value, or none a log axis can show (memory not measured) */
             double x = by_vocab ? (double)V : (double)s->bytes / MB;
             fprintf(dat, "%.10g %.6g %.6g %.6g\n", x, v[0], v[1], v[2]);
             rows++;

@@ -188,6 +188,42 @@ static void a_tiny_time_limit_times_out_and_skips(void **state)
     free(report);
 }
 
+/* The corpus table's pretokenize+count rate is n over the median of that
+ * phase across every repetition of every finished run on the slice: here
+ * {1, 2, 3} s and {4} s on 10 MB give 10 / 2.5 = 4 MB/s, and the timed-out
+ * run's 100 s repetition is left out. The file has no memory figures: the
+ * report must still be written (a log axis cannot show 0, so no point). */
+static void the_pretokenize_rate_pools_every_finished_repetition(void **state)
+{
+    (void)state;
+    char path[192], out[128];
+    snprintf(path, sizeof path, "%s/rate.json", dir);
+    snprintf(out, sizeof out, "%s/rate", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    static const char *const runs[] = {
+        "\"trainer\":\"naive\",\"status\":\"ok\",\"times_s\":{\"read\":[0,0,0],"
+        "\"pretokenize\":[3,1,2],\"setup\":[0,0,0],\"merge\":[1,1,1],\"total\":[4,2,3]}",
+        "\"trainer\":\"heap\",\"status\":\"ok\",\"times_s\":{\"read\":[0],"
+        "\"pretokenize\":[4],\"setup\":[0],\"merge\":[1],\"total\":[5]}",
+        "\"trainer\":\"incremental\",\"status\":\"timeout\",\"times_s\":{\"read\":[0],"
+        "\"pretokenize\":[100],\"setup\":[0],\"merge\":[1],\"total\":[101]}",
+    };
+    fputs("{\"schema_version\":1,\"context\":{},\"results\":[", f);
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++)
+        fprintf(f, "%s{\"corpus\":\"c@all\",\"corpus_bytes\":10000000,\"vocab_size\":300,"
+                   "\"words_distinct\":10,\"symbols\":40,\"pretokens\":99,%s}",
+                i ? "," : "", runs[i]);
+    fputs("]}\n", f);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(run("%s report %s --out %s >/dev/null 2>&1", path, out), 0);
+    snprintf(path, sizeof path, "%s/report.md", out);
+    char *report = slurp(path);
+    if (!strstr(report, "| c@all | 10.00 | 99 | 10 | 40 | 4.00 | 4 |"))
+        fail_msg("no row with a rate of 4 MB/s in the corpus table of %s", path);
+    free(report);
+}
+
 static void bad_usage_exits_2(void **state)
 {
     (void)state;
@@ -209,6 +245,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_small_grid_runs_verifies_and_reports),
         cmocka_unit_test(a_tiny_time_limit_times_out_and_skips),
+        cmocka_unit_test(the_pretokenize_rate_pools_every_finished_repetition),
         cmocka_unit_test(bad_usage_exits_2),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
