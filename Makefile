@@ -8,8 +8,9 @@ OPT     ?= -O2 -g
 CFLAGS  += -std=c11 -D_DEFAULT_SOURCE $(OPT) -Wall -Wextra -Iimpls -Iharness
 LDLIBS  += -lpcre2-8 -lcjson -lm
 
-# Debian packages the build and the benchmark need (harness/deps.sh).
-DEPS := libpcre2-dev libcjson-dev libcmocka-dev cmd:gnuplot=gnuplot-nox xz-utils
+# Debian packages the build and the benchmark need (harness/deps.sh); a C
+# compiler counts as present when `cc` runs.
+DEPS := cmd:cc=build-essential libpcre2-dev libcjson-dev libcmocka-dev cmd:gnuplot=gnuplot-nox xz-utils
 
 LIB_SRCS  := $(wildcard impls/*.c) $(filter-out harness/main.c,$(wildcard harness/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
@@ -47,6 +48,17 @@ test-run: $(TEST_BINS) $(BUILD)/bpebench
 	@for t in $(TEST_BINS); do \
 	    echo "== $$t"; BPEBENCH=$(BUILD)/bpebench BPE_DATA=$(DATA) $$t || exit 1; \
 	done
+
+# Every program and test, built (not run) as one target.
+.PHONY: programs warnings
+programs: $(BUILD)/bpebench $(TEST_BINS)
+
+# Warning-free under gcc and clang (-Wall -Wextra, as errors), each in a
+# build directory of its own.
+warnings: deps
+	@sh harness/deps.sh cmd:clang=clang
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/werror-gcc CC=gcc OPT="-O2 -Werror" programs
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/werror-clang CC=clang OPT="-O2 -Werror" programs
 
 ASAN_BUILD ?= $(BUILD)/asan
 

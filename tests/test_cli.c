@@ -3,13 +3,14 @@
  *
  * Every case runs the real binary ($BPEBENCH, set by `make test-run`, so the
  * sanitizer pass runs the sanitizer build) in a child process, inside a fresh
- * mkdtemp directory, with the naive trainer and the fastest one
- * (linked-list). Each case states the exit status (2 bad usage, 1 any other
- * failure, 0 handled) and key words of the one-line message; every case also
- * checks that nothing partial is left: on failure the --out directory is
- * untouched (empty when it existed, absent when it did not), on success it
- * holds exactly vocab.json and merges.txt with ordinary permissions, and no
- * temporary file (*.tmp.*, .bpebench-probe.*) is left anywhere.
+ * mkdtemp directory, once with every trainer of the registry (bpe.h), so a
+ * trainer added there meets every bad input here too. Each case states the
+ * exit status (2 bad usage, 1 any other failure, 0 handled) and key words of
+ * the one-line message; every case also checks that nothing partial is left:
+ * on failure the --out directory is untouched (empty when it existed, absent
+ * when it did not), on success it holds exactly vocab.json and merges.txt
+ * with ordinary permissions, and no temporary file (*.tmp.*,
+ * .bpebench-probe.*) is left anywhere.
  *
  * The second half checks resources and signals:
  *   - peak memory follows W and M, not n: the same text repeated 10 times
@@ -20,6 +21,7 @@
  * Runs tests/ from the top of the tree; about 10 s, longer under ASan.
  */
 #define _XOPEN_SOURCE 700 /* nftw */
+#include "prng.h"
 #include "testutil.h"
 
 #include <cjson/cJSON.h>
@@ -55,8 +57,6 @@ static const bool under_asan = false;
 static const bool under_asan = false;
 #endif
 
-/* The trainers every case runs: the reference and the fastest. */
-static const char *const trainers[] = {"naive", "linked-list"};
 
 /* ============================================================ processes */
 
@@ -558,22 +558,13 @@ static void bad_input_matrix(void **state)
 {
     (void)state;
     for (size_t i = 0; i < N(cases); i++)
-        for (size_t t = 0; t < N(trainers); t++)
+        for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
             for (int exists = 0; exists < 2; exists++)
                 if (!exists || !cases[i].out)
-                    run_case(&cases[i], trainers[t], exists);
+                    run_case(&cases[i], (*t)->name, exists);
 }
 
 /* ============================================================ generated text */
-
-/* splitmix64: a tiny deterministic PRNG, so every machine gets the same text. */
-static uint64_t next_random(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 /* Word type `rank` of a made-up language: 2–12 letters, some of them
  * two-byte (é, ö, ж, л), a few with digits; the same rank always spells the
@@ -584,9 +575,9 @@ static size_t spell_word(uint64_t rank, char *out)
                                           "k", "l", "m", "n", "o", "p", "r", "s", "t",
                                           "u", "w", "\xc3\xa9", "\xc3\xb6", "\xd0\xb6", "\xd0\xbb"};
     uint64_t s = rank * 0x2545F4914F6CDD1Dull + 1;
-    size_t len = 0, chars = 2 + next_random(&s) % 11;
+    size_t len = 0, chars = 2 + splitmix64(&s) % 11;
     for (size_t i = 0; i < chars; i++) {
-        const char *l = letters[next_random(&s) % N(letters)];
+        const char *l = letters[splitmix64(&s) % N(letters)];
         if (rank % 97 == 0 && i == chars - 1)
             l = "7";
         memcpy(out + len, l, strlen(l));
@@ -606,7 +597,7 @@ static void write_corpus(const char *path, size_t bytes, uint64_t types, uint64_
     size_t written = 0, words = 0;
     char word[64];
     while (written < bytes) {
-        uint64_t u = next_random(&s) % 1000000, rank = types * (u * u / 1000000) / 1000000;
+        uint64_t u = splitmix64(&s) % 1000000, rank = types * (u * u / 1000000) / 1000000;
         size_t len = spell_word(rank, word);
         const char *sep = ++words % 13 == 0 ? ".\n" : words % 997 == 0 ? " <|endoftext|>" : " ";
         if (written + len + strlen(sep) >= bytes)
@@ -651,7 +642,7 @@ static void long_line(const char *trainer, size_t bytes)
     char buf[1 << 16];
     for (size_t done = 0; done < bytes; done += sizeof buf) {
         for (size_t i = 0; i < sizeof buf; i++)
-            buf[i] = (char)('a' + next_random(&s) % 26);
+            buf[i] = (char)('a' + splitmix64(&s) % 26);
         size_t n = bytes - done < sizeof buf ? bytes - done : sizeof buf;
         assert_int_equal(fwrite(buf, 1, n, f), n);
     }
@@ -687,11 +678,11 @@ static void single_long_line(void **state)
 static void huge_vocab_size_stops_early(void **state)
 {
     (void)state;
-    for (size_t t = 0; t < N(trainers); t++) {
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
         char root[64], out_dir[PATH_MAX];
         make_root(root, sizeof root);
         write_file(root, "in.txt", TEXT("the cat sat on the mat; the dog sat on the log\n"));
-        const char *args[] = {"train", "--trainer", trainers[t], "--vocab-size", "1000000000",
+        const char *args[] = {"train", "--trainer", (*t)->name, "--vocab-size", "1000000000",
                               "--out", "out", "in.txt", NULL};
         child_limits limits = {.address = under_asan ? 0 : (rlim_t)1 << 30};
         cli_result r;
@@ -712,7 +703,7 @@ static void huge_vocab_size_stops_early(void **state)
 static void write_failing_midway(void **state)
 {
     (void)state;
-    for (size_t t = 0; t < N(trainers); t++)
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
         for (int exists = 0; exists < 2; exists++) {
             char root[64], out_dir[PATH_MAX], names[512];
             make_root(root, sizeof root);
@@ -720,7 +711,7 @@ static void write_failing_midway(void **state)
             snprintf(out_dir, sizeof out_dir, "%s/out", root);
             if (exists)
                 assert_int_equal(mkdir(out_dir, 0755), 0);
-            const char *args[] = {"train", "--trainer", trainers[t], "--vocab-size", "300",
+            const char *args[] = {"train", "--trainer", (*t)->name, "--vocab-size", "300",
                                   "--out", "out", "in.txt", NULL};
             child_limits limits = {.fsize = 1000, .ignore_sigxfsz = true};
             cli_result r;
@@ -784,20 +775,20 @@ static void memory_follows_words_not_bytes(void **state)
     snprintf(tenfold, sizeof tenfold, "%s/tenfold.txt", root);
     write_corpus(once, 3000000, 400000, 7);
     write_repeated(once, tenfold, 10);
-    for (size_t t = 0; t < N(trainers); t++) {
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
         char w_once[64], w_ten[64];
         long parent = self_rss_kb();
-        long small = train_peak_kb(root, trainers[t], "once.txt", w_once, sizeof w_once);
-        long large = train_peak_kb(root, trainers[t], "tenfold.txt", w_ten, sizeof w_ten);
+        long small = train_peak_kb(root, (*t)->name, "once.txt", w_once, sizeof w_once);
+        long large = train_peak_kb(root, (*t)->name, "tenfold.txt", w_ten, sizeof w_ten);
         print_message("%s: peak RSS %ld KiB on 3 MB, %ld KiB on 30 MB (%s); this test: %ld KiB\n",
-                      trainers[t], small, large, w_once, parent);
+                      (*t)->name, small, large, w_once, parent);
         assert_string_equal(w_once, w_ten);
         if (parent * 2 > small)
             fail_msg("this test's own RSS (%ld KiB) is too close to the child's peak (%ld KiB) "
                      "to measure it; make the corpus larger", parent, small);
         if (large * 10 > small * 11 || large * 10 < small * 9)
             fail_msg("%s: peak RSS %ld KiB on 10x the text vs %ld KiB: memory grows with n",
-                     trainers[t], large, small);
+                     (*t)->name, large, small);
     }
     remove_tree(root);
 }
