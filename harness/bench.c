@@ -66,7 +66,6 @@ typedef struct {
     size_t n_timeouts;        /* entries in timeouts */
     bench_results results;    /* what has been measured; owned */
     progress progress;        /* the stderr display */
-    char tmp_dir[64];         /* merge list files of the cell in progress */
     char results_path[4096];  /* OUT/results.json */
     size_t mismatches;        /* cells' runs that disagree with the reference */
     size_t errors;            /* runs with status error */
@@ -404,7 +403,7 @@ static void describe(char *buf, size_t len, const bpe_trainer *t, const bench_sl
  * an error, or once repeat-time is spent). False when the parent fails.
  * Time: up to repeats × the time limit. */
 static bool run_repetitions(bench_run *b, run_config *cfg, const bench_slice *s,
-                            bench_record *rec, const char *merges_path)
+                            bench_record *rec, FILE *merges_out)
 {
     char what[192], label[224], err[512];
     describe(what, sizeof what, cfg->trainer, s, cfg->vocab_size);
@@ -415,7 +414,7 @@ static bool run_repetitions(bench_run *b, run_config *cfg, const bench_slice *s,
             break; /* enough time spent on this cell: fewer repetitions, recorded as such */
         snprintf(label, sizeof label, "%s rep %d/%d", what, rep + 1, b->grid.repeats);
         progress_begin(&b->progress, label);
-        runner_job job = {cfg, b->grid.time_limit_s, rep == 0 ? merges_path : NULL};
+        runner_job job = {cfg, b->grid.time_limit_s, rep == 0 ? merges_out : NULL};
         bench_record one;
         if (!runner_run(&job, &one, err, sizeof err)) {
             cli_error("bench: %s", err);
@@ -476,7 +475,7 @@ static bool wants_profile(const bench_run *b, const bpe_trainer *t, const bench_
 /* Runs (or skips) one trainer on one cell. rec is already filled from the
  * probe. Time: the repetitions plus the optional profile run. */
 static bool run_cell(bench_run *b, const bpe_trainer *t, const bench_slice *s, uint64_t vocab,
-                     bench_record *rec, const char *merges_path)
+                     bench_record *rec, FILE *merges_out)
 {
     char what[192], outcome[160];
     describe(what, sizeof what, t, s, vocab);
@@ -491,7 +490,7 @@ static bool run_cell(bench_run *b, const bpe_trainer *t, const bench_slice *s, u
     run_config cfg = {.files = s->files, .n_files = s->n_files, .max_bytes = s->bytes,
                       .pretok = b->pretok, .trainer = t, .vocab_size = vocab};
     double start = clock_now();
-    if (!run_repetitions(b, &cfg, s, rec, merges_path))
+    if (!run_repetitions(b, &cfg, s, rec, merges_out))
         return false;
     if (rec->status == STATUS_OK && wants_profile(b, t, s, vocab) && !run_profile(b, &cfg, s, rec))
         return false;
@@ -523,19 +522,24 @@ static bool run_cell(bench_run *b, const bpe_trainer *t, const bench_slice *s, u
 static bool run_vocab(bench_run *b, const bench_slice *s, const runner_input *in,
                       const char *probe_error, uint64_t vocab)
 {
-    size_t first = b->results.n_records;
-    char paths[32][128];
-    const char *files[32];
-    for (size_t ti = 0; ti < b->grid.n_trainers; ti++) {
+    size_t first = b->results.n_records, n_lists = 0;
+    FILE *lists[32]; /* each trainer's merge list, unnamed (gone when closed or killed) */
+    bool ok = true;
+    for (size_t ti = 0; ok && ti < b->grid.n_trainers; ti++) {
         const bpe_trainer *t = b->grid.trainers[ti];
         bench_record *rec = results_add(&b->results);
-        if (!rec) {
-            cli_error("bench: out of memory");
-            return false;
+        FILE *list = rec ? tmpfile() : NULL;
+        if (!list) {
+            if (rec)
+                cli_error("bench: cannot create a temporary file for a merge list in /tmp: %s; "
+                          "make /tmp writable", strerror(errno));
+            else
+                cli_error("bench: out of memory");
+            ok = false;
+            break;
         }
+        lists[n_lists++] = list;
         record_set_input(rec, s, in, vocab, &b->pretok);
-        snprintf(paths[ti], sizeof paths[ti], "%s/%zu.merges", b->tmp_dir, ti);
-        files[ti] = paths[ti];
         if (probe_error) {
             char what[192];
             describe(what, sizeof what, t, s, vocab);
@@ -547,15 +551,17 @@ static bool run_vocab(bench_run *b, const bench_slice *s, const runner_input *in
             progress_end(&b->progress, what, "error (reading the input failed)", 0, false);
             continue;
         }
-        if (!run_cell(b, t, s, vocab, rec, paths[ti]))
-            return false;
+        ok = run_cell(b, t, s, vocab, rec, lists[ti]);
     }
-    size_t n = b->results.n_records - first;
-    progress_clear(&b->progress);
-    size_t bad = verify_cell(&b->results.records[first], n, bpe_trainers[0]->name, files, stderr);
-    b->mismatches += bad;
-    for (size_t i = 0; i < n; i++)
-        unlink(paths[i]);
+    if (ok) {
+        progress_clear(&b->progress);
+        b->mismatches += verify_cell(&b->results.records[first], n_lists, bpe_trainers[0]->name,
+                                     lists, stderr);
+    }
+    for (size_t i = 0; i < n_lists; i++)
+        fclose(lists[i]);
+    if (!ok)
+        return false;
     char err[512];
     if (!results_write(&b->results, b->results_path, err, sizeof err)) {
         cli_error("bench: %s", err);
@@ -619,21 +625,12 @@ static int run_grid(bench_run *b, int argc, char **argv)
         cli_error("bench: %s", err);
         return EXIT_FAIL;
     }
-    const char *tmp = getenv("TMPDIR");
-    snprintf(b->tmp_dir, sizeof b->tmp_dir, "%s/bpebench-XXXXXX",
-             tmp && strlen(tmp) < 40 ? tmp : "/tmp");
-    if (!mkdtemp(b->tmp_dir)) {
-        cli_error("bench: cannot create a temporary directory %s: %s", b->tmp_dir,
-                  strerror(errno));
-        return EXIT_FAIL;
-    }
     progress_start(&b->progress, stderr,
                    b->n_slices * b->grid.n_vocab * b->grid.n_trainers);
     bool ok = true;
     for (size_t i = 0; ok && i < b->n_slices; i++)
         ok = run_slice(b, &b->slices[i]);
     progress_finish(&b->progress);
-    rmdir(b->tmp_dir);
     if (!ok)
         return EXIT_FAIL;
     return EXIT_OK;

@@ -9,13 +9,16 @@
  * parent kills it and records `timeout`.
  *
  * Protocol. The parent makes a pipe and forks. The child runs run_training()
- * (the same code `bpebench train` runs), writes its merge list to a file the
- * parent named (for the first-difference report when digests disagree),
- * serializes its measurements as one results.json record (record_to_json,
+ * (the same code `bpebench train` runs), writes its merge list to an unnamed
+ * file the parent made (for the first-difference report when digests
+ * disagree), serializes its measurements as one results.json record (record_to_json,
  * so there is one serializer) to the pipe, and leaves with _exit(). The
  * parent reads the pipe with poll() against a deadline; at end of file it
  * reaps the child with wait4(), whose rusage carries ru_maxrss; at the
- * deadline it sends SIGKILL first.
+ * deadline it sends SIGKILL first. The child asks the kernel for SIGKILL
+ * when its parent dies (PR_SET_PDEATHSIG), so a benchmark killed by a signal
+ * never leaves a run going on without it; and since the child's only
+ * outputs are the pipe and an unnamed file, nothing it made stays behind.
  *
  * The input probe is a second kind of child: it only reads and counts the
  * corpus slice and builds the trainers' view of the word table, then reads
@@ -37,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -71,9 +75,9 @@ static void child_send_and_exit(int fd, cJSON *msg)
     _exit(ok ? 0 : 3);
 }
 
-/* Appends "LEFT RIGHT COUNT\n" for every merge to a buffer and writes the
- * file atomically. O(m · token length). */
-static bool write_merge_list(const char *path, const bpe_result *r, char *err, size_t err_len)
+/* Appends "LEFT RIGHT COUNT\n" for every merge to a buffer and writes it to
+ * `list` (an unnamed file shared with the parent). O(m · token length). */
+static bool write_merge_list(FILE *list, const bpe_result *r, char *err, size_t err_len)
 {
     size_t cap = 4096, len = 0;
     char *buf = malloc(cap);
@@ -97,9 +101,12 @@ static bool write_merge_list(const char *path, const bpe_result *r, char *err, s
         free(a);
         free(b);
     }
-    if (!ok)
+    if (!ok) {
         snprintf(err, err_len, "out of memory writing the merge list");
-    ok = ok && output_write_atomic(path, buf, len, err, err_len);
+    } else if (!write_all(fileno(list), buf, len)) {
+        snprintf(err, err_len, "writing the merge list to a temporary file: %s", strerror(errno));
+        ok = false;
+    }
     free(buf);
     return ok;
 }
@@ -167,8 +174,8 @@ static void run_child(const runner_job *job, int fd)
         if (!record_from_outcome(&rec, job->cfg, &out)) {
             rec.status = STATUS_ERROR;
             snprintf(rec.error, sizeof rec.error, "out of memory after training");
-        } else if (job->merges_path &&
-                   !write_merge_list(job->merges_path, &out.result, err, sizeof err)) {
+        } else if (job->merges_out &&
+                   !write_merge_list(job->merges_out, &out.result, err, sizeof err)) {
             rec.status = STATUS_ERROR;
             snprintf(rec.error, sizeof rec.error, "%s", err);
         }
@@ -312,6 +319,7 @@ static bool run_in_child(void (*body)(const void *arg, int fd), const void *arg,
     fflush(stdout);
     fflush(stderr);
     double deadline = time_limit_s > 0 ? clock_now() + time_limit_s : 0;
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, err_len, "fork: %s", strerror(errno));
@@ -320,6 +328,9 @@ static bool run_in_child(void (*body)(const void *arg, int fd), const void *arg,
         return false;
     }
     if (pid == 0) {
+        /* Die with the parent; if it is already gone, do not start. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(5);
         close(fds[0]);
         body(arg, fds[1]);
         _exit(4); /* body never returns */
@@ -443,15 +454,13 @@ bool runner_probe_input(const run_config *cfg, double time_limit_s, runner_input
 
 /* ============================================================ merge files */
 
-bool runner_merge_line(const char *path, size_t index, char *line, size_t line_len)
+bool runner_merge_line(FILE *list, size_t index, char *line, size_t line_len)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
     char *buf = NULL;
     size_t cap = 0;
     bool found = false;
-    for (size_t i = 0; getline(&buf, &cap, f) > 0; i++)
+    rewind(list);
+    for (size_t i = 0; getline(&buf, &cap, list) > 0; i++)
         if (i == index) {
             buf[strcspn(buf, "\n")] = '\0';
             snprintf(line, line_len, "%s", buf);
@@ -459,17 +468,17 @@ bool runner_merge_line(const char *path, size_t index, char *line, size_t line_l
             break;
         }
     free(buf);
-    fclose(f);
     return found;
 }
 
-long runner_first_difference(const char *path_a, const char *path_b)
+long runner_first_difference(FILE *a, FILE *b)
 {
-    FILE *a = fopen(path_a, "r"), *b = fopen(path_b, "r");
     char *la = NULL, *lb = NULL;
     size_t ca = 0, cb = 0;
-    long index = a && b ? -1 : 0;
-    for (long i = 0; a && b; i++) {
+    long index = -1;
+    rewind(a);
+    rewind(b);
+    for (long i = 0;; i++) {
         ssize_t na = getline(&la, &ca, a), nb = getline(&lb, &cb, b);
         if (na <= 0 && nb <= 0)
             break;
@@ -480,9 +489,5 @@ long runner_first_difference(const char *path_a, const char *path_b)
     }
     free(la);
     free(lb);
-    if (a)
-        fclose(a);
-    if (b)
-        fclose(b);
     return index;
 }

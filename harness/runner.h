@@ -13,10 +13,13 @@
 
 #include "results.h"
 
+#include <stdio.h>
+
 typedef struct {
     const run_config *cfg;   /* what to run (files, slice, trainer, V, profile) */
     double time_limit_s;     /* wall-clock limit for the whole child; ≤ 0: none */
-    const char *merges_path; /* where the child writes its merge list, or NULL */
+    FILE *merges_out;        /* an unnamed file (tmpfile()) the child writes its merge list
+                                to, or NULL; owned by the caller */
 } runner_job;
 
 /*
@@ -27,8 +30,14 @@ typedef struct {
  * record_free. False only when the parent itself fails (fork, pipe, OOM),
  * with a reason in err.
  *
- * The merge list file has one line per merge, "LEFT RIGHT COUNT", tokens in
- * the GPT-2 byte-to-unicode alphabet of merges.txt (SPEC §3).
+ * The merge list has one line per merge, "LEFT RIGHT COUNT", tokens in the
+ * GPT-2 byte-to-unicode alphabet of merges.txt (SPEC §3). It goes to an
+ * unnamed file, so that an interrupted benchmark leaves no file behind: the
+ * kernel removes it with the last process that holds it open.
+ *
+ * The child never outlives the parent: it is killed when the parent dies,
+ * whatever the cause (Linux's parent-death signal), so an interrupted
+ * benchmark leaves no run behind either.
  */
 bool runner_run(const runner_job *job, bench_record *rec, char *err, size_t err_len);
 
@@ -51,11 +60,13 @@ typedef struct {
 bool runner_probe_input(const run_config *cfg, double time_limit_s, runner_input *out, char *err,
                         size_t err_len);
 
-/* Reads the merge list file line `index` (0-based) into `line` (newline
- * removed); false when the file has fewer lines. For mismatch reports. */
-bool runner_merge_line(const char *path, size_t index, char *line, size_t line_len);
+/* Reads line `index` (0-based) of a merge list written by a child into
+ * `line` (newline removed), reading from the start of the file; false when
+ * it has fewer lines. For mismatch reports. */
+bool runner_merge_line(FILE *list, size_t index, char *line, size_t line_len);
 
-/* Index of the first line where two merge files differ, or -1 when equal. */
-long runner_first_difference(const char *path_a, const char *path_b);
+/* Index of the first line where two merge lists differ, or -1 when equal
+ * (both read from the start). */
+long runner_first_difference(FILE *a, FILE *b);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * verify.c — see verify.h. Compares 64-bit merge digests first (cheap, and
  * all that results.json keeps); only when two digests differ are the two
- * merge list files read to find and print the first differing merge.
+ * merge lists read to find and print the first differing merge.
  */
 #include "verify.h"
 #include "runner.h"
@@ -9,12 +9,12 @@
 #include <string.h>
 
 /* Prints one side of a differing merge: "(LEFT, RIGHT) count N". */
-static void print_merge_line(FILE *out, const char *trainer, const char *path, long index)
+static void print_merge_line(FILE *out, const char *trainer, FILE *list, long index)
 {
     char line[1024];
     char left[480], right[480];
     unsigned long long count;
-    if (!path || !runner_merge_line(path, (size_t)index, line, sizeof line)) {
+    if (!list || !runner_merge_line(list, (size_t)index, line, sizeof line)) {
         fprintf(out, "    %-16s (no merge %ld: its list is shorter)\n", trainer, index);
         return;
     }
@@ -25,20 +25,20 @@ static void print_merge_line(FILE *out, const char *trainer, const char *path, l
 }
 
 /* Reports that `bad` disagrees with `good`, with the first differing merge. */
-static void report_mismatch(FILE *out, const bench_record *good, const char *good_file,
-                            const bench_record *bad, const char *bad_file)
+static void report_mismatch(FILE *out, const bench_record *good, FILE *good_list,
+                            const bench_record *bad, FILE *bad_list)
 {
     fprintf(out, "MISMATCH %s V=%llu: %s (digest %016llx) differs from %s (digest %016llx)\n",
             bad->corpus, (unsigned long long)bad->vocab_size, bad->trainer,
             (unsigned long long)bad->digest, good->trainer, (unsigned long long)good->digest);
-    long index = good_file && bad_file ? runner_first_difference(good_file, bad_file) : -1;
+    long index = good_list && bad_list ? runner_first_difference(good_list, bad_list) : -1;
     if (index < 0) {
         fprintf(out, "    (merge lists unavailable to locate the first difference)\n");
         return;
     }
     fprintf(out, "    first differing merge: index %ld (0-based)\n", index);
-    print_merge_line(out, good->trainer, good_file, index);
-    print_merge_line(out, bad->trainer, bad_file, index);
+    print_merge_line(out, good->trainer, good_list, index);
+    print_merge_line(out, bad->trainer, bad_list, index);
 }
 
 static void mark(bench_record *r, bool verified, const char *against)
@@ -53,7 +53,7 @@ static bool finished(const bench_record *r)
 }
 
 size_t verify_cell(bench_record *recs, size_t n, const char *reference,
-                   const char *const *merge_files, FILE *out)
+                   FILE *const *merge_lists, FILE *out)
 {
     size_t ref = n, n_finished = 0, first = n;
     for (size_t i = 0; i < n; i++) {
@@ -80,8 +80,8 @@ size_t verify_cell(bench_record *recs, size_t n, const char *reference,
         mark(&recs[i], same, against);
         if (!same) {
             mismatches++;
-            report_mismatch(out, &recs[base], merge_files ? merge_files[base] : NULL, &recs[i],
-                            merge_files ? merge_files[i] : NULL);
+            report_mismatch(out, &recs[base], merge_lists ? merge_lists[base] : NULL, &recs[i],
+                            merge_lists ? merge_lists[i] : NULL);
         }
     }
     if (ref == n && mismatches > 0) /* without a reference nobody can be trusted */

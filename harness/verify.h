@@ -20,12 +20,12 @@
  *     ("agreement of N trainers");
  *   - one run or none finished: verified false, "none".
  * Runs that did not finish get verified false, "none".
- * merge_files[i] is the merge list file of recs[i] (runner.h format) or NULL.
+ * merge_lists[i] is the merge list of recs[i] (runner.h format) or NULL.
  * For every disagreement prints, to `out`, the cell, both trainers and the
  * first differing merge (index, both pairs, both counts).
  * Returns the number of runs that disagree. O(n + merges compared).
  */
 size_t verify_cell(bench_record *recs, size_t n, const char *reference,
-                   const char *const *merge_files, FILE *out);
+                   FILE *const *merge_lists, FILE *out);
 
 #endif

@@ -4,16 +4,24 @@
  * generated here: every cell must finish and be verified, results.json must
  * parse, report.md and the plots must exist, `report` must rebuild the same
  * page from the JSON alone, and a tiny time limit must produce timeouts
- * with the skip-after-timeout rule applied.
+ * with the skip-after-timeout rule applied. A benchmark interrupted by
+ * SIGTERM or SIGINT must keep the cells it finished and leave nothing
+ * behind: no partial file, and no run going on without it.
  */
-#include "testutil.h"
+#include "prng.h"
 #include "results.h"
+#include "testutil.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char dir[64];    /* scratch directory of this test program */
@@ -224,6 +232,128 @@ static void the_pretokenize_rate_pools_every_finished_repetition(void **state)
     free(report);
 }
 
+/* ============================================================ interruption */
+
+/* 300 KB of random lowercase words: so many distinct words that the naive
+ * trainer needs seconds for V = 2000 (about 5 s here), while V = 300 takes
+ * a fraction of one. */
+static void write_slow_corpus(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    uint64_t s = 7;
+    for (size_t written = 0; written < 300000;) {
+        size_t len = 3 + splitmix64(&s) % 7;
+        for (size_t i = 0; i < len; i++)
+            fputc('a' + (int)(splitmix64(&s) % 26), f);
+        fputc(' ', f);
+        written += len + 1;
+    }
+    fputc('\n', f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Records in results_path, or 0 while it does not parse (not written yet). */
+static size_t records_in(const char *results_path)
+{
+    bench_results r;
+    char err[512];
+    if (!results_read(results_path, &r, err, sizeof err))
+        return 0;
+    size_t n = r.n_records;
+    results_free(&r);
+    return n;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec t = {ms / 1000, ms % 1000 * 1000000L};
+    while (nanosleep(&t, &t) != 0 && errno == EINTR)
+        continue;
+}
+
+/*
+ * Starts `bench` (naive and heap, V = 300 then 2000), waits until the first
+ * cell is in results.json and naive's V = 2000 run has started, and sends
+ * `signo` to the benchmark process alone, as `kill` or a CI timeout would.
+ * The benchmark must die of the signal; results.json must still parse and
+ * hold the finished cell, verified; --out must hold nothing else; and its
+ * run must not go on: we are the subreaper of everything it started, so an
+ * orphaned run would stay our descendant for seconds; all must be reaped
+ * within one second.
+ */
+static void interrupt_bench(int signo)
+{
+    char corpus_path[192], out[128], results_path[192];
+    snprintf(corpus_path, sizeof corpus_path, "%s/slow.txt", dir);
+    snprintf(out, sizeof out, "%s/interrupted-%d", dir, signo);
+    snprintf(results_path, sizeof results_path, "%s/results.json", out);
+    write_slow_corpus(corpus_path);
+    char corpus_arg[256];
+    snprintf(corpus_arg, sizeof corpus_arg, "slow=%s", corpus_path);
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(signo, SIG_DFL);
+        freopen("/dev/null", "w", stderr);
+        execl(bpebench(), bpebench(), "bench", "--trainers", "naive,heap", "--corpus",
+              corpus_arg, "--vocab", "300,2000", "--repeats", "1", "--time-limit", "120",
+              "--out", out, (char *)NULL);
+        _exit(127);
+    }
+    size_t finished = 0;
+    for (int waited = 0; finished == 0; waited += 10) {
+        if (waited > 60000)
+            fail_msg("bench wrote no results.json within a minute");
+        sleep_ms(10);
+        finished = records_in(results_path);
+    }
+    sleep_ms(300); /* naive at V = 2000 is running now, for seconds */
+    assert_int_equal(kill(pid, signo), 0);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != signo)
+        fail_msg("bench: status 0x%x, expected death by signal %d", status, signo);
+
+    for (int waited = 0;; waited += 10) {
+        pid_t orphan = waitpid(-1, &status, WNOHANG);
+        if (orphan < 0 && errno == ECHILD)
+            break;
+        if (waited > 1000)
+            fail_msg("a run of the interrupted benchmark was still going on after 1 s");
+        if (orphan == 0)
+            sleep_ms(10);
+    }
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+
+    bench_results r;
+    char err[512];
+    assert_true(results_read(results_path, &r, err, sizeof err));
+    assert_int_equal(r.n_records, finished);
+    assert_int_equal(r.n_records, 2); /* the V = 300 cell: naive and heap */
+    for (size_t i = 0; i < r.n_records; i++) {
+        assert_int_equal(r.records[i].status, STATUS_OK);
+        assert_true(r.records[i].verified);
+        assert_int_equal(r.records[i].vocab_size, 300);
+    }
+    results_free(&r);
+    DIR *d = opendir(out);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "results.json"))
+            fail_msg("the interrupted benchmark left %s/%s", out, e->d_name);
+    closedir(d);
+}
+
+static void an_interrupted_bench_keeps_finished_cells_and_leaves_nothing(void **state)
+{
+    (void)state;
+    interrupt_bench(SIGTERM);
+    interrupt_bench(SIGINT);
+}
+
 static void bad_usage_exits_2(void **state)
 {
     (void)state;
@@ -246,6 +376,7 @@ int main(void)
         cmocka_unit_test(a_small_grid_runs_verifies_and_reports),
         cmocka_unit_test(a_tiny_time_limit_times_out_and_skips),
         cmocka_unit_test(the_pretokenize_rate_pools_every_finished_repetition),
+        cmocka_unit_test(an_interrupted_bench_keeps_finished_cells_and_leaves_nothing),
         cmocka_unit_test(bad_usage_exits_2),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

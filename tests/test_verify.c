@@ -9,25 +9,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef struct {
-    char dir[64];        /* temporary directory of the merge files */
-    char paths[4][128];  /* one merge file per record */
-    const char *files[4];/* pointers into paths */
-    bench_record recs[4];/* naive, incremental, heap, linked-list */
+    FILE *lists[4];       /* one merge list per record, unnamed files as bench makes them */
+    bench_record recs[4]; /* naive, incremental, heap, linked-list */
 } cell;
 
 static const char *const TRAINERS[4] = {"naive", "incremental", "heap", "linked-list"};
 static const char *const AGREED = "Ġ t 900\nh e 800\nĠt he 700\n";
 static const char *const DIFFERS = "Ġ t 900\ni n 800\nĠt he 700\n";
 
-static void write_file(const char *path, const char *text)
+/* An unnamed file holding `text`, left at its end as a child's write leaves it. */
+static FILE *merge_list(const char *text)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = tmpfile();
     assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    assert_true(fputs(text, f) >= 0);
+    assert_int_equal(fflush(f), 0);
+    return f;
 }
 
 /* Four finished runs with the same merge list; run `odd` (if < 4) differs
@@ -35,10 +34,6 @@ static void write_file(const char *path, const char *text)
 static void cell_init(cell *c, int odd)
 {
     memset(c, 0, sizeof *c);
-    strcpy(c->dir, "/tmp/bpebench-test-verify-XXXXXX");
-    assert_non_null(mkdtemp(c->dir));
-    char dir[sizeof c->dir];
-    strcpy(dir, c->dir);
     for (int i = 0; i < 4; i++) {
         bench_record *r = &c->recs[i];
         strcpy(r->trainer, TRAINERS[i]);
@@ -47,17 +42,14 @@ static void cell_init(cell *c, int odd)
         r->status = STATUS_OK;
         r->has_digest = true;
         r->digest = i == odd ? 0xbad : 0x600d;
-        snprintf(c->paths[i], sizeof c->paths[i], "%s/%d.merges", dir, i);
-        write_file(c->paths[i], i == odd ? DIFFERS : AGREED);
-        c->files[i] = c->paths[i];
+        c->lists[i] = merge_list(i == odd ? DIFFERS : AGREED);
     }
 }
 
 static void cell_free(cell *c)
 {
     for (int i = 0; i < 4; i++)
-        unlink(c->paths[i]);
-    rmdir(c->dir);
+        fclose(c->lists[i]);
 }
 
 /* Runs verify_cell, capturing what it prints. */
@@ -66,7 +58,7 @@ static size_t verify(cell *c, char **printed)
     size_t len;
     FILE *out = open_memstream(printed, &len);
     assert_non_null(out);
-    size_t bad = verify_cell(c->recs, 4, "naive", c->files, out);
+    size_t bad = verify_cell(c->recs, 4, "naive", c->lists, out);
     fclose(out);
     return bad;
 }
