@@ -21,7 +21,6 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 static char dir[64];    /* scratch directory of this test program */
@@ -263,13 +262,6 @@ static size_t records_in(const char *results_path)
     size_t n = r.n_records;
     results_free(&r);
     return n;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec t = {ms / 1000, ms % 1000 * 1000000L};
-    while (nanosleep(&t, &t) != 0 && errno == EINTR)
-        continue;
 }
 
 /*

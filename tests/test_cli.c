@@ -37,7 +37,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -804,13 +803,6 @@ static void kill_running_child(void)
         waitpid(running_child, NULL, 0);
         running_child = 0;
     }
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
 }
 
 /* Sends `signo` to a long naive training run once it is under way (its new

@@ -1,9 +1,18 @@
 /* testutil.c — see testutil.h. */
 #include "testutil.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+void sleep_ms(long ms)
+{
+    struct timespec left = {ms / 1000, ms % 1000 * 1000000L};
+    while (nanosleep(&left, &left) != 0 && errno == EINTR)
+        continue;
+}
 
 void test_words_init_raw(test_words *tw, size_t n, const uint8_t *const *bytes,
                          const uint32_t *lens, const uint64_t *counts)

@@ -40,4 +40,7 @@ void assert_merges_equal(const bpe_trainer *trainer, const bpe_words *words, uin
  */
 long first_merge_difference(const bpe_result *x, const bpe_result *y, char *why, size_t why_len);
 
+/* Sleeps `ms` milliseconds, resuming after signals. */
+void sleep_ms(long ms);
+
 #endif
