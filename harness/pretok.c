@@ -55,6 +55,20 @@ const char *pretok_pattern_source(const char *name)
 
 /* --------------------------------------------------------------- state */
 
+/* Pretokens waiting to be counted: each is hashed and its word-table slot
+ * prefetched when it is matched, and counted BATCH_WORDS matches later, so
+ * that the regex's work on the next matches hides the memory latency of the
+ * table (wordtable.h). The pieces point into `pending`, so the batch is
+ * emptied before pending changes. */
+enum { BATCH_WORDS = 16 };
+
+typedef struct {
+    const uint8_t *piece[BATCH_WORDS]; /* the pretokens' bytes, inside pending */
+    size_t len[BATCH_WORDS];           /* their lengths */
+    uint64_t hash[BATCH_WORDS];        /* word_table_hash of each */
+    size_t n;                          /* pretokens waiting */
+} word_batch;
+
 struct pretokenizer {
     pcre2_code *code;             /* the compiled pattern; owned */
     pcre2_match_data *match;      /* reused for every match; owned */
@@ -72,6 +86,7 @@ struct pretokenizer {
 
     const char *name;             /* the current input, for messages; borrowed */
     word_table *words;            /* where pretokens are counted; NULL when emitting */
+    word_batch batch;             /* pretokens matched and not yet counted in `words` */
     pretok_emit_fn emit;          /* or: where pretokens are passed */
     void *emit_ctx;               /* passed to emit */
 
@@ -99,7 +114,24 @@ static bool fail(pretokenizer *p, const char *fmt, ...)
 
 /* --------------------------------------------------------------- output */
 
-/* Counts (or emits) one pretoken. */
+/* Counts the waiting pretokens in the word table, in the order they came. */
+static bool count_batch(pretokenizer *p)
+{
+    word_batch *b = &p->batch;
+    for (size_t i = 0; i < b->n; i++)
+        if (!word_table_add_hashed(p->words, b->piece[i], b->len[i], b->hash[i], 1)) {
+            b->n = 0;
+            if (p->words->n_entries >= UINT32_MAX - 1) /* the table's limit, not the machine's */
+                return fail(p, "%s: more than %u distinct words, the word table's limit; "
+                               "train on less text", p->name, UINT32_MAX - 2);
+            return fail(p, "%s: out of memory while counting words (%zu distinct so far)",
+                        p->name, p->words->n_entries);
+        }
+    b->n = 0;
+    return true;
+}
+
+/* Counts (or emits) one pretoken; a counted one waits in the batch. */
 static bool take_piece(pretokenizer *p, const uint8_t *piece, size_t len)
 {
     p->stats.pretokens++;
@@ -111,14 +143,13 @@ static bool take_piece(pretokenizer *p, const uint8_t *piece, size_t len)
         return fail(p, "%s: a pretoken at byte offset %llu is longer than 4 GiB; "
                        "use a pattern that splits it", p->name,
                     (unsigned long long)(p->pending_offset + (uint64_t)(piece - p->pending)));
-    if (!word_table_add(p->words, piece, len, 1)) {
-        if (p->words->n_entries >= UINT32_MAX - 1) /* the table's limit, not the machine's */
-            return fail(p, "%s: more than %u distinct words, the word table's limit; "
-                           "train on less text", p->name, UINT32_MAX - 2);
-        return fail(p, "%s: out of memory while counting words (%zu distinct so far)", p->name,
-                    p->words->n_entries);
-    }
-    return true;
+    word_batch *b = &p->batch;
+    uint64_t hash = word_table_hash(piece, len);
+    word_table_prefetch(p->words, hash);
+    b->piece[b->n] = piece;
+    b->len[b->n] = len;
+    b->hash[b->n] = hash;
+    return ++b->n < BATCH_WORDS || count_batch(p);
 }
 
 /* ---------------------------------------------------------------- regex */
@@ -335,10 +366,14 @@ static bool process_pending(pretokenizer *p, bool final)
         if (!split_text(p, run, from, at, open, &consumed, &run_out))
             return false;
         if (open) {
+            if (!count_batch(p)) /* before keep_tail moves the bytes */
+                return false;
             keep_tail(p, run_out, consumed);
             return true;
         }
         if (m == SPECIAL_NONE) { /* final and nothing left */
+            if (!count_batch(p))
+                return false;
             p->pending_offset += p->pending_len;
             p->pending_len = p->context = 0;
             return true;

@@ -35,7 +35,7 @@ static uint64_t mix(uint64_t h, uint64_t k)
  * 33 ns instead of 16 on English text.) The length is mixed in first, so
  * overlapping reads cannot make two lengths collide systematically. O(len).
  */
-static uint64_t hash_bytes(const uint8_t *p, size_t len)
+uint64_t word_table_hash(const uint8_t *p, size_t len)
 {
     uint64_t h = 0x9E3779B97F4A7C15ull ^ (len * 0xff51afd7ed558ccdull);
     if (len > 8) {
@@ -121,11 +121,22 @@ static bool append_entry(word_table *t, const uint8_t *bytes, size_t len, uint32
     return true;
 }
 
+void word_table_prefetch(const word_table *t, uint64_t hash)
+{
+    __builtin_prefetch(&t->slots[(uint32_t)hash & (t->slot_cap - 1)]);
+}
+
 bool word_table_add(word_table *t, const uint8_t *bytes, size_t len, uint64_t count)
+{
+    return word_table_add_hashed(t, bytes, len, word_table_hash(bytes, len), count);
+}
+
+bool word_table_add_hashed(word_table *t, const uint8_t *bytes, size_t len, uint64_t full_hash,
+                           uint64_t count)
 {
     if (len > UINT32_MAX)
         return false;
-    uint32_t hash = (uint32_t)hash_bytes(bytes, len);
+    uint32_t hash = (uint32_t)full_hash;
     size_t mask = t->slot_cap - 1, s = hash & mask;
     for (; t->slots[s]; s = (s + 1) & mask) {
         if ((uint32_t)(t->slots[s] >> 32) != hash)

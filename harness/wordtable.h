@@ -41,6 +41,18 @@ void word_table_free(word_table *t);
  * more than 2^32 − 2 distinct words. */
 bool word_table_add(word_table *t, const uint8_t *bytes, size_t len, uint64_t count);
 
+/*
+ * The same in two steps, for a caller that counts many words in a row: hash
+ * a word and prefetch its slot as soon as the word is known, and add it a
+ * little later, when the slot has arrived in the cache. A lookup in a table
+ * larger than the cache otherwise waits for memory on every word.
+ * word_table_add_hashed takes the word_table_hash of the same bytes.
+ */
+uint64_t word_table_hash(const uint8_t *bytes, size_t len);
+void word_table_prefetch(const word_table *t, uint64_t hash);
+bool word_table_add_hashed(word_table *t, const uint8_t *bytes, size_t len, uint64_t full_hash,
+                           uint64_t count);
+
 /* Bytes the table holds on the heap (slots, entries, arena capacities). */
 uint64_t word_table_memory(const word_table *t);
 
