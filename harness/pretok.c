@@ -485,6 +485,7 @@ void pretok_begin(pretokenizer *p, const char *name, word_table *words)
 {
     p->name = name;
     p->words = words;
+    p->batch.n = 0; /* what a failed run left waiting points into bytes now gone */
     p->pending_len = p->context = p->retry_len = 0;
     p->pending_offset = 0;
 }

@@ -19,7 +19,11 @@
  *      bytes mode every piece is either valid UTF-8 or a run of bytes none of
  *      which starts a valid character; in error mode, success means every
  *      piece is valid UTF-8, and a failure names exactly the offset of the
- *      first invalid piece that bytes mode finds.
+ *      first invalid piece that bytes mode finds;
+ *   6. counting agrees with splitting: fed the same chunks, the counting path
+ *      (which batches pretokens before it adds them to the word table) finds
+ *      exactly the words of the text pieces, in first-seen order, with their
+ *      counts, or fails with the same error.
  *
  * Byte 0: bit 0 the UTF-8 mode (0 error, 1 bytes); bits 1–3 the chunk size
  * (1, 2, 3, 5, 8, 13, 64 or 4096 bytes); bits 4–5 the special tokens (none,
@@ -31,6 +35,7 @@
  */
 #include "pretok.h"
 #include "utf8.h"
+#include "wordtable.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,6 +273,48 @@ static void check_error_offset(const char *err, const uint8_t *text, size_t len,
     pieces_free(&bytes);
 }
 
+/* Property 6: counting the text in the same chunks gives the words of the
+ * text pieces, counted one by one, or the error the split gave (split_err
+ * when split_ok is false). */
+static void check_counting(pretokenizer *p, const uint8_t *text, size_t len, size_t chunk,
+                           bool split_ok, const char *split_err, const pieces *ps)
+{
+    word_table counted, expected;
+    if (!word_table_init(&counted) || !word_table_init(&expected))
+        abort();
+    for (size_t i = 0; i < ps->n; i++) {
+        size_t start = piece_start(ps, i);
+        if (!ps->special[i] && !word_table_add(&expected, ps->bytes + start, ps->ends[i] - start, 1))
+            abort();
+    }
+    char err[512];
+    pretok_begin(p, "fuzz", &counted);
+    bool ok = true;
+    for (size_t at = 0; ok && at < len; at += chunk)
+        ok = pretok_feed(p, text + at, len - at < chunk ? len - at : chunk, err, sizeof err);
+    ok = ok && pretok_end(p, err, sizeof err);
+    if (ok != split_ok || (!ok && strcmp(err, split_err) != 0)) {
+        fprintf(stderr, "fuzz_pretok: splitting: %s; counting: %s\n", split_ok ? "ok" : split_err,
+                ok ? "ok" : err);
+        abort();
+    }
+    if (!ok) {
+        word_table_free(&counted);
+        word_table_free(&expected);
+        return;
+    }
+    if (counted.n_entries != expected.n_entries || counted.pretokens != expected.pretokens ||
+        counted.arena_used != expected.arena_used ||
+        (counted.arena_used && memcmp(counted.arena, expected.arena, counted.arena_used) != 0))
+        violated("counting found other words than splitting", ps->n);
+    for (size_t w = 0; w < counted.n_entries; w++)
+        if (counted.entries[w].count != expected.entries[w].count ||
+            counted.entries[w].len != expected.entries[w].len)
+            violated("counting gave a word another count than splitting", w);
+    word_table_free(&counted);
+    word_table_free(&expected);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -298,6 +345,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (whole.len + skipped_whole != len)
             violated("pieces plus skipped bytes do not add up to the input", whole.n);
     }
+    check_counting(p, text, len, chunk, ok_chunked, err_chunked, &chunked);
     if (pattern <= 1) {
         check_covering(ok, err_whole, &whole, text, len, mode, set);
         if (!ok)
