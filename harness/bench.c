@@ -352,6 +352,8 @@ static void record_set_input(bench_record *rec, const bench_slice *s, const runn
     rec->pretokens = in->pretokens;
     rec->words_distinct = in->words_distinct;
     rec->symbols = in->symbols;
+    rec->pairs_initial = in->pairs_initial;
+    memcpy(rec->script_bytes, in->script_bytes, sizeof rec->script_bytes);
     rec->word_table_bytes = in->word_table_bytes;
     rec->input_rss_bytes = in->input_rss_bytes;
 }

@@ -210,17 +210,16 @@ static bool classify_file(const char *path, uint8_t *buf, uint64_t *bytes, char 
 
 /* --------------------------------------------------------------- stats */
 
-/* Distinct adjacent byte pairs over the distinct words. O(M). */
-static uint64_t count_initial_pairs(const word_table *t)
+uint64_t words_initial_pairs(const bpe_words *words)
 {
     static const size_t n_bits = 1 << 16;
     uint8_t *seen = calloc(n_bits / 8, 1);
     if (!seen)
         return UINT64_MAX;
     uint64_t pairs = 0;
-    for (size_t w = 0; w < t->n_entries; w++) {
-        const uint8_t *b = t->arena + t->entries[w].offset;
-        for (uint32_t i = 0; i + 1 < t->entries[w].len; i++) {
+    for (size_t w = 0; w < words->n_words; w++) {
+        const uint8_t *b = words->words[w].bytes;
+        for (uint32_t i = 0; i + 1 < words->words[w].len; i++) {
             unsigned pair = (unsigned)b[i] << 8 | b[i + 1];
             if (!(seen[pair >> 3] & (1u << (pair & 7)))) {
                 seen[pair >> 3] |= (uint8_t)(1u << (pair & 7));
@@ -230,6 +229,18 @@ static uint64_t count_initial_pairs(const word_table *t)
     }
     free(seen);
     return pairs;
+}
+
+void words_script_bytes(const bpe_words *words, uint64_t script_bytes[SCRIPT_COUNT])
+{
+    memset(script_bytes, 0, SCRIPT_COUNT * sizeof *script_bytes);
+    for (size_t w = 0; w < words->n_words; w++) {
+        uint64_t in_word[SCRIPT_COUNT] = {0};
+        const bpe_word *word = &words->words[w];
+        classify(word->bytes, word->len, word->len, in_word);
+        for (int k = 0; k < SCRIPT_COUNT; k++)
+            script_bytes[k] += word->count * in_word[k];
+    }
 }
 
 /* True when a should be listed before b: more frequent, or as frequent with
@@ -293,7 +304,11 @@ bool corpus_stats_compute(const pretok_config *cfg, char *const *files, size_t n
     if (ok) {
         s->words = s->table.n_entries;
         s->symbols = s->table.arena_used;
-        s->pairs = count_initial_pairs(&s->table);
+        bpe_word *array = NULL;
+        bpe_words view;
+        s->pairs = word_table_view(&s->table, &array, &view) ? words_initial_pairs(&view)
+                                                              : UINT64_MAX;
+        free(array);
         find_top_words(s);
         if (s->pairs == UINT64_MAX) {
             snprintf(err, err_len, "out of memory counting pairs");

@@ -48,6 +48,19 @@ extern const char *const script_names[SCRIPT_COUNT];
 /* The script of a code point. O(number of ranges). */
 script script_of(uint32_t cp);
 
+/* What the benchmark records of a corpus slice besides n, W and M (from its
+ * word table, so it describes exactly the text that is trained on). */
+
+/* P before any merge: the distinct adjacent byte pairs over the words, or
+ * UINT64_MAX when memory runs out. O(M). */
+uint64_t words_initial_pairs(const bpe_words *words);
+
+/* The pretokenized text's bytes per script: Σ count(w) × the bytes of w in
+ * each script (invalid UTF-8 under SCRIPT_INVALID). Sums to Σ count(w)·len(w),
+ * which is n less the special tokens' bytes and any bytes a user pattern
+ * skips. O(M). */
+void words_script_bytes(const bpe_words *words, uint64_t script_bytes[SCRIPT_COUNT]);
+
 enum { STATS_TOP_WORDS = 10 };
 
 /* A frequent word. */

@@ -369,6 +369,53 @@ static double pretokenize_rate(const report_index *ix, const report_slice *s, ui
     return median > 0 ? (double)bytes / MB / median : 0;
 }
 
+/* "latin 54%, cjk 14%, …": the scripts of at least 0.5% of the pretokenized
+ * bytes, most first; "—" when the record has none. O(SCRIPT_COUNT²). */
+static void fmt_scripts(const bench_record *rec, char *out, size_t len)
+{
+    uint64_t total = 0;
+    bool shown[SCRIPT_COUNT] = {false};
+    for (int k = 0; k < SCRIPT_COUNT; k++)
+        total += rec->script_bytes[k];
+    snprintf(out, len, "—");
+    for (size_t used = 0;;) {
+        int best = -1;
+        for (int k = 0; k < SCRIPT_COUNT; k++)
+            if (!shown[k] && (best < 0 || rec->script_bytes[k] > rec->script_bytes[best]))
+                best = k;
+        if (best < 0 || total == 0 || rec->script_bytes[best] * 200 < total)
+            return;
+        shown[best] = true;
+        int n = snprintf(out + used, len - used, "%s%s %.0f%%", used ? ", " : "",
+                         script_names[best], 100.0 * (double)rec->script_bytes[best] / (double)total);
+        if (n < 0 || (size_t)n >= len - used)
+            return;
+        used += (size_t)n;
+    }
+}
+
+/* What the text is made of: P before any merge and the scripts. */
+static void table_composition(FILE *f, const report_index *ix)
+{
+    fprintf(f, "P₀ = distinct adjacent byte pairs before the first merge; scripts: share of the "
+               "pretokenized bytes (Σ count(w)·len(w)) by Unicode script, those of at least "
+               "0.5%% (`bpebench stats` classifies the raw text of whole files, special tokens "
+               "included).\n\n"
+               "| corpus | P₀ | scripts |\n|---|---:|---|\n");
+    for (size_t i = 0; i < ix->n_slices; i++) {
+        const bench_record *rec = slice_record(ix, &ix->slices[i]);
+        char scripts[256];
+        if (rec)
+            fmt_scripts(rec, scripts, sizeof scripts);
+        if (!rec || !rec->pairs_initial)
+            fprintf(f, "| %s | — | %s |\n", ix->slices[i].name, rec ? scripts : "—");
+        else
+            fprintf(f, "| %s | %llu | %s |\n", ix->slices[i].name,
+                    (unsigned long long)rec->pairs_initial, scripts);
+    }
+    fputc('\n', f);
+}
+
 static void section_corpora(FILE *f, const report_index *ix)
 {
     fprintf(f, "## Corpora\n\n"
@@ -398,6 +445,7 @@ static void section_corpora(FILE *f, const report_index *ix)
                 (double)rec->symbols / (double)rec->words_distinct, rate, in, wt);
     }
     fputc('\n', f);
+    table_composition(f, ix);
 }
 
 /* V − 256 − S as the records of this vocab size state it. */

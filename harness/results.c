@@ -278,6 +278,7 @@ static bool record_add_scalars(cJSON *o, const bench_record *rec)
            cJSON_AddBoolToObject(o, "exhausted", rec->exhausted) &&
            add_u64(o, "words_distinct", rec->words_distinct) &&
            add_u64(o, "symbols", rec->symbols) && add_u64(o, "pretokens", rec->pretokens) &&
+           add_u64(o, "pairs_initial", rec->pairs_initial) &&
            add_u64(o, "repeats", rec->n_reps) &&
            add_u64(o, "peak_rss_bytes", rec->peak_rss_bytes) &&
            add_u64(o, "input_rss_bytes", rec->input_rss_bytes) &&
@@ -291,6 +292,16 @@ static bool record_add_scalars(cJSON *o, const bench_record *rec)
            (rec->status != STATUS_ERROR || cJSON_AddStringToObject(o, "error", rec->error)) &&
            cJSON_AddNumberToObject(o, "time_limit_s", rec->time_limit_s) &&
            cJSON_AddBoolToObject(o, "skipped_after_timeout", rec->skipped_after_timeout);
+}
+
+/* "script_bytes": {script: bytes} for the scripts present. */
+static bool record_add_scripts(cJSON *o, const bench_record *rec)
+{
+    cJSON *s = cJSON_AddObjectToObject(o, "script_bytes");
+    for (int k = 0; s && k < SCRIPT_COUNT; k++)
+        if (rec->script_bytes[k] && !add_u64(s, script_names[k], rec->script_bytes[k]))
+            return false;
+    return s != NULL;
 }
 
 static bool record_add_counters(cJSON *o, const bench_record *rec)
@@ -310,7 +321,7 @@ cJSON *record_to_json(const bench_record *rec)
         ok = attach(o, "median_s", phase_summary_json(rec, 0)) &&
              attach(o, "min_s", phase_summary_json(rec, 1)) &&
              attach(o, "max_s", phase_summary_json(rec, 2));
-    ok = ok && record_add_counters(o, rec);
+    ok = ok && record_add_scripts(o, rec) && record_add_counters(o, rec);
     if (ok && rec->n_profile > 0)
         ok = attach(o, "profile", profile_json(rec));
     if (!ok) {
@@ -484,6 +495,16 @@ static bool read_counters(const cJSON *o, bench_record *rec, char *err, size_t e
     return true;
 }
 
+/* "script_bytes", if present; scripts this version does not know are ignored. */
+static bool read_scripts(const cJSON *o, bench_record *rec, char *err, size_t err_len)
+{
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "script_bytes");
+    for (int k = 0; s && k < SCRIPT_COUNT; k++)
+        if (!get_u64(s, script_names[k], false, &rec->script_bytes[k], err, err_len))
+            return false;
+    return true;
+}
+
 static bool read_profile(const cJSON *o, bench_record *rec, char *err, size_t err_len)
 {
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, "profile");
@@ -551,6 +572,7 @@ bool record_from_json(const cJSON *o, bench_record *rec, char *err, size_t err_l
               get_u64(o, "words_distinct", false, &rec->words_distinct, err, err_len) &&
               get_u64(o, "symbols", false, &rec->symbols, err, err_len) &&
               get_u64(o, "pretokens", false, &rec->pretokens, err, err_len) &&
+              get_u64(o, "pairs_initial", false, &rec->pairs_initial, err, err_len) &&
               get_u64(o, "peak_rss_bytes", false, &rec->peak_rss_bytes, err, err_len) &&
               get_u64(o, "input_rss_bytes", false, &rec->input_rss_bytes, err, err_len) &&
               get_u64(o, "trainer_rss_bytes", false, &rec->trainer_rss_bytes, err, err_len) &&
@@ -559,6 +581,7 @@ bool record_from_json(const cJSON *o, bench_record *rec, char *err, size_t err_l
                       sizeof rec->verified_against, err, err_len) &&
               read_status(o, rec, err, err_len) && read_digest(o, rec, err, err_len) &&
               read_times(o, rec, err, err_len) && read_counters(o, rec, err, err_len) &&
+              read_scripts(o, rec, err, err_len) &&
               read_profile(o, rec, err, err_len);
     if (!ok)
         record_free(rec);

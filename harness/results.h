@@ -20,6 +20,7 @@
 #ifndef BPE_RESULTS_H
 #define BPE_RESULTS_H
 
+#include "datatools.h"
 #include "run.h"
 
 #include <cjson/cJSON.h>
@@ -71,6 +72,8 @@ typedef struct {
     uint64_t words_distinct;   /* W */
     uint64_t symbols;          /* M = Σ len(w) */
     uint64_t pretokens;        /* pretokens counted, repeats included */
+    uint64_t pairs_initial;    /* P before any merge (0: not recorded) */
+    uint64_t script_bytes[SCRIPT_COUNT]; /* the pretokenized text's bytes per script */
     run_times *reps;           /* each completed repetition's phase times; owned */
     size_t n_reps;             /* entries in reps */
     uint64_t peak_rss_bytes;   /* largest ru_maxrss of the run's child processes */

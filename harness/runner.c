@@ -225,6 +225,7 @@ static void probe_child(const run_config *cfg, int fd)
     pretok_stats stats;
     bpe_word *array = NULL;
     bpe_words view;
+    uint64_t pairs_initial;
     cJSON *msg = cJSON_CreateObject();
     if (!word_table_init(&t)) {
         cJSON_AddStringToObject(msg, "error", "out of memory creating the word table");
@@ -234,6 +235,8 @@ static void probe_child(const run_config *cfg, int fd)
         cJSON_AddStringToObject(msg, "error", err);
     } else if (!word_table_view(&t, &array, &view)) {
         cJSON_AddStringToObject(msg, "error", "out of memory building the word view");
+    } else if ((pairs_initial = words_initial_pairs(&view)) == UINT64_MAX) {
+        cJSON_AddStringToObject(msg, "error", "out of memory counting the initial pairs");
     } else {
         cJSON_AddNumberToObject(msg, "input_rss_bytes", (double)proc_status_bytes("VmRSS"));
         cJSON_AddNumberToObject(msg, "counting_hwm_bytes", (double)proc_status_bytes("VmHWM"));
@@ -243,6 +246,12 @@ static void probe_child(const run_config *cfg, int fd)
         cJSON_AddNumberToObject(msg, "symbols", (double)view.n_symbols);
         cJSON_AddNumberToObject(msg, "word_table_bytes",
                                 (double)(word_table_memory(&t) + view.n_words * sizeof *array));
+        cJSON_AddNumberToObject(msg, "pairs_initial", (double)pairs_initial);
+        uint64_t scripts[SCRIPT_COUNT];
+        words_script_bytes(&view, scripts);
+        cJSON *by_script = cJSON_AddObjectToObject(msg, "script_bytes");
+        for (int k = 0; by_script && k < SCRIPT_COUNT; k++)
+            cJSON_AddNumberToObject(by_script, script_names[k], (double)scripts[k]);
     }
     free(array);
     word_table_free(&t);
@@ -446,6 +455,10 @@ bool runner_probe_input(const run_config *cfg, double time_limit_s, runner_input
         out->words_distinct = msg_u64(msg, "words_distinct");
         out->symbols = msg_u64(msg, "symbols");
         out->word_table_bytes = msg_u64(msg, "word_table_bytes");
+        out->pairs_initial = msg_u64(msg, "pairs_initial");
+        const cJSON *by_script = cJSON_GetObjectItemCaseSensitive(msg, "script_bytes");
+        for (int k = 0; k < SCRIPT_COUNT; k++)
+            out->script_bytes[k] = msg_u64(by_script, script_names[k]);
     }
     cJSON_Delete(msg);
     free(rep.text);

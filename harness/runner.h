@@ -11,6 +11,7 @@
 #ifndef BPE_RUNNER_H
 #define BPE_RUNNER_H
 
+#include "datatools.h"
 #include "results.h"
 
 #include <stdio.h>
@@ -50,6 +51,8 @@ typedef struct {
     uint64_t words_distinct;   /* W */
     uint64_t symbols;          /* M */
     uint64_t word_table_bytes; /* heap of the table and the view */
+    uint64_t pairs_initial;    /* P before any merge (words_initial_pairs) */
+    uint64_t script_bytes[SCRIPT_COUNT]; /* the pretokenized text's bytes per script */
 } runner_input;
 
 /*

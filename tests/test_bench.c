@@ -122,6 +122,12 @@ static void a_small_grid_runs_verifies_and_reports(void **state)
     char err[512];
     assert_true(results_read(path, &r, err, sizeof err));
     assert_int_equal(r.n_records, registry_size() * 2 * 2);
+    /* The whole corpus's pretokens cover every byte but the special tokens'. */
+    char *text = slurp(corpus);
+    uint64_t special_bytes = 0;
+    for (const char *s = text; (s = strstr(s, "<|endoftext|>")); s++)
+        special_bytes += strlen("<|endoftext|>");
+    free(text);
     size_t profiled = 0;
     for (size_t i = 0; i < r.n_records; i++) {
         const bench_record *rec = &r.records[i];
@@ -132,6 +138,13 @@ static void a_small_grid_runs_verifies_and_reports(void **state)
         assert_true(rec->words_distinct > 0 && rec->peak_rss_bytes > 0);
         assert_true(rec->input_rss_bytes > 0 && rec->input_rss_bytes <= rec->peak_rss_bytes);
         assert_true(strncmp(rec->corpus, "tiny@", 5) == 0);
+        assert_true(rec->pairs_initial > 0 && rec->pairs_initial <= 65536);
+        assert_true(rec->script_bytes[SCRIPT_LATIN] > 0 && rec->script_bytes[SCRIPT_COMMON] > 0);
+        uint64_t scripts = 0;
+        for (int k = 0; k < SCRIPT_COUNT; k++)
+            scripts += rec->script_bytes[k];
+        if (strcmp(rec->corpus, "tiny@all") == 0)
+            assert_int_equal(scripts, rec->corpus_bytes - special_bytes);
         profiled += rec->n_profile > 0;
         if (rec->n_profile)
             assert_int_equal(rec->n_profile, rec->merges);

@@ -748,6 +748,33 @@ static void stats_counts_specials_scripts_and_invalid_bytes(void **state)
     corpus_stats_free(&s);
 }
 
+/*
+ * What bench records of a slice, from its words, by hand:
+ *   " αβ" ×2: 1 common + 4 greek bytes, twice  → common 2, greek 8
+ *   "ab"  ×3: 2 latin bytes, three times        → latin 6
+ *   "\xff" ×1: 1 invalid byte                  → invalid 1
+ *   pairs: (' ', 0xCE) (0xCE, 0xB1) (0xB1, 0xCE) (0xCE, 0xB2) (a, b) → P = 5
+ */
+static void scripts_and_pairs_of_words(void **state)
+{
+    (void)state;
+    const char *const strings[] = {" \xce\xb1\xce\xb2", "ab", "\xff"};
+    const uint64_t counts[] = {2, 3, 1};
+    test_words tw;
+    test_words_init(&tw, 3, strings, counts);
+    uint64_t bytes[SCRIPT_COUNT];
+    words_script_bytes(&tw.table, bytes);
+    for (int k = 0; k < SCRIPT_COUNT; k++) {
+        uint64_t want = k == SCRIPT_COMMON ? 2 : k == SCRIPT_GREEK ? 8
+                      : k == SCRIPT_LATIN ? 6 : k == SCRIPT_INVALID ? 1 : 0;
+        if (bytes[k] != want)
+            fail_msg("%s: %llu bytes, expected %llu", script_names[k],
+                     (unsigned long long)bytes[k], (unsigned long long)want);
+    }
+    assert_int_equal(words_initial_pairs(&tw.table), 5);
+    test_words_free(&tw);
+}
+
 static void scripts_by_code_point(void **state)
 {
     (void)state;
@@ -820,6 +847,7 @@ int main(void)
         cmocka_unit_test(stats_of_a_hand_made_corpus),
         cmocka_unit_test(stats_counts_specials_scripts_and_invalid_bytes),
         cmocka_unit_test(scripts_by_code_point),
+        cmocka_unit_test(scripts_and_pairs_of_words),
         cmocka_unit_test(datatools_command_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -50,6 +50,10 @@ static void make_results(bench_results *r)
     ok->words_distinct = 40000;
     ok->symbols = 290000;
     ok->pretokens = 1100000;
+    ok->pairs_initial = 1041;
+    ok->script_bytes[SCRIPT_LATIN] = 3500000;
+    ok->script_bytes[SCRIPT_COMMON] = 1400000;
+    ok->script_bytes[SCRIPT_INVALID] = 3;
     for (int i = 0; i < 3; i++)
         assert_true(record_add_rep(ok, &REPS[i]));
     ok->peak_rss_bytes = 30000000;
@@ -101,6 +105,8 @@ static void assert_records_equal(const bench_record *a, const bench_record *b)
     assert_int_equal(a->words_distinct, b->words_distinct);
     assert_int_equal(a->symbols, b->symbols);
     assert_int_equal(a->pretokens, b->pretokens);
+    assert_int_equal(a->pairs_initial, b->pairs_initial);
+    assert_memory_equal(a->script_bytes, b->script_bytes, sizeof a->script_bytes);
     assert_int_equal(a->n_reps, b->n_reps);
     assert_memory_equal(a->reps, b->reps, a->n_reps * sizeof *a->reps);
     assert_int_equal(a->peak_rss_bytes, b->peak_rss_bytes);
