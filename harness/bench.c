@@ -553,7 +553,7 @@ static bool run_vocab(bench_run *b, const bench_slice *s, const runner_input *in
             progress_end(&b->progress, what, "error (reading the input failed)", 0, false);
             continue;
         }
-        ok = run_cell(b, t, s, vocab, rec, lists[ti]);
+        ok = run_cell(b, t, s, vocab, rec, list);
     }
     if (ok) {
         progress_clear(&b->progress);

@@ -11,11 +11,11 @@
  * Protocol. The parent makes a pipe and forks. The child runs run_training()
  * (the same code `bpebench train` runs), writes its merge list to an unnamed
  * file the parent made (for the first-difference report when digests
- * disagree), serializes its measurements as one results.json record (record_to_json,
- * so there is one serializer) to the pipe, and leaves with _exit(). The
- * parent reads the pipe with poll() against a deadline; at end of file it
- * reaps the child with wait4(), whose rusage carries ru_maxrss; at the
- * deadline it sends SIGKILL first. The child asks the kernel for SIGKILL
+ * disagree), serializes its measurements as one results.json record
+ * (record_to_json, so there is one serializer) to the pipe, and leaves with
+ * _exit(). The parent reads the pipe with poll() against a deadline; at end
+ * of file it reaps the child with wait4(), whose rusage carries ru_maxrss; at
+ * the deadline it sends SIGKILL first. The child asks the kernel for SIGKILL
  * when its parent dies (PR_SET_PDEATHSIG), so a benchmark killed by a signal
  * never leaves a run going on without it; and since the child's only
  * outputs are the pipe and an unnamed file, nothing it made stays behind.
