@@ -404,14 +404,12 @@ static void table_composition(FILE *f, const report_index *ix)
                "| corpus | P₀ | scripts |\n|---|---:|---|\n");
     for (size_t i = 0; i < ix->n_slices; i++) {
         const bench_record *rec = slice_record(ix, &ix->slices[i]);
-        char scripts[256];
+        char pairs[24] = "—", scripts[256] = "—";
+        if (rec && rec->pairs_initial)
+            snprintf(pairs, sizeof pairs, "%llu", (unsigned long long)rec->pairs_initial);
         if (rec)
             fmt_scripts(rec, scripts, sizeof scripts);
-        if (!rec || !rec->pairs_initial)
-            fprintf(f, "| %s | — | %s |\n", ix->slices[i].name, rec ? scripts : "—");
-        else
-            fprintf(f, "| %s | %llu | %s |\n", ix->slices[i].name,
-                    (unsigned long long)rec->pairs_initial, scripts);
+        fprintf(f, "| %s | %s | %s |\n", ix->slices[i].name, pairs, scripts);
     }
     fputc('\n', f);
 }
