@@ -56,7 +56,6 @@ static const bool under_asan = false;
 static const bool under_asan = false;
 #endif
 
-
 /* ============================================================ processes */
 
 /* Limits set in the child before it runs bpebench. */
