@@ -51,7 +51,8 @@ int cmd_bench(int argc, char **argv);   /* harness/bench.c */
 int cmd_report(int argc, char **argv);  /* harness/cmd_results.c */
 int cmd_compare(int argc, char **argv); /* harness/cmd_results.c */
 
-/* Prints "bpebench: " + message + newline to stderr. */
+/* Prints "bpebench: " + message + newline to stderr, the message escaped for
+ * display (untrusted.h): one line, whatever paths or tokens it names. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

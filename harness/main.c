@@ -3,6 +3,7 @@
  * Exit status: 0 success, 2 bad usage, 1 anything else (one line on stderr).
  */
 #include "cli.h"
+#include "untrusted.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,12 +29,15 @@ static const subcommand subcommands[] = {
 
 void cli_error(const char *fmt, ...)
 {
+    char message[4096], shown[8192];
     va_list ap;
     va_start(ap, fmt);
-    fputs("bpebench: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    int n = vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof message ? (size_t)n : sizeof message - 1;
+    /* Paths, tokens and values in the message come from users: one line,
+     * no raw control bytes or invalid UTF-8 on the terminal. */
+    fprintf(stderr, "bpebench: %s\n", display_escape(message, len, shown, sizeof shown));
 }
 
 static void usage(FILE *out)
