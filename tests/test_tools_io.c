@@ -1,7 +1,7 @@
 /*
- * test_tools_io.c — what `slice` promises about the file it writes and the
- * resources it uses, and the streaming atomic writer under it
- * (harness/atomicfile.h):
+ * test_tools_io.c — what `slice` and `synth` promise about the
+ * files they write and the resources they use, and the streaming atomic
+ * writer they share (harness/atomicfile.h):
  *   - atomicfile: the target appears whole at commit and not before; an
  *     abort, a failed write (a file size limit with SIGXFSZ ignored: a short
  *     write, then EFBIG) or a handled signal leaves no temporary file; a
@@ -11,12 +11,17 @@
  *     naming it ("changed while reading"), checked deterministically by
  *     stopping slice in the middle of its read; SIGTERM, SIGINT and SIGHUP
  *     while it writes (it reads a FIFO we hold open) and SIGXFSZ leave no
- *     temporary file.
+ *     temporary file;
+ *   - synth: memory does not follow --bytes (the text is streamed); settings
+ *     that cannot make W distinct words quickly are refused at once, and the
+ *     largest --words the message offers is itself accepted; signals leave
+ *     no temporary file.
  * Every command runs as the built binary ($BPEBENCH) in a child process, in
  * a fresh directory under /tmp. Run from the top of the tree.
  */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "atomicfile.h"
+#include "synth.h"
 #include "testutil.h"
 
 #include <dirent.h>
@@ -575,6 +580,129 @@ static void slice_signals_leave_nothing(void **state)
     remove_tree(root);
 }
 
+/* ============================================================ synth */
+
+/* 64 MiB of text with a peak far below that: the text is streamed. */
+static void synth_memory_does_not_follow_bytes(void **state)
+{
+    (void)state;
+    char root[64], out[128];
+    make_root(root, sizeof root);
+    snprintf(out, sizeof out, "%s/out.txt", root);
+    const char *args[] = {"synth", "--bytes", "67108864", "--out", out, NULL};
+    run_result r;
+    run(args, NULL, root, &r);
+    assert_exit(&r, 0, "synth --bytes 67108864");
+    uint64_t size = file_size(out);
+    assert_true(size <= 67108864 && size > 67108864 - 100);
+    long limit_kb = under_asan ? 32 << 10 : 16 << 10;
+    if (r.maxrss_kb > limit_kb)
+        fail_msg("synth peaked at %ld KiB writing 64 MiB (limit %ld KiB)", r.maxrss_kb, limit_kb);
+    remove_tree(root);
+}
+
+/* Signals while synth streams a huge corpus, and SIGXFSZ at a file size
+ * limit, leave no temporary file. */
+static void synth_signals_leave_nothing(void **state)
+{
+    (void)state;
+    static const int signals[] = {SIGTERM, SIGINT};
+    char root[64], out[128], err_path[160];
+    make_root(root, sizeof root);
+    snprintf(out, sizeof out, "%s/out.txt", root);
+    snprintf(err_path, sizeof err_path, "%s/.stderr", root);
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
+        const char *args[] = {"synth", "--bytes", "1000000000000", "--out", out, NULL};
+        pid_t pid = spawn(args, NULL, err_path);
+        if (!wait_for_temporary_file(root, pid, 1 << 20))
+            fail_msg("synth --bytes 1000000000000 did not stream into a temporary file");
+        assert_int_equal(kill(pid, signals[i]), 0);
+        run_result r;
+        reap(pid, err_path, &r);
+        assert_killed_by(&r, signals[i], "synth");
+        assert_false(exists(out));
+        assert_no_temporary_files(root);
+    }
+    const char *args[] = {"synth", "--bytes", "1000000", "--out", out, NULL};
+    child_limits limits = {.fsize = 100000};
+    run_result r;
+    run(args, &limits, root, &r);
+    assert_killed_by(&r, SIGXFSZ, "synth past a file size limit");
+    assert_false(exists(out));
+    assert_no_temporary_files(root);
+    remove_tree(root);
+}
+
+/* The number after "give --words " in a message. */
+static uint32_t offered_words(const char *err)
+{
+    const char *at = strstr(err, "give --words ");
+    if (!at)
+        fail_msg("no largest --words offered: %s", err);
+    return (uint32_t)strtoul(at + strlen("give --words "), NULL, 10);
+}
+
+/* Small alphabets with short words, and one character with long ones, are
+ * refused by synth_check itself (before any work) with the largest W that
+ * would do; that W passes and one more does not. The CLI exits 2 at once. */
+static void synth_refuses_what_it_cannot_make_quickly(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *alphabet;
+        uint32_t words, mean_len;
+    } cases[] = {
+        {"a", 1024, 100}, /* one word per length: lengths up to 1222 */
+        {"a", 1024, 1},   /* a, aa, aaa, ...: each new word passes all the others */
+        {"ab", SYNTH_MAX_WORDS, 1},
+        {"ab", SYNTH_MAX_WORDS, 10},
+        {"abc", 1000000, 3},
+        {"latin", SYNTH_MAX_WORDS, 2},
+        {"cjk", SYNTH_MAX_WORDS, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        synth_config cfg = {.words = cases[i].words, .mean_len = cases[i].mean_len,
+                            .alphabet = cases[i].alphabet, .bytes = 1000};
+        char err[1024], needle[64];
+        if (synth_check(&cfg, err, sizeof err))
+            fail_msg("--alphabet %s --words %u --mean-len %u was accepted", cfg.alphabet,
+                     cfg.words, cfg.mean_len);
+        snprintf(needle, sizeof needle, "--words %u", cfg.words);
+        if (!strstr(err, needle))
+            fail_msg("the message does not name %s: %s", needle, err);
+        uint32_t most = offered_words(err);
+        assert_true(most >= 1 && most < cfg.words);
+        cfg.words = most;
+        if (!synth_check(&cfg, err, sizeof err))
+            fail_msg("the offered --words %u is refused: %s", most, err);
+        cfg.words = most + 1;
+        assert_false(synth_check(&cfg, err, sizeof err));
+    }
+    /* What the rule must keep allowing: the defaults, and every W with long words. */
+    synth_config fine[] = {
+        {.words = 10000, .zipf_milli = 1000, .mean_len = 5, .alphabet = "latin", .bytes = 10},
+        {.words = SYNTH_MAX_WORDS, .mean_len = 100, .alphabet = "latin", .bytes = 10},
+        {.words = SYNTH_MAX_WORDS, .mean_len = 30, .alphabet = "ab", .bytes = 10},
+    };
+    for (size_t i = 0; i < sizeof fine / sizeof *fine; i++) {
+        char err[1024];
+        if (!synth_check(&fine[i], err, sizeof err))
+            fail_msg("case %zu refused: %s", i, err);
+    }
+    char root[64], out[128];
+    make_root(root, sizeof root);
+    snprintf(out, sizeof out, "%s/out.txt", root);
+    const char *args[] = {"synth", "--alphabet", "a", "--words", "1024", "--mean-len", "100",
+                          "--bytes", "1000", "--out", out, NULL};
+    run_result r;
+    run(args, NULL, root, &r);
+    assert_exit(&r, 2, "synth --alphabet a --words 1024 --mean-len 100");
+    assert_message(&r, "--words 1024");
+    assert_false(exists(out));
+    assert_no_temporary_files(root);
+    remove_tree(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -584,6 +712,9 @@ int main(void)
         cmocka_unit_test_teardown(slice_memory_follows_the_input, teardown),
         cmocka_unit_test_teardown(slice_refuses_a_file_that_changes, teardown),
         cmocka_unit_test_teardown(slice_signals_leave_nothing, teardown),
+        cmocka_unit_test_teardown(synth_memory_does_not_follow_bytes, teardown),
+        cmocka_unit_test_teardown(synth_signals_leave_nothing, teardown),
+        cmocka_unit_test_teardown(synth_refuses_what_it_cannot_make_quickly, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
