@@ -1,5 +1,5 @@
 /*
- * test_tools_io.c — what `slice` and `synth` promise about the
+ * test_tools_io.c — what `slice`, `synth` and `bench` promise about the
  * files they write and the resources they use, and the streaming atomic
  * writer they share (harness/atomicfile.h):
  *   - atomicfile: the target appears whole at commit and not before; an
@@ -15,12 +15,19 @@
  *   - synth: memory does not follow --bytes (the text is streamed); settings
  *     that cannot make W distinct words quickly are refused at once, and the
  *     largest --words the message offers is itself accepted; signals leave
- *     no temporary file.
+ *     no temporary file;
+ *   - bench: a bad pattern or special token is bad usage (exit 2) before
+ *     anything is created; a --out it created goes again when it is stopped
+ *     (SIGTERM, SIGXFSZ) before results.json exists; bad --profile, repeated
+ *     sizes or vocab sizes, a FIFO corpus and over-long paths are refused;
+ *     a corpus that changes between runs stops it.
  * Every command runs as the built binary ($BPEBENCH) in a child process, in
  * a fresh directory under /tmp. Run from the top of the tree.
  */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "atomicfile.h"
+#include "prng.h"
+#include "results.h"
 #include "synth.h"
 #include "testutil.h"
 
@@ -703,6 +710,192 @@ static void synth_refuses_what_it_cannot_make_quickly(void **state)
     remove_tree(root);
 }
 
+/* ============================================================ bench */
+
+/* Writes a corpus on which naive needs seconds for V = 2000 (random
+ * lowercase words, as in test_bench.c). */
+static void write_slow_corpus(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    uint64_t s = 7;
+    for (size_t written = 0; written < 300000;) {
+        size_t len = 3 + splitmix64(&s) % 7;
+        for (size_t i = 0; i < len; i++)
+            fputc('a' + (int)(splitmix64(&s) % 26), f);
+        fputc(' ', f);
+        written += len + 1;
+    }
+    fputc('\n', f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Runs bench on corpus `c` with extra arguments (NULL-terminated). */
+static void bench(const char *root, const char *corpus_arg, const char *out,
+                  const char *const *extra, const child_limits *limits, run_result *r)
+{
+    const char *args[40] = {"bench", "--trainers", "naive,heap", "--vocab", "300", "--repeats",
+                            "1", "--corpus", corpus_arg, "--out", out};
+    size_t n = 11;
+    for (size_t i = 0; extra && extra[i]; i++)
+        args[n++] = extra[i];
+    args[n] = NULL;
+    run(args, limits, root, r);
+}
+
+/* A pattern that does not compile and bad special tokens are bad usage,
+ * found before --out is created or any run starts. */
+static void bench_checks_the_pretokenizer_first(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args[5];
+        const char *words;
+    } cases[] = {
+        {{"--pattern", "(", NULL}, "offset"},
+        {{"--pattern", "\\p{Nope}", NULL}, "--pattern"},
+        {{"--special-token", "", NULL}, "--special-token"},
+        {{"--special-token", "<s>", "--special-token", "<s>", NULL}, "twice"},
+    };
+    char root[64], corpus[128], corpus_arg[160], out[160];
+    make_root(root, sizeof root);
+    snprintf(corpus, sizeof corpus, "%s/c.txt", root);
+    snprintf(corpus_arg, sizeof corpus_arg, "c=%s", corpus);
+    snprintf(out, sizeof out, "%s/out", root);
+    write_corpus(corpus, 20000);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        run_result r;
+        bench(root, corpus_arg, out, cases[i].args, NULL, &r);
+        assert_exit(&r, 2, "bench with a bad pretokenizer setting");
+        assert_message(&r, cases[i].words);
+        assert_false(exists(out));
+    }
+    remove_tree(root);
+}
+
+/* A new --out (two levels) goes again when bench dies before results.json
+ * exists: by SIGTERM during the first cell, and by SIGXFSZ writing it. */
+static void bench_removes_its_new_out_when_stopped(void **state)
+{
+    (void)state;
+    char root[64], corpus[128], corpus_arg[160], top[160], out[192], err_path[192];
+    make_root(root, sizeof root);
+    snprintf(corpus, sizeof corpus, "%s/slow.txt", root);
+    snprintf(corpus_arg, sizeof corpus_arg, "slow=%s", corpus);
+    snprintf(top, sizeof top, "%s/new", root);
+    snprintf(out, sizeof out, "%s/out", top);
+    snprintf(err_path, sizeof err_path, "%s/.stderr", root);
+    write_slow_corpus(corpus);
+    const char *args[] = {"bench", "--trainers", "naive", "--vocab", "2000", "--repeats", "1",
+                          "--corpus", corpus_arg, "--out", out, NULL};
+    pid_t pid = spawn(args, NULL, err_path);
+    for (int waited = 0; !exists(out); waited += 5) {
+        if (waited > 20000 || waitpid(pid, NULL, WNOHANG) != 0)
+            fail_msg("bench did not create --out");
+        sleep_ms(5);
+    }
+    sleep_ms(300); /* the run is going on */
+    assert_int_equal(kill(pid, SIGTERM), 0);
+    run_result r;
+    reap(pid, err_path, &r);
+    assert_killed_by(&r, SIGTERM, "bench");
+    if (exists(top))
+        fail_msg("the interrupted bench left %s", top);
+
+    write_corpus(corpus, 20000);
+    child_limits limits = {.fsize = 2000};
+    bench(root, corpus_arg, out, NULL, &limits, &r);
+    assert_killed_by(&r, SIGXFSZ, "bench past a file size limit");
+    if (exists(top))
+        fail_msg("bench killed by SIGXFSZ left %s", top);
+    assert_no_temporary_files(root);
+    remove_tree(root);
+}
+
+/* Values that used to be cut, ignored or run as a grid of duplicates. */
+static void bench_refuses_bad_values(void **state)
+{
+    (void)state;
+    char root[64], corpus[128], corpus_arg[160], fifo[128], fifo_arg[160], out[160];
+    make_root(root, sizeof root);
+    snprintf(corpus, sizeof corpus, "%s/c.txt", root);
+    snprintf(corpus_arg, sizeof corpus_arg, "c=%s", corpus);
+    snprintf(fifo, sizeof fifo, "%s/c.fifo", root);
+    snprintf(fifo_arg, sizeof fifo_arg, "f=%s", fifo);
+    snprintf(out, sizeof out, "%s/out", root);
+    write_corpus(corpus, 20000);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    /* --out with room for nothing inside it; --data-dir that makes a path past PATH_MAX */
+    static char long_out[PATH_MAX], long_top[160], long_dir[PATH_MAX];
+    snprintf(long_top, sizeof long_top, "%s/long", root);
+    size_t at = (size_t)snprintf(long_out, sizeof long_out, "%s", long_top);
+    while (at < PATH_MAX - 200)
+        at += (size_t)snprintf(long_out + at, sizeof long_out - at, "/%s", "segment");
+    memset(long_dir, 'd', PATH_MAX - 6);
+    long_dir[0] = '/';
+    long_dir[PATH_MAX - 6] = '\0';
+    const struct {
+        const char *args[5];
+        const char *words;
+    } cases[] = {
+        {{"--profile", "c@all:300:heap:extra", NULL}, "--profile"},
+        {{"--profile", "c@all::300", NULL}, "--profile"},
+        {{"--profile", "c@all:300x", NULL}, "--profile"},
+        {{"--profile", "c@all:", NULL}, "--profile"},
+        {{"--sizes", "1K,1000", NULL}, "same number of bytes"},
+        {{"--vocab", "300,500,300", NULL}, "given twice"},
+        {{"--out", long_out, NULL}, "--out is"},
+        {{"--data-dir", long_dir, "--corpus", "c=rel.txt", NULL}, "longer than"},
+        {{"--corpus", fifo_arg, NULL}, "not a regular file"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        run_result r;
+        bench(root, corpus_arg, out, cases[i].args, NULL, &r);
+        assert_exit(&r, 2, cases[i].args[1]);
+        assert_message(&r, cases[i].words);
+        assert_false(exists(out));
+        assert_false(exists(long_top));
+    }
+    remove_tree(root);
+}
+
+/* The corpus changes between the cells: bench stops with a message naming
+ * it, and results.json keeps only the cell before. */
+static void bench_stops_when_the_corpus_changes(void **state)
+{
+    (void)state;
+    char root[64], corpus[128], corpus_arg[160], out[160], results[192], err_path[192];
+    make_root(root, sizeof root);
+    snprintf(corpus, sizeof corpus, "%s/slow.txt", root);
+    snprintf(corpus_arg, sizeof corpus_arg, "slow=%s", corpus);
+    snprintf(out, sizeof out, "%s/out", root);
+    snprintf(results, sizeof results, "%s/results.json", out);
+    snprintf(err_path, sizeof err_path, "%s/.stderr", root);
+    write_slow_corpus(corpus);
+    const char *args[] = {"bench", "--trainers", "naive", "--vocab", "300,2000", "--repeats",
+                          "1", "--corpus", corpus_arg, "--out", out, NULL};
+    pid_t pid = spawn(args, NULL, err_path);
+    for (int waited = 0; !exists(results); waited += 5) {
+        if (waited > 60000 || waitpid(pid, NULL, WNOHANG) != 0)
+            fail_msg("bench wrote no results.json");
+        sleep_ms(5);
+    }
+    append_bytes(corpus); /* the V = 2000 cell runs for seconds */
+    run_result r;
+    reap(pid, err_path, &r);
+    assert_exit(&r, 1, "bench on a corpus that changed");
+    if (!strstr(r.err, "changed during the benchmark") || !strstr(r.err, corpus))
+        fail_msg("expected a message naming %s: %s", corpus, r.err);
+    bench_results back;
+    char err[512];
+    if (!results_read(results, &back, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(back.n_records, 1); /* naive at V = 300 */
+    assert_int_equal(back.records[0].vocab_size, 300);
+    results_free(&back);
+    remove_tree(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -715,6 +908,10 @@ int main(void)
         cmocka_unit_test_teardown(synth_memory_does_not_follow_bytes, teardown),
         cmocka_unit_test_teardown(synth_signals_leave_nothing, teardown),
         cmocka_unit_test_teardown(synth_refuses_what_it_cannot_make_quickly, teardown),
+        cmocka_unit_test_teardown(bench_checks_the_pretokenizer_first, teardown),
+        cmocka_unit_test_teardown(bench_removes_its_new_out_when_stopped, teardown),
+        cmocka_unit_test_teardown(bench_refuses_bad_values, teardown),
+        cmocka_unit_test_teardown(bench_stops_when_the_corpus_changes, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
