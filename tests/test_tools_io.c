@@ -26,7 +26,6 @@
  */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "atomicfile.h"
-#include "prng.h"
 #include "results.h"
 #include "synth.h"
 #include "testutil.h"
@@ -712,35 +711,56 @@ static void synth_refuses_what_it_cannot_make_quickly(void **state)
 
 /* ============================================================ bench */
 
-/* Writes a corpus on which naive needs seconds for V = 2000 (random
- * lowercase words, as in test_bench.c). */
-static void write_slow_corpus(const char *path)
+/* The paths of one bench test. */
+typedef struct {
+    char root[64];        /* a fresh directory */
+    char corpus[128];     /* root/c.txt */
+    char corpus_arg[160]; /* c=CORPUS, for --corpus */
+    char out[160];        /* root/out, for --out */
+    char err_path[160];   /* where the child's stderr goes */
+} bench_paths;
+
+/* A fresh root with a small corpus in it. */
+static void make_bench_paths(bench_paths *p)
 {
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    uint64_t s = 7;
-    for (size_t written = 0; written < 300000;) {
-        size_t len = 3 + splitmix64(&s) % 7;
-        for (size_t i = 0; i < len; i++)
-            fputc('a' + (int)(splitmix64(&s) % 26), f);
-        fputc(' ', f);
-        written += len + 1;
-    }
-    fputc('\n', f);
-    assert_int_equal(fclose(f), 0);
+    make_root(p->root, sizeof p->root);
+    snprintf(p->corpus, sizeof p->corpus, "%s/c.txt", p->root);
+    snprintf(p->corpus_arg, sizeof p->corpus_arg, "c=%s", p->corpus);
+    snprintf(p->out, sizeof p->out, "%s/out", p->root);
+    snprintf(p->err_path, sizeof p->err_path, "%s/.stderr", p->root);
+    write_corpus(p->corpus, 20000);
 }
 
-/* Runs bench on corpus `c` with extra arguments (NULL-terminated). */
-static void bench(const char *root, const char *corpus_arg, const char *out,
-                  const char *const *extra, const child_limits *limits, run_result *r)
+/* Runs bench (naive and heap at V = 300) with extra arguments
+ * (NULL-terminated) and --out `out`. */
+static void bench(const bench_paths *p, const char *out, const char *const *extra,
+                  const child_limits *limits, run_result *r)
 {
     const char *args[40] = {"bench", "--trainers", "naive,heap", "--vocab", "300", "--repeats",
-                            "1", "--corpus", corpus_arg, "--out", out};
+                            "1", "--corpus", p->corpus_arg, "--out", out};
     size_t n = 11;
     for (size_t i = 0; extra && extra[i]; i++)
         args[n++] = extra[i];
     args[n] = NULL;
-    run(args, limits, root, r);
+    run(args, limits, p->root, r);
+}
+
+/* Starts bench with naive alone at the vocab sizes `vocab` on a corpus on
+ * which V = 2000 takes seconds (replacing p's), and waits until `ready`
+ * exists. */
+static pid_t start_slow_bench(const bench_paths *p, const char *vocab, const char *out,
+                              const char *ready)
+{
+    test_write_slow_corpus(p->corpus);
+    const char *args[] = {"bench", "--trainers", "naive", "--vocab", vocab, "--repeats", "1",
+                          "--corpus", p->corpus_arg, "--out", out, NULL};
+    pid_t pid = spawn(args, NULL, p->err_path);
+    for (int waited = 0; !exists(ready); waited += 5) {
+        if (waited > 60000 || waitpid(pid, NULL, WNOHANG) != 0)
+            fail_msg("bench did not make %s", ready);
+        sleep_ms(5);
+    }
+    return pid;
 }
 
 /* A pattern that does not compile and bad special tokens are bad usage,
@@ -757,20 +777,16 @@ static void bench_checks_the_pretokenizer_first(void **state)
         {{"--special-token", "", NULL}, "--special-token"},
         {{"--special-token", "<s>", "--special-token", "<s>", NULL}, "twice"},
     };
-    char root[64], corpus[128], corpus_arg[160], out[160];
-    make_root(root, sizeof root);
-    snprintf(corpus, sizeof corpus, "%s/c.txt", root);
-    snprintf(corpus_arg, sizeof corpus_arg, "c=%s", corpus);
-    snprintf(out, sizeof out, "%s/out", root);
-    write_corpus(corpus, 20000);
+    bench_paths p;
+    make_bench_paths(&p);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         run_result r;
-        bench(root, corpus_arg, out, cases[i].args, NULL, &r);
+        bench(&p, p.out, cases[i].args, NULL, &r);
         assert_exit(&r, 2, "bench with a bad pretokenizer setting");
         assert_message(&r, cases[i].words);
-        assert_false(exists(out));
+        assert_false(exists(p.out));
     }
-    remove_tree(root);
+    remove_tree(p.root);
 }
 
 /* A new --out (two levels) goes again when bench dies before results.json
@@ -778,56 +794,43 @@ static void bench_checks_the_pretokenizer_first(void **state)
 static void bench_removes_its_new_out_when_stopped(void **state)
 {
     (void)state;
-    char root[64], corpus[128], corpus_arg[160], top[160], out[192], err_path[192];
-    make_root(root, sizeof root);
-    snprintf(corpus, sizeof corpus, "%s/slow.txt", root);
-    snprintf(corpus_arg, sizeof corpus_arg, "slow=%s", corpus);
-    snprintf(top, sizeof top, "%s/new", root);
+    bench_paths p;
+    make_bench_paths(&p);
+    char top[160], out[192];
+    snprintf(top, sizeof top, "%s/new", p.root);
     snprintf(out, sizeof out, "%s/out", top);
-    snprintf(err_path, sizeof err_path, "%s/.stderr", root);
-    write_slow_corpus(corpus);
-    const char *args[] = {"bench", "--trainers", "naive", "--vocab", "2000", "--repeats", "1",
-                          "--corpus", corpus_arg, "--out", out, NULL};
-    pid_t pid = spawn(args, NULL, err_path);
-    for (int waited = 0; !exists(out); waited += 5) {
-        if (waited > 20000 || waitpid(pid, NULL, WNOHANG) != 0)
-            fail_msg("bench did not create --out");
-        sleep_ms(5);
-    }
+    pid_t pid = start_slow_bench(&p, "2000", out, out);
     sleep_ms(300); /* the run is going on */
     assert_int_equal(kill(pid, SIGTERM), 0);
     run_result r;
-    reap(pid, err_path, &r);
+    reap(pid, p.err_path, &r);
     assert_killed_by(&r, SIGTERM, "bench");
     if (exists(top))
         fail_msg("the interrupted bench left %s", top);
 
-    write_corpus(corpus, 20000);
+    write_corpus(p.corpus, 20000);
     child_limits limits = {.fsize = 2000};
-    bench(root, corpus_arg, out, NULL, &limits, &r);
+    bench(&p, out, NULL, &limits, &r);
     assert_killed_by(&r, SIGXFSZ, "bench past a file size limit");
     if (exists(top))
         fail_msg("bench killed by SIGXFSZ left %s", top);
-    assert_no_temporary_files(root);
-    remove_tree(root);
+    assert_no_temporary_files(p.root);
+    remove_tree(p.root);
 }
 
 /* Values that used to be cut, ignored or run as a grid of duplicates. */
 static void bench_refuses_bad_values(void **state)
 {
     (void)state;
-    char root[64], corpus[128], corpus_arg[160], fifo[128], fifo_arg[160], out[160];
-    make_root(root, sizeof root);
-    snprintf(corpus, sizeof corpus, "%s/c.txt", root);
-    snprintf(corpus_arg, sizeof corpus_arg, "c=%s", corpus);
-    snprintf(fifo, sizeof fifo, "%s/c.fifo", root);
+    bench_paths p;
+    make_bench_paths(&p);
+    char fifo[128], fifo_arg[160];
+    snprintf(fifo, sizeof fifo, "%s/c.fifo", p.root);
     snprintf(fifo_arg, sizeof fifo_arg, "f=%s", fifo);
-    snprintf(out, sizeof out, "%s/out", root);
-    write_corpus(corpus, 20000);
     assert_int_equal(mkfifo(fifo, 0600), 0);
     /* --out with room for nothing inside it; --data-dir that makes a path past PATH_MAX */
     static char long_out[PATH_MAX], long_top[160], long_dir[PATH_MAX];
-    snprintf(long_top, sizeof long_top, "%s/long", root);
+    snprintf(long_top, sizeof long_top, "%s/long", p.root);
     size_t at = (size_t)snprintf(long_out, sizeof long_out, "%s", long_top);
     while (at < PATH_MAX - 200)
         at += (size_t)snprintf(long_out + at, sizeof long_out - at, "/%s", "segment");
@@ -850,13 +853,13 @@ static void bench_refuses_bad_values(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         run_result r;
-        bench(root, corpus_arg, out, cases[i].args, NULL, &r);
+        bench(&p, p.out, cases[i].args, NULL, &r);
         assert_exit(&r, 2, cases[i].args[1]);
         assert_message(&r, cases[i].words);
-        assert_false(exists(out));
+        assert_false(exists(p.out));
         assert_false(exists(long_top));
     }
-    remove_tree(root);
+    remove_tree(p.root);
 }
 
 /* The corpus changes between the cells: bench stops with a message naming
@@ -864,28 +867,17 @@ static void bench_refuses_bad_values(void **state)
 static void bench_stops_when_the_corpus_changes(void **state)
 {
     (void)state;
-    char root[64], corpus[128], corpus_arg[160], out[160], results[192], err_path[192];
-    make_root(root, sizeof root);
-    snprintf(corpus, sizeof corpus, "%s/slow.txt", root);
-    snprintf(corpus_arg, sizeof corpus_arg, "slow=%s", corpus);
-    snprintf(out, sizeof out, "%s/out", root);
-    snprintf(results, sizeof results, "%s/results.json", out);
-    snprintf(err_path, sizeof err_path, "%s/.stderr", root);
-    write_slow_corpus(corpus);
-    const char *args[] = {"bench", "--trainers", "naive", "--vocab", "300,2000", "--repeats",
-                          "1", "--corpus", corpus_arg, "--out", out, NULL};
-    pid_t pid = spawn(args, NULL, err_path);
-    for (int waited = 0; !exists(results); waited += 5) {
-        if (waited > 60000 || waitpid(pid, NULL, WNOHANG) != 0)
-            fail_msg("bench wrote no results.json");
-        sleep_ms(5);
-    }
-    append_bytes(corpus); /* the V = 2000 cell runs for seconds */
+    bench_paths p;
+    make_bench_paths(&p);
+    char results[192];
+    snprintf(results, sizeof results, "%s/results.json", p.out);
+    pid_t pid = start_slow_bench(&p, "300,2000", p.out, results);
+    append_bytes(p.corpus); /* the V = 2000 cell runs for seconds */
     run_result r;
-    reap(pid, err_path, &r);
+    reap(pid, p.err_path, &r);
     assert_exit(&r, 1, "bench on a corpus that changed");
-    if (!strstr(r.err, "changed during the benchmark") || !strstr(r.err, corpus))
-        fail_msg("expected a message naming %s: %s", corpus, r.err);
+    if (!strstr(r.err, "changed during the benchmark") || !strstr(r.err, p.corpus))
+        fail_msg("expected a message naming %s: %s", p.corpus, r.err);
     bench_results back;
     char err[512];
     if (!results_read(results, &back, err, sizeof err))
@@ -893,7 +885,7 @@ static void bench_stops_when_the_corpus_changes(void **state)
     assert_int_equal(back.n_records, 1); /* naive at V = 300 */
     assert_int_equal(back.records[0].vocab_size, 300);
     results_free(&back);
-    remove_tree(root);
+    remove_tree(p.root);
 }
 
 int main(void)

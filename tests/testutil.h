@@ -43,4 +43,9 @@ long first_merge_difference(const bpe_result *x, const bpe_result *y, char *why,
 /* Sleeps `ms` milliseconds, resuming after signals. */
 void sleep_ms(long ms);
 
+/* Writes 300 KB of random lowercase words (a fixed seed): so many distinct
+ * words that the naive trainer needs seconds for V = 2000, while V = 300
+ * takes a fraction of one — a benchmark to interrupt in the middle. */
+void test_write_slow_corpus(const char *path);
+
 #endif
