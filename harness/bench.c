@@ -280,8 +280,8 @@ static bool slice_unchanged(const bench_slice *s, char *err, size_t err_len)
         struct stat st;
         const file_state *was = &s->states[i];
         if (stat(s->files[i], &st) != 0)
-            return set_error(err, err_len, "%s: %s since the benchmark began", s->files[i],
-                             strerror(errno));
+            return set_error(err, err_len, "%s: gone or unreadable since the benchmark began (%s)",
+                             s->files[i], strerror(errno));
         if ((uint64_t)st.st_size != was->size || st.st_mtim.tv_sec != was->mtime.tv_sec ||
             st.st_mtim.tv_nsec != was->mtime.tv_nsec)
             return set_error(err, err_len, "%s: changed during the benchmark (%llu bytes at "
