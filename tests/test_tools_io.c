@@ -8,10 +8,10 @@
  *     directory or a device is never replaced;
  *   - slice: memory follows the input, not --bytes (100 GB asked of a 24 MB
  *     file); a file that grows or shrinks while it is read is an error
- *     naming it ("changed while reading"), checked deterministically by
- *     stopping slice in the middle of its read; SIGTERM, SIGINT and SIGHUP
- *     while it writes (it reads a FIFO we hold open) and SIGXFSZ leave no
- *     temporary file;
+ *     naming it ("changed while reading"); SIGTERM, SIGINT and SIGHUP
+ *     while it writes, and SIGXFSZ, leave no temporary file. Both are
+ *     checked deterministically: slice is stopped (SIGSTOP) until it is
+ *     caught in the middle of its read or with its temporary file there;
  *   - synth: memory does not follow --bytes (the text is streamed); settings
  *     that cannot make W distinct words quickly are refused at once, and the
  *     largest --words the message offers is itself accepted; signals leave
@@ -246,23 +246,42 @@ static void assert_no_temporary_files(const char *dir)
         fail_msg("temporary file left behind: %s", left);
 }
 
-/* Waits until a temporary file exists under dir and, when min_bytes > 0,
- * holds that many bytes; false when the child `pid` ends first or 20 s
- * pass. */
-static bool wait_for_temporary_file(const char *dir, pid_t pid, uint64_t min_bytes)
+/* Stops the child (SIGSTOP) and waits until it is stopped; false when it
+ * has ended instead (it is then reaped). */
+static bool stop_child(pid_t pid)
 {
-    for (int waited = 0; waited < 20000; waited += 5) {
-        const char *t = temporary_file_in(dir);
-        struct stat st;
-        if (t && stat(t, &st) == 0 && (uint64_t)st.st_size >= min_bytes)
-            return true;
-        if (waitpid(pid, NULL, WNOHANG) != 0) {
-            running = 0;
-            return false;
-        }
-        sleep_ms(5);
-    }
+    int status;
+    assert_int_equal(kill(pid, SIGSTOP), 0);
+    assert_int_equal(waitpid(pid, &status, WUNTRACED), pid);
+    if (WIFSTOPPED(status))
+        return true;
+    running = 0;
     return false;
+}
+
+/* Runs `args` and sends it `signo` at a moment when its temporary output
+ * file exists under dir: the child is stopped (SIGSTOP) until it is caught
+ * with the file there, gets the signal while stopped and takes it when let
+ * go (SIGCONT). False when it ended before it could be caught. */
+static bool signal_while_writing(const char *const *args, const char *dir, int signo,
+                                 run_result *r)
+{
+    char err_path[PATH_MAX];
+    snprintf(err_path, sizeof err_path, "%s/.stderr", dir);
+    pid_t pid = spawn(args, NULL, err_path);
+    bool caught = false;
+    for (int tries = 0; !caught && tries < 20000; tries++) {
+        if (!stop_child(pid))
+            return false;
+        caught = temporary_file_in(dir) != NULL;
+        if (caught)
+            assert_int_equal(kill(pid, signo), 0);
+        assert_int_equal(kill(pid, SIGCONT), 0);
+        if (!caught)
+            sleep_ms(1);
+    }
+    reap(pid, err_path, r);
+    return caught;
 }
 
 /* Writes `bytes` bytes of lines of words to path. */
@@ -478,13 +497,8 @@ static bool slice_with_change(const char *root, const char *in, const char *out,
     pid_t pid = spawn(args, NULL, err_path);
     bool caught = false;
     for (int tries = 0; !caught && tries < 20000; tries++) {
-        assert_int_equal(kill(pid, SIGSTOP), 0);
-        int status;
-        assert_int_equal(waitpid(pid, &status, WUNTRACED), pid);
-        if (!WIFSTOPPED(status)) { /* it ended first */
-            running = 0;
+        if (!stop_child(pid))
             return false;
-        }
         caught = reading(pid, in, size);
         if (caught)
             change(in);
@@ -537,46 +551,35 @@ static void slice_refuses_a_file_that_changes(void **state)
     }
 }
 
-/* slice reads a FIFO that we keep open, so it waits with its temporary
- * output file open; each handled signal then kills it and removes that
- * file. SIGXFSZ comes from a file size limit. */
+/* Each handled signal that reaches slice while its temporary file exists
+ * kills it and removes that file; SIGXFSZ comes from a file size limit. */
 static void slice_signals_leave_nothing(void **state)
 {
     (void)state;
     static const int signals[] = {SIGTERM, SIGINT, SIGHUP};
-    char root[64], fifo[128], out[128], err_path[160];
+    char root[64], in[128], out[128];
     make_root(root, sizeof root);
-    snprintf(fifo, sizeof fifo, "%s/in.fifo", root);
-    snprintf(out, sizeof out, "%s/out.txt", root);
-    snprintf(err_path, sizeof err_path, "%s/.stderr", root);
-    assert_int_equal(mkfifo(fifo, 0600), 0);
-    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
-        const char *args[] = {"slice", "--bytes", "100000000", "--out", out, fifo, NULL};
-        pid_t pid = spawn(args, NULL, err_path);
-        int w = -1;
-        for (int waited = 0; w < 0 && waited < 20000; waited += 5) {
-            w = open(fifo, O_WRONLY | O_NONBLOCK); /* ENXIO until slice opens it */
-            if (w < 0 && (errno != ENXIO || waitpid(pid, NULL, WNOHANG) != 0))
-                fail_msg("slice did not open the FIFO: %s", strerror(errno));
-            if (w < 0)
-                sleep_ms(5);
-        }
-        assert_true(w >= 0);
-        assert_int_equal(write(w, "some text\n", 10), 10);
-        if (!wait_for_temporary_file(root, pid, 0))
-            fail_msg("slice made no temporary file while reading a FIFO");
-        assert_int_equal(kill(pid, signals[i]), 0);
-        run_result r;
-        reap(pid, err_path, &r);
-        close(w);
-        assert_killed_by(&r, signals[i], "slice");
-        assert_false(exists(out));
-        assert_no_temporary_files(root);
-    }
-    char in[128];
     snprintf(in, sizeof in, "%s/in.txt", root);
+    snprintf(out, sizeof out, "%s/out.txt", root);
+    const char *args[] = {"slice", "--bytes", "100000000000", "--out", out, in, NULL};
+    uint64_t size = 32 << 20;
+    write_corpus(in, size);
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
+        run_result r;
+        while (!signal_while_writing(args, root, signals[i], &r)) {
+            if ((size *= 2) > 256 << 20)
+                fail_msg("slice never had a temporary file when stopped");
+            write_corpus(in, size);
+            unlink(out);
+        }
+        assert_killed_by(&r, signals[i], "slice");
+        assert_no_temporary_files(root);
+        /* The signal can come just after the rename; then the file is whole. */
+        if (exists(out) && !same_contents(in, out))
+            fail_msg("slice killed by signal %d left a partial %s", signals[i], out);
+        unlink(out);
+    }
     write_corpus(in, 200000);
-    const char *args[] = {"slice", "--bytes", "100000000", "--out", out, in, NULL};
     child_limits limits = {.fsize = 50000};
     run_result r;
     run(args, &limits, root, &r);
@@ -613,18 +616,14 @@ static void synth_signals_leave_nothing(void **state)
 {
     (void)state;
     static const int signals[] = {SIGTERM, SIGINT};
-    char root[64], out[128], err_path[160];
+    char root[64], out[128];
     make_root(root, sizeof root);
     snprintf(out, sizeof out, "%s/out.txt", root);
-    snprintf(err_path, sizeof err_path, "%s/.stderr", root);
     for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
         const char *args[] = {"synth", "--bytes", "1000000000000", "--out", out, NULL};
-        pid_t pid = spawn(args, NULL, err_path);
-        if (!wait_for_temporary_file(root, pid, 1 << 20))
-            fail_msg("synth --bytes 1000000000000 did not stream into a temporary file");
-        assert_int_equal(kill(pid, signals[i]), 0);
         run_result r;
-        reap(pid, err_path, &r);
+        if (!signal_while_writing(args, root, signals[i], &r))
+            fail_msg("synth --bytes 1000000000000 ended without streaming into a file");
         assert_killed_by(&r, signals[i], "synth");
         assert_false(exists(out));
         assert_no_temporary_files(root);
