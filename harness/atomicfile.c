@@ -77,6 +77,8 @@ static int create_temp(atomic_file *f)
 bool atomic_file_open(atomic_file *f, const char *path, char *err, size_t err_len)
 {
     *f = (atomic_file){.fd = -1};
+    if (!*path)
+        return set_error(err, err_len, "the output path is empty; give a file name");
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
         return set_error(err, err_len, "%s: exists and is not a regular file (a directory, device "

@@ -50,8 +50,9 @@ typedef struct {
 } atomic_file;
 
 /* Creates the temporary file for `path`. False with a one-line reason naming
- * the path (its directory is missing or not writable, the name is too long,
- * or the target is not a regular file); then f holds nothing to free. */
+ * the path (it is empty, its directory is missing or not writable, the name
+ * is too long, or the target is not a regular file); then f holds nothing
+ * to free. */
 bool atomic_file_open(atomic_file *f, const char *path, char *err, size_t err_len);
 
 /* Appends data[0, len). False with a reason (e.g. the disk is full); the

@@ -349,8 +349,8 @@ static void atomic_file_whole_or_nothing(void **state)
     remove_tree(root);
 }
 
-/* A directory, a device and a missing directory are refused by name, and
- * nothing is created. */
+/* A directory, a device, an empty path and a missing directory are
+ * refused by name, and nothing is created. */
 static void atomic_file_refuses_what_it_cannot_replace(void **state)
 {
     (void)state;
@@ -361,6 +361,8 @@ static void atomic_file_refuses_what_it_cannot_replace(void **state)
     assert_non_null(strstr(err, "not a regular file"));
     assert_false(atomic_file_open(&f, "/dev/null", err, sizeof err));
     assert_non_null(strstr(err, "/dev/null: exists and is not a regular file"));
+    assert_false(atomic_file_open(&f, "", err, sizeof err));
+    assert_non_null(strstr(err, "empty"));
     snprintf(path, sizeof path, "%s/missing/out.txt", root);
     assert_false(atomic_file_open(&f, path, err, sizeof err));
     assert_non_null(strstr(err, path));
@@ -561,7 +563,7 @@ static void slice_signals_leave_nothing(void **state)
     make_root(root, sizeof root);
     snprintf(in, sizeof in, "%s/in.txt", root);
     snprintf(out, sizeof out, "%s/out.txt", root);
-    const char *args[] = {"slice", "--bytes", "100000000000", "--out", out, in, NULL};
+    const char *args[] = {"slice", "--bytes", "1000000000", "--out", out, in, NULL};
     uint64_t size = 32 << 20;
     write_corpus(in, size);
     for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
