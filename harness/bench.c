@@ -16,26 +16,58 @@
  * `timeout` without running, with "skipped_after_timeout": true. That keeps
  * the default grid within its time budget while never dropping a cell.
  *
+ * Checks before the grid. Everything that can be judged without running is
+ * judged once, up front, and is bad usage (exit 2): the pattern and special
+ * tokens (compiled and loaded once, as `train` does), V ≥ 256 + S, vocab
+ * sizes and slice sizes given twice, --profile (exactly SLICE:VOCAB or
+ * SLICE:VOCAB:TRAINER naming a cell), path lengths, and corpus files that
+ * are not regular files (every run reads its corpus anew, so a FIFO or a
+ * device would hand each run other text). Each file's size and modification
+ * time are noted then; a file that differs after a cell's runs stops the
+ * benchmark before that cell is recorded (exit 1).
+ *
+ * Files. bench writes OUT/results.json (rewritten atomically after every
+ * cell, output.h) and, at the end, the report (report.h); the runs' merge
+ * lists are unnamed temporary files. The --out directories it has to create
+ * are registered with signals.h until results.json is in them, so that a
+ * benchmark stopped or failing before its first cell leaves nothing behind.
+ *
  * Exit status: 0; 1 when any cell's merge list disagrees with the reference
- * or a run failed (after writing everything); 2 on bad usage.
+ * or a run failed (after writing everything), or when a corpus changed;
+ * 2 on bad usage.
  */
 #include "cli.h"
 #include "clock.h"
+#include "errors.h"
 #include "grid.h"
 #include "progress.h"
 #include "report.h"
 #include "results.h"
 #include "runner.h"
 #include "signals.h"
+#include "untrusted.h"
 #include "verify.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* What a corpus file looked like when the plan was made; every run must
+ * read the same text, so a file that changes stops the benchmark. */
+typedef struct {
+    uint64_t size;         /* st_size */
+    struct timespec mtime; /* st_mtim, the last modification */
+} file_state;
+
+enum {
+    BENCH_MAX_NEW_DIRS = 4,  /* --out levels bench may create (each takes a signals.h slot) */
+    BENCH_OUT_ROOM = 256,    /* bytes kept free after --out in PATH_MAX for files inside it */
+};
 
 /* One corpus slice of the plan. */
 typedef struct {
@@ -43,6 +75,7 @@ typedef struct {
     size_t corpus_index;       /* its position in the grid (for the skip rule) */
     char **files;              /* the corpus's files, expanded; shared by its slices, see plan_free */
     size_t n_files;            /* entries in files */
+    file_state *states;        /* each file as planned; shared and freed like files */
     bool owns_files;           /* this slice frees files (the corpus's first slice) */
     uint64_t bytes;            /* prefix asked for; 0 = whole corpus */
     char name[96];             /* "NAME@LABEL", the corpus name in results */
@@ -66,7 +99,10 @@ typedef struct {
     size_t n_timeouts;        /* entries in timeouts */
     bench_results results;    /* what has been measured; owned */
     progress progress;        /* the stderr display */
-    char results_path[4096];  /* OUT/results.json */
+    char results_path[PATH_MAX]; /* OUT/results.json */
+    char *new_dirs[BENCH_MAX_NEW_DIRS]; /* --out directories this run created, outermost
+                                           first, until results.json is in them; owned */
+    size_t n_new_dirs;        /* entries in new_dirs */
     size_t mismatches;        /* cells' runs that disagree with the reference */
     size_t errors;            /* runs with status error */
     const char *profile_slice;/* parsed --profile: slice name, or NULL */
@@ -197,24 +233,62 @@ static int parse_args(int argc, char **argv, bench_run *b, corpus_options *copts
 
 /* ============================================================ the plan */
 
-/* "data_dir/path" for a relative path when a data dir is set, else path. */
-static void resolve_path(const bench_grid *g, const char *path, char *out, size_t len)
+/* "data_dir/path" for a relative path when a data dir is set, else path;
+ * false when that does not fit in PATH_MAX. */
+static bool resolve_path(const bench_grid *g, const char *path, char *out, size_t len)
 {
-    if (g->data_dir && path[0] != '/')
-        snprintf(out, len, "%s/%s", g->data_dir, path);
-    else
-        snprintf(out, len, "%s", path);
+    int n = g->data_dir && path[0] != '/' ? snprintf(out, len, "%s/%s", g->data_dir, path)
+                                          : snprintf(out, len, "%s", path);
+    return n >= 0 && (size_t)n < len;
 }
 
-/* Total bytes of the files (their sizes on disk). */
-static uint64_t files_bytes(char **files, size_t n)
+/* Each file's size and modification time, which every run of the plan must
+ * find again, and their total size. Every file must be a regular file: each
+ * run reads the corpus anew, and a FIFO or a device would give each run
+ * other text (or never end). False with a reason. O(files). */
+static bool snapshot_files(char **files, size_t n, file_state **states, uint64_t *total,
+                           char *err, size_t err_len)
 {
-    uint64_t total = 0;
-    struct stat st;
-    for (size_t i = 0; i < n; i++)
-        if (stat(files[i], &st) == 0)
-            total += (uint64_t)st.st_size;
-    return total;
+    *total = 0;
+    *states = malloc((n + 1) * sizeof **states);
+    if (!*states)
+        return set_error(err, err_len, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        bool ok = stat(files[i], &st) == 0;
+        if (!ok || !S_ISREG(st.st_mode)) {
+            if (ok)
+                set_error(err, err_len, "%s is not a regular file (a FIFO or a device); every "
+                          "run reads the corpus anew, so give files", files[i]);
+            else
+                set_error(err, err_len, "%s: %s; check the path", files[i], strerror(errno));
+            free(*states);
+            *states = NULL;
+            return false;
+        }
+        (*states)[i] = (file_state){(uint64_t)st.st_size, st.st_mtim};
+        *total += (uint64_t)st.st_size;
+    }
+    return true;
+}
+
+/* Whether the slice's files still have the size and modification time they
+ * had when the plan was made; else a reason naming the file. O(files). */
+static bool slice_unchanged(const bench_slice *s, char *err, size_t err_len)
+{
+    for (size_t i = 0; i < s->n_files; i++) {
+        struct stat st;
+        const file_state *was = &s->states[i];
+        if (stat(s->files[i], &st) != 0)
+            return set_error(err, err_len, "%s: gone or unreadable since the benchmark began (%s)",
+                             s->files[i], strerror(errno));
+        if ((uint64_t)st.st_size != was->size || st.st_mtim.tv_sec != was->mtime.tv_sec ||
+            st.st_mtim.tv_nsec != was->mtime.tv_nsec)
+            return set_error(err, err_len, "%s: changed during the benchmark (%llu bytes at "
+                             "the start, %llu now)", s->files[i],
+                             (unsigned long long)was->size, (unsigned long long)st.st_size);
+    }
+    return true;
 }
 
 static bool add_slice(bench_run *b, const bench_slice *s)
@@ -228,53 +302,98 @@ static bool add_slice(bench_run *b, const bench_slice *s)
 }
 
 /* Expands one corpus into its slices: sizes at or above the corpus's size
- * become one "all" slice. False with a reason. O(files + sizes). */
+ * become one "all" slice; two sizes of the same bytes are refused (their
+ * runs would be the same). False with a reason. O(files + sizes). */
 static bool plan_corpus(bench_run *b, size_t ci, char *err, size_t err_len)
 {
     const grid_corpus *c = &b->grid.corpora[ci];
-    char path[4096];
-    resolve_path(&b->grid, c->path, path, sizeof path);
+    char path[PATH_MAX];
+    if (!resolve_path(&b->grid, c->path, path, sizeof path))
+        return set_error(err, err_len, "the path is longer than %d bytes", PATH_MAX - 1);
     const char *inputs[] = {path};
     char **files;
     size_t n_files;
+    file_state *states;
+    uint64_t total;
     if (!corpus_list_files(inputs, 1, &files, &n_files, err, err_len))
         return false;
-    uint64_t total = files_bytes(files, n_files);
+    if (!snapshot_files(files, n_files, &states, &total, err, err_len)) {
+        corpus_free_files(files, n_files);
+        return false;
+    }
     const grid_sizes *sizes = grid_corpus_sizes(&b->grid, c);
-    bool owner = true, have_all = false;
-    for (size_t i = 0; i < sizes->n && !have_all; i++) {
+    bool owner = true, have_all = false, ok = true;
+    for (size_t i = 0; ok && i < sizes->n && !have_all; i++) {
         bench_slice s = {.corpus = c, .corpus_index = ci, .files = files, .n_files = n_files,
-                         .owns_files = owner, .bytes = sizes->items[i].bytes};
+                         .states = states, .owns_files = owner, .bytes = sizes->items[i].bytes};
         const char *label = sizes->items[i].label;
+        if (i > 0 && s.bytes != 0 && s.bytes == sizes->items[i - 1].bytes) {
+            ok = set_error(err, err_len, "sizes %s and %s are the same number of bytes; give "
+                           "each size once", sizes->items[i - 1].label, label);
+            break;
+        }
         if (s.bytes == 0 || s.bytes >= total) {
             s.bytes = 0;
             label = "all";
             have_all = true;
         }
         snprintf(s.name, sizeof s.name, "%s@%s", c->name, label);
-        if (!add_slice(b, &s)) {
-            if (owner)
-                corpus_free_files(files, n_files);
-            snprintf(err, err_len, "out of memory");
-            return false;
-        }
-        owner = false;
+        if (!(ok = add_slice(b, &s)))
+            set_error(err, err_len, "out of memory");
+        owner = owner && !ok;
     }
-    return true;
+    if (owner) { /* no slice took them */
+        corpus_free_files(files, n_files);
+        free(states);
+    }
+    return ok;
 }
 
 static void plan_free(bench_run *b)
 {
     for (size_t i = 0; i < b->n_slices; i++)
-        if (b->slices[i].owns_files)
+        if (b->slices[i].owns_files) {
             corpus_free_files(b->slices[i].files, b->slices[i].n_files);
+            free(b->slices[i].states);
+        }
     free(b->slices);
     b->slices = NULL;
     b->n_slices = 0;
 }
 
-/* Parses --profile into slice/vocab/trainer and checks it names a cell of
- * the plan. "auto": the first corpus's last slice at the largest vocab. */
+/* Splits --profile SLICE:VOCAB[:TRAINER] into b's profile fields (kept in
+ * b->profile_buf). False for anything else: an empty field, a fourth one, a
+ * VOCAB that is not a whole number, or a spec too long to name a cell. */
+static bool parse_profile(bench_run *b, const char *spec)
+{
+    size_t len = strlen(spec), n = 0;
+    if (len >= sizeof b->profile_buf)
+        return false;
+    memcpy(b->profile_buf, spec, len + 1);
+    char *fields[3];
+    for (char *p = b->profile_buf; p; n++) {
+        if (n == 3 || !*p || *p == ':')
+            return false;
+        fields[n] = p;
+        p = strchr(p, ':');
+        if (p)
+            *p++ = '\0';
+    }
+    if (n < 2 || fields[1][0] < '0' || fields[1][0] > '9')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long vocab = strtoull(fields[1], &end, 10);
+    if (*end || errno)
+        return false;
+    b->profile_slice = fields[0];
+    b->profile_vocab = vocab;
+    b->profile_trainer = n == 3 ? fields[2] : NULL;
+    return true;
+}
+
+/* Parses --profile and checks it names a cell of the plan. "auto": the
+ * first corpus's last slice at the largest vocab. */
 static bool plan_profile(bench_run *b, char *err, size_t err_len)
 {
     const char *spec = b->grid.profile;
@@ -288,20 +407,16 @@ static bool plan_profile(bench_run *b, char *err, size_t err_len)
         b->profile_vocab = b->grid.vocab[b->grid.n_vocab - 1];
         return true;
     }
-    snprintf(b->profile_buf, sizeof b->profile_buf, "%s", spec);
-    char *save = NULL;
-    char *slice = strtok_r(b->profile_buf, ":", &save);
-    char *vocab = strtok_r(NULL, ":", &save);
-    b->profile_trainer = strtok_r(NULL, ":", &save);
-    b->profile_slice = slice;
-    b->profile_vocab = vocab ? strtoull(vocab, NULL, 10) : 0;
-    bool slice_ok = false, vocab_ok = false, trainer_ok = !b->profile_trainer;
-    for (size_t i = 0; slice && i < b->n_slices; i++)
-        slice_ok |= strcmp(b->slices[i].name, slice) == 0;
-    for (size_t i = 0; i < b->grid.n_vocab; i++)
-        vocab_ok |= b->grid.vocab[i] == b->profile_vocab;
-    for (size_t i = 0; b->profile_trainer && i < b->grid.n_trainers; i++)
-        trainer_ok |= strcmp(b->grid.trainers[i]->name, b->profile_trainer) == 0;
+    bool slice_ok = false, vocab_ok = false, trainer_ok = false;
+    if (parse_profile(b, spec)) {
+        trainer_ok = !b->profile_trainer;
+        for (size_t i = 0; i < b->n_slices; i++)
+            slice_ok |= strcmp(b->slices[i].name, b->profile_slice) == 0;
+        for (size_t i = 0; i < b->grid.n_vocab; i++)
+            vocab_ok |= b->grid.vocab[i] == b->profile_vocab;
+        for (size_t i = 0; b->profile_trainer && i < b->grid.n_trainers; i++)
+            trainer_ok |= strcmp(b->grid.trainers[i]->name, b->profile_trainer) == 0;
+    }
     if (slice_ok && vocab_ok && trainer_ok)
         return true;
     int used = snprintf(err, err_len,
@@ -517,6 +632,83 @@ static bool run_cell(bench_run *b, const bpe_trainer *t, const bench_slice *s, u
     return true;
 }
 
+/* ============================================================ --out */
+
+/* Forgets the --out directories this run created: kept once results.json
+ * is in them, else removed (rmdir, deepest first: only what is still empty).
+ * O(BENCH_MAX_NEW_DIRS). */
+static void settle_new_dirs(bench_run *b, bool keep)
+{
+    sigset_t saved;
+    signals_hold(&saved);
+    for (size_t i = b->n_new_dirs; i-- > 0;) {
+        if (!keep)
+            rmdir(b->new_dirs[i]);
+        signals_untrack(b->new_dirs[i]);
+        free(b->new_dirs[i]);
+    }
+    b->n_new_dirs = 0;
+    signals_release(&saved);
+}
+
+/* Creates directory `path` unless it exists. A new one is registered with
+ * signals.h and remembered, as one step no signal can split, so that a
+ * benchmark stopped before results.json exists leaves no empty directory.
+ * False with a reason. */
+static bool make_dir(bench_run *b, const char *path, char *err, size_t err_len)
+{
+    struct stat st;
+    if (stat(path, &st) == 0)
+        return true; /* whatever it is; make_out_dir checks the last one */
+    if (b->n_new_dirs == BENCH_MAX_NEW_DIRS)
+        return set_error(err, err_len, "--out %s: would create more than %d new directories; "
+                         "create its parent first", b->grid.out_dir, BENCH_MAX_NEW_DIRS);
+    char *copy = strdup(path);
+    if (!copy)
+        return set_error(err, err_len, "out of memory");
+    sigset_t saved;
+    signals_hold(&saved);
+    bool made = mkdir(path, 0777) == 0;
+    int error = made ? 0 : errno;
+    if (made && !signals_track(path, true)) {
+        rmdir(path);
+        made = false;
+        error = ENAMETOOLONG;
+    }
+    if (made)
+        b->new_dirs[b->n_new_dirs++] = copy;
+    signals_release(&saved);
+    if (made || error == EEXIST)
+        return true;
+    free(copy);
+    return set_error(err, err_len, "--out: cannot create %s: %s", path, strerror(error));
+}
+
+/* mkdir -p for --out (check_settings has checked its length), then checks
+ * that it is a writable directory. False with a reason. */
+static bool make_out_dir(bench_run *b, const char *dir, char *err, size_t err_len)
+{
+    char path[PATH_MAX];
+    size_t len = strlen(dir);
+    if (len >= sizeof path)
+        return set_error(err, err_len, "--out is too long");
+    memcpy(path, dir, len + 1);
+    for (size_t i = 1; i <= len; i++) {
+        if (path[i] != '/' && path[i] != '\0')
+            continue;
+        char kept = path[i];
+        path[i] = '\0';
+        bool ok = make_dir(b, path, err, err_len);
+        path[i] = kept;
+        if (!ok)
+            return false;
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK) != 0)
+        return set_error(err, err_len, "--out %s: not a writable directory; give another", dir);
+    return true;
+}
+
 /* ============================================================ the grid */
 
 /* Runs every trainer at one (slice, vocab), verifies the cell, and rewrites
@@ -555,6 +747,13 @@ static bool run_vocab(bench_run *b, const bench_slice *s, const runner_input *in
         }
         ok = run_cell(b, t, s, vocab, rec, list);
     }
+    char err[PATH_MAX + 200];
+    if (ok && !slice_unchanged(s, err, sizeof err)) {
+        progress_clear(&b->progress);
+        cli_error("bench: %s; the runs of %s may have read different text, so they are not "
+                  "recorded; rerun once nothing writes to it", err, s->name);
+        ok = false;
+    }
     if (ok) {
         progress_clear(&b->progress);
         b->mismatches += verify_cell(&b->results.records[first], n_lists, bpe_trainers[0]->name,
@@ -564,11 +763,11 @@ static bool run_vocab(bench_run *b, const bench_slice *s, const runner_input *in
         fclose(lists[i]);
     if (!ok)
         return false;
-    char err[512];
     if (!results_write(&b->results, b->results_path, err, sizeof err)) {
         cli_error("bench: %s", err);
         return false;
     }
+    settle_new_dirs(b, true); /* results.json is in them now */
     return true;
 }
 
@@ -592,32 +791,13 @@ static bool run_slice(bench_run *b, const bench_slice *s)
     return true;
 }
 
-/* mkdir -p for DIR and DIR/plots. */
-static bool make_out_dir(const char *dir)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s", dir);
-    for (char *p = path + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(path, 0777) != 0 && errno != EEXIST)
-                return false;
-            *p = '/';
-        }
-    if (mkdir(path, 0777) != 0 && errno != EEXIST)
-        return false;
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) && access(path, W_OK) == 0;
-}
-
 /* The whole grid, the final report, and the exit status. */
 static int run_grid(bench_run *b, int argc, char **argv)
 {
-    char err[600], manifest[4096];
+    char err[PATH_MAX + 200], manifest[4096];
     const char *out = b->grid.out_dir;
-    if (!make_out_dir(out)) {
-        cli_error("bench: --out %s: cannot create a writable directory: %s", out,
-                  strerror(errno));
+    if (!make_out_dir(b, out, err, sizeof err)) {
+        cli_error("bench: %s", err);
         return EXIT_FAIL;
     }
     snprintf(b->results_path, sizeof b->results_path, "%s/results.json", out);
@@ -641,7 +821,7 @@ static int run_grid(bench_run *b, int argc, char **argv)
 /* Builds the report from the written JSON alone, then prints where it is. */
 static int finish(bench_run *b)
 {
-    char err[600];
+    char err[PATH_MAX + 200];
     bench_results back;
     if (!results_read(b->results_path, &back, err, sizeof err)) {
         cli_error("bench: %s", err);
@@ -664,7 +844,11 @@ static int finish(bench_run *b)
     printf("bench: %zu runs: %zu ok (%zu verified), %zu timeout (%zu skipped after a timeout), "
            "%zu error\n",
            b->results.n_records, n_ok, n_verified, n_timeout, n_skipped, b->errors);
-    printf("results: %s\nreport:  %s/report.md\n", b->results_path, b->grid.out_dir);
+    char shown_results[2 * PATH_MAX], shown_out[2 * PATH_MAX];
+    printf("results: %s\nreport:  %s/report.md\n",
+           display_escape(b->results_path, strlen(b->results_path), shown_results,
+                          sizeof shown_results),
+           display_escape(b->grid.out_dir, strlen(b->grid.out_dir), shown_out, sizeof shown_out));
     if (b->mismatches || b->errors) {
         cli_error("bench: %zu run%s disagree with the reference merge list and %zu failed "
                   "(see above); results kept in %s",
@@ -672,6 +856,32 @@ static int finish(bench_run *b)
         return EXIT_FAIL;
     }
     return EXIT_OK;
+}
+
+/* Checks the settings that need no corpus, once, before anything is read or
+ * created, as `train` does: V ≥ 256 + S at the smallest vocab size, no vocab
+ * size twice, an --out path with room for the files inside it, and a
+ * pattern and special tokens the pretokenizer accepts — a bad one is bad
+ * usage, not a grid of failed runs. False with a reason. */
+static bool check_settings(const bench_run *b, char *err, size_t err_len)
+{
+    uint64_t max_merges; /* the grid's vocab sizes are sorted: check the first */
+    if (!run_max_merges(b->grid.vocab[0], b->pretok.n_specials, &max_merges, err, err_len))
+        return false;
+    for (size_t i = 1; i < b->grid.n_vocab; i++)
+        if (b->grid.vocab[i] == b->grid.vocab[i - 1])
+            return set_error(err, err_len, "--vocab: %llu is given twice; give each size once",
+                             (unsigned long long)b->grid.vocab[i]);
+    size_t out_len = strlen(b->grid.out_dir);
+    if (out_len + BENCH_OUT_ROOM >= PATH_MAX)
+        return set_error(err, err_len, "--out is %zu bytes long; give a path shorter than %d "
+                         "bytes, so that the files inside it fit in PATH_MAX", out_len,
+                         PATH_MAX - BENCH_OUT_ROOM);
+    pretokenizer *p = pretok_new(&b->pretok, err, err_len);
+    if (!p)
+        return false;
+    pretok_free(p);
+    return true;
 }
 
 int cmd_bench(int argc, char **argv)
@@ -685,31 +895,30 @@ int cmd_bench(int argc, char **argv)
         return EXIT_FAIL;
     }
     int status = parse_args(argc, argv, &b, &copts);
+    char err[PATH_MAX + 2048];
+    if (status == EXIT_OK) {
+        b.pretok = cli_pretok_config(&copts);
+        if (!check_settings(&b, err, sizeof err)) {
+            cli_error("bench: %s", err);
+            status = EXIT_USAGE;
+        }
+    }
     if (status == EXIT_OK && !signals_install_cleanup()) { /* no half-written results.json */
         cli_error("bench: cannot install signal handlers: %s", strerror(errno));
         status = EXIT_FAIL;
     }
-    char err[2048];
-    if (status == EXIT_OK) {
-        b.pretok = cli_pretok_config(&copts);
-        for (size_t i = 0; status == EXIT_OK && i < b.grid.n_corpora; i++)
-            if (!plan_corpus(&b, i, err, sizeof err)) {
-                cli_error("bench: --corpus %s: %s", b.grid.corpora[i].name, err);
-                status = EXIT_USAGE;
-            }
-    }
-    uint64_t smallest_max_merges; /* the grid's vocab sizes are sorted: check the first */
-    if (status == EXIT_OK && !run_max_merges(b.grid.vocab[0], b.pretok.n_specials,
-                                             &smallest_max_merges, err, sizeof err)) {
-        cli_error("bench: %s", err);
-        status = EXIT_USAGE;
-    }
+    for (size_t i = 0; status == EXIT_OK && i < b.grid.n_corpora; i++)
+        if (!plan_corpus(&b, i, err, sizeof err)) {
+            cli_error("bench: --corpus %s: %s", b.grid.corpora[i].name, err);
+            status = EXIT_USAGE;
+        }
     if (status == EXIT_OK && !plan_profile(&b, err, sizeof err)) {
         cli_error("bench: %s", err);
         status = EXIT_USAGE;
     }
     if (status == EXIT_OK)
         status = run_grid(&b, argc, argv);
+    settle_new_dirs(&b, false); /* a run that wrote no results.json leaves no empty --out */
     if (status == EXIT_OK)
         status = finish(&b);
     plan_free(&b);

@@ -5,11 +5,12 @@
 #include "cli.h"
 #include "corpus.h"
 #include "datatools.h"
-#include "output.h"
+#include "untrusted.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* -------------------------------------------------------------- slice */
 
@@ -29,6 +30,58 @@ static void slice_usage(FILE *out)
           "  --no-special-tokens   cut only after newlines or at characters\n"
           "  --help                this text\n",
           out);
+}
+
+/* Checks the special tokens as training would (pretok_new refuses an empty
+ * or repeated one), so that a slice cuts after the same tokens train
+ * accepts. Prints why not. */
+static bool check_special_tokens(const pretok_config *cfg)
+{
+    char err[512];
+    pretokenizer *p = pretok_new(cfg, err, sizeof err);
+    if (!p) {
+        cli_error("%s", err);
+        return false;
+    }
+    pretok_free(p);
+    return true;
+}
+
+/* Streams the slice of the inputs into an atomic file at out_path and says
+ * what it wrote. Returns the exit status. */
+static int slice_to_file(const pretok_config *cfg, char *const *inputs, size_t n_inputs,
+                         uint64_t limit, const char *out_path)
+{
+    char err[1024], **files = NULL, shown[1024];
+    size_t n_files = 0, joined;
+    uint64_t len;
+    atomic_file out;
+    if (!corpus_list_files((const char *const *)inputs, n_inputs, &files, &n_files, err,
+                           sizeof err) ||
+        !atomic_file_open(&out, out_path, err, sizeof err)) {
+        cli_error("%s", err);
+        corpus_free_files(files, n_files);
+        return EXIT_FAIL;
+    }
+    byte_sink sink = atomic_file_sink(&out);
+    bool ok = slice_files(files, n_files, limit, cfg->specials, cfg->n_specials, &sink, &len,
+                          &joined, err, sizeof err);
+    corpus_free_files(files, n_files);
+    if (!ok || !atomic_file_commit(&out, err, sizeof err)) {
+        atomic_file_abort(&out);
+        cli_error("%s", err);
+        return EXIT_FAIL;
+    }
+    printf("wrote %s: %llu bytes, a word-safe prefix of at most %llu\n",
+           display_escape(out_path, strlen(out_path), shown, sizeof shown),
+           (unsigned long long)len, (unsigned long long)limit);
+    if (joined)
+        printf("note: %zu input file%s end%s without a newline, so %s last word runs "
+               "into the next file's first word here (training on the files would "
+               "keep them apart)\n",
+               joined, joined == 1 ? "" : "s", joined == 1 ? "s" : "",
+               joined == 1 ? "its" : "their");
+    return EXIT_OK;
 }
 
 int cmd_slice(int argc, char **argv)
@@ -67,33 +120,14 @@ int cmd_slice(int argc, char **argv)
         cli_error("slice needs --bytes, --out and at least one INPUT; see bpebench slice --help");
         goto done;
     }
-    status = EXIT_FAIL;
-    pretok_config cfg = cli_pretok_config(&copts);
-    char err[1024], **files = NULL;
-    size_t n_files = 0, len, joined;
-    uint8_t *text;
-    if (!corpus_list_files((const char *const *)argv + optind, (size_t)(argc - optind), &files,
-                           &n_files, err, sizeof err) ||
-        !slice_files(files, n_files, limit, cfg.specials, cfg.n_specials, &text, &len, &joined,
-                     err, sizeof err)) {
-        cli_error("%s", err);
-    } else {
-        if (!output_write_atomic(out_path, (const char *)text, len, err, sizeof err)) {
-            cli_error("%s", err);
-        } else {
-            printf("wrote %s: %zu bytes, a word-safe prefix of at most %llu\n", out_path, len,
-                   (unsigned long long)limit);
-            if (joined)
-                printf("note: %zu input file%s end%s without a newline, so %s last word runs "
-                       "into the next file's first word here (training on the files would "
-                       "keep them apart)\n",
-                       joined, joined == 1 ? "" : "s", joined == 1 ? "s" : "",
-                       joined == 1 ? "its" : "their");
-            status = EXIT_OK;
-        }
-        free(text);
+    if (limit == 0) {
+        cli_error("bad --bytes '0': give the most bytes the slice may have, such as 1000000");
+        goto done;
     }
-    corpus_free_files(files, n_files);
+    pretok_config cfg = cli_pretok_config(&copts);
+    if (!check_special_tokens(&cfg))
+        goto done;
+    status = slice_to_file(&cfg, argv + optind, (size_t)(argc - optind), limit, out_path);
 done:
     cli_corpus_options_free(&copts);
     return status;

@@ -1,15 +1,16 @@
 /*
  * cmd_synth.c — `bpebench synth`: writes a seeded synthetic corpus (synth.h)
- * to a file, atomically (output.h). Options map one to one onto
+ * to a file, streamed and atomic (atomicfile.h). Options map one to one onto
  * synth_config; this file only parses and reports.
  */
 #include "cli.h"
-#include "output.h"
 #include "synth.h"
+#include "untrusted.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void synth_usage(FILE *out)
 {
@@ -101,6 +102,34 @@ static bool synth_option(synth_config *cfg, int opt, const char *arg, const char
     }
 }
 
+/* Streams the corpus into an atomic file at out_path and says what it
+ * wrote. Returns the exit status. */
+static int synth_to_file(const synth_config *cfg, const char *out_path)
+{
+    char err[1024], shown_path[1024], shown_alphabet[256];
+    atomic_file out;
+    uint64_t len;
+    if (!atomic_file_open(&out, out_path, err, sizeof err)) {
+        cli_error("%s", err);
+        return EXIT_FAIL;
+    }
+    byte_sink sink = atomic_file_sink(&out);
+    if (!synth_write(cfg, &sink, &len, err, sizeof err) ||
+        !atomic_file_commit(&out, err, sizeof err)) {
+        atomic_file_abort(&out);
+        cli_error("%s", err);
+        return EXIT_FAIL;
+    }
+    printf("wrote %s: %llu bytes (W %u, zipf %u.%03u, L %u, alphabet %s, seed %llu)\n",
+           display_escape(out_path, strlen(out_path), shown_path, sizeof shown_path),
+           (unsigned long long)len, cfg->words, cfg->zipf_milli / 1000, cfg->zipf_milli % 1000,
+           cfg->mean_len,
+           display_escape(cfg->alphabet, strlen(cfg->alphabet), shown_alphabet,
+                          sizeof shown_alphabet),
+           (unsigned long long)cfg->seed);
+    return EXIT_OK;
+}
+
 int cmd_synth(int argc, char **argv)
 {
     static const struct option options[] = {
@@ -132,22 +161,10 @@ int cmd_synth(int argc, char **argv)
         cli_error("synth needs --bytes and --out; see bpebench synth --help");
         return EXIT_USAGE;
     }
-    char err[512];
+    char err[1024];
     if (!synth_check(&cfg, err, sizeof err)) {
         cli_error("%s", err);
         return EXIT_USAGE;
     }
-    uint8_t *text;
-    size_t len;
-    if (!synth_generate(&cfg, &text, &len, err, sizeof err) ||
-        !output_write_atomic(out_path, (const char *)text, len, err, sizeof err)) {
-        cli_error("%s", err);
-        free(text);
-        return EXIT_FAIL;
-    }
-    free(text);
-    printf("wrote %s: %zu bytes (W %u, zipf %u.%03u, L %u, alphabet %s, seed %llu)\n",
-           out_path, len, cfg.words, cfg.zipf_milli / 1000, cfg.zipf_milli % 1000, cfg.mean_len,
-           cfg.alphabet, (unsigned long long)cfg.seed);
-    return EXIT_OK;
+    return synth_to_file(&cfg, out_path);
 }

@@ -6,6 +6,7 @@
 #ifndef BPE_DATATOOLS_H
 #define BPE_DATATOOLS_H
 
+#include "atomicfile.h"
 #include "pretok.h"
 
 /* ------------------------------------------------------------- slices */
@@ -16,14 +17,18 @@
  * next file that corpus_safe_cut keeps (just after its last newline or
  * complete special token in the last MiB of the budget, else at a character
  * boundary) — the same cut corpus_count_words makes with a byte limit.
- * *text is malloc'd, owned by the caller; *joined counts the files that end
- * without a newline but are followed by another file in the slice (their
- * last word runs into the next file's first).
- * False with a one-line reason naming the file. Time O(n_out), memory O(limit).
+ * The bytes are streamed to `out` in pieces; *len gets their number, and
+ * *joined counts the files that end without a newline but are followed by
+ * another file in the slice (their last word runs into the next file's
+ * first). A regular file whose size or modification time changes while it
+ * is read is an error ("changed while reading").
+ * False with a one-line reason naming the file (or the limit); what went to
+ * `out` is then incomplete, so give it an atomic file (atomicfile.h).
+ * Time O(n_out), memory O(CORPUS_CUT_LOOKBACK) whatever the limit.
  */
 bool slice_files(char *const *files, size_t n_files, uint64_t limit,
-                 const char *const *specials, size_t n_specials, uint8_t **text, size_t *len,
-                 size_t *joined, char *err, size_t err_len);
+                 const char *const *specials, size_t n_specials, const byte_sink *out,
+                 uint64_t *len, size_t *joined, char *err, size_t err_len);
 
 /* ------------------------------------------------------------- stats */
 

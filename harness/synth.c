@@ -34,29 +34,74 @@
  * The weights are within about 1e-8 of the real values (a test compares them
  * with pow()), and bit-identical everywhere because they are integers.
  *
- * Data structures, all owned by one synth_generate call and freed before it
+ * Feasibility, checked before any work (synth_check). Step 2 can fail or
+ * crawl: length ℓ holds only K^ℓ words, and a type whose drawn length is
+ * full spends 32 candidates there before it tries ℓ + 1. Work is counted in
+ * units of one candidate character, a candidate's hash-set probe counting
+ * TRY_COST = 32 more (a cache miss in a large set); with no collision at
+ * all, W types cost W·(L + TRY_COST). The settings are refused when
+ *   (a) K = 1 and W + 2L − 2 > 1024: one character makes one word per
+ *       length, and a type drawn at up to 2L − 1 characters moves up past
+ *       at most the W − 1 lengths the other types hold, so only lengths up
+ *       to W + 2L − 2 ≤ 1024 make success certain (a lucky seed may need
+ *       fewer, but no rule can tell which seed);
+ *   (b) or the work collisions may add — an upper bound on the expected
+ *       work, less W·(L + TRY_COST) — is over 2^30 units (seconds).
+ * The bound. While one type is placed the others stay put; if at most n of
+ * them are at length ℓ, a candidate there collides with probability at most
+ * f = min(1, n/K^ℓ), so the expected candidates at ℓ are at most
+ * (1 − f^32)/(1 − f) (32 when f = 1) and the type moves on to ℓ + 1 with
+ * probability at most f^32. Summing (ℓ + TRY_COST) × candidates over the
+ * lengths from the drawn one, each weighted by the chance of getting there,
+ * and averaging over the binomial drawn length bounds one type's expected
+ * work: the true work only grows with the collision probabilities, and
+ * those are at most f. For n: only types that drew ℓ or less ever get to
+ * ℓ; on average μ = W·P(drawn ≤ ℓ) do, and more than μ + t with probability
+ * below e^−40 (Bernstein's inequality, t = 40/3 + √((40/3)² + 80μ)), so the
+ * bound holds except with probability below 10^−14. For K = 1 the i-th type
+ * passes at most i full lengths, each at most 2L − 1 + i long. K ≥ 2 never
+ * reaches the 1024-character limit: from the length where K^ℓ ≥ 2W on, no
+ * length is more than half full and a type passes one with probability at
+ * most 2^−32. The bound per type grows with W, so the W that pass form a
+ * range 1..W_max, and the message names W_max (binary search). It refuses
+ * short words over small alphabets: with L = 1, `ab` allows about 55,000
+ * words, `a` 555; latin allows about 418,000 words of L = 2 and 1.7 million
+ * of L = 5, and every W at L = 100. The bound is pessimistic (the largest
+ * W it allows takes seconds, and some W it refuses would take one), but
+ * sound: what it allows never fails, and its expected work is within it.
+ *
+ * Data structures, all owned by one synth_write call and freed before it
  * returns: the alphabet (K characters); the vocabulary — an arena holding the
  * types' bytes back to back with start offsets (type t is
  * arena[start[t], start[t+1])) and a hash set of slots holding type index + 1;
- * by_rank (rank → type) and cumulative (rank → sum of the weights up to it).
+ * by_rank (rank → type) and cumulative (rank → sum of the weights up to it);
+ * a TEXT_BUFFER of text, handed to the sink whenever the next word might not
+ * fit, so that n never lives in memory.
  * Invariant: the types are pairwise distinct, and every type is in the slot
  * its hash probes to first or after a run of occupied slots.
  *
  * Complexity: vocabulary O(W·L) expected, ranks O(W log W), text
- * O((n/L)·log W) (less: see rank_of); memory O(n + W·L).
+ * O((n/L)·log W) (less: see rank_of); memory O(W·L) + TEXT_BUFFER, whatever
+ * n is (synth_generate, which keeps the text, O(n + W·L)).
  */
 #include "synth.h"
+#include "errors.h"
 #include "prng.h"
 #include "utf8.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum {
-    TRIES_PER_LENGTH = 32, /* collisions at one length before a word grows */
-    NEWLINE_ONE_IN = 16,   /* a newline instead of a space after ~1 word in 16 */
-    FIX = 30,              /* fraction bits of log2 r and of exponents */
+    TRIES_PER_LENGTH = 32,    /* collisions at one length before a word grows */
+    TRY_COST = 32,            /* a candidate's hash-set probe, in candidate characters */
+    COLLISION_WORK_LOG2 = 30, /* the most work collisions may add, in those units (seconds) */
+    TAIL = 40,                /* the count bound of a length fails with probability e^−TAIL */
+    NEWLINE_ONE_IN = 16,      /* a newline instead of a space after ~1 word in 16 */
+    TEXT_BUFFER = 1 << 16,    /* bytes of text gathered per write; > a word's 4·1024 + 2 */
+    FIX = 30,                 /* fraction bits of log2 r and of exponents */
 };
 
 /* ----------------------------------------------------------------- PRNG */
@@ -311,40 +356,157 @@ static bool alphabet_make(const char *spec, alphabet *a, char *err, size_t err_l
     return alphabet_from_string(spec, a, err, err_len);
 }
 
+/* ----------------------------------------------------------- feasibility */
+
+/* x^32, by squaring. */
+static double pow32(double x)
+{
+    for (int i = 0; i < 5; i++)
+        x *= x;
+    return x;
+}
+
+/* An upper bound on the expected work of add_type for one type over K ≥ 2
+ * characters, from the length it drew: every length ℓ as crowded as it can
+ * be, the fraction fill[ℓ] of its words taken (vocabulary_work_bound; the
+ * header derives it). O(lengths visited). */
+static double type_work_bound(const double *fill, uint32_t drawn)
+{
+    double reach = 1, work = 0; /* reach: the chance of getting to len */
+    for (uint32_t len = drawn; len <= SYNTH_MAX_WORD_CHARS && reach > 0; len++) {
+        double f = fill[len], miss = pow32(f); /* TRIES_PER_LENGTH collisions in a row */
+        double tries = f < 1 ? (1 - miss) / (1 - f) : TRIES_PER_LENGTH;
+        work += reach * tries * (len + TRY_COST);
+        reach *= miss;
+    }
+    return work;
+}
+
+/* An upper bound on the expected work of add_type making W distinct types
+ * over K characters, in units of one candidate character, a candidate's
+ * hash-set probe counting TRY_COST more (the header derives it). Floating
+ * point is fine here: the bound only decides whether to start.
+ * O(L · lengths visited + SYNTH_MAX_WORD_CHARS). */
+static double vocabulary_work_bound(uint64_t k, uint32_t words, uint32_t mean_len)
+{
+    double w = words, longest_draw = 2.0 * mean_len - 1;
+    if (k == 1) { /* type i passes at most i full lengths, the j-th at most 2L−1+j long */
+        double tries = TRIES_PER_LENGTH * w * (w - 1) / 2 + w;
+        double chars = TRIES_PER_LENGTH * (longest_draw * w * (w - 1) / 2 +
+                                           w * (w - 1) * (w - 2) / 6) + w * (longest_draw + w);
+        return chars + TRY_COST * tries;
+    }
+    /* drawn[ℓ] = P(a type draws length ℓ) = C(2(L−1), ℓ−1) / 2^(2(L−1)) */
+    uint32_t trials = 2 * (mean_len - 1);
+    double drawn[SYNTH_MAX_WORD_CHARS + 1] = {0}, p = ldexp(1.0, -(int)trials);
+    for (uint32_t b = 0; b <= trials; b++) {
+        drawn[1 + b] = p;
+        p = p * (trials - b) / (b + 1);
+    }
+    /* fill[ℓ]: the most of length ℓ's K^ℓ words that are ever taken, as a
+     * fraction: only types that drew ℓ or less get there, and there are
+     * μ = W·P(drawn ≤ ℓ) of those on average and more than μ + t with
+     * probability below e^−TAIL (Bernstein: t = TAIL/3 + √((TAIL/3)² + 2·TAIL·μ)). */
+    double fill[SYNTH_MAX_WORD_CHARS + 1], room = 1, at_most = 0;
+    for (uint32_t len = 1; len <= SYNTH_MAX_WORD_CHARS; len++) {
+        room = room < 1e300 ? room * (double)k : room;
+        at_most += drawn[len];
+        double mu = w * at_most, t = TAIL / 3.0 + sqrt(TAIL * TAIL / 9.0 + 2.0 * TAIL * mu);
+        double taken = mu + t < w ? mu + t : w;
+        fill[len] = taken < room ? taken / room : 1;
+    }
+    double per_type = 0;
+    for (uint32_t len = 1; len <= trials + 1; len++)
+        per_type += drawn[len] * type_work_bound(fill, len);
+    return w * per_type;
+}
+
+/* The work collisions add: the bound less what W types of mean length L
+ * cost when every first candidate is new, W·(L + TRY_COST). */
+static double collision_work(uint64_t k, uint32_t words, uint32_t mean_len)
+{
+    return vocabulary_work_bound(k, words, mean_len) -
+           (double)words * ((double)mean_len + TRY_COST);
+}
+
+/* One character makes one word per length, so W types drawn at up to 2L−1
+ * characters need lengths up to W + 2L − 2 in the worst case. */
+static bool lengths_suffice(uint64_t k, uint32_t words, uint32_t mean_len)
+{
+    return k > 1 || (uint64_t)words + 2 * (uint64_t)mean_len - 2 <= SYNTH_MAX_WORD_CHARS;
+}
+
+static bool vocabulary_feasible(uint64_t k, uint32_t words, uint32_t mean_len)
+{
+    return lengths_suffice(k, words, mean_len) &&
+           collision_work(k, words, mean_len) <= ldexp(1.0, COLLISION_WORK_LOG2);
+}
+
+/* The largest W' ≤ W that is feasible (at least 1): binary search, as the
+ * feasible W form a range from 1 (see the header). O(L · log W). */
+static uint32_t most_feasible_words(uint64_t k, uint32_t words, uint32_t mean_len)
+{
+    uint32_t lo = 1, hi = words;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo + 1) / 2;
+        if (vocabulary_feasible(k, mid, mean_len))
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Refuses, with the reason and the largest --words that would do, W types
+ * that the alphabet cannot hold or that would take too long to find. */
+static bool check_feasible(const synth_config *cfg, uint64_t k, char *err, size_t err_len)
+{
+    if (vocabulary_feasible(k, cfg->words, cfg->mean_len))
+        return true;
+    uint32_t most = most_feasible_words(k, cfg->words, cfg->mean_len);
+    if (!lengths_suffice(k, cfg->words, cfg->mean_len))
+        return set_error(err, err_len, "--words %u with --alphabet '%s': one character makes "
+                         "one word per length, and words drawn at up to 2L-1 = %u characters "
+                         "may need lengths up to %llu, more than the %d a word may have; give "
+                         "--words %u or fewer, a shorter --mean-len or more characters",
+                         cfg->words, cfg->alphabet, 2 * cfg->mean_len - 1,
+                         (unsigned long long)cfg->words + 2 * cfg->mean_len - 2,
+                         SYNTH_MAX_WORD_CHARS, most);
+    return set_error(err, err_len, "--words %u with --mean-len %u over %llu character%s: making "
+                     "them distinct may take up to %.2g units of work for collisions, over the "
+                     "%.2g allowed (short words over a small alphabet collide; see "
+                     "harness/synth.c); give --words %u or fewer, %s",
+                     cfg->words, cfg->mean_len, (unsigned long long)k, k == 1 ? "" : "s",
+                     collision_work(k, cfg->words, cfg->mean_len),
+                     ldexp(1.0, COLLISION_WORK_LOG2), most,
+                     k == 1 ? "a shorter --mean-len or more characters"
+                            : "a longer --mean-len or a larger --alphabet");
+}
+
 /* ---------------------------------------------------------- validation */
 
 bool synth_check(const synth_config *cfg, char *err, size_t err_len)
 {
-    if (cfg->words < 1 || cfg->words > SYNTH_MAX_WORDS) {
-        snprintf(err, err_len, "--words %u: give 1 to %d distinct word types", cfg->words,
-                 SYNTH_MAX_WORDS);
-        return false;
-    }
-    if (cfg->zipf_milli > SYNTH_MAX_ZIPF_MILLI) {
-        snprintf(err, err_len, "--zipf %u.%03u: give an exponent from 0 to %d",
-                 cfg->zipf_milli / 1000, cfg->zipf_milli % 1000, SYNTH_MAX_ZIPF_MILLI / 1000);
-        return false;
-    }
-    if (cfg->mean_len < 1 || cfg->mean_len > SYNTH_MAX_MEAN_LEN) {
-        snprintf(err, err_len, "--mean-len %u: give 1 to %d characters", cfg->mean_len,
-                 SYNTH_MAX_MEAN_LEN);
-        return false;
-    }
-    if (cfg->bytes < 1) {
-        snprintf(err, err_len, "--bytes 0: give the output size in bytes, such as 1000000");
-        return false;
-    }
+    if (cfg->words < 1 || cfg->words > SYNTH_MAX_WORDS)
+        return set_error(err, err_len, "--words %u: give 1 to %d distinct word types",
+                         cfg->words, SYNTH_MAX_WORDS);
+    if (cfg->zipf_milli > SYNTH_MAX_ZIPF_MILLI)
+        return set_error(err, err_len, "--zipf %u.%03u: give an exponent from 0 to %d",
+                         cfg->zipf_milli / 1000, cfg->zipf_milli % 1000,
+                         SYNTH_MAX_ZIPF_MILLI / 1000);
+    if (cfg->mean_len < 1 || cfg->mean_len > SYNTH_MAX_MEAN_LEN)
+        return set_error(err, err_len, "--mean-len %u: give 1 to %d characters", cfg->mean_len,
+                         SYNTH_MAX_MEAN_LEN);
+    if (cfg->bytes < 2)
+        return set_error(err, err_len, "--bytes %llu: too small for one word and a newline; "
+                         "give the output size in bytes, such as 1000000",
+                         (unsigned long long)cfg->bytes);
     alphabet a;
     if (!alphabet_make(cfg->alphabet, &a, err, err_len))
         return false;
-    /* One character makes one word per length: a, aa, aaa, ... */
-    bool enough = a.n > 1 || cfg->words <= SYNTH_MAX_WORD_CHARS;
-    if (!enough)
-        snprintf(err, err_len, "--alphabet '%s' has one character, so at most %d distinct words "
-                 "(not --words %u); add characters",
-                 cfg->alphabet, SYNTH_MAX_WORD_CHARS, cfg->words);
+    bool ok = check_feasible(cfg, a.n, err, err_len);
     alphabet_free(&a);
-    return enough;
+    return ok;
 }
 
 /* ----------------------------------------------------------- vocabulary */
@@ -523,40 +685,57 @@ static uint32_t rank_of(const uint64_t *cumulative, uint32_t words, uint64_t u)
 
 /* ------------------------------------------------------------------ text */
 
-/* Fills text[0, n) with drawn words and separators; returns the length
- * written, final newline included, or 0 when not even one word fits. O((n/L)·log W). */
-static size_t write_text(const vocabulary *v, const uint32_t *by_rank, const uint64_t *cumulative,
-                         uint64_t n, uint64_t *rng, uint8_t *text)
+/* Where the text goes: a buffer of TEXT_BUFFER bytes, emptied into the sink
+ * whenever the next word might not fit. */
+typedef struct {
+    const byte_sink *out; /* the destination */
+    uint8_t *buf;         /* TEXT_BUFFER bytes; owned by synth_write */
+    size_t fill;          /* bytes waiting in buf */
+} text_writer;
+
+static bool text_flush(text_writer *w, char *err, size_t err_len)
 {
-    uint64_t total = cumulative[v->n - 1];
-    size_t pos = 0;
+    bool ok = w->fill == 0 || w->out->write(w->out->ctx, w->buf, w->fill, err, err_len);
+    w->fill = 0;
+    return ok;
+}
+
+/* Writes drawn words and separators, at most n bytes with the final newline,
+ * to w; *written gets the length, 0 when not even one word fits (then nothing
+ * is written). The draws are the same whatever the buffer size, so the
+ * bytes only depend on the configuration. O((n/L)·log W), memory O(1). */
+static bool write_text(const vocabulary *v, const uint32_t *by_rank, const uint64_t *cumulative,
+                       uint64_t n, uint64_t *rng, text_writer *w, uint64_t *written, char *err,
+                       size_t err_len)
+{
+    uint64_t total = cumulative[v->n - 1], pos = 0;
     for (;;) {
         uint32_t t = by_rank[rank_of(cumulative, v->n, uniform_below(rng, total))];
         size_t len = v->start[t + 1] - v->start[t], sep = pos > 0;
         if (pos + sep + len + 1 > n)
             break;
+        if (w->fill + sep + len + 1 > TEXT_BUFFER && !text_flush(w, err, err_len))
+            return false;
         if (sep)
-            text[pos++] = uniform_below(rng, NEWLINE_ONE_IN) == 0 ? '\n' : ' ';
-        memcpy(text + pos, v->arena + v->start[t], len);
-        pos += len;
+            w->buf[w->fill++] = uniform_below(rng, NEWLINE_ONE_IN) == 0 ? '\n' : ' ';
+        memcpy(w->buf + w->fill, v->arena + v->start[t], len);
+        w->fill += len;
+        pos += sep + len;
     }
-    if (pos > 0)
-        text[pos++] = '\n';
-    return pos;
+    if (pos > 0) {
+        w->buf[w->fill++] = '\n'; /* the room was kept above */
+        pos++;
+    }
+    *written = pos;
+    return text_flush(w, err, err_len);
 }
 
-bool synth_generate(const synth_config *cfg, uint8_t **text, size_t *len, char *err,
-                    size_t err_len)
+bool synth_write(const synth_config *cfg, const byte_sink *out, uint64_t *len, char *err,
+                 size_t err_len)
 {
-    *text = NULL;
     *len = 0;
     if (!synth_check(cfg, err, err_len))
         return false;
-    if (cfg->bytes > SIZE_MAX) {
-        snprintf(err, err_len, "--bytes %llu: too large for this machine's memory",
-                 (unsigned long long)cfg->bytes);
-        return false;
-    }
     alphabet a;
     vocabulary v;
     uint64_t rng = cfg->seed;
@@ -564,34 +743,70 @@ bool synth_generate(const synth_config *cfg, uint8_t **text, size_t *len, char *
     bool vocab_ok = vocabulary_init(&v, cfg->words, cfg->mean_len);
     uint32_t *by_rank = malloc((size_t)cfg->words * sizeof *by_rank);
     uint64_t *cumulative = malloc((size_t)cfg->words * sizeof *cumulative);
-    uint8_t *out = malloc((size_t)cfg->bytes);
-    if (ok && !(vocab_ok && by_rank && cumulative && out)) {
-        snprintf(err, err_len, "out of memory for --words %u --bytes %llu", cfg->words,
-                 (unsigned long long)cfg->bytes);
-        ok = false;
-    }
+    text_writer writer = {.out = out, .buf = malloc(TEXT_BUFFER)};
+    if (ok && !(vocab_ok && by_rank && cumulative && writer.buf))
+        ok = set_error(err, err_len, "out of memory for --words %u --mean-len %u", cfg->words,
+                       cfg->mean_len);
     while (ok && v.n < cfg->words)
         ok = add_type(&v, &a, cfg->mean_len, &rng, err, err_len);
-    if (ok && !rank_types(&v, by_rank)) {
-        snprintf(err, err_len, "out of memory ranking %u words", cfg->words);
-        ok = false;
-    }
+    if (ok && !rank_types(&v, by_rank))
+        ok = set_error(err, err_len, "out of memory ranking %u words", cfg->words);
     if (ok) {
         cumulate_weights(cfg->words, cfg->zipf_milli, cumulative);
-        *len = write_text(&v, by_rank, cumulative, cfg->bytes, &rng, out);
-        if (*len == 0) {
-            snprintf(err, err_len, "--bytes %llu: too small for one word and a newline; give more",
-                     (unsigned long long)cfg->bytes);
-            ok = false;
-        }
+        ok = write_text(&v, by_rank, cumulative, cfg->bytes, &rng, &writer, len, err, err_len);
+        if (ok && *len == 0)
+            ok = set_error(err, err_len, "--bytes %llu: too small for one word and a newline; "
+                           "give more", (unsigned long long)cfg->bytes);
     }
     alphabet_free(&a);
     vocabulary_free(&v);
     free(by_rank);
     free(cumulative);
-    if (ok)
-        *text = out;
-    else
-        free(out);
+    free(writer.buf);
     return ok;
+}
+
+/* A growing buffer, the sink synth_generate writes to. */
+typedef struct {
+    uint8_t *data; /* malloc'd */
+    size_t len;    /* bytes in data */
+    size_t cap;    /* bytes allocated */
+} memory_text;
+
+static bool memory_write(void *ctx, const void *data, size_t len, char *err, size_t err_len)
+{
+    memory_text *m = ctx;
+    if (len > m->cap - m->len) {
+        size_t cap = m->cap ? 2 * m->cap : TEXT_BUFFER;
+        while (cap - m->len < len)
+            cap *= 2;
+        uint8_t *grown = realloc(m->data, cap);
+        if (!grown)
+            return set_error(err, err_len, "out of memory for %zu bytes of text", m->len + len);
+        m->data = grown;
+        m->cap = cap;
+    }
+    memcpy(m->data + m->len, data, len);
+    m->len += len;
+    return true;
+}
+
+bool synth_generate(const synth_config *cfg, uint8_t **text, size_t *len, char *err,
+                    size_t err_len)
+{
+    *text = NULL;
+    *len = 0;
+    if (cfg->bytes > SIZE_MAX / 2)
+        return set_error(err, err_len, "--bytes %llu: too large to hold in memory; write it "
+                         "to a file instead", (unsigned long long)cfg->bytes);
+    memory_text m = {0};
+    byte_sink sink = {memory_write, &m};
+    uint64_t n;
+    if (!synth_write(cfg, &sink, &n, err, err_len)) {
+        free(m.data);
+        return false;
+    }
+    *text = m.data;
+    *len = m.len;
+    return true;
 }

@@ -11,6 +11,8 @@
 #ifndef BPE_SYNTH_H
 #define BPE_SYNTH_H
 
+#include "atomicfile.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,18 +35,28 @@ typedef struct {
     uint64_t seed;       /* PRNG seed; equal seeds give equal bytes */
 } synth_config;
 
-/* Checks every field (ranges, the alphabet); false with a one-line reason
- * naming the bad value. O(K log K) for an alphabet of K characters. */
+/* Checks every field together, before any work: ranges, the alphabet, and
+ * that W distinct words of mean length L can be made from it quickly (the
+ * feasibility rule in synth.c). False with a one-line reason naming the bad
+ * value and, for too many words, the largest --words that would do.
+ * O(K log K + L²) for an alphabet of K characters. */
 bool synth_check(const synth_config *cfg, char *err, size_t err_len);
 
 /*
- * Generates the corpus: words separated by single spaces, a newline instead of
- * the space after about one word in 16, and a final newline; at most
- * cfg->bytes bytes, shorter than that by less than one word. *text is
- * malloc'd and owned by the caller (free it). False with a one-line reason on
- * a bad configuration or when memory runs out.
- * Time O(W·L + (n / L)·log W), memory O(n + W·L).
+ * Generates the corpus and streams it to `out` in pieces: words separated by
+ * single spaces, a newline instead of the space after about one word in 16,
+ * and a final newline; at most cfg->bytes bytes, shorter than that by less
+ * than one word. *len gets the length. False with a one-line reason on a bad
+ * configuration, when memory runs out, or when `out` fails (what it got is
+ * then incomplete: give it an atomic file, atomicfile.h).
+ * Time O(W·L + (n / L)·log W), memory O(W·L) whatever n is.
  */
+bool synth_write(const synth_config *cfg, const byte_sink *out, uint64_t *len, char *err,
+                 size_t err_len);
+
+/* The same text in memory: *text is malloc'd and owned by the caller (free
+ * it), NULL on failure. For tests and callers that want the bytes at hand;
+ * memory O(n + W·L). */
 bool synth_generate(const synth_config *cfg, uint8_t **text, size_t *len, char *err,
                     size_t err_len);
 

@@ -8,7 +8,6 @@
  * SIGTERM or SIGINT must keep the cells it finished and leave nothing
  * behind: no partial file, and no run going on without it.
  */
-#include "prng.h"
 #include "results.h"
 #include "testutil.h"
 
@@ -246,25 +245,6 @@ static void the_pretokenize_rate_pools_every_finished_repetition(void **state)
 
 /* ============================================================ interruption */
 
-/* 300 KB of random lowercase words: so many distinct words that the naive
- * trainer needs seconds for V = 2000 (about 5 s here), while V = 300 takes
- * a fraction of one. */
-static void write_slow_corpus(const char *path)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    uint64_t s = 7;
-    for (size_t written = 0; written < 300000;) {
-        size_t len = 3 + splitmix64(&s) % 7;
-        for (size_t i = 0; i < len; i++)
-            fputc('a' + (int)(splitmix64(&s) % 26), f);
-        fputc(' ', f);
-        written += len + 1;
-    }
-    fputc('\n', f);
-    assert_int_equal(fclose(f), 0);
-}
-
 /* Records in results_path, or 0 while it does not parse (not written yet). */
 static size_t records_in(const char *results_path)
 {
@@ -293,7 +273,7 @@ static void interrupt_bench(int signo)
     snprintf(corpus_path, sizeof corpus_path, "%s/slow.txt", dir);
     snprintf(out, sizeof out, "%s/interrupted-%d", dir, signo);
     snprintf(results_path, sizeof results_path, "%s/results.json", out);
-    write_slow_corpus(corpus_path);
+    test_write_slow_corpus(corpus_path);
     char corpus_arg[256];
     snprintf(corpus_arg, sizeof corpus_arg, "slow=%s", corpus_path);
     assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);

@@ -488,15 +488,37 @@ static bool has_boundary(const uint8_t *s, size_t n)
     return false;
 }
 
+/* A byte_sink that collects what it gets in a malloc'd buffer. */
+typedef struct {
+    uint8_t *data; /* the bytes so far; malloc'd */
+    size_t len;    /* how many */
+} collected;
+
+static bool collect(void *ctx, const void *data, size_t len, char *err, size_t err_len)
+{
+    (void)err;
+    (void)err_len;
+    collected *c = ctx;
+    c->data = realloc(c->data, c->len + len + 1);
+    assert_non_null(c->data);
+    memcpy(c->data + c->len, data, len);
+    c->len += len;
+    return true;
+}
+
 static uint8_t *slice_or_fail(char **files, size_t n_files, uint64_t limit, size_t *len,
                               size_t *joined)
 {
     static const char *const specials[] = {"<|endoftext|>"};
-    uint8_t *text;
+    collected text = {NULL, 0};
+    byte_sink sink = {collect, &text};
+    uint64_t n;
     char err[512];
-    if (!slice_files(files, n_files, limit, specials, 1, &text, len, joined, err, sizeof err))
+    if (!slice_files(files, n_files, limit, specials, 1, &sink, &n, joined, err, sizeof err))
         fail_msg("slice of %llu bytes: %s", (unsigned long long)limit, err);
-    return text;
+    assert_int_equal(n, text.len);
+    *len = text.len;
+    return text.data;
 }
 
 /* Every limit from 1 to past the end, over two files mixing newlines, a

@@ -1,5 +1,6 @@
 /* testutil.c — see testutil.h. */
 #include "testutil.h"
+#include "prng.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +13,22 @@ void sleep_ms(long ms)
     struct timespec left = {ms / 1000, ms % 1000 * 1000000L};
     while (nanosleep(&left, &left) != 0 && errno == EINTR)
         continue;
+}
+
+void test_write_slow_corpus(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    uint64_t s = 7;
+    for (size_t written = 0; written < 300000;) {
+        size_t len = 3 + splitmix64(&s) % 7;
+        for (size_t i = 0; i < len; i++)
+            fputc('a' + (int)(splitmix64(&s) % 26), f);
+        fputc(' ', f);
+        written += len + 1;
+    }
+    fputc('\n', f);
+    assert_int_equal(fclose(f), 0);
 }
 
 void test_words_init_raw(test_words *tw, size_t n, const uint8_t *const *bytes,

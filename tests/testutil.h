@@ -22,6 +22,11 @@ void test_words_init_raw(test_words *tw, size_t n, const uint8_t *const *bytes,
                          const uint32_t *lens, const uint64_t *counts);
 void test_words_free(test_words *tw);
 
+/* Writes 300 KB of random lowercase words (a fixed seed): so many distinct
+ * words that the naive trainer needs seconds for V = 2000, while V = 300
+ * takes a fraction of one — a benchmark to interrupt in the middle. */
+void test_write_slow_corpus(const char *path);
+
 /* One expected merge: left and right as C strings, and its count. */
 typedef struct {
     const char *left;  /* bytes(a) */
