@@ -31,7 +31,9 @@ typedef struct {
 } corpus_options;
 
 /* Applies one shared option (a code above). Returns false, after printing
- * the reason, when its value is bad (exit 2). */
+ * the reason, when its value is bad (exit 2): among others a special token
+ * that vocab.json could not hold (output_special_token_ok: the one rule for
+ * every command), or --special-token together with --no-special-tokens. */
 bool cli_corpus_option(corpus_options *o, int code, const char *arg);
 /* The pretokenizer config: default special token <|endoftext|> unless some
  * were given or --no-special-tokens. */

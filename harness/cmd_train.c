@@ -32,10 +32,25 @@ bool cli_parse_u64(const char *text, const char *option, uint64_t *out)
     return true;
 }
 
+/* --special-token with --no-special-tokens: one of them is a mistake. */
+static bool contradicting_special_options(void)
+{
+    cli_error("--special-token and --no-special-tokens contradict each other; give one or the "
+              "other");
+    return false;
+}
+
 bool cli_corpus_option(corpus_options *o, int code, const char *arg)
 {
     switch (code) {
     case OPT_SPECIAL_TOKEN: {
+        char err[512];
+        if (o->no_specials)
+            return contradicting_special_options();
+        if (!output_special_token_ok(arg, err, sizeof err)) { /* the one rule (output.h) */
+            cli_error("%s", err);
+            return false;
+        }
         const char **grown = realloc(o->specials, (o->n_specials + 1) * sizeof *grown);
         if (!grown) {
             cli_error("out of memory");
@@ -46,6 +61,8 @@ bool cli_corpus_option(corpus_options *o, int code, const char *arg)
         return true;
     }
     case OPT_NO_SPECIAL_TOKENS:
+        if (o->n_specials > 0)
+            return contradicting_special_options();
         o->no_specials = true;
         return true;
     case OPT_PATTERN:
@@ -108,12 +125,17 @@ static void train_usage(FILE *out)
 }
 
 /* Checks the options that only make sense together, before any file is
- * touched: V ≥ 256 + S, and special tokens and pattern that the pretokenizer
- * accepts (compiling the pattern once costs milliseconds). Prints why not. */
-static bool check_training_options(const run_config *cfg)
+ * touched: V ≥ 256 + S, an --out short enough for the files' paths, and
+ * special tokens and pattern that the pretokenizer accepts (compiling the
+ * pattern once costs milliseconds). Prints why not. */
+static bool check_training_options(const run_config *cfg, const char *out_dir)
 {
-    char err[512];
+    char err[1024];
     uint64_t max_merges;
+    if (!output_dir_fits(out_dir, err, sizeof err)) {
+        cli_error("%s", err);
+        return false;
+    }
     if (!run_max_merges(cfg->vocab_size, cfg->pretok.n_specials, &max_merges, err, sizeof err)) {
         cli_error("%s", err);
         return false;
@@ -187,12 +209,15 @@ static bool prepare_out_dir(const char *dir, bool *created)
             saved_errno = ENAMETOOLONG;
         }
         signals_release(&saved);
-        if (!*created) {
+        /* Another run given the same --out may have made it meanwhile. */
+        bool made_by_another = !*created && saved_errno == EEXIST && stat(dir, &st) == 0;
+        if (!*created && !made_by_another) {
             cli_error("--out %s: cannot create the directory: %s; create its parent first or "
                       "choose another --out", dir, strerror(saved_errno));
             return false;
         }
-    } else if (!S_ISDIR(st.st_mode)) {
+    }
+    if (!*created && !S_ISDIR(st.st_mode)) {
         cli_error("--out %s: exists and is not a directory; choose a directory", dir);
         return false;
     }
@@ -282,7 +307,7 @@ int cmd_train(int argc, char **argv)
     }
     run_config cfg = {.pretok = cli_pretok_config(&copts), .trainer = trainer,
                       .vocab_size = vocab_size};
-    if (!check_training_options(&cfg))
+    if (!check_training_options(&cfg, out_dir))
         goto done;
     status = EXIT_FAIL;
     if (!signals_install_cleanup()) {

@@ -43,4 +43,13 @@ long first_merge_difference(const bpe_result *x, const bpe_result *y, char *why,
 /* Sleeps `ms` milliseconds, resuming after signals. */
 void sleep_ms(long ms);
 
+/* Reads a whole file into a malloc'd NUL-terminated buffer (*len: its length,
+ * when len is not NULL); NULL when it cannot be opened. */
+char *test_read_file(const char *path, size_t *len);
+
+/* Asserts that `path` (a vocab.json) is valid UTF-8 JSON that maps exactly
+ * n_tokens distinct keys to the ids 0 … n_tokens − 1, each id once
+ * (docs/spec.md §3). O(n_tokens²) for the distinct-key check: small files. */
+void assert_vocab_json_whole(const char *path, size_t n_tokens);
+
 #endif
