@@ -110,7 +110,9 @@ static void train_usage(FILE *out)
     fputs("usage: bpebench train --trainer NAME --vocab-size V --out DIR [options] INPUT...\n"
           "\n"
           "Trains a byte-level BPE tokenizer on INPUT (files, or directories: every regular\n"
-          "file in them, in name order) and writes DIR/vocab.json and DIR/merges.txt.\n"
+          "file in them, in name order; - reads standard input, as in\n"
+          "zcat big.gz | bpebench train ... -) and writes DIR/vocab.json and DIR/merges.txt,\n"
+          "replacing both or neither.\n"
           "\n"
           "  --trainer NAME         naive, incremental, inverted-index, heap, linked-list\n"
           "                         (bpebench list describes each)\n"
@@ -319,8 +321,8 @@ int cmd_train(int argc, char **argv)
     size_t n_files = 0;
     bool created_out = false;
     run_outcome outcome;
-    if (!corpus_list_files((const char *const *)argv + optind, (size_t)(argc - optind), &files,
-                           &n_files, err, sizeof err)) {
+    if (!corpus_list_inputs((const char *const *)argv + optind, (size_t)(argc - optind), true,
+                            &files, &n_files, err, sizeof err)) {
         cli_error("%s", err);
         goto done;
     }
