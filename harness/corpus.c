@@ -295,24 +295,25 @@ static bool open_input(const char *path, int *fd, struct stat *st, const char **
 }
 
 /*
- * Whether a regular file stayed as it was while it was read: when read to
- * the end, it gave exactly the bytes its size at open promised, and its size
- * and modification time now are those at open. A file appended to, cut
- * short or rewritten in place while read would otherwise give a corpus that
- * is part old, part new, or partial, without a word. Streams (standard input
- * from a pipe) have no size to check. O(1).
+ * Whether a regular file stayed as it was while it was read, from offset
+ * `start` (0, or where standard input redirected from a file stood) to
+ * `start` + bytes_read: when read to the end, that end is its size at open,
+ * and its size and modification time now are those at open. A file
+ * appended to, cut short or rewritten in place while read would otherwise
+ * give a corpus that is part old, part new, or partial, without a word.
+ * Streams (standard input from a pipe) have no size to check. O(1).
  */
 static bool unchanged_while_read(int fd, const char *name, const struct stat *at_open,
-                                 uint64_t bytes_read, bool to_end, char *err, size_t err_len)
+                                 uint64_t start, uint64_t bytes_read, bool to_end, char *err,
+                                 size_t err_len)
 {
     if (!S_ISREG(at_open->st_mode))
         return true;
     struct stat now;
     if (fstat(fd, &now) != 0)
         return set_error(err, err_len, "%s: cannot examine: %s", name, strerror(errno));
-    bool same_size = (to_end ? bytes_read == (uint64_t)at_open->st_size
-                             : bytes_read <= (uint64_t)at_open->st_size) &&
-                     now.st_size == at_open->st_size;
+    uint64_t end = start + bytes_read, size = (uint64_t)at_open->st_size;
+    bool same_size = (to_end ? end == size : end <= size) && now.st_size == at_open->st_size;
     bool same_time = now.st_mtim.tv_sec == at_open->st_mtim.tv_sec &&
                      now.st_mtim.tv_nsec == at_open->st_mtim.tv_nsec;
     if (same_size && same_time)
@@ -337,6 +338,7 @@ static bool count_file(pretokenizer *p, const pretok_config *cfg, const char *pa
     *cut = false;
     if (!open_input(path, &fd, &at_open, &name, err, err_len))
         return false;
+    off_t start = S_ISREG(at_open.st_mode) ? lseek(fd, 0, SEEK_CUR) : 0;
     pretok_begin(p, name, words);
     bool ok = true;
     uint64_t bytes_read = 0;
@@ -371,7 +373,8 @@ static bool count_file(pretokenizer *p, const pretok_config *cfg, const char *pa
         if (!(ok = pretok_feed(p, chunk, take, err, err_len)))
             break;
     }
-    ok = ok && unchanged_while_read(fd, name, &at_open, bytes_read, !*cut, err, err_len);
+    ok = ok && unchanged_while_read(fd, name, &at_open, start > 0 ? (uint64_t)start : 0,
+                                    bytes_read, !*cut, err, err_len);
     if (fd != STDIN_FILENO)
         close(fd);
     return ok && pretok_end(p, err, err_len);

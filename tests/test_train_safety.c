@@ -402,8 +402,8 @@ static void fifo_and_device_named_directly_are_refused(void **state)
 }
 
 /* `-` reads standard input as a stream (here a pipe): the same tokenizer as
- * from the file. Given twice, or to a command that reads its inputs twice,
- * it is refused. */
+ * from the file; from a file, what is left of it. Given twice, or to a
+ * command that reads its inputs twice, it is refused. */
 static void standard_input_is_read_as_a_stream(void **state)
 {
     (void)state;
@@ -448,6 +448,18 @@ static void standard_input_is_read_as_a_stream(void **state)
         free(y);
     }
     free(text);
+
+    /* Standard input redirected from a file, part of it already read by
+     * someone else (`(head -c 7; bpebench train ... -) < in.txt`): the rest,
+     * which is not "changed while reading". */
+    int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(lseek(fd, 7, SEEK_SET), 7);
+    finish_run(start_run(root, from_stdin, fd, 120), root, &r);
+    close(fd);
+    assert_succeeded(&r, "train on standard input from a file read in part");
+    assert_int_equal(summary_number(r.out, "input      "), len - 7);
+    free_run(&r);
 
     const char *twice[] = {"train", "--trainer", "naive", "--vocab-size", "400", "--out", "o",
                            "-", "in.txt", "-", NULL};
