@@ -60,13 +60,7 @@ typedef enum {
 /* The kind of the file st describes; *what names it for a message. O(1). */
 static input_kind input_kind_of(const struct stat *st, const char **what)
 {
-    *what = S_ISREG(st->st_mode)    ? "a regular file"
-            : S_ISDIR(st->st_mode)  ? "a directory"
-            : S_ISFIFO(st->st_mode) ? "a FIFO"
-            : S_ISSOCK(st->st_mode) ? "a socket"
-            : S_ISCHR(st->st_mode)  ? "a character device"
-            : S_ISBLK(st->st_mode)  ? "a block device"
-                                    : "not a regular file";
+    *what = file_kind_name(st->st_mode);
     return S_ISREG(st->st_mode) ? INPUT_FILE : S_ISDIR(st->st_mode) ? INPUT_DIRECTORY : INPUT_OTHER;
 }
 

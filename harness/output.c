@@ -184,18 +184,6 @@ typedef struct {
     bool renamed; /* tmp has been renamed to path */
 } staged_file;
 
-/* What kind of file st is, for a message ("a directory"). */
-static const char *file_kind(const struct stat *st)
-{
-    return S_ISDIR(st->st_mode)    ? "a directory"
-           : S_ISLNK(st->st_mode)  ? "a symbolic link"
-           : S_ISFIFO(st->st_mode) ? "a FIFO"
-           : S_ISSOCK(st->st_mode) ? "a socket"
-           : S_ISCHR(st->st_mode)  ? "a character device"
-           : S_ISBLK(st->st_mode)  ? "a block device"
-                                   : "not a regular file";
-}
-
 /* Opens DIR and takes the exclusive flock on it (released when *fd is
  * closed), waiting for another writer at most OUTPUT_LOCK_WAIT_SECONDS.
  * Polls every 10 ms rather than blocking, so that a lock held forever is an
@@ -237,7 +225,7 @@ static bool keep_old_target(staged_file *f, char *err, size_t err_len)
     }
     if (!S_ISREG(st.st_mode))
         return set_error(err, err_len, "%s: exists and is %s, not a regular file; remove it or "
-                         "choose another --out", f->path, file_kind(&st));
+                         "choose another --out", f->path, file_kind_name(st.st_mode));
     size_t n = strlen(f->path) + 48;
     if (!(f->backup = malloc(n)))
         return set_error(err, err_len, "out of memory");
