@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
+#define TEXT(s) s, sizeof(s) - 1 /* a string literal as data and length */
 
 /* ============================================================ rename, made to fail */
 
@@ -62,61 +63,13 @@ static void make_dir(char *dir, size_t len)
     assert_non_null(mkdtemp(dir));
 }
 
-static void write_text(const char *dir, const char *name, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fputs(text, f) >= 0, 1);
-    assert_int_equal(fclose(f), 0);
-}
-
-/* The contents of dir/name, or "-" when it does not exist; malloc'd. */
-static char *contents(const char *dir, const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *text = test_read_file(path, NULL);
-    return text ? text : strdup("-");
-}
-
 static void assert_contents(const char *dir, const char *name, const char *expected,
                             const char *what)
 {
-    char *text = contents(dir, name);
+    char *text = test_file_contents(dir, name);
     if (strcmp(text, expected) != 0)
         fail_msg("%s: %s holds \"%.60s\", expected \"%s\"", what, name, text, expected);
     free(text);
-}
-
-/* How many entries dir holds (. and .. aside). */
-static size_t count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    size_t n = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
-
-/* Removes dir and the files in it. */
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    char path[512];
-    for (struct dirent *e; (e = readdir(d));) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (remove(path) != 0)
-            fail_msg("cannot remove %s: %s", path, strerror(errno));
-    }
-    closedir(d);
-    assert_int_equal(rmdir(dir), 0);
 }
 
 /* ============================================================ special tokens */
@@ -182,14 +135,14 @@ static void vocab_json_stays_whole(void **state)
         fail_msg("%s", err);
     snprintf(path, sizeof path, "%s/vocab.json", dir);
     assert_vocab_json_whole(path, 256 + N(good) + r.n_merges);
-    remove_dir(dir);
+    test_remove_tree(dir);
 
     make_dir(dir, sizeof dir);
     const char *bad[] = {"<|endoftext|>", "\xc4\xa0world"};
     assert_false(output_write_tokenizer(dir, &r, bad, N(bad), err, sizeof err));
     assert_non_null(strstr(err, "\" world\""));
-    assert_int_equal(count_entries(dir), 0);
-    remove_dir(dir);
+    assert_int_equal(test_count_entries(dir), 0);
+    test_remove_tree(dir);
     bpe_result_free(&r);
     test_words_free(&tw);
 }
@@ -218,7 +171,7 @@ static void failed_rename_puts_old_files_back(void **state)
             snprintf(what, sizeof what, "old files %u, rename %u failing", existing, failing);
             for (int i = 0; i < 3; i++)
                 if (existing >> i & 1)
-                    write_text(dir, NAMES[i], old[i]);
+                    test_write_file(dir, NAMES[i], old[i], strlen(old[i]));
             arm_rename_failures(1u << failing);
             bool ok = output_write_set(dir, files, N(files), err, sizeof err);
             arm_rename_failures(0);
@@ -227,8 +180,8 @@ static void failed_rename_puts_old_files_back(void **state)
                 fail_msg("%s: %s", what, ok ? "succeeded" : err);
             for (int i = 0; i < 3; i++)
                 assert_contents(dir, NAMES[i], existing >> i & 1 ? old[i] : "-", what);
-            assert_int_equal(count_entries(dir), (size_t)__builtin_popcount(existing));
-            remove_dir(dir);
+            assert_int_equal(test_count_entries(dir), (size_t)__builtin_popcount(existing));
+            test_remove_tree(dir);
         }
 }
 
@@ -243,7 +196,7 @@ static void failed_roll_back_says_where_the_old_file_is(void **state)
     };
     char dir[64], err[1024];
     make_dir(dir, sizeof dir);
-    write_text(dir, NAMES[0], "old one");
+    test_write_file(dir, NAMES[0], TEXT("old one"));
     arm_rename_failures(1u << 1 | 1u << 2); /* the second rename, then the first's roll-back */
     assert_false(output_write_set(dir, files, N(files), err, sizeof err));
     arm_rename_failures(0);
@@ -257,8 +210,8 @@ static void failed_roll_back_says_where_the_old_file_is(void **state)
     assert_string_equal(text, "old one");
     free(text);
     free(second_name);
-    assert_int_equal(count_entries(dir), 2); /* the new one.txt and the old one's second name */
-    remove_dir(dir);
+    assert_int_equal(test_count_entries(dir), 2); /* the new one.txt and the old one's second name */
+    test_remove_tree(dir);
 }
 
 /* A directory where merges.txt should go: refused before vocab.json is
@@ -271,15 +224,15 @@ static void directory_target_fails_before_any_rename(void **state)
     train_words(&r, &tw);
     char dir[64], path[512], err[1024];
     make_dir(dir, sizeof dir);
-    write_text(dir, "vocab.json", "{\"old\": 0}");
+    test_write_file(dir, "vocab.json", TEXT("{\"old\": 0}"));
     snprintf(path, sizeof path, "%s/merges.txt", dir);
     assert_int_equal(mkdir(path, 0755), 0);
     assert_false(output_write_tokenizer(dir, &r, NULL, 0, err, sizeof err));
     if (!strstr(err, "merges.txt") || !strstr(err, "a directory"))
         fail_msg("unexpected reason: %s", err);
     assert_contents(dir, "vocab.json", "{\"old\": 0}", "merges.txt a directory");
-    assert_int_equal(count_entries(dir), 2);
-    remove_dir(dir);
+    assert_int_equal(test_count_entries(dir), 2);
+    test_remove_tree(dir);
     bpe_result_free(&r);
     test_words_free(&tw);
 }
@@ -305,7 +258,7 @@ static void second_writer_waits_for_the_lock(void **state)
     (void)state;
     char dir[64];
     make_dir(dir, sizeof dir);
-    write_text(dir, NAMES[0], "old one");
+    test_write_file(dir, NAMES[0], TEXT("old one"));
     int fd = open(dir, O_RDONLY | O_DIRECTORY);
     assert_true(fd >= 0);
     assert_int_equal(flock(fd, LOCK_EX), 0);
@@ -323,7 +276,7 @@ static void second_writer_waits_for_the_lock(void **state)
     sleep_ms(300);
     int status;
     bool still_waiting = waitpid(child, &status, WNOHANG) == 0;
-    char *one = contents(dir, NAMES[0]);
+    char *one = test_file_contents(dir, NAMES[0]);
     assert_int_equal(flock(fd, LOCK_UN), 0);
     close(fd);
     if (!still_waiting) {
@@ -336,8 +289,8 @@ static void second_writer_waits_for_the_lock(void **state)
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     assert_contents(dir, NAMES[0], "new one", "after the lock");
     assert_contents(dir, NAMES[1], "new two", "after the lock");
-    assert_int_equal(count_entries(dir), 2);
-    remove_dir(dir);
+    assert_int_equal(test_count_entries(dir), 2);
+    test_remove_tree(dir);
 }
 
 int main(void)

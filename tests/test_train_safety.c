@@ -17,14 +17,12 @@
  *     system's limit are refused whole.
  * Runs from the top of the tree; about 10 s, longer under ASan.
  */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include "testutil.h"
 #include "utf8.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -45,24 +43,12 @@ typedef struct {
     char *err;  /* its stderr; malloc'd */
 } run_result;
 
-/* The binary under test, as an absolute path (children chdir). */
-static const char *binary_path(void)
-{
-    static char path[PATH_MAX];
-    if (!path[0]) {
-        const char *b = getenv("BPEBENCH") ? getenv("BPEBENCH") : "build/bpebench";
-        if (!realpath(b, path))
-            fail_msg("%s: %s; build it first (make test-run sets BPEBENCH)", b, strerror(errno));
-    }
-    return path;
-}
-
 /* Starts `bpebench args...` in `root`, stdout and stderr to root/.stdout-PID
  * and root/.stderr-PID, standard input from `stdin_fd` (-1: /dev/null). The
  * child is killed by SIGALRM after `limit_s` seconds: a hang fails the test. */
 static pid_t start_run(const char *root, const char *const *args, int stdin_fd, unsigned limit_s)
 {
-    const char *argv[32] = {binary_path()};
+    const char *argv[32] = {test_binary_path()};
     size_t n = 1;
     for (; args[n - 1]; n++) {
         assert_true(n < N(argv) - 1);
@@ -157,52 +143,7 @@ static void make_root(char *root, size_t len)
     assert_non_null(mkdtemp(root));
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path) == 0 || errno == ENOENT ? 0 : -1;
-}
-
-static void remove_tree(const char *root)
-{
-    assert_int_equal(nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
-}
-
-/* Writes len bytes to root/name. */
-static void write_file(const char *root, const char *name, const void *data, size_t len)
-{
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", root, name);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
-}
-
 #define TEXT(s) s, sizeof(s) - 1 /* a string literal as data and length */
-
-/* The contents of root/name; malloc'd, "-" when absent. */
-static char *contents(const char *root, const char *name)
-{
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", root, name);
-    char *text = test_read_file(path, NULL);
-    return text ? text : strdup("-");
-}
-
-/* How many entries dir holds (. and .. aside); 0 when it does not exist. */
-static size_t count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    size_t n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    if (d)
-        closedir(d);
-    return n;
-}
 
 /* A small corpus with " world", "a" and newlines in it. */
 static const char SMALL_TEXT[] = "hello world, a world of words.\nthe world says hello\n"
@@ -229,12 +170,12 @@ static void special_tokens_refused_by_every_command(void **state)
     };
     char root[64];
     make_root(root, sizeof root);
-    write_file(root, "in.txt", TEXT(SMALL_TEXT));
+    test_write_file(root, "in.txt", TEXT(SMALL_TEXT));
     char out[PATH_MAX];
     snprintf(out, sizeof out, "%s/out", root);
     assert_int_equal(mkdir(out, 0755), 0);
-    write_file(root, "out/vocab.json", TEXT("{\"old\": 0}"));
-    write_file(root, "out/merges.txt", TEXT("#version: 0.2\n"));
+    test_write_file(root, "out/vocab.json", TEXT("{\"old\": 0}"));
+    test_write_file(root, "out/merges.txt", TEXT("#version: 0.2\n"));
     for (size_t i = 0; i < N(bad); i++) {
         const char *const commands[][16] = {
             {"train", "--trainer", "naive", "--vocab-size", "400", "--special-token",
@@ -255,12 +196,12 @@ static void special_tokens_refused_by_every_command(void **state)
             assert_failed(&r, 2, keys, what);
             free_run(&r);
         }
-        char *vocab = contents(root, "out/vocab.json");
+        char *vocab = test_file_contents(root, "out/vocab.json");
         assert_string_equal(vocab, "{\"old\": 0}");
         free(vocab);
-        assert_int_equal(count_entries(root), 2); /* in.txt and out: no slice, no bench dir */
+        assert_int_equal(test_count_entries(root), 2); /* in.txt and out: no slice, no bench dir */
     }
-    remove_tree(root);
+    test_remove_tree(root);
 }
 
 /* Accepted special tokens — printable ASCII, or with a space or a newline in
@@ -271,7 +212,7 @@ static void accepted_special_tokens_keep_vocab_whole(void **state)
     (void)state;
     char root[64], path[PATH_MAX];
     make_root(root, sizeof root);
-    write_file(root, "in.txt", TEXT(SMALL_TEXT));
+    test_write_file(root, "in.txt", TEXT(SMALL_TEXT));
     const char *args[] = {"train", "--trainer", "naive", "--vocab-size", "1000",
                           "--special-token", "<|endoftext|>", "--special-token", "<s> x",
                           "--special-token", "\n", "--out", "out", "in.txt", NULL};
@@ -283,7 +224,7 @@ static void accepted_special_tokens_keep_vocab_whole(void **state)
     snprintf(path, sizeof path, "%s/out/vocab.json", root);
     assert_vocab_json_whole(path, 256 + 3 + (size_t)merges);
     free_run(&r);
-    remove_tree(root);
+    test_remove_tree(root);
 }
 
 /* ============================================================ whole tokenizers */
@@ -295,25 +236,25 @@ static void directory_named_merges_txt_keeps_old_files(void **state)
     (void)state;
     char root[64], path[PATH_MAX];
     make_root(root, sizeof root);
-    write_file(root, "in.txt", TEXT(SMALL_TEXT));
+    test_write_file(root, "in.txt", TEXT(SMALL_TEXT));
     snprintf(path, sizeof path, "%s/out", root);
     assert_int_equal(mkdir(path, 0755), 0);
     snprintf(path, sizeof path, "%s/out/merges.txt", root);
     assert_int_equal(mkdir(path, 0755), 0);
-    write_file(root, "out/vocab.json", TEXT("{\"old\": 0}"));
+    test_write_file(root, "out/vocab.json", TEXT("{\"old\": 0}"));
     const char *args[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "out",
                           "in.txt", NULL};
     run_result r;
     run(root, args, &r);
     const char *keys[] = {"out/merges.txt", "a directory", "not a regular file", NULL};
     assert_failed(&r, 1, keys, "merges.txt is a directory");
-    char *vocab = contents(root, "out/vocab.json");
+    char *vocab = test_file_contents(root, "out/vocab.json");
     assert_string_equal(vocab, "{\"old\": 0}");
     free(vocab);
     snprintf(path, sizeof path, "%s/out", root);
-    assert_int_equal(count_entries(path), 2);
+    assert_int_equal(test_count_entries(path), 2);
     free_run(&r);
-    remove_tree(root);
+    test_remove_tree(root);
 }
 
 /* Writes a corpus of `words` distinct made-up words, each several times. */
@@ -354,7 +295,7 @@ static void concurrent_trains_keep_their_files_together(void **state)
             WEXITSTATUS(rb.status) != 0)
             fail_msg("round %d: a run failed (0x%x, 0x%x): %s%s", i, ra.status, rb.status,
                      ra.err, rb.err);
-        char *merges = contents(root, "out/merges.txt");
+        char *merges = test_file_contents(root, "out/merges.txt");
         size_t lines = 0;
         for (const char *c = merges; *c; c++)
             lines += *c == '\n';
@@ -365,7 +306,7 @@ static void concurrent_trains_keep_their_files_together(void **state)
         free_run(&ra);
         free_run(&rb);
     }
-    remove_tree(root);
+    test_remove_tree(root);
 }
 
 /* ============================================================ inputs */
@@ -397,8 +338,8 @@ static void fifo_and_device_named_directly_are_refused(void **state)
         free_run(&r);
     }
     snprintf(path, sizeof path, "%s/out", root);
-    assert_int_equal(count_entries(path), 0);
-    remove_tree(root);
+    assert_int_equal(test_count_entries(path), 0);
+    test_remove_tree(root);
 }
 
 /* `-` reads standard input as a stream (here a pipe): the same tokenizer as
@@ -442,7 +383,7 @@ static void standard_input_is_read_as_a_stream(void **state)
         char a[64], b[64];
         snprintf(a, sizeof a, "file/%s", name);
         snprintf(b, sizeof b, "stdin/%s", name);
-        char *x = contents(root, a), *y = contents(root, b);
+        char *x = test_file_contents(root, a), *y = test_file_contents(root, b);
         assert_string_equal(x, y);
         free(x);
         free(y);
@@ -473,7 +414,7 @@ static void standard_input_is_read_as_a_stream(void **state)
     run(root, stats, &r);
     assert_failed(&r, 1, stats_keys, "stats -");
     free_run(&r);
-    remove_tree(root);
+    test_remove_tree(root);
 }
 
 /* Where a run has got to in reading `path` (its file offset, from
@@ -563,7 +504,7 @@ static void file_changed_while_reading_is_an_error(void **state)
     make_root(root, sizeof root);
     change_while_reading(root, true);
     change_while_reading(root, false);
-    remove_tree(root);
+    test_remove_tree(root);
 }
 
 /* ============================================================ messages */
@@ -575,7 +516,7 @@ static void contradicting_special_token_options(void **state)
     (void)state;
     char root[64];
     make_root(root, sizeof root);
-    write_file(root, "in.txt", TEXT(SMALL_TEXT));
+    test_write_file(root, "in.txt", TEXT(SMALL_TEXT));
     const char *const commands[][16] = {
         {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "out",
          "--special-token", "<s>", "--no-special-tokens", "in.txt", NULL},
@@ -594,8 +535,8 @@ static void contradicting_special_token_options(void **state)
         assert_failed(&r, 2, keys, commands[c][0]);
         free_run(&r);
     }
-    assert_int_equal(count_entries(root), 1);
-    remove_tree(root);
+    assert_int_equal(test_count_entries(root), 1);
+    test_remove_tree(root);
 }
 
 /* An unknown option is one line naming it and the help, exit 2, in every
@@ -639,7 +580,7 @@ static void unknown_options_get_one_line(void **state)
                      r.status, r.err);
         free_run(&r);
     }
-    remove_tree(root);
+    test_remove_tree(root);
 }
 
 /* Fails when `text` holds anything a terminal would act on rather than
@@ -667,7 +608,7 @@ static void names_and_words_are_escaped(void **state)
     (void)state;
     char root[64];
     make_root(root, sizeof root);
-    write_file(root, "in.txt", TEXT(SMALL_TEXT));
+    test_write_file(root, "in.txt", TEXT(SMALL_TEXT));
     const char *hostile = "o\x1b[31m\nx\xff\xe2\x80\xae";
     const char *train[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", hostile,
                            "in.txt", NULL};
@@ -686,7 +627,7 @@ static void names_and_words_are_escaped(void **state)
     assert_terminal_safe(r.err, "the error");
     free_run(&r);
 
-    write_file(root, "words.txt", TEXT("a\x1b[2Jb \x07\x07 \xc2\x85x \xe2\x80\xaey \xff\xfe "
+    test_write_file(root, "words.txt", TEXT("a\x1b[2Jb \x07\x07 \xc2\x85x \xe2\x80\xaey \xff\xfe "
                                        "\x1b[2Jb \x07\x07 \xe2\x80\xaey \xff\xfe\n"));
     const char *stats[] = {"stats", "--invalid-utf8=bytes", "words.txt", NULL};
     run(root, stats, &r);
@@ -695,7 +636,7 @@ static void names_and_words_are_escaped(void **state)
     assert_non_null(strstr(r.out, "\"\\x1B[\""));
     assert_non_null(strstr(r.out, "\"\\xFF\\xFE\""));
     free_run(&r);
-    remove_tree(root);
+    test_remove_tree(root);
 }
 
 /* Makes a directory path of exactly `len` bytes under root (nested
@@ -724,7 +665,7 @@ static void long_paths_are_refused_whole(void **state)
     (void)state;
     char root[64], deep[PATH_MAX];
     make_root(root, sizeof root);
-    write_file(root, "in.txt", TEXT(SMALL_TEXT));
+    test_write_file(root, "in.txt", TEXT(SMALL_TEXT));
     char *huge = malloc(5001);
     assert_non_null(huge);
     memset(huge, 'p', 5000);
@@ -745,13 +686,13 @@ static void long_paths_are_refused_whole(void **state)
     free_run(&r);
     run(root, deep_out, &r);
     assert_failed(&r, 2, out_keys, "--out too long for its temporary names");
-    assert_int_equal(count_entries(deep), 0);
+    assert_int_equal(test_count_entries(deep), 0);
     free_run(&r);
     run(root, long_input, &r);
     assert_failed(&r, 1, input_keys, "an input of 5000 bytes");
     free_run(&r);
     free(huge);
-    remove_tree(root);
+    test_remove_tree(root);
 }
 
 int main(void)

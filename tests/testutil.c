@@ -1,13 +1,18 @@
 /* testutil.c — see testutil.h. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "testutil.h"
 
 #include "utf8.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 void sleep_ms(long ms)
@@ -178,4 +183,60 @@ void assert_vocab_json_whole(const char *path, size_t n_tokens)
     free(seen);
     cJSON_Delete(vocab);
     free(text);
+}
+
+const char *test_binary_path(void)
+{
+    static char path[PATH_MAX];
+    if (!path[0]) {
+        const char *b = getenv("BPEBENCH") ? getenv("BPEBENCH") : "build/bpebench";
+        if (!realpath(b, path))
+            fail_msg("%s: %s; build it first (make test-run sets BPEBENCH)", b, strerror(errno));
+    }
+    return path;
+}
+
+void test_write_file(const char *dir, const char *name, const void *data, size_t len)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+void test_remove_tree(const char *root)
+{
+    assert_int_equal(nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+char *test_file_contents(const char *dir, const char *name)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text = test_read_file(path, NULL);
+    if (!text)
+        text = strdup("-");
+    assert_non_null(text);
+    return text;
+}
+
+size_t test_count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    size_t n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d)
+        closedir(d);
+    return n;
 }
