@@ -312,6 +312,10 @@ static bool unchanged_while_read(int fd, const char *name, const struct stat *at
                      now.st_mtim.tv_nsec == at_open->st_mtim.tv_nsec;
     if (same_size && same_time)
         return true;
+    if (size == 0 && now.st_size == 0 && same_time) /* /proc and /sys files say 0 */
+        return set_error(err, err_len, "%s: gave %llu bytes but reports a size of 0 (a /proc or "
+                         "/sys file?), so a change while reading could not be seen; copy it to "
+                         "a file first", name, (unsigned long long)bytes_read);
     return set_error(err, err_len, "%s: changed while reading (%llu bytes at open, %llu read, %llu "
                      "now%s); train on a copy that nothing writes to", name,
                      (unsigned long long)at_open->st_size, (unsigned long long)bytes_read,
