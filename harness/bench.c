@@ -200,7 +200,9 @@ static int parse_args(int argc, char **argv, bench_run *b, corpus_options *copts
         else if (code == OPT_HELP) {
             bench_usage(stdout);
             status = -1;
-        } else if (code == '?' || !cli_corpus_option(copts, code, optarg))
+        } else if (code == '?')
+            status = cli_bad_option("bench", longopts, argv);
+        else if (!cli_corpus_option(copts, code, optarg))
             status = EXIT_USAGE;
     }
     if (status == EXIT_OK && optind < argc) {

@@ -8,6 +8,7 @@
 
 #include "pretok.h"
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -31,7 +32,9 @@ typedef struct {
 } corpus_options;
 
 /* Applies one shared option (a code above). Returns false, after printing
- * the reason, when its value is bad (exit 2). */
+ * the reason, when its value is bad (exit 2): among others a special token
+ * that vocab.json could not hold (output_special_token_ok: the one rule for
+ * every command), or --special-token together with --no-special-tokens. */
 bool cli_corpus_option(corpus_options *o, int code, const char *arg);
 /* The pretokenizer config: default special token <|endoftext|> unless some
  * were given or --no-special-tokens. */
@@ -54,5 +57,18 @@ int cmd_compare(int argc, char **argv); /* harness/cmd_results.c */
 /* Prints "bpebench: " + message + newline to stderr, the message escaped for
  * display (untrusted.h): one line, whatever paths or tokens it names. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same, as "bpebench COMMAND: " + message. */
+void cli_command_error(const char *command, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * What a command's option loop does when getopt_long returns '?' (main sets
+ * opterr = 0, so getopt_long itself prints nothing): prints one line, such as
+ *     bpebench train: unknown option '--x' (see bpebench train --help)
+ * or "option '--out' needs a value", "option '--help' takes no value",
+ * "ambiguous option '--s'", and returns EXIT_USAGE. `options` is the table
+ * given to getopt_long; argv the command's. O(options).
+ */
+int cli_bad_option(const char *command, const struct option *options, char *const *argv);
 
 #endif

@@ -112,7 +112,7 @@ int cmd_slice(int argc, char **argv)
             out_path = optarg;
         } else if (!cli_corpus_option(&copts, opt, optarg)) {
             if (opt == '?')
-                slice_usage(stderr);
+                cli_bad_option("slice", options, argv);
             goto done;
         }
     }
@@ -153,25 +153,13 @@ static void stats_usage(FILE *out)
           out);
 }
 
-/* Prints a word between quotes: printable UTF-8 as it is, the rest escaped. */
+/* Prints a word between quotes, escaped for display (untrusted.h): no
+ * control byte, invalid UTF-8 or bidirectional override reaches the
+ * terminal; a word too long for one line ends in "...". */
 static void print_word(const uint8_t *b, uint32_t len)
 {
-    putchar('"');
-    for (uint32_t i = 0; i < len; i++) {
-        if (b[i] == '"' || b[i] == '\\')
-            printf("\\%c", b[i]);
-        else if (b[i] == '\n')
-            fputs("\\n", stdout);
-        else if (b[i] == '\r')
-            fputs("\\r", stdout);
-        else if (b[i] == '\t')
-            fputs("\\t", stdout);
-        else if (b[i] < 0x20 || b[i] == 0x7F)
-            printf("\\x%02x", b[i]);
-        else
-            putchar(b[i]);
-    }
-    putchar('"');
+    char shown[256];
+    printf("\"%s\"", display_escape((const char *)b, len, shown, sizeof shown));
 }
 
 static void print_stats(const corpus_stats *s, size_t n_files)
@@ -224,7 +212,7 @@ int cmd_stats(int argc, char **argv)
             goto done;
         } else if (!cli_corpus_option(&copts, opt, optarg)) {
             if (opt == '?')
-                stats_usage(stderr);
+                cli_bad_option("stats", options, argv);
             goto done;
         }
     }

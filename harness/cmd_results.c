@@ -36,10 +36,8 @@ int cmd_report(int argc, char **argv)
             report_usage(stdout);
             return EXIT_OK;
         }
-        if (code != 'o') {
-            report_usage(stderr);
-            return EXIT_USAGE;
-        }
+        if (code != 'o')
+            return cli_bad_option("report", longopts, argv);
         out = optarg;
     }
     if (optind != argc - 1) {
@@ -120,8 +118,7 @@ static int compare_options(int argc, char **argv, double *threshold, int *phase)
                 return EXIT_USAGE;
             }
         } else {
-            compare_usage(stderr);
-            return EXIT_USAGE;
+            return cli_bad_option("compare", longopts, argv);
         }
     }
     if (argc - optind != 2) {

@@ -96,8 +96,7 @@ static bool synth_option(synth_config *cfg, int opt, const char *arg, const char
         return true;
     case 's':
         return cli_parse_u64(arg, "--seed", &cfg->seed);
-    default:
-        synth_usage(stderr);
+    default: /* '?': reported by the caller */
         return false;
     }
 }
@@ -150,7 +149,7 @@ int cmd_synth(int argc, char **argv)
             return EXIT_OK;
         }
         if (!synth_option(&cfg, opt, optarg, &out_path))
-            return EXIT_USAGE;
+            return opt == '?' ? cli_bad_option("synth", options, argv) : EXIT_USAGE;
         have_bytes |= opt == 'b';
     }
     if (optind < argc) {

@@ -6,9 +6,11 @@
 #include "output.h"
 #include "run.h"
 #include "signals.h"
+#include "untrusted.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +34,75 @@ bool cli_parse_u64(const char *text, const char *option, uint64_t *out)
     return true;
 }
 
+/* The long option that name[0, len) names in `options`: exactly, or as the
+ * prefix of exactly one (getopt_long accepts such abbreviations); NULL when
+ * none does. *matches counts the options it is a prefix of. O(options). */
+static const struct option *find_long_option(const struct option *options, const char *name,
+                                             size_t len, int *matches)
+{
+    const struct option *found = NULL;
+    *matches = 0;
+    for (const struct option *o = options; o->name; o++) {
+        if (strncmp(o->name, name, len) != 0)
+            continue;
+        if (strlen(o->name) == len) { /* an exact match is never ambiguous */
+            *matches = 1;
+            return o;
+        }
+        found = o;
+        ++*matches;
+    }
+    return *matches == 1 ? found : NULL;
+}
+
+int cli_bad_option(const char *command, const struct option *options, char *const *argv)
+{
+    /* getopt_long has moved past the element it rejected, except inside a
+     * group of short options ("-xy"), where optopt alone names it. optopt
+     * is 0 for an unknown long option, else the option's code. */
+    const char *given = argv[optind > 0 ? optind - 1 : 0];
+    bool is_long = strncmp(given, "--", 2) == 0;
+    size_t len = is_long ? strcspn(given + 2, "=") : 0;
+    bool has_value = is_long && given[2 + len] == '=';
+    int matches = 0;
+    const struct option *o = is_long ? find_long_option(options, given + 2, len, &matches) : NULL;
+    bool this_one = o && optopt != 0 && o->val == optopt;
+    if (this_one && o->has_arg == required_argument && !has_value)
+        cli_command_error(command, "option '--%s' needs a value (see bpebench %s --help)",
+                          o->name, command);
+    else if (this_one && o->has_arg == no_argument && has_value)
+        cli_command_error(command, "option '--%s' takes no value (see bpebench %s --help)",
+                          o->name, command);
+    else if (is_long && optopt == 0)
+        cli_command_error(command, "%s option '%.*s' (see bpebench %s --help)",
+                          matches > 1 ? "ambiguous" : "unknown", (int)len + 2, given, command);
+    else if (optopt > 0 && optopt < 256)
+        cli_command_error(command, "unknown option '-%c' (see bpebench %s --help)", optopt,
+                          command);
+    else
+        cli_command_error(command, "bad option '%s' (see bpebench %s --help)", given, command);
+    return EXIT_USAGE;
+}
+
+/* --special-token with --no-special-tokens: one of them is a mistake. */
+static bool contradicting_special_options(void)
+{
+    cli_error("--special-token and --no-special-tokens contradict each other; give one or the "
+              "other");
+    return false;
+}
+
 bool cli_corpus_option(corpus_options *o, int code, const char *arg)
 {
     switch (code) {
     case OPT_SPECIAL_TOKEN: {
+        char err[512];
+        if (o->no_specials)
+            return contradicting_special_options();
+        if (!output_special_token_ok(arg, err, sizeof err)) { /* the one rule (output.h) */
+            cli_error("%s", err);
+            return false;
+        }
         const char **grown = realloc(o->specials, (o->n_specials + 1) * sizeof *grown);
         if (!grown) {
             cli_error("out of memory");
@@ -46,6 +113,8 @@ bool cli_corpus_option(corpus_options *o, int code, const char *arg)
         return true;
     }
     case OPT_NO_SPECIAL_TOKENS:
+        if (o->n_specials > 0)
+            return contradicting_special_options();
         o->no_specials = true;
         return true;
     case OPT_PATTERN:
@@ -93,7 +162,9 @@ static void train_usage(FILE *out)
     fputs("usage: bpebench train --trainer NAME --vocab-size V --out DIR [options] INPUT...\n"
           "\n"
           "Trains a byte-level BPE tokenizer on INPUT (files, or directories: every regular\n"
-          "file in them, in name order) and writes DIR/vocab.json and DIR/merges.txt.\n"
+          "file in them, in name order; - reads standard input, as in\n"
+          "zcat big.gz | bpebench train ... -) and writes DIR/vocab.json and DIR/merges.txt,\n"
+          "replacing both or neither.\n"
           "\n"
           "  --trainer NAME         naive, incremental, inverted-index, heap, linked-list\n"
           "                         (bpebench list describes each)\n"
@@ -108,12 +179,17 @@ static void train_usage(FILE *out)
 }
 
 /* Checks the options that only make sense together, before any file is
- * touched: V ≥ 256 + S, and special tokens and pattern that the pretokenizer
- * accepts (compiling the pattern once costs milliseconds). Prints why not. */
-static bool check_training_options(const run_config *cfg)
+ * touched: V ≥ 256 + S, an --out short enough for the files' paths, and
+ * special tokens and pattern that the pretokenizer accepts (compiling the
+ * pattern once costs milliseconds). Prints why not. */
+static bool check_training_options(const run_config *cfg, const char *out_dir)
 {
-    char err[512];
+    char err[1024];
     uint64_t max_merges;
+    if (!output_dir_fits(out_dir, err, sizeof err)) {
+        cli_error("%s", err);
+        return false;
+    }
     if (!run_max_merges(cfg->vocab_size, cfg->pretok.n_specials, &max_merges, err, sizeof err)) {
         cli_error("%s", err);
         return false;
@@ -187,12 +263,15 @@ static bool prepare_out_dir(const char *dir, bool *created)
             saved_errno = ENAMETOOLONG;
         }
         signals_release(&saved);
-        if (!*created) {
+        /* Another run given the same --out may have made it meanwhile. */
+        bool made_by_another = !*created && saved_errno == EEXIST && stat(dir, &st) == 0;
+        if (!*created && !made_by_another) {
             cli_error("--out %s: cannot create the directory: %s; create its parent first or "
                       "choose another --out", dir, strerror(saved_errno));
             return false;
         }
-    } else if (!S_ISDIR(st.st_mode)) {
+    }
+    if (!*created && !S_ISDIR(st.st_mode)) {
         cli_error("--out %s: exists and is not a directory; choose a directory", dir);
         return false;
     }
@@ -202,10 +281,13 @@ static bool prepare_out_dir(const char *dir, bool *created)
     return false;
 }
 
-/* The summary of SPEC §4: input, words, merges (and why it stopped), phases. */
+/* The summary of SPEC §4: input, words, merges (and why it stopped), phases;
+ * the --out path escaped for display, as every path we print. */
 static void print_summary(const run_config *cfg, const run_outcome *o, const char *dir)
 {
     const pretok_stats *c = &o->corpus;
+    char shown[4 * PATH_MAX];
+    display_escape(dir, strlen(dir), shown, sizeof shown);
     printf("trainer    %s, vocab size %llu = 256 bytes + %zu special + %llu merges\n",
            cfg->trainer->name, (unsigned long long)cfg->vocab_size, cfg->pretok.n_specials,
            (unsigned long long)o->max_merges);
@@ -230,7 +312,7 @@ static void print_summary(const run_config *cfg, const run_outcome *o, const cha
     printf("time       read %.3f s, pretokenize+count %.3f s, setup %.3f s, merge %.3f s, "
            "total %.3f s\n",
            o->times.read, o->times.pretokenize, o->times.setup, o->times.merge, o->times.total);
-    printf("wrote      %s/vocab.json, %s/merges.txt\n", dir, dir);
+    printf("wrote      %s/vocab.json, %s/merges.txt\n", shown, shown);
 }
 
 int cmd_train(int argc, char **argv)
@@ -266,7 +348,7 @@ int cmd_train(int argc, char **argv)
             out_dir = optarg;
         } else if (!cli_corpus_option(&copts, opt, optarg)) {
             if (opt == '?')
-                train_usage(stderr);
+                cli_bad_option("train", options, argv);
             goto done;
         }
     }
@@ -282,20 +364,20 @@ int cmd_train(int argc, char **argv)
     }
     run_config cfg = {.pretok = cli_pretok_config(&copts), .trainer = trainer,
                       .vocab_size = vocab_size};
-    if (!check_training_options(&cfg))
+    if (!check_training_options(&cfg, out_dir))
         goto done;
     status = EXIT_FAIL;
     if (!signals_install_cleanup()) {
         cli_error("cannot install the signal handlers: %s", strerror(errno));
         goto done;
     }
-    char err[1024];
+    char err[2 * PATH_MAX]; /* room for a message naming a long path whole */
     char **files = NULL;
     size_t n_files = 0;
     bool created_out = false;
     run_outcome outcome;
-    if (!corpus_list_files((const char *const *)argv + optind, (size_t)(argc - optind), &files,
-                           &n_files, err, sizeof err)) {
+    if (!corpus_list_inputs((const char *const *)argv + optind, (size_t)(argc - optind), true,
+                            &files, &n_files, err, sizeof err)) {
         cli_error("%s", err);
         goto done;
     }
@@ -332,6 +414,10 @@ int cmd_list(int argc, char **argv)
         puts("usage: bpebench list\n\nLists the trainers in teaching order, each with its idea,\n"
              "its complexity (n, W, L, M, P, m, A_i as in docs/algorithms.md) and its work counters.");
         return EXIT_OK;
+    }
+    if (argc > 1 && argv[1][0] == '-') {
+        cli_command_error("list", "unknown option '%s' (see bpebench list --help)", argv[1]);
+        return EXIT_USAGE;
     }
     if (argc > 1) {
         cli_error("list takes no arguments; see bpebench list --help");

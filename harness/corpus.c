@@ -2,10 +2,12 @@
 #include "corpus.h"
 
 #include "clock.h"
+#include "errors.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,28 +47,66 @@ static bool push_file(char ***files, size_t *n, size_t *cap, const char *path)
     return true;
 }
 
-/* Whether directory entry `path` is a regular file to read (following
- * symbolic links). An entry that cannot be examined — a dangling symbolic
- * link, a link loop — is an error rather than silently skipped: the user
- * meant it to be read, and training on less text than intended would go
- * unnoticed. Sub-directories, FIFOs, sockets and devices are not regular
- * files and are skipped (SPEC §2: every regular file in it). O(1). */
-static bool entry_is_regular(const char *path, bool *regular, char *err, size_t err_len)
+/* ------------------------------------------------------------- inputs */
+
+/* What a path is, by the one rule for everything we might read. */
+typedef enum {
+    INPUT_FILE,      /* a regular file: read */
+    INPUT_DIRECTORY, /* named: its regular files are read; inside a directory: skipped */
+    INPUT_OTHER,     /* a FIFO, socket or device: never read (skipped inside a directory,
+                      * refused when named: a FIFO can block for ever, /dev/zero never ends) */
+} input_kind;
+
+/* The kind of the file st describes; *what names it for a message. O(1). */
+static input_kind input_kind_of(const struct stat *st, const char **what)
+{
+    *what = file_kind_name(st->st_mode);
+    return S_ISREG(st->st_mode) ? INPUT_FILE : S_ISDIR(st->st_mode) ? INPUT_DIRECTORY : INPUT_OTHER;
+}
+
+/* The message for a FIFO, socket or device named as an input. */
+static bool refuse_other(const char *path, const char *what, bool allow_stdin, char *err,
+                         size_t err_len)
+{
+    if (allow_stdin)
+        return set_error(err, err_len, "%s: is %s, not a regular file; give regular files, or "
+                         "pass it on standard input as - (cat %s | bpebench train ... -)", path,
+                         what, path);
+    return set_error(err, err_len, "%s: is %s, not a regular file; copy it to a file first",
+                     path, what);
+}
+
+/*
+ * Examines `path` (following symbolic links), named on the command line or
+ * (`in_directory`) found in a directory. A path that cannot be examined — a
+ * missing file, a dangling symbolic link, a link loop, a path longer than
+ * PATH_MAX (refused whole, never cut to fit) — is an error rather
+ * than silently skipped: the user meant it to be read, and training on less
+ * text than intended would go unnoticed. O(1).
+ */
+static bool examine_input(const char *path, bool in_directory, input_kind *kind,
+                          const char **what, char *err, size_t err_len)
 {
     struct stat st;
+    if (strlen(path) >= PATH_MAX)
+        return set_error(err, err_len, "%.40s...: a path of %zu bytes, longer than the system's "
+                         "limit of %d; give a shorter path", path, strlen(path), PATH_MAX - 1);
     if (stat(path, &st) == 0) {
-        *regular = S_ISREG(st.st_mode);
+        *kind = input_kind_of(&st, what);
         return true;
     }
     int saved_errno = errno;
+    if (!in_directory)
+        return set_error(err, err_len, "%s: %s; check the path", path, strerror(saved_errno));
     bool link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
-    snprintf(err, err_len, "%s: cannot read this %s: %s; fix or remove it, or give the files "
-                           "to read one by one", path,
-             link ? "symbolic link" : "directory entry", strerror(saved_errno));
-    return false;
+    return set_error(err, err_len, "%s: cannot read this %s: %s; fix or remove it, or give the "
+                     "files to read one by one", path,
+                     link ? "symbolic link" : "directory entry", strerror(saved_errno));
 }
 
-/* Adds the regular files of directory `dir`, sorted by name (byte order). */
+/* Adds the regular files of directory `dir`, sorted by name (byte order);
+ * sub-directories, FIFOs, sockets and devices are skipped (SPEC §2: every
+ * regular file in it). */
 static bool push_directory(char ***files, size_t *n, size_t *cap, const char *dir, char *err,
                            size_t err_len)
 {
@@ -89,9 +129,10 @@ static bool push_directory(char ***files, size_t *n, size_t *cap, const char *di
             break;
         }
         snprintf(path, len, "%s/%s", dir, e->d_name);
-        bool regular = false;
-        ok = entry_is_regular(path, &regular, err, err_len);
-        if (ok && regular && !push_file(files, n, cap, path)) {
+        input_kind kind;
+        const char *what;
+        ok = examine_input(path, true, &kind, &what, err, err_len);
+        if (ok && kind == INPUT_FILE && !push_file(files, n, cap, path)) {
             ok = false;
             snprintf(err, err_len, "out of memory listing %s", dir);
         }
@@ -109,31 +150,56 @@ static bool push_directory(char ***files, size_t *n, size_t *cap, const char *di
     return true;
 }
 
-bool corpus_list_files(const char *const *inputs, size_t n_inputs, char ***files, size_t *n_files,
-                       char *err, size_t err_len)
+/* Adds one input named on the command line: a file, a directory's files, or
+ * standard input ("-") when the command reads it. */
+static bool push_input(char ***files, size_t *n, size_t *cap, const char *input, bool allow_stdin,
+                       bool *stdin_seen, char *err, size_t err_len)
+{
+    if (strcmp(input, CORPUS_STDIN) == 0) {
+        if (!allow_stdin)
+            return set_error(err, err_len, "-: only train reads standard input (the other "
+                             "commands read their inputs more than once); save it to a file first");
+        if (*stdin_seen)
+            return set_error(err, err_len, "-: standard input is given twice; give it once");
+        *stdin_seen = true;
+    } else {
+        input_kind kind;
+        const char *what;
+        if (!examine_input(input, false, &kind, &what, err, err_len))
+            return false;
+        if (kind == INPUT_DIRECTORY)
+            return push_directory(files, n, cap, input, err, err_len);
+        if (kind == INPUT_OTHER)
+            return refuse_other(input, what, allow_stdin, err, err_len);
+    }
+    if (!push_file(files, n, cap, input))
+        return set_error(err, err_len, "out of memory");
+    return true;
+}
+
+bool corpus_list_inputs(const char *const *inputs, size_t n_inputs, bool allow_stdin,
+                        char ***files, size_t *n_files, char *err, size_t err_len)
 {
     size_t n = 0, cap = 0;
+    bool stdin_seen = false;
     *files = NULL;
-    for (size_t i = 0; i < n_inputs; i++) {
-        struct stat st;
-        bool ok;
-        if (stat(inputs[i], &st) != 0) {
-            snprintf(err, err_len, "%s: %s; check the path", inputs[i], strerror(errno));
-            ok = false;
-        } else if (S_ISDIR(st.st_mode)) {
-            ok = push_directory(files, &n, &cap, inputs[i], err, err_len);
-        } else if (!(ok = push_file(files, &n, &cap, inputs[i]))) {
-            snprintf(err, err_len, "out of memory");
-        }
-        if (!ok) {
+    for (size_t i = 0; i < n_inputs; i++)
+        if (!push_input(files, &n, &cap, inputs[i], allow_stdin, &stdin_seen, err, err_len)) {
             corpus_free_files(*files, n);
             *files = NULL;
             return false;
         }
-    }
     *n_files = n;
     return true;
 }
+
+bool corpus_list_files(const char *const *inputs, size_t n_inputs, char ***files, size_t *n_files,
+                       char *err, size_t err_len)
+{
+    return corpus_list_inputs(inputs, n_inputs, false, files, n_files, err, err_len);
+}
+
+/* ------------------------------------------------------------- cutting */
 
 /* End of the last complete special token within text[floor, limit), or 0. */
 static size_t last_special_end(const uint8_t *text, size_t floor, size_t limit,
@@ -194,23 +260,86 @@ static bool read_full(int fd, uint8_t *buf, size_t want, size_t *got)
     return true;
 }
 
-/* Streams one file into the pretokenizer. `budget` (0: unlimited) is how many
- * more bytes may be read; *used says how many were and *cut whether the
- * slice ended inside this file. `chunk` holds CHUNK_BYTES + 1. O(file). */
+/* Opens an input for count_file: standard input for CORPUS_STDIN, else the
+ * file, which must still be regular (it was when listed; opening with
+ * O_NONBLOCK means a FIFO put there since cannot block us). *st is the
+ * file's state at open; *name what messages call it. */
+static bool open_input(const char *path, int *fd, struct stat *st, const char **name, char *err,
+                       size_t err_len)
+{
+    bool is_stdin = strcmp(path, CORPUS_STDIN) == 0;
+    *name = is_stdin ? "standard input" : path;
+    *fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (*fd < 0)
+        return set_error(err, err_len, "%s: cannot open: %s; check the path and its permissions",
+                         path, strerror(errno));
+    if (fstat(*fd, st) != 0) {
+        int saved_errno = errno;
+        if (!is_stdin)
+            close(*fd);
+        return set_error(err, err_len, "%s: cannot examine: %s", *name, strerror(saved_errno));
+    }
+    const char *what;
+    if (!is_stdin && input_kind_of(st, &what) != INPUT_FILE) {
+        close(*fd);
+        return set_error(err, err_len, "%s: is %s now, not the regular file it was when listed; "
+                         "train on files nothing changes meanwhile", path, what);
+    }
+    return true;
+}
+
+/*
+ * Whether a regular file stayed as it was while it was read, from offset
+ * `start` (0, or where standard input redirected from a file stood) to
+ * `start` + bytes_read: when read to the end, that end is its size at open,
+ * and its size and modification time now are those at open. A file
+ * appended to, cut short or rewritten in place while read would otherwise
+ * give a corpus that is part old, part new, or partial, without a word.
+ * Streams (standard input from a pipe) have no size to check. O(1).
+ */
+static bool unchanged_while_read(int fd, const char *name, const struct stat *at_open,
+                                 uint64_t start, uint64_t bytes_read, bool to_end, char *err,
+                                 size_t err_len)
+{
+    if (!S_ISREG(at_open->st_mode))
+        return true;
+    struct stat now;
+    if (fstat(fd, &now) != 0)
+        return set_error(err, err_len, "%s: cannot examine: %s", name, strerror(errno));
+    uint64_t end = start + bytes_read, size = (uint64_t)at_open->st_size;
+    bool same_size = (to_end ? end == size : end <= size) && now.st_size == at_open->st_size;
+    bool same_time = now.st_mtim.tv_sec == at_open->st_mtim.tv_sec &&
+                     now.st_mtim.tv_nsec == at_open->st_mtim.tv_nsec;
+    if (same_size && same_time)
+        return true;
+    if (size == 0 && now.st_size == 0 && same_time) /* /proc and /sys files say 0 */
+        return set_error(err, err_len, "%s: gave %llu bytes but reports a size of 0 (a /proc or "
+                         "/sys file?), so a change while reading could not be seen; copy it to "
+                         "a file first", name, (unsigned long long)bytes_read);
+    return set_error(err, err_len, "%s: changed while reading (%llu bytes at open, %llu read, %llu "
+                     "now%s); train on a copy that nothing writes to", name,
+                     (unsigned long long)at_open->st_size, (unsigned long long)bytes_read,
+                     (unsigned long long)now.st_size, same_time ? "" : ", modified since");
+}
+
+/* Streams one input into the pretokenizer. `budget` (0: unlimited) is how
+ * many more bytes may be read; *used says how many were and *cut whether the
+ * slice ended inside this input. `chunk` holds CHUNK_BYTES + 1. O(file). */
 static bool count_file(pretokenizer *p, const pretok_config *cfg, const char *path,
                        uint8_t *chunk, uint64_t budget, corpus_read *opts, word_table *words,
                        uint64_t *used, bool *cut, char *err, size_t err_len)
 {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) {
-        snprintf(err, err_len, "%s: cannot open: %s; check the path and its permissions", path,
-                 strerror(errno));
-        return false;
-    }
-    pretok_begin(p, path, words);
-    bool ok = true;
+    int fd;
+    struct stat at_open;
+    const char *name;
     *used = 0;
     *cut = false;
+    if (!open_input(path, &fd, &at_open, &name, err, err_len))
+        return false;
+    off_t start = S_ISREG(at_open.st_mode) ? lseek(fd, 0, SEEK_CUR) : 0;
+    pretok_begin(p, name, words);
+    bool ok = true;
+    uint64_t bytes_read = 0;
     while (!*cut) {
         /* The last read before the budget takes the whole look-back of the
          * cut, plus one byte that tells whether the file goes on; the read
@@ -226,10 +355,11 @@ static bool count_file(pretokenizer *p, const pretok_config *cfg, const char *pa
         opts->read_seconds += clock_now() - t0;
         if (!read_ok) {
             snprintf(err, err_len, "%s: read failed at byte offset %llu: %s; check the file",
-                     path, (unsigned long long)(*used + got), strerror(errno));
+                     name, (unsigned long long)(bytes_read + got), strerror(errno));
             ok = false;
             break;
         }
+        bytes_read += got;
         if (got == 0)
             break;
         size_t take = got;
@@ -241,7 +371,10 @@ static bool count_file(pretokenizer *p, const pretok_config *cfg, const char *pa
         if (!(ok = pretok_feed(p, chunk, take, err, err_len)))
             break;
     }
-    close(fd);
+    ok = ok && unchanged_while_read(fd, name, &at_open, start > 0 ? (uint64_t)start : 0,
+                                    bytes_read, !*cut, err, err_len);
+    if (fd != STDIN_FILENO)
+        close(fd);
     return ok && pretok_end(p, err, err_len);
 }
 

@@ -8,9 +8,22 @@
 
 #include "pretok.h"
 
-/* Expands inputs into the list of files to read (directories → their regular
- * files sorted by name). *files is malloc'd, each string too; free with
- * corpus_free_files. False with a one-line reason (naming the path) on error. */
+/* The input that names standard input (read once, as a stream). */
+#define CORPUS_STDIN "-"
+
+/*
+ * Expands inputs into the list of files to read, by one rule: a regular file
+ * is read; a directory means its regular files, sorted by name (its
+ * sub-directories, FIFOs, sockets and devices are skipped); a FIFO, socket
+ * or device named directly is refused (a FIFO may block for ever, a device
+ * never end). With allow_stdin, CORPUS_STDIN (given once) stays in the list
+ * and is read from standard input; without, it is refused (a command that
+ * reads its inputs twice cannot). *files is malloc'd, each string too; free
+ * with corpus_free_files. False with a one-line reason (naming the path).
+ */
+bool corpus_list_inputs(const char *const *inputs, size_t n_inputs, bool allow_stdin,
+                        char ***files, size_t *n_files, char *err, size_t err_len);
+/* corpus_list_inputs without standard input. */
 bool corpus_list_files(const char *const *inputs, size_t n_inputs, char ***files, size_t *n_files,
                        char *err, size_t err_len);
 void corpus_free_files(char **files, size_t n_files);
@@ -38,7 +51,9 @@ typedef struct {
 } corpus_read;
 
 /* Reads every file (or the first opts->max_bytes, cut word-safe) into the
- * pretokenizer made from `cfg`, counting words into `words`. O(n). */
+ * pretokenizer made from `cfg`, counting words into `words`. A regular file
+ * that changes while it is read (size, or modification time) is an error
+ * naming it: the words would be part old, part new. O(n). */
 bool corpus_count_words(pretokenizer *p, const pretok_config *cfg, char *const *files,
                         size_t n_files, corpus_read *opts, word_table *words, char *err,
                         size_t err_len);

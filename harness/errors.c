@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 bool set_error(char *err, size_t err_len, const char *fmt, ...)
 {
@@ -11,4 +12,16 @@ bool set_error(char *err, size_t err_len, const char *fmt, ...)
     vsnprintf(err, err_len, fmt, ap);
     va_end(ap);
     return false;
+}
+
+const char *file_kind_name(mode_t mode)
+{
+    return S_ISREG(mode)    ? "a regular file"
+           : S_ISDIR(mode)  ? "a directory"
+           : S_ISLNK(mode)  ? "a symbolic link"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISSOCK(mode) ? "a socket"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+                            : "not a regular file";
 }

@@ -8,9 +8,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Formats the message into err[0, err_len) and returns false, so a failing
  * function can end with `return set_error(err, err_len, "...", ...);`. */
 bool set_error(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* What kind of file a st_mode describes, for a message: "a regular file",
+ * "a directory", "a symbolic link", "a FIFO", "a socket", "a character
+ * device" or "a block device". */
+const char *file_kind_name(mode_t mode);
 
 #endif

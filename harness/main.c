@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "untrusted.h"
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,17 +28,33 @@ static const subcommand subcommands[] = {
     {"compare", cmd_compare, "compare two results.json files; fail on a regression"},
 };
 
-void cli_error(const char *fmt, ...)
+/* Prints "WHO: message" on stderr, the message escaped for display. */
+static void print_error(const char *who, const char *fmt, va_list ap)
 {
-    char message[4096], shown[8192];
-    va_list ap;
-    va_start(ap, fmt);
+    char message[8192], shown[4 * sizeof message];
     int n = vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
     size_t len = n < 0 ? 0 : (size_t)n < sizeof message ? (size_t)n : sizeof message - 1;
     /* Paths, tokens and values in the message come from users: one line,
      * no raw control bytes or invalid UTF-8 on the terminal. */
-    fprintf(stderr, "bpebench: %s\n", display_escape(message, len, shown, sizeof shown));
+    fprintf(stderr, "%s: %s\n", who, display_escape(message, len, shown, sizeof shown));
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    print_error("bpebench", fmt, ap);
+    va_end(ap);
+}
+
+void cli_command_error(const char *command, const char *fmt, ...)
+{
+    char who[64];
+    snprintf(who, sizeof who, "bpebench %s", command);
+    va_list ap;
+    va_start(ap, fmt);
+    print_error(who, fmt, ap);
+    va_end(ap);
 }
 
 static void usage(FILE *out)
@@ -51,6 +68,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    opterr = 0; /* getopt_long prints nothing: each command reports with cli_bad_option */
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

@@ -1,18 +1,25 @@
 /*
  * output.c — vocab.json and merges.txt (SPEC §3), loadable by HF tokenizers
- * (BPE.from_file / ByteLevel) and by the GPT-2 tools, written atomically.
+ * (BPE.from_file / ByteLevel) and by the GPT-2 tools; files written
+ * atomically, and a tokenizer's files replaced as one set (output.h).
  */
 #include "output.h"
 
 #include "byteunicode.h"
+#include "errors.h"
 #include "signals.h"
+#include "utf8.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 char *output_token_string(const bpe_vocab *v, bpe_token t)
@@ -139,6 +146,289 @@ bool output_write_atomic(const char *path, const char *data, size_t len, char *e
     return ok;
 }
 
+/* ------------------------------------------------------------- sets */
+
+/* The files of a tokenizer, in the order they are renamed into place. */
+static const char *const TOKENIZER_FILES[] = {"vocab.json", "merges.txt"};
+enum {
+    N_TOKENIZER_FILES = sizeof TOKENIZER_FILES / sizeof *TOKENIZER_FILES,
+    TEMP_SUFFIX_MAX = 32, /* the longest ".tmp.XXXXXX" or ".tmp.PID.K" added to a target */
+};
+
+/* Whether DIR/name and the temporary names beside it fit in PATH_MAX: a
+ * longer path would be refused by the system (or, cut to fit a buffer,
+ * name another file), so it is refused here first, with a reason. O(1). */
+static bool path_fits(const char *dir, const char *name, char *err, size_t err_len)
+{
+    size_t len = strlen(dir) + 1 + strlen(name) + TEMP_SUFFIX_MAX;
+    if (len < PATH_MAX)
+        return true;
+    return set_error(err, err_len, "--out %.40s...: a directory path of %zu bytes is too long for "
+                     "%s and its temporary names (the system's limit is %d bytes); choose a "
+                     "shorter --out", dir, strlen(dir), name, PATH_MAX - 1);
+}
+
+bool output_dir_fits(const char *dir, char *err, size_t err_len)
+{
+    for (size_t i = 0; i < N_TOKENIZER_FILES; i++)
+        if (!path_fits(dir, TOKENIZER_FILES[i], err, err_len))
+            return false;
+    return true;
+}
+
+/* One file of a set on its way into place. */
+typedef struct {
+    char *path;   /* DIR/name, the target; owned */
+    char *tmp;    /* the new contents, complete, until renamed (tracked, signals.h); owned */
+    char *backup; /* a second name of the old target while the set is replaced; owned, or NULL */
+    bool renamed; /* tmp has been renamed to path */
+} staged_file;
+
+/* Opens DIR and takes the exclusive flock on it (released when *fd is
+ * closed), waiting for another writer at most OUTPUT_LOCK_WAIT_SECONDS.
+ * Polls every 10 ms rather than blocking, so that a lock held forever is an
+ * error and not a hang. */
+static bool lock_directory(const char *dir, int *fd, char *err, size_t err_len)
+{
+    *fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (*fd < 0)
+        return set_error(err, err_len, "%s: cannot open the directory to lock it: %s; check --out",
+                         dir, strerror(errno));
+    for (long waited_ms = 0;; waited_ms += 10) {
+        if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
+            return true;
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            return set_error(err, err_len, "%s: cannot lock the directory: %s; choose an --out on "
+                             "a local file system", dir, strerror(errno));
+        if (waited_ms >= OUTPUT_LOCK_WAIT_SECONDS * 1000L)
+            return set_error(err, err_len, "%s: another process has held the directory's lock for "
+                             "%d s (another bpebench train writing there?); let it finish or "
+                             "choose another --out", dir, OUTPUT_LOCK_WAIT_SECONDS);
+        struct timespec pause = {0, 10 * 1000000L};
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* Gives the old target a second name, a hard link path.tmp.PID.K, so that it
+ * can be renamed back if the set fails; link() never replaces a file, so a
+ * name left by an earlier, killed run is skipped. Does nothing when there is
+ * no old target; refuses a target that is not a regular file (a rename could
+ * not replace it). Signals held. */
+static bool keep_old_target(staged_file *f, char *err, size_t err_len)
+{
+    struct stat st;
+    if (lstat(f->path, &st) != 0) {
+        if (errno == ENOENT)
+            return true;
+        return set_error(err, err_len, "%s: cannot examine: %s; check --out", f->path,
+                         strerror(errno));
+    }
+    if (!S_ISREG(st.st_mode))
+        return set_error(err, err_len, "%s: exists and is %s, not a regular file; remove it or "
+                         "choose another --out", f->path, file_kind_name(st.st_mode));
+    size_t n = strlen(f->path) + 48;
+    if (!(f->backup = malloc(n)))
+        return set_error(err, err_len, "out of memory");
+    for (unsigned k = 0; k < 1000; k++) {
+        snprintf(f->backup, n, "%s.tmp.%ld.%u", f->path, (long)getpid(), k);
+        if (link(f->path, f->backup) == 0)
+            return true;
+        if (errno != EEXIST)
+            break;
+    }
+    set_error(err, err_len, "%s: cannot keep the old file while replacing it (hard link): %s; "
+              "remove the old files or choose an --out on a file system with hard links",
+              f->path, strerror(errno));
+    free(f->backup);
+    f->backup = NULL;
+    return false;
+}
+
+/* Puts the old set back after a failed rename: every file already renamed
+ * is renamed back from its second name, or removed when there was no old
+ * file. Appends to err what could not be put back (an old file then stays
+ * under its second name, which the message gives). Signals held. */
+static void roll_back(staged_file *files, size_t n, char *err, size_t err_len)
+{
+    for (size_t i = 0; i < n; i++) {
+        staged_file *f = &files[i];
+        if (!f->renamed)
+            continue;
+        if (f->backup ? rename(f->backup, f->path) == 0 : unlink(f->path) == 0) {
+            free(f->tmp); /* that name is gone: nothing to remove */
+            f->tmp = NULL;
+            f->renamed = false;
+        } else {
+            size_t at = strlen(err);
+            if (f->backup)
+                snprintf(err + at, err_len - at, "; could not put back the old %s (%s): it is "
+                         "kept as %s", f->path, strerror(errno), f->backup);
+            else
+                snprintf(err + at, err_len - at, "; could not remove the new %s (%s)", f->path,
+                         strerror(errno));
+        }
+        free(f->backup); /* renamed back, or the only copy left: not to be removed */
+        f->backup = NULL;
+    }
+}
+
+/* Renames every temporary file into place, or none (roll_back). Signals held. */
+static bool rename_all(staged_file *files, size_t n, char *err, size_t err_len)
+{
+    for (size_t i = 0; i < n; i++) {
+        staged_file *f = &files[i];
+        if (rename(f->tmp, f->path) != 0) {
+            set_error(err, err_len, "%s: cannot rename into place: %s; the old files are kept; "
+                      "check --out", f->path, strerror(errno));
+            roll_back(files, n, err, err_len);
+            return false;
+        }
+        signals_untrack(f->tmp);
+        f->renamed = true;
+    }
+    return true;
+}
+
+/* Drops what a set leaves once it is decided: the second names of old
+ * files (replaced, or still in place), temporary files never renamed.
+ * Signals held. */
+static void drop_staged(staged_file *files, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        staged_file *f = &files[i];
+        if (f->backup)
+            unlink(f->backup);
+        if (f->tmp && !f->renamed)
+            discard_temp(f->tmp);
+        else
+            free(f->tmp);
+        free(f->path);
+        free(f->backup);
+    }
+}
+
+bool output_write_set(const char *dir, const output_file *files, size_t n_files, char *err,
+                      size_t err_len)
+{
+    staged_file *staged = calloc(n_files + 1, sizeof *staged);
+    bool ok = staged != NULL;
+    if (!ok)
+        set_error(err, err_len, "out of memory");
+    for (size_t i = 0; ok && i < n_files; i++) {
+        if (!(ok = path_fits(dir, files[i].name, err, err_len)))
+            break;
+        size_t n = strlen(dir) + strlen(files[i].name) + 2;
+        if (!(staged[i].path = malloc(n))) {
+            ok = set_error(err, err_len, "out of memory");
+            break;
+        }
+        snprintf(staged[i].path, n, "%s/%s", dir, files[i].name);
+        ok = write_temp(staged[i].path, files[i].data, files[i].len, &staged[i].tmp, err,
+                        err_len);
+    }
+    int dir_fd = -1;
+    ok = ok && lock_directory(dir, &dir_fd, err, err_len);
+    /* From here to the end of the renames no handled signal can come: its
+     * handler would see either the old set with temporary files (and remove
+     * them) or the new set, never a mix; so second names need no tracking. */
+    sigset_t saved;
+    signals_hold(&saved);
+    for (size_t i = 0; ok && i < n_files; i++)
+        ok = keep_old_target(&staged[i], err, err_len);
+    ok = ok && rename_all(staged, n_files, err, err_len);
+    if (staged)
+        drop_staged(staged, n_files);
+    signals_release(&saved);
+    if (dir_fd >= 0) {
+        if (ok)
+            fsync(dir_fd); /* the renames reach the disk with the files (best effort) */
+        close(dir_fd);     /* releases the lock */
+    }
+    free(staged);
+    return ok;
+}
+
+/* ------------------------------------------------------- special tokens */
+
+/* Writes bytes d[0, len) for a message: quoted when printable ASCII, else
+ * in hex; at most 24 bytes, then "...". */
+static void describe_bytes(const uint8_t *d, size_t len, char *out, size_t out_len)
+{
+    bool printable = true;
+    for (size_t i = 0; i < len; i++)
+        printable = printable && d[i] >= 0x20 && d[i] < 0x7F;
+    size_t shown = len < 24 ? len : 24, at = 0;
+    if (printable) {
+        snprintf(out, out_len, "\"%.*s%s\"", (int)shown, (const char *)d, shown < len ? "..." : "");
+        return;
+    }
+    out[0] = '\0';
+    for (size_t i = 0; i < shown && at < out_len; i++)
+        at += (size_t)snprintf(out + at, out_len - at, "%s%02X", i ? " " : "", d[i]);
+    if (shown < len && at < out_len)
+        snprintf(out + at, out_len - at, " ...");
+}
+
+/* How much of a token a message shows: all of it up to 64 bytes, else its
+ * first 64 bytes or fewer, cut at a character boundary (then "..."). */
+static int shown_length(const char *token)
+{
+    size_t n = strlen(token);
+    if (n <= 64)
+        return (int)n;
+    for (n = 64; n > 0 && ((uint8_t)token[n] & 0xC0) == 0x80;)
+        n--;
+    return (int)n;
+}
+
+/* The fix both collisions of output_special_token_ok suggest. */
+static const char SPECIAL_TOKEN_FIX[] =
+    "choose a token of two or more printable ASCII characters (such as <|endoftext|>) or one "
+    "with a space in it";
+
+bool output_special_token_ok(const char *token, char *err, size_t err_len)
+{
+    const uint8_t *s = (const uint8_t *)token;
+    size_t len = strlen(token), n_stood = 0;
+    int shown = shown_length(token);
+    const char *more = (size_t)shown < len ? "..." : "";
+    uint8_t *stood_for = malloc(len + 1); /* d: the bytes its characters stand for */
+    if (!stood_for)
+        return set_error(err, err_len, "out of memory");
+    bool all_stand_ins = true;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        int n = utf8_decode(s + i, len - i, &cp);
+        if (n == 0) {
+            free(stood_for);
+            return set_error(err, err_len, "bad --special-token \"%.*s%s\": not valid UTF-8 "
+                             "(byte 0x%02X at offset %zu), and vocab.json holds UTF-8 text; give "
+                             "the token in UTF-8", shown, token, more, s[i], i);
+        }
+        int b = codepoint_to_byte(cp);
+        if (b < 0)
+            all_stand_ins = false;
+        else
+            stood_for[n_stood++] = (uint8_t)b;
+        i += (size_t)n;
+    }
+    bool ok = true;
+    if (all_stand_ins && n_stood == 1) {
+        ok = set_error(err, err_len, "bad --special-token \"%.*s%s\": vocab.json spells byte "
+                       "0x%02X that way (GPT-2 byte alphabet), so the two tokens would share one "
+                       "key; %s", shown, token, more, stood_for[0], SPECIAL_TOKEN_FIX);
+    } else if (all_stand_ins && (n_stood != len || memcmp(stood_for, s, len) != 0)) {
+        char bytes[128];
+        describe_bytes(stood_for, n_stood, bytes, sizeof bytes);
+        ok = set_error(err, err_len, "bad --special-token \"%.*s%s\": vocab.json spells the "
+                       "bytes %s that way (GPT-2 byte alphabet), and training can learn a token "
+                       "of those bytes, so the two would share one key; %s", shown, token, more,
+                       bytes, SPECIAL_TOKEN_FIX);
+    }
+    free(stood_for);
+    return ok;
+}
+
 /* ------------------------------------------------------------- contents */
 
 /* A key and the id it is written with. */
@@ -228,40 +518,22 @@ static char *merges_text(const bpe_result *r, size_t *len)
 bool output_write_tokenizer(const char *dir, const bpe_result *r, const char *const *specials,
                             size_t n_specials, char *err, size_t err_len)
 {
+    for (size_t k = 0; k < n_specials; k++)
+        if (!output_special_token_ok(specials[k], err, err_len))
+            return false;
     size_t merges_len = 0;
     char *vocab = vocab_json(r, specials, n_specials);
     char *merges = merges_text(r, &merges_len);
-    size_t path_len = strlen(dir) + 16;
-    char *vocab_path = malloc(path_len), *merges_path = malloc(path_len);
-    char *vocab_tmp = NULL, *merges_tmp = NULL;
-    bool ok = vocab && merges && vocab_path && merges_path;
+    bool ok = vocab && merges;
     if (!ok) {
-        snprintf(err, err_len, "out of memory formatting the output files");
+        set_error(err, err_len, "out of memory formatting the output files");
     } else {
-        snprintf(vocab_path, path_len, "%s/vocab.json", dir);
-        snprintf(merges_path, path_len, "%s/merges.txt", dir);
-        /* Both files are complete on disk before either is renamed into place,
-         * and a signal cannot come between the two renames. */
-        ok = write_temp(vocab_path, vocab, strlen(vocab), &vocab_tmp, err, err_len) &&
-             write_temp(merges_path, merges, merges_len, &merges_tmp, err, err_len);
-        sigset_t saved;
-        signals_hold(&saved);
-        if (ok) {
-            ok = commit_temp(vocab_tmp, vocab_path, err, err_len);
-            vocab_tmp = NULL;
-        }
-        if (ok) {
-            ok = commit_temp(merges_tmp, merges_path, err, err_len);
-            merges_tmp = NULL;
-        }
-        signals_release(&saved);
+        const output_file files[N_TOKENIZER_FILES] = {
+            {.name = TOKENIZER_FILES[0], .data = vocab, .len = strlen(vocab)},
+            {.name = TOKENIZER_FILES[1], .data = merges, .len = merges_len},
+        };
+        ok = output_write_set(dir, files, N_TOKENIZER_FILES, err, err_len);
     }
-    if (vocab_tmp)
-        discard_temp(vocab_tmp);
-    if (merges_tmp)
-        discard_temp(merges_tmp);
-    free(vocab_path);
-    free(merges_path);
     free(vocab);
     free(merges);
     return ok;

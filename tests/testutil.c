@@ -1,11 +1,19 @@
 /* testutil.c — see testutil.h. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "testutil.h"
 #include "prng.h"
 
+#include "utf8.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 void sleep_ms(long ms)
@@ -136,4 +144,116 @@ void assert_merges_equal(const bpe_trainer *trainer, const bpe_words *words, uin
     if (r.n_merges != n_expected)
         fail_msg("%s: %zu merges, expected %zu", trainer->name, r.n_merges, n_expected);
     bpe_result_free(&r);
+}
+
+char *test_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t used = 0, cap = 4096;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    for (size_t got; (got = fread(text + used, 1, cap - used - 1, f)) > 0;) {
+        used += got;
+        if (cap - used - 1 == 0) {
+            cap *= 2;
+            text = realloc(text, cap);
+            assert_non_null(text);
+        }
+    }
+    fclose(f);
+    text[used] = '\0';
+    if (len)
+        *len = used;
+    return text;
+}
+
+void assert_vocab_json_whole(const char *path, size_t n_tokens)
+{
+    size_t len;
+    char *text = test_read_file(path, &len);
+    if (!text)
+        fail_msg("%s: cannot read it", path);
+    int stop;
+    if (utf8_valid_prefix((const uint8_t *)text, len, &stop) != len)
+        fail_msg("%s: not valid UTF-8", path);
+    cJSON *vocab = cJSON_Parse(text);
+    if (!vocab || !cJSON_IsObject(vocab))
+        fail_msg("%s: not a JSON object", path);
+    bool *seen = calloc(n_tokens + 1, sizeof *seen);
+    assert_non_null(seen);
+    size_t keys = 0;
+    for (cJSON *item = vocab->child; item; item = item->next, keys++) {
+        double id = cJSON_GetNumberValue(item);
+        if (!(id >= 0 && id < (double)n_tokens) || id != (double)(size_t)id || seen[(size_t)id])
+            fail_msg("%s: key \"%s\" has id %g: not a fresh id below %zu", path, item->string, id,
+                     n_tokens);
+        seen[(size_t)id] = true;
+    }
+    if (keys != n_tokens)
+        fail_msg("%s: %zu keys for %zu tokens", path, keys, n_tokens);
+    for (cJSON *a = vocab->child; a; a = a->next) /* cJSON keeps a repeated key twice */
+        for (cJSON *b = a->next; b; b = b->next)
+            if (strcmp(a->string, b->string) == 0)
+                fail_msg("%s: key \"%s\" appears twice", path, a->string);
+    free(seen);
+    cJSON_Delete(vocab);
+    free(text);
+}
+
+const char *test_binary_path(void)
+{
+    static char path[PATH_MAX];
+    if (!path[0]) {
+        const char *b = getenv("BPEBENCH") ? getenv("BPEBENCH") : "build/bpebench";
+        if (!realpath(b, path))
+            fail_msg("%s: %s; build it first (make test-run sets BPEBENCH)", b, strerror(errno));
+    }
+    return path;
+}
+
+void test_write_file(const char *dir, const char *name, const void *data, size_t len)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+void test_remove_tree(const char *root)
+{
+    assert_int_equal(nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+char *test_file_contents(const char *dir, const char *name)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text = test_read_file(path, NULL);
+    if (!text)
+        text = strdup("-");
+    assert_non_null(text);
+    return text;
+}
+
+size_t test_count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    size_t n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d)
+        closedir(d);
+    return n;
 }

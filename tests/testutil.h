@@ -48,4 +48,29 @@ long first_merge_difference(const bpe_result *x, const bpe_result *y, char *why,
 /* Sleeps `ms` milliseconds, resuming after signals. */
 void sleep_ms(long ms);
 
+/* Reads a whole file into a malloc'd NUL-terminated buffer (*len: its length,
+ * when len is not NULL); NULL when it cannot be opened. */
+char *test_read_file(const char *path, size_t *len);
+
+/* The binary under test, as an absolute path (tests that run it chdir):
+ * $BPEBENCH (set by make test-run), else build/bpebench. */
+const char *test_binary_path(void);
+
+/* Writes len bytes to dir/name. */
+void test_write_file(const char *dir, const char *name, const void *data, size_t len);
+
+/* Removes root and everything below it (symbolic links are not followed). */
+void test_remove_tree(const char *root);
+
+/* The contents of dir/name, malloc'd; "-" when it cannot be read. */
+char *test_file_contents(const char *dir, const char *name);
+
+/* How many entries dir holds (. and .. aside); 0 when it does not exist. */
+size_t test_count_entries(const char *dir);
+
+/* Asserts that `path` (a vocab.json) is valid UTF-8 JSON that maps exactly
+ * n_tokens distinct keys to the ids 0 … n_tokens − 1, each id once
+ * (docs/spec.md §3). O(n_tokens²) for the distinct-key check: small files. */
+void assert_vocab_json_whole(const char *path, size_t n_tokens);
+
 #endif

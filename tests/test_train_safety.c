@@ -1,0 +1,715 @@
+/*
+ * test_train_safety.c — `bpebench train` (and the commands sharing its
+ * options) facing hostile input, run as a user runs it: the real binary
+ * ($BPEBENCH) in a child process, in a fresh directory, killed by SIGALRM
+ * if it hangs. The promise checked: a clear one-line error and a nonzero
+ * exit, or a correct result; never a corrupt or half-replaced tokenizer, a
+ * silently partial corpus, or raw control bytes on the terminal.
+ *   - special tokens vocab.json cannot hold are refused by every command,
+ *     before anything is read; accepted ones keep vocab.json whole;
+ *   - a tokenizer is replaced whole or not at all: a directory named
+ *     merges.txt fails the run with vocab.json untouched, and two trains
+ *     writing to the same --out at once never mix their files;
+ *   - inputs: a FIFO or device named directly is refused, `-` reads standard
+ *     input as a stream, a file that changes while it is read is an error;
+ *   - messages: unknown options get one line in every command; paths,
+ *     tokens and words are escaped on the terminal; paths longer than the
+ *     system's limit are refused whole.
+ * Runs from the top of the tree; about 10 s, longer under ASan.
+ */
+#include "testutil.h"
+#include "utf8.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ============================================================ runs */
+
+/* What one run of bpebench did. */
+typedef struct {
+    int status; /* as from waitpid */
+    char *out;  /* its stdout; malloc'd */
+    char *err;  /* its stderr; malloc'd */
+} run_result;
+
+/* Starts `bpebench args...` in `root`, stdout and stderr to root/.stdout-PID
+ * and root/.stderr-PID, standard input from `stdin_fd` (-1: /dev/null). The
+ * child is killed by SIGALRM after `limit_s` seconds: a hang fails the test. */
+static pid_t start_run(const char *root, const char *const *args, int stdin_fd, unsigned limit_s)
+{
+    const char *argv[32] = {test_binary_path()};
+    size_t n = 1;
+    for (; args[n - 1]; n++) {
+        assert_true(n < N(argv) - 1);
+        argv[n] = args[n - 1];
+    }
+    argv[n] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid > 0)
+        return pid;
+    int out = -1, err = -1, in = stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY);
+    char name[64];
+    if (chdir(root) == 0) {
+        snprintf(name, sizeof name, ".stdout-%d", (int)getpid());
+        out = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        snprintf(name, sizeof name, ".stderr-%d", (int)getpid());
+        err = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    }
+    if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+        _exit(126);
+    signal(SIGALRM, SIG_DFL);
+    alarm(limit_s); /* survives exec */
+    execv(argv[0], (char *const *)argv);
+    _exit(127);
+}
+
+/* Waits for a run and collects what it did. */
+static void finish_run(pid_t pid, const char *root, run_result *r)
+{
+    pid_t got;
+    while ((got = waitpid(pid, &r->status, 0)) < 0 && errno == EINTR)
+        ;
+    assert_int_equal(got, pid);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/.stdout-%d", root, (int)pid);
+    r->out = test_read_file(path, NULL);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/.stderr-%d", root, (int)pid);
+    r->err = test_read_file(path, NULL);
+    unlink(path);
+    assert_true(r->out && r->err);
+}
+
+static void run(const char *root, const char *const *args, run_result *r)
+{
+    finish_run(start_run(root, args, -1, 120), root, r);
+}
+
+static void free_run(run_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* A failed run: exit `code`, one line on stderr with every key, no stdout. */
+static void assert_failed(const run_result *r, int code, const char *const *keys, const char *what)
+{
+    if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != code)
+        fail_msg("%s: expected exit %d, got status 0x%x; stderr: %s", what, code, r->status,
+                 r->err);
+    size_t len = strlen(r->err);
+    if (strncmp(r->err, "bpebench", 8) != 0 || len < 10 || strchr(r->err, '\n') != r->err + len - 1)
+        fail_msg("%s: stderr is not one \"bpebench...\" line: \"%s\"", what, r->err);
+    for (size_t k = 0; keys[k]; k++)
+        if (!strstr(r->err, keys[k]))
+            fail_msg("%s: stderr lacks \"%s\": %s", what, keys[k], r->err);
+    if (r->out[0])
+        fail_msg("%s: a failed run printed on stdout: %s", what, r->out);
+}
+
+static void assert_succeeded(const run_result *r, const char *what)
+{
+    if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0 || r->err[0])
+        fail_msg("%s: expected success, got status 0x%x; stderr: %s", what, r->status, r->err);
+}
+
+/* The number after `label` in a run's summary ("merges     12"). */
+static unsigned long long summary_number(const char *out, const char *label)
+{
+    const char *at = strstr(out, label);
+    if (!at)
+        fail_msg("the summary lacks \"%s\": %s", label, out);
+    return strtoull(at + strlen(label), NULL, 10);
+}
+
+/* ============================================================ files */
+
+static void make_root(char *root, size_t len)
+{
+    snprintf(root, len, "/tmp/bpebench-safety-XXXXXX");
+    assert_non_null(mkdtemp(root));
+}
+
+#define TEXT(s) s, sizeof(s) - 1 /* a string literal as data and length */
+
+/* A small corpus with " world", "a" and newlines in it. */
+static const char SMALL_TEXT[] = "hello world, a world of words.\nthe world says hello\n"
+                                 "a b c aa bb cc world worlds<|endoftext|>more words here\n";
+
+/* ============================================================ special tokens */
+
+/* A special token vocab.json would spell like a byte token ("a", "é"), like
+ * a token training can learn ("Ġworld" spells " world", which the text
+ * holds), or that is not UTF-8, is refused with exit 2 by train, stats,
+ * slice and bench, naming the token; train leaves --out as it was. */
+static void special_tokens_refused_by_every_command(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *token; /* as given */
+        const char *shown; /* how the message shows it */
+        const char *why;   /* a key word of the reason */
+    } bad[] = {
+        {"a", "\"a\"", "byte 0x61"},
+        {"\xc3\xa9", "\"\xc3\xa9\"", "byte 0xE9"},
+        {"\xc4\xa0world", "\"\xc4\xa0world\"", "\" world\""},
+        {"\xff", "\"\\xFF\"", "not valid UTF-8"},
+    };
+    char root[64];
+    make_root(root, sizeof root);
+    test_write_file(root, "in.txt", TEXT(SMALL_TEXT));
+    char out[PATH_MAX];
+    snprintf(out, sizeof out, "%s/out", root);
+    assert_int_equal(mkdir(out, 0755), 0);
+    test_write_file(root, "out/vocab.json", TEXT("{\"old\": 0}"));
+    test_write_file(root, "out/merges.txt", TEXT("#version: 0.2\n"));
+    for (size_t i = 0; i < N(bad); i++) {
+        const char *const commands[][16] = {
+            {"train", "--trainer", "naive", "--vocab-size", "400", "--special-token",
+             bad[i].token, "--out", "out", "in.txt", NULL},
+            {"stats", "--special-token", bad[i].token, "in.txt", NULL},
+            {"slice", "--bytes", "20", "--special-token", bad[i].token, "--out", "s.txt",
+             "in.txt", NULL},
+            {"bench", "--special-token", bad[i].token, "--corpus", "c=in.txt", "--out", "b",
+             NULL},
+        };
+        for (size_t c = 0; c < N(commands); c++) {
+            char what[128];
+            snprintf(what, sizeof what, "%s --special-token %s", commands[c][0], bad[i].shown);
+            const char *keys[] = {"--special-token", bad[i].shown, bad[i].why, "vocab.json",
+                                  NULL};
+            run_result r;
+            run(root, commands[c], &r);
+            assert_failed(&r, 2, keys, what);
+            free_run(&r);
+        }
+        char *vocab = test_file_contents(root, "out/vocab.json");
+        assert_string_equal(vocab, "{\"old\": 0}");
+        free(vocab);
+        assert_int_equal(test_count_entries(root), 2); /* in.txt and out: no slice, no bench dir */
+    }
+    test_remove_tree(root);
+}
+
+/* Accepted special tokens — printable ASCII, or with a space or a newline in
+ * them — beside learned tokens: vocab.json maps exactly V distinct keys to
+ * the ids 0 … V−1 and is valid UTF-8. */
+static void accepted_special_tokens_keep_vocab_whole(void **state)
+{
+    (void)state;
+    char root[64], path[PATH_MAX];
+    make_root(root, sizeof root);
+    test_write_file(root, "in.txt", TEXT(SMALL_TEXT));
+    const char *args[] = {"train", "--trainer", "naive", "--vocab-size", "1000",
+                          "--special-token", "<|endoftext|>", "--special-token", "<s> x",
+                          "--special-token", "\n", "--out", "out", "in.txt", NULL};
+    run_result r;
+    run(root, args, &r);
+    assert_succeeded(&r, "accepted special tokens");
+    unsigned long long merges = summary_number(r.out, "merges     ");
+    assert_true(merges > 20);
+    snprintf(path, sizeof path, "%s/out/vocab.json", root);
+    assert_vocab_json_whole(path, 256 + 3 + (size_t)merges);
+    free_run(&r);
+    test_remove_tree(root);
+}
+
+/* ============================================================ whole tokenizers */
+
+/* A directory where merges.txt goes: the run fails before anything is
+ * replaced, so the old vocab.json stays (it used to be replaced first). */
+static void directory_named_merges_txt_keeps_old_files(void **state)
+{
+    (void)state;
+    char root[64], path[PATH_MAX];
+    make_root(root, sizeof root);
+    test_write_file(root, "in.txt", TEXT(SMALL_TEXT));
+    snprintf(path, sizeof path, "%s/out", root);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/out/merges.txt", root);
+    assert_int_equal(mkdir(path, 0755), 0);
+    test_write_file(root, "out/vocab.json", TEXT("{\"old\": 0}"));
+    const char *args[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "out",
+                          "in.txt", NULL};
+    run_result r;
+    run(root, args, &r);
+    const char *keys[] = {"out/merges.txt", "a directory", "not a regular file", NULL};
+    assert_failed(&r, 1, keys, "merges.txt is a directory");
+    char *vocab = test_file_contents(root, "out/vocab.json");
+    assert_string_equal(vocab, "{\"old\": 0}");
+    free(vocab);
+    snprintf(path, sizeof path, "%s/out", root);
+    assert_int_equal(test_count_entries(path), 2);
+    free_run(&r);
+    test_remove_tree(root);
+}
+
+/* Writes a corpus of `words` distinct made-up words, each several times. */
+static void write_words(const char *root, const char *name, unsigned words)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", root, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    for (unsigned rep = 0; rep < 3; rep++)
+        for (unsigned w = 0; w < words; w++)
+            fprintf(f, "%c%c%c%c%s", 'a' + w % 26, 'a' + w / 26 % 26, 'e' + w % 7, 'o' + w % 5,
+                    w % 10 == 9 ? "\n" : " ");
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Two trains with different vocab sizes write to the same --out at the same
+ * time, many times over: afterwards vocab.json and merges.txt always come
+ * from the same run (vocab.json holds 257 + the merges of merges.txt). */
+static void concurrent_trains_keep_their_files_together(void **state)
+{
+    (void)state;
+    char root[64], vocab_path[PATH_MAX];
+    make_root(root, sizeof root);
+    write_words(root, "in.txt", 600);
+    snprintf(vocab_path, sizeof vocab_path, "%s/out/vocab.json", root);
+    const char *small[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "out",
+                           "in.txt", NULL};
+    const char *large[] = {"train", "--trainer", "heap", "--vocab-size", "420", "--out", "out",
+                           "in.txt", NULL};
+    for (int i = 0; i < 60; i++) {
+        pid_t a = start_run(root, i % 2 ? small : large, -1, 120);
+        pid_t b = start_run(root, i % 2 ? large : small, -1, 120);
+        run_result ra, rb;
+        finish_run(a, root, &ra);
+        finish_run(b, root, &rb);
+        if (!WIFEXITED(ra.status) || WEXITSTATUS(ra.status) != 0 || !WIFEXITED(rb.status) ||
+            WEXITSTATUS(rb.status) != 0)
+            fail_msg("round %d: a run failed (0x%x, 0x%x): %s%s", i, ra.status, rb.status,
+                     ra.err, rb.err);
+        char *merges = test_file_contents(root, "out/merges.txt");
+        size_t lines = 0;
+        for (const char *c = merges; *c; c++)
+            lines += *c == '\n';
+        free(merges);
+        if (lines - 1 != 300 - 257 && lines - 1 != 420 - 257)
+            fail_msg("round %d: merges.txt holds %zu merges", i, lines - 1);
+        assert_vocab_json_whole(vocab_path, 257 + lines - 1);
+        free_run(&ra);
+        free_run(&rb);
+    }
+    test_remove_tree(root);
+}
+
+/* ============================================================ inputs */
+
+/* A FIFO or a device named directly is refused at once, by train and stats
+ * (no hang waiting for a writer that never comes). */
+static void fifo_and_device_named_directly_are_refused(void **state)
+{
+    (void)state;
+    char root[64], path[PATH_MAX];
+    make_root(root, sizeof root);
+    snprintf(path, sizeof path, "%s/fifo", root);
+    assert_int_equal(mkfifo(path, 0644), 0);
+    static const struct {
+        const char *input; /* the path named */
+        const char *kind;  /* what the message calls it */
+    } inputs[] = {{"fifo", "is a FIFO"}, {"/dev/null", "is a character device"}};
+    for (size_t i = 0; i < N(inputs); i++) {
+        const char *train[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out",
+                               "out", inputs[i].input, NULL};
+        const char *stats[] = {"stats", inputs[i].input, NULL};
+        const char *keys[] = {inputs[i].input, inputs[i].kind, "not a regular file", NULL};
+        run_result r;
+        finish_run(start_run(root, train, -1, 20), root, &r);
+        assert_failed(&r, 1, keys, "train on a FIFO or device");
+        free_run(&r);
+        finish_run(start_run(root, stats, -1, 20), root, &r);
+        assert_failed(&r, 1, keys, "stats on a FIFO or device");
+        free_run(&r);
+    }
+    snprintf(path, sizeof path, "%s/out", root);
+    assert_int_equal(test_count_entries(path), 0);
+    test_remove_tree(root);
+}
+
+/* `-` reads standard input as a stream (here a pipe): the same tokenizer as
+ * from the file; from a file, what is left of it. Given twice, or to a
+ * command that reads its inputs twice, it is refused. */
+static void standard_input_is_read_as_a_stream(void **state)
+{
+    (void)state;
+    char root[64];
+    make_root(root, sizeof root);
+    write_words(root, "in.txt", 6000);
+    size_t len;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/in.txt", root);
+    char *text = test_read_file(path, &len);
+    assert_non_null(text);
+    assert_true(len > 65536); /* more than a pipe holds: the writer waits for the reader */
+    const char *from_file[] = {"train", "--trainer", "naive", "--vocab-size", "400", "--out",
+                               "file", "in.txt", NULL};
+    const char *from_stdin[] = {"train", "--trainer", "naive", "--vocab-size", "400", "--out",
+                                "stdin", "-", NULL};
+    run_result r;
+    run(root, from_file, &r);
+    assert_succeeded(&r, "train on the file");
+    free_run(&r);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    /* The run must not hold the write end itself, or it never sees the end. */
+    assert_int_equal(fcntl(fds[1], F_SETFD, FD_CLOEXEC), 0);
+    pid_t pid = start_run(root, from_stdin, fds[0], 120);
+    close(fds[0]);
+    ssize_t written = write(fds[1], text, len); /* EPIPE if the run stops reading */
+    close(fds[1]);
+    finish_run(pid, root, &r);
+    assert_succeeded(&r, "train on standard input");
+    assert_int_equal(written, (ssize_t)len);
+    assert_int_equal(summary_number(r.out, "input      "), len);
+    free_run(&r);
+    for (int f = 0; f < 2; f++) {
+        const char *name = f ? "merges.txt" : "vocab.json";
+        char a[64], b[64];
+        snprintf(a, sizeof a, "file/%s", name);
+        snprintf(b, sizeof b, "stdin/%s", name);
+        char *x = test_file_contents(root, a), *y = test_file_contents(root, b);
+        assert_string_equal(x, y);
+        free(x);
+        free(y);
+    }
+    free(text);
+
+    /* Standard input redirected from a file, part of it already read by
+     * someone else (`(head -c 7; bpebench train ... -) < in.txt`): the rest,
+     * which is not "changed while reading". */
+    int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(lseek(fd, 7, SEEK_SET), 7);
+    finish_run(start_run(root, from_stdin, fd, 120), root, &r);
+    close(fd);
+    assert_succeeded(&r, "train on standard input from a file read in part");
+    assert_int_equal(summary_number(r.out, "input      "), len - 7);
+    free_run(&r);
+
+    const char *twice[] = {"train", "--trainer", "naive", "--vocab-size", "400", "--out", "o",
+                           "-", "in.txt", "-", NULL};
+    const char *twice_keys[] = {"standard input", "twice", NULL};
+    run(root, twice, &r);
+    assert_failed(&r, 1, twice_keys, "- given twice");
+    free_run(&r);
+    const char *stats[] = {"stats", "-", NULL};
+    const char *stats_keys[] = {"-:", "only train reads standard input", "save it to a file",
+                                NULL};
+    run(root, stats, &r);
+    assert_failed(&r, 1, stats_keys, "stats -");
+    free_run(&r);
+    test_remove_tree(root);
+}
+
+/* Where a run has got to in reading `path` (its file offset, from
+ * /proc/PID/fdinfo), or -1 when the file is not open in it (yet, or any
+ * more). */
+static long long read_position(pid_t pid, const char *path)
+{
+    char dir[64], link[PATH_MAX], target[PATH_MAX], info[PATH_MAX + 64];
+    snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(dir);
+    long long pos = -1;
+    for (struct dirent *e; d && pos < 0 && (e = readdir(d));) {
+        snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        if (n <= 0)
+            continue;
+        target[n] = '\0';
+        if (strcmp(target, path) != 0)
+            continue;
+        snprintf(info, sizeof info, "/proc/%d/fdinfo/%s", (int)pid, e->d_name);
+        FILE *f = fopen(info, "r");
+        if (f && fscanf(f, "pos: %lld", &pos) != 1)
+            pos = -1;
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return pos;
+}
+
+/*
+ * Changes a large input while train reads it — appending to it (`append`)
+ * or rewriting bytes in place, same size — once train has read some of it
+ * and not all (its file offset, from /proc). The run must fail naming the
+ * file ("changed while reading"), never succeed on a corpus that is part old
+ * and part new, or partial. If train had read everything before the change
+ * could land (a very fast machine), the round proves nothing and is retried.
+ */
+static void change_while_reading(const char *root, bool append)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/big.txt", root);
+    const char *args[] = {"train", "--trainer", "naive", "--vocab-size", "260", "--out", "out",
+                          "big.txt", NULL};
+    for (int attempt = 0; attempt < 5; attempt++) {
+        write_words(root, "big.txt", 2000000); /* about 30 MB */
+        sleep_ms(20); /* so that a change gets a later modification time (a coarse clock) */
+        struct stat st;
+        assert_int_equal(stat(path, &st), 0);
+        pid_t pid = start_run(root, args, -1, 300);
+        long long pos = -1;
+        while ((pos = read_position(pid, path)) <= 0 && waitpid(pid, NULL, WNOHANG) == 0)
+            sleep_ms(1);
+        bool during = pos > 0 && pos < st.st_size;
+        if (during) {
+            int fd = open(path, O_WRONLY | (append ? O_APPEND : 0));
+            assert_true(fd >= 0);
+            static const char change[] = "CHANGED CHANGED CHANGED\n";
+            if (append)
+                assert_int_equal(write(fd, change, sizeof change - 1), (ssize_t)sizeof change - 1);
+            else
+                assert_int_equal(pwrite(fd, change, sizeof change - 1, st.st_size - 100),
+                                 (ssize_t)sizeof change - 1);
+            close(fd);
+            pos = read_position(pid, path); /* still short of the end: the change came in time */
+            during = pos > 0 && pos < st.st_size;
+        }
+        run_result r;
+        finish_run(pid, root, &r);
+        if (!during) {
+            free_run(&r);
+            continue;
+        }
+        const char *keys[] = {"big.txt", "changed while reading", NULL};
+        assert_failed(&r, 1, keys, append ? "appended while read" : "rewritten while read");
+        free_run(&r);
+        return;
+    }
+    fail_msg("five times the run read the whole file before it could be changed; make it larger");
+}
+
+static void file_changed_while_reading_is_an_error(void **state)
+{
+    (void)state;
+    char root[64];
+    make_root(root, sizeof root);
+    change_while_reading(root, true);
+    change_while_reading(root, false);
+    test_remove_tree(root);
+}
+
+/* ============================================================ messages */
+
+/* --special-token with --no-special-tokens, in either order and in every
+ * command that takes them, is bad usage. */
+static void contradicting_special_token_options(void **state)
+{
+    (void)state;
+    char root[64];
+    make_root(root, sizeof root);
+    test_write_file(root, "in.txt", TEXT(SMALL_TEXT));
+    const char *const commands[][16] = {
+        {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "out",
+         "--special-token", "<s>", "--no-special-tokens", "in.txt", NULL},
+        {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "out",
+         "--no-special-tokens", "--special-token", "<s>", "in.txt", NULL},
+        {"stats", "--special-token", "<s>", "--no-special-tokens", "in.txt", NULL},
+        {"slice", "--bytes", "10", "--out", "s.txt", "--no-special-tokens", "--special-token",
+         "<s>", "in.txt", NULL},
+        {"bench", "--corpus", "c=in.txt", "--out", "b", "--special-token", "<s>",
+         "--no-special-tokens", NULL},
+    };
+    const char *keys[] = {"--special-token and --no-special-tokens", NULL};
+    for (size_t c = 0; c < N(commands); c++) {
+        run_result r;
+        run(root, commands[c], &r);
+        assert_failed(&r, 2, keys, commands[c][0]);
+        free_run(&r);
+    }
+    assert_int_equal(test_count_entries(root), 1);
+    test_remove_tree(root);
+}
+
+/* An unknown option is one line naming it and the help, exit 2, in every
+ * command; so are a missing value and a value given to a flag. */
+static void unknown_options_get_one_line(void **state)
+{
+    (void)state;
+    char root[64];
+    make_root(root, sizeof root);
+    static const char *const commands[] = {"train", "list",  "slice",  "stats",
+                                           "synth", "bench", "report", "compare"};
+    for (size_t c = 0; c < N(commands); c++) {
+        const char *args[] = {commands[c], "--x", NULL};
+        char expected[128];
+        snprintf(expected, sizeof expected,
+                 "bpebench %s: unknown option '--x' (see bpebench %s --help)\n", commands[c],
+                 commands[c]);
+        run_result r;
+        run(root, args, &r);
+        if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 2 || strcmp(r.err, expected) != 0 ||
+            r.out[0])
+            fail_msg("%s --x: status 0x%x, stderr \"%s\", expected \"%s\"", commands[c], r.status,
+                     r.err, expected);
+        free_run(&r);
+    }
+    static const struct {
+        const char *args[4]; /* the command line */
+        const char *line;    /* the whole of stderr */
+    } others[] = {
+        {{"train", "--out", NULL}, "bpebench train: option '--out' needs a value "
+                                   "(see bpebench train --help)\n"},
+        {{"stats", "--help=yes", NULL}, "bpebench stats: option '--help' takes no value "
+                                        "(see bpebench stats --help)\n"},
+        {{"train", "-q", NULL}, "bpebench train: unknown option '-q' (see bpebench train --help)\n"},
+    };
+    for (size_t i = 0; i < N(others); i++) {
+        run_result r;
+        run(root, others[i].args, &r);
+        if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 2 || strcmp(r.err, others[i].line))
+            fail_msg("%s %s: status 0x%x, stderr \"%s\"", others[i].args[0], others[i].args[1],
+                     r.status, r.err);
+        free_run(&r);
+    }
+    test_remove_tree(root);
+}
+
+/* Fails when `text` holds anything a terminal would act on rather than
+ * show: control bytes (newlines aside), DEL, invalid UTF-8, C1 controls or
+ * bidirectional overrides. */
+static void assert_terminal_safe(const char *text, const char *what)
+{
+    const uint8_t *s = (const uint8_t *)text;
+    size_t len = strlen(text);
+    int stop;
+    if (utf8_valid_prefix(s, len, &stop) != len)
+        fail_msg("%s: invalid UTF-8 on the terminal: %s", what, text);
+    for (size_t i = 0; i < len; i++)
+        if ((s[i] < 0x20 && s[i] != '\n') || s[i] == 0x7F ||
+            (s[i] == 0xC2 && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F) ||
+            (s[i] == 0xE2 && s[i + 1] == 0x80 && s[i + 2] >= 0xAA && s[i + 2] <= 0xAE))
+            fail_msg("%s: byte 0x%02X at %zu reaches the terminal: %s", what, s[i], i, text);
+}
+
+/* An --out, an input name and words holding escape sequences, newlines,
+ * invalid UTF-8 and a right-to-left override are shown escaped: in train's
+ * summary, in an error, and in stats' top words. */
+static void names_and_words_are_escaped(void **state)
+{
+    (void)state;
+    char root[64];
+    make_root(root, sizeof root);
+    test_write_file(root, "in.txt", TEXT(SMALL_TEXT));
+    const char *hostile = "o\x1b[31m\nx\xff\xe2\x80\xae";
+    const char *train[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", hostile,
+                           "in.txt", NULL};
+    run_result r;
+    run(root, train, &r);
+    assert_succeeded(&r, "train --out hostile");
+    assert_terminal_safe(r.out, "train's summary");
+    assert_non_null(strstr(r.out, "wrote      o\\x1B[31m\\nx\\xFF\\u{202E}/vocab.json"));
+    free_run(&r);
+
+    const char *missing[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "o",
+                             "in\x1b[31m\n\xff\xe2\x80\xae.txt", NULL};
+    const char *keys[] = {"No such file", NULL};
+    run(root, missing, &r);
+    assert_failed(&r, 1, keys, "a hostile missing input");
+    assert_terminal_safe(r.err, "the error");
+    free_run(&r);
+
+    test_write_file(root, "words.txt", TEXT("a\x1b[2Jb \x07\x07 \xc2\x85x \xe2\x80\xaey \xff\xfe "
+                                       "\x1b[2Jb \x07\x07 \xe2\x80\xaey \xff\xfe\n"));
+    const char *stats[] = {"stats", "--invalid-utf8=bytes", "words.txt", NULL};
+    run(root, stats, &r);
+    assert_succeeded(&r, "stats on hostile words");
+    assert_terminal_safe(r.out, "stats' top words");
+    assert_non_null(strstr(r.out, "\"\\x1B[\""));
+    assert_non_null(strstr(r.out, "\"\\xFF\\xFE\""));
+    free_run(&r);
+    test_remove_tree(root);
+}
+
+/* Makes a directory path of exactly `len` bytes under root (nested
+ * directories, each name under NAME_MAX) into `path`. */
+static void make_deep_dir(const char *root, size_t len, char *path)
+{
+    snprintf(path, PATH_MAX, "%s", root);
+    while (strlen(path) < len) {
+        size_t at = strlen(path), part = len - at - 1 < 200 ? len - at - 1 : 200;
+        if (len - at - 1 - part > 0 && len - at - 1 - part < 2)
+            part -= 2; /* leave room for one more "/x" */
+        path[at] = '/';
+        memset(path + at + 1, 'd', part);
+        path[at + 1 + part] = '\0';
+        if (mkdir(path, 0755) != 0)
+            fail_msg("mkdir (%zu bytes): %s", strlen(path), strerror(errno));
+    }
+    assert_int_equal(strlen(path), len);
+}
+
+/* Paths longer than the system's limit are refused whole with a message
+ * saying so, before any training: --out (also one just short enough to
+ * exist but too long for its files' temporary names) and inputs. */
+static void long_paths_are_refused_whole(void **state)
+{
+    (void)state;
+    char root[64], deep[PATH_MAX];
+    make_root(root, sizeof root);
+    test_write_file(root, "in.txt", TEXT(SMALL_TEXT));
+    char *huge = malloc(5001);
+    assert_non_null(huge);
+    memset(huge, 'p', 5000);
+    huge[5000] = '\0';
+    make_deep_dir(root, PATH_MAX - 20, deep);
+
+    const char *long_out[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", huge,
+                              "in.txt", NULL};
+    const char *deep_out[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", deep,
+                              "in.txt", NULL};
+    const char *out_keys[] = {"--out", "too long", "shorter --out", NULL};
+    const char *long_input[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "o",
+                                huge, NULL};
+    const char *input_keys[] = {"5000 bytes", "longer than the system's limit", NULL};
+    run_result r;
+    run(root, long_out, &r);
+    assert_failed(&r, 2, out_keys, "--out of 5000 bytes");
+    free_run(&r);
+    run(root, deep_out, &r);
+    assert_failed(&r, 2, out_keys, "--out too long for its temporary names");
+    assert_int_equal(test_count_entries(deep), 0);
+    free_run(&r);
+    run(root, long_input, &r);
+    assert_failed(&r, 1, input_keys, "an input of 5000 bytes");
+    free_run(&r);
+    free(huge);
+    test_remove_tree(root);
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN); /* a run that stops reading its input must not kill the test */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(special_tokens_refused_by_every_command),
+        cmocka_unit_test(accepted_special_tokens_keep_vocab_whole),
+        cmocka_unit_test(directory_named_merges_txt_keeps_old_files),
+        cmocka_unit_test(concurrent_trains_keep_their_files_together),
+        cmocka_unit_test(fifo_and_device_named_directly_are_refused),
+        cmocka_unit_test(standard_input_is_read_as_a_stream),
+        cmocka_unit_test(file_changed_while_reading_is_an_error),
+        cmocka_unit_test(contradicting_special_token_options),
+        cmocka_unit_test(unknown_options_get_one_line),
+        cmocka_unit_test(names_and_words_are_escaped),
+        cmocka_unit_test(long_paths_are_refused_whole),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
