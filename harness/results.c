@@ -12,8 +12,11 @@
 #include "results.h"
 #include "errors.h"
 #include "output.h"
+#include "untrusted.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -386,19 +389,62 @@ bool results_write(const bench_results *r, const char *path, char *err, size_t e
 
 /* ============================================================ reading */
 
-/* A non-negative integral number field; `required` fields must exist. */
+/*
+ * What the reader refuses. A results file may come from anyone (a CI
+ * artifact, a colleague's run), and `report` and `compare` must be safe on
+ * it, so nothing is taken on trust:
+ *   - schema_version must have major version 1 (1 or 1.x);
+ *   - counts are whole numbers in [0, 2^64), times and limits finite numbers
+ *     of seconds ≥ 0 (JSON has no NaN, but 1e999 parses as infinity);
+ *   - trainer, corpus and counter names are safe names (untrusted.h), so they
+ *     can go into tables, plots and file names as they are;
+ *   - a run (trainer, corpus, vocab size) appears at most once.
+ * Anything else is refused with the field, and the file names it.
+ */
+
+/* The largest double below 2^64: converting it to uint64_t is defined. */
+#define U64_MAX_DOUBLE 18446744073709549568.0
+
+/* A whole number in [0, max]; `what` names it in the reason. */
+static bool whole_number(const cJSON *v, const char *what, double max, uint64_t *out, char *err,
+                         size_t err_len)
+{
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble > max ||
+        v->valuedouble != floor(v->valuedouble))
+        return set_error(err, err_len, "%s must be a whole number from 0 to %.0f", what, max);
+    *out = (uint64_t)v->valuedouble;
+    return true;
+}
+
+/* A number of seconds: finite and ≥ 0; `what` names it in the reason. */
+static bool seconds(const cJSON *v, const char *what, double *out, char *err, size_t err_len)
+{
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0)
+        return set_error(err, err_len, "%s must be a finite number of seconds, 0 or more", what);
+    *out = v->valuedouble;
+    return true;
+}
+
+/* An optional whole-number field of o (0 when absent); `required` ones must exist. */
 static bool get_u64(const cJSON *o, const char *key, bool required, uint64_t *out, char *err,
                     size_t err_len)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v) {
-        *out = 0;
+    *out = 0;
+    if (!v)
         return required ? set_error(err, err_len, "field \"%s\" is missing", key) : true;
-    }
-    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 18446744073709549568.0)
-        return set_error(err, err_len, "field \"%s\" must be a non-negative number", key);
-    *out = (uint64_t)v->valuedouble;
-    return true;
+    char what[80];
+    snprintf(what, sizeof what, "field \"%s\"", key);
+    return whole_number(v, what, U64_MAX_DOUBLE, out, err, err_len);
+}
+
+/* An optional seconds field of o (0 when absent); `what` names it in the reason. */
+static bool get_seconds(const cJSON *o, const char *key, const char *what, double *out,
+                        char *err, size_t err_len)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    *out = 0;
+    return !v || seconds(v, what, out, err, err_len);
 }
 
 /* Copies a string field into a fixed buffer; too long is an error, not a truncation. */
@@ -422,6 +468,7 @@ static bool get_bool(const cJSON *o, const char *key)
     return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, key));
 }
 
+/* "status", and "error" (read only for status "error", the only one that has it). */
 static bool read_status(const cJSON *o, bench_record *rec, char *err, size_t err_len)
 {
     char status[16];
@@ -436,10 +483,11 @@ static bool read_status(const cJSON *o, bench_record *rec, char *err, size_t err
     else
         return set_error(err, err_len, "field \"status\" is \"%s\"; expected ok, timeout or error",
                     status);
-    return get_str(o, "error", false, rec->error, sizeof rec->error, err, err_len);
+    return rec->status != STATUS_ERROR ||
+           get_str(o, "error", false, rec->error, sizeof rec->error, err, err_len);
 }
 
-/* times_s: every phase an array of the same length. */
+/* times_s: every phase an array of the same length, of finite seconds ≥ 0. */
 static bool read_times(const cJSON *o, bench_record *rec, char *err, size_t err_len)
 {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "times_s");
@@ -465,30 +513,41 @@ static bool read_times(const cJSON *o, bench_record *rec, char *err, size_t err_
         const cJSON *x;
         cJSON_ArrayForEach(x, a)
         {
-            if (!cJSON_IsNumber(x))
-                return set_error(err, err_len, "times_s.%s[%d] is not a number",
-                            bench_phase_names[p], i);
-            set_phase_seconds(&rec->reps[i++], p, x->valuedouble);
+            char what[48];
+            double s = 0;
+            snprintf(what, sizeof what, "times_s.%s[%d]", bench_phase_names[p], i);
+            if (!seconds(x, what, &s, err, err_len))
+                return false;
+            set_phase_seconds(&rec->reps[i++], p, s);
         }
     }
     return true;
 }
 
+/* "counters": {name: count}, each name once. */
 static bool read_counters(const cJSON *o, bench_record *rec, char *err, size_t err_len)
 {
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "counters");
     if (!c)
         return true;
+    if (!cJSON_IsObject(c))
+        return set_error(err, err_len, "field \"counters\" must be an object");
     const cJSON *x;
     cJSON_ArrayForEach(x, c)
     {
         if (rec->n_counters == BPE_MAX_COUNTERS)
             return set_error(err, err_len, "more than %d counters", BPE_MAX_COUNTERS);
         bench_counter *bc = &rec->counters[rec->n_counters];
-        if (!x->string || strlen(x->string) >= sizeof bc->name)
-            return set_error(err, err_len, "a counter name is missing or too long");
+        if (strlen(x->string) >= sizeof bc->name)
+            return set_error(err, err_len, "counter name \"%.60s...\" is longer than %zu bytes",
+                             x->string, sizeof bc->name - 1);
+        for (int i = 0; i < rec->n_counters; i++)
+            if (strcmp(rec->counters[i].name, x->string) == 0)
+                return set_error(err, err_len, "counter \"%s\" appears twice", x->string);
         strcpy(bc->name, x->string);
-        if (!get_u64(c, x->string, true, &bc->value, err, err_len))
+        char what[80];
+        snprintf(what, sizeof what, "counter \"%s\"", bc->name);
+        if (!whole_number(x, what, U64_MAX_DOUBLE, &bc->value, err, err_len))
             return false;
         rec->n_counters++;
     }
@@ -526,15 +585,18 @@ static bool read_profile(const cJSON *o, bench_record *rec, char *err, size_t er
     rec->n_profile = n;
     const cJSON *s = secs->child, *a = aff->child;
     for (size_t i = 0; i < n; i++, s = s->next, a = a->next) {
-        if (!cJSON_IsNumber(s) || !cJSON_IsNumber(a) || a->valuedouble < 0)
-            return set_error(err, err_len, "profile entry %zu is not a pair of non-negative numbers",
-                        i);
-        rec->profile_seconds[i] = s->valuedouble;
-        rec->profile_affected[i] = (uint64_t)a->valuedouble;
+        char what[64];
+        snprintf(what, sizeof what, "profile.merge_seconds[%zu]", i);
+        if (!seconds(s, what, &rec->profile_seconds[i], err, err_len))
+            return false;
+        snprintf(what, sizeof what, "profile.words_affected[%zu]", i);
+        if (!whole_number(a, what, U64_MAX_DOUBLE, &rec->profile_affected[i], err, err_len))
+            return false;
     }
     return true;
 }
 
+/* "merges_digest": 16 hexadecimal digits, or null/absent for a run without one. */
 static bool read_digest(const cJSON *o, bench_record *rec, char *err, size_t err_len)
 {
     char hex[24];
@@ -543,12 +605,9 @@ static bool read_digest(const cJSON *o, bench_record *rec, char *err, size_t err
     rec->has_digest = hex[0] != '\0';
     if (!rec->has_digest)
         return true;
-    char *end;
-    errno = 0;
-    unsigned long long d = strtoull(hex, &end, 16);
-    if (errno || *end || strlen(hex) != 16)
+    if (strlen(hex) != 16 || strspn(hex, "0123456789abcdefABCDEF") != 16)
         return set_error(err, err_len, "merges_digest \"%s\" is not 16 hex digits", hex);
-    rec->digest = d;
+    rec->digest = strtoull(hex, NULL, 16);
     return true;
 }
 
@@ -557,8 +616,6 @@ bool record_from_json(const cJSON *o, bench_record *rec, char *err, size_t err_l
     memset(rec, 0, sizeof *rec);
     if (!cJSON_IsObject(o))
         return set_error(err, err_len, "a result is not an object");
-    const cJSON *limit = cJSON_GetObjectItemCaseSensitive(o, "time_limit_s");
-    rec->time_limit_s = cJSON_IsNumber(limit) ? limit->valuedouble : 0;
     rec->exhausted = get_bool(o, "exhausted");
     rec->verified = get_bool(o, "verified");
     rec->skipped_after_timeout = get_bool(o, "skipped_after_timeout");
@@ -577,6 +634,8 @@ bool record_from_json(const cJSON *o, bench_record *rec, char *err, size_t err_l
               get_u64(o, "input_rss_bytes", false, &rec->input_rss_bytes, err, err_len) &&
               get_u64(o, "trainer_rss_bytes", false, &rec->trainer_rss_bytes, err, err_len) &&
               get_u64(o, "word_table_bytes", false, &rec->word_table_bytes, err, err_len) &&
+              get_seconds(o, "time_limit_s", "field \"time_limit_s\"", &rec->time_limit_s, err,
+                          err_len) &&
               get_str(o, "verified_against", false, rec->verified_against,
                       sizeof rec->verified_against, err, err_len) &&
               read_status(o, rec, err, err_len) && read_digest(o, rec, err, err_len) &&
@@ -606,13 +665,17 @@ static bool context_from_json(const cJSON *c, bench_context *ctx, char *err, siz
     ctx->cflags = context_str(c, "cflags");
     ctx->git_commit = context_str(c, "git_commit");
     ctx->command = context_str(c, "command");
-    const cJSON *cores = cJSON_GetObjectItemCaseSensitive(c, "cores");
-    ctx->cores = cJSON_IsNumber(cores) ? cores->valueint : 0;
-    const cJSON *limit = cJSON_GetObjectItemCaseSensitive(c, "time_limit_s");
-    ctx->time_limit_s = cJSON_IsNumber(limit) ? limit->valuedouble : 0;
     if (!ctx->date || !ctx->host || !ctx->cpu || !ctx->compiler || !ctx->cflags ||
         !ctx->git_commit || !ctx->command)
         return set_error(err, err_len, "out of memory");
+    const cJSON *cores = cJSON_GetObjectItemCaseSensitive(c, "cores");
+    uint64_t n_cores = 0;
+    if (cores && !whole_number(cores, "context.cores", INT_MAX, &n_cores, err, err_len))
+        return false;
+    ctx->cores = (int)n_cores;
+    if (!get_seconds(c, "time_limit_s", "context.time_limit_s", &ctx->time_limit_s, err,
+                     err_len))
+        return false;
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(c, "datasets");
     const cJSON *x;
     cJSON_ArrayForEach(x, d)
@@ -632,12 +695,49 @@ static bool context_from_json(const cJSON *c, bench_context *ctx, char *err, siz
     return true;
 }
 
+/* schema_version: major version RESULTS_SCHEMA_VERSION (1 or 1.x); anything else is refused. */
+static bool check_schema_version(const cJSON *root, char *err, size_t err_len)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
+    if (!cJSON_IsNumber(v))
+        return set_error(err, err_len, "schema_version is missing or not a number; is this a "
+                                       "bpebench results file?");
+    if (!(v->valuedouble >= RESULTS_SCHEMA_VERSION && v->valuedouble < RESULTS_SCHEMA_VERSION + 1))
+        return set_error(err, err_len, "schema_version %g is not supported: this bpebench reads "
+                                       "major version %d (%d or %d.x); use the bpebench that "
+                                       "wrote the file",
+                         v->valuedouble, RESULTS_SCHEMA_VERSION, RESULTS_SCHEMA_VERSION,
+                         RESULTS_SCHEMA_VERSION);
+    return true;
+}
+
+/* What a file's record must satisfy beyond its fields (see "What the reader
+ * refuses" above); `earlier` are the records before it. O(earlier). */
+static bool check_record(const bench_record *rec, const bench_record *earlier, size_t n_earlier,
+                         char *err, size_t err_len)
+{
+    if (!untrusted_name_ok(rec->trainer))
+        return set_error(err, err_len, "trainer \"%s\" is not a safe name: " UNTRUSTED_NAME_RULE,
+                         rec->trainer);
+    if (!untrusted_slice_name_ok(rec->corpus))
+        return set_error(err, err_len, "corpus \"%s\" is not a safe NAME or NAME@SIZE: "
+                                       UNTRUSTED_NAME_RULE " each", rec->corpus);
+    for (int c = 0; c < rec->n_counters; c++)
+        if (!untrusted_name_ok(rec->counters[c].name))
+            return set_error(err, err_len, "counter \"%s\" is not a safe name: "
+                             UNTRUSTED_NAME_RULE, rec->counters[c].name);
+    for (size_t i = 0; i < n_earlier; i++)
+        if (earlier[i].vocab_size == rec->vocab_size && strcmp(earlier[i].trainer, rec->trainer) == 0 &&
+            strcmp(earlier[i].corpus, rec->corpus) == 0)
+            return set_error(err, err_len, "the run %s/%s/V=%llu already appears as results[%zu]",
+                             rec->trainer, rec->corpus, (unsigned long long)rec->vocab_size, i);
+    return true;
+}
+
 static bool parse_root(const cJSON *root, bench_results *r, char *err, size_t err_len)
 {
-    const cJSON *version = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
-    if (!cJSON_IsNumber(version) || version->valueint != RESULTS_SCHEMA_VERSION)
-        return set_error(err, err_len, "schema_version must be %d", RESULTS_SCHEMA_VERSION);
-    if (!context_from_json(cJSON_GetObjectItemCaseSensitive(root, "context"), &r->context, err,
+    if (!check_schema_version(root, err, err_len) ||
+        !context_from_json(cJSON_GetObjectItemCaseSensitive(root, "context"), &r->context, err,
                            err_len))
         return false;
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "results");
@@ -651,7 +751,9 @@ static bool parse_root(const cJSON *root, bench_results *r, char *err, size_t er
         if (!rec)
             return set_error(err, err_len, "out of memory");
         char why[400];
-        if (!record_from_json(x, rec, why, sizeof why)) {
+        if (!record_from_json(x, rec, why, sizeof why) ||
+            !check_record(rec, r->records, r->n_records - 1, why, sizeof why)) {
+            record_free(rec);
             r->n_records--;
             return set_error(err, err_len, "results[%zu]: %s", i, why);
         }

@@ -7,6 +7,7 @@
 #include "testutil.h"
 #include "results.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -257,6 +258,130 @@ static void malformed_files_are_refused(void **state)
                    "vocab_size");
 }
 
+/* A file with one record whose fields after "trainer" are `fields`. */
+static char *one_record(const char *version, const char *context, const char *trainer,
+                        const char *fields)
+{
+    char *text = malloc(4096);
+    assert_non_null(text);
+    snprintf(text, 4096,
+             "{\"schema_version\":%s,\"context\":{%s},\"results\":[{\"trainer\":\"%s\","
+             "\"corpus\":\"c@1M\",\"vocab_size\":300,\"status\":\"ok\"%s%s}]}",
+             version, context, trainer, *fields ? "," : "", fields);
+    return text;
+}
+
+static void accepted(const char *version, const char *context, const char *trainer,
+                     const char *fields)
+{
+    char *text = one_record(version, context, trainer, fields);
+    bench_results r;
+    char err[512];
+    if (!results_parse(text, strlen(text), "ok.json", &r, err, sizeof err))
+        fail_msg("refused %s: %s", text, err);
+    results_free(&r);
+    free(text);
+}
+
+static void refused(const char *version, const char *context, const char *trainer,
+                    const char *fields, const char *needle)
+{
+    char *text = one_record(version, context, trainer, fields);
+    assert_refused(text, needle);
+    free(text);
+}
+
+#define OK_TIMES "\"times_s\":{\"read\":[0],\"pretokenize\":[0],\"setup\":[0],\"merge\":[1]," \
+                 "\"total\":[1]}"
+
+/* Major version 1 is read (1, 1.x); any other is refused, naming the file
+ * and the version. */
+static void only_major_version_1_is_read(void **state)
+{
+    (void)state;
+    accepted("1", "", "heap", OK_TIMES);
+    accepted("1.0", "", "heap", OK_TIMES);
+    accepted("1.7", "", "heap", OK_TIMES);
+    refused("2", "", "heap", OK_TIMES, "bad.json: schema_version 2 is not supported");
+    refused("0.9", "", "heap", OK_TIMES, "schema_version 0.9 is not supported");
+    refused("-1", "", "heap", OK_TIMES, "schema_version -1 is not supported");
+    refused("1e999", "", "heap", OK_TIMES, "schema_version inf is not supported");
+    refused("\"1\"", "", "heap", OK_TIMES, "schema_version is missing or not a number");
+    assert_refused("{\"context\":{},\"results\":[]}", "schema_version is missing");
+}
+
+/* Negative or infinite times and limits are refused wherever they occur
+ * (JSON has no NaN; 1e999 is how infinity gets in). */
+static void impossible_times_are_refused(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"-1", "1e999", "-1e999", "-0.001"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char fields[512];
+        snprintf(fields, sizeof fields, "\"times_s\":{\"read\":[0,0],\"pretokenize\":[0,0],"
+                 "\"setup\":[0,0],\"merge\":[1,%s],\"total\":[1,1]}", bad[i]);
+        refused("1", "", "heap", fields, "times_s.merge[1] must be a finite number of seconds");
+        snprintf(fields, sizeof fields, OK_TIMES ",\"time_limit_s\":%s", bad[i]);
+        refused("1", "", "heap", fields, "field \"time_limit_s\" must be a finite number");
+        snprintf(fields, sizeof fields, "\"time_limit_s\":%s", bad[i]);
+        refused("1", fields, "heap", OK_TIMES, "context.time_limit_s must be a finite number");
+        snprintf(fields, sizeof fields, OK_TIMES ",\"profile\":{\"merge_seconds\":[0.5,%s],"
+                 "\"words_affected\":[2,1]}", bad[i]);
+        refused("1", "", "heap", fields, "profile.merge_seconds[1] must be a finite number");
+    }
+    refused("1", "", "heap", OK_TIMES ",\"profile\":{\"merge_seconds\":[0.5],"
+            "\"words_affected\":[1e30]}", "profile.words_affected[0] must be a whole number");
+    refused("1", "", "heap", OK_TIMES ",\"corpus_bytes\":10.5", "\"corpus_bytes\" must be a whole");
+    refused("1", "\"cores\":-2", "heap", OK_TIMES, "context.cores must be a whole number");
+    accepted("1", "\"cores\":2,\"time_limit_s\":0", "heap", OK_TIMES ",\"time_limit_s\":0.5");
+}
+
+/* Names from a results file go into tables, plots and file names: only safe
+ * names (untrusted.h) are read. */
+static void unsafe_names_are_refused(void **state)
+{
+    (void)state;
+    static const char *const payloads[] = {
+        "';system \\\"touch /tmp/P4\\\";'", "`id`", "$(id)", "a;b", "a b", "a\\nb",
+        "<cmd", "|cmd", "x'.system('id').'", "a/b", "@x", ".x", "",
+    };
+    for (size_t i = 0; i < sizeof payloads / sizeof *payloads; i++) {
+        char fields[512];
+        refused("1", "", payloads[i], OK_TIMES, "trainer");
+        snprintf(fields, sizeof fields, OK_TIMES ",\"counters\":{\"%s\":1}", payloads[i]);
+        refused("1", "", "heap", fields, "counter");
+        snprintf(fields, sizeof fields,
+                 "{\"schema_version\":1,\"context\":{},\"results\":[{\"trainer\":\"heap\","
+                 "\"corpus\":\"%s@1M\",\"vocab_size\":300,\"status\":\"ok\"," OK_TIMES "}]}",
+                 payloads[i]);
+        assert_refused(fields, "corpus");
+        snprintf(fields, sizeof fields,
+                 "{\"schema_version\":1,\"context\":{},\"results\":[{\"trainer\":\"heap\","
+                 "\"corpus\":\"c@%s\",\"vocab_size\":300,\"status\":\"ok\"," OK_TIMES "}]}",
+                 payloads[i]);
+        assert_refused(fields, "corpus");
+    }
+    accepted("1", "", "linked-list", OK_TIMES ",\"counters\":{\"heap_pushes\":3,\"x.y+z\":4}");
+}
+
+/* A run appears once; a counter once per run; a digest is exactly 16 hex digits. */
+static void repeated_runs_and_sloppy_digests_are_refused(void **state)
+{
+    (void)state;
+    assert_refused("{\"schema_version\":1,\"context\":{},\"results\":["
+                   "{\"trainer\":\"heap\",\"corpus\":\"c@1M\",\"vocab_size\":300,"
+                   "\"status\":\"ok\"," OK_TIMES "},"
+                   "{\"trainer\":\"heap\",\"corpus\":\"c@1M\",\"vocab_size\":300,"
+                   "\"status\":\"timeout\"," OK_TIMES "}]}",
+                   "results[1]: the run heap/c@1M/V=300 already appears as results[0]");
+    refused("1", "", "heap", OK_TIMES ",\"counters\":{\"pops\":1,\"pops\":2}",
+            "counter \"pops\" appears twice");
+    refused("1", "", "heap", OK_TIMES ",\"merges_digest\":\" 123456789abcdef\"", "merges_digest");
+    refused("1", "", "heap", OK_TIMES ",\"merges_digest\":\"+123456789abcdef\"", "merges_digest");
+    refused("1", "", "heap", OK_TIMES ",\"merges_digest\":\"-000000000000001\"", "merges_digest");
+    accepted("1", "", "heap", OK_TIMES ",\"merges_digest\":\"0123456789ABCdef\"");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -265,6 +390,10 @@ int main(void)
         cmocka_unit_test(summaries_come_from_the_repetitions),
         cmocka_unit_test(unknown_fields_are_ignored),
         cmocka_unit_test(malformed_files_are_refused),
+        cmocka_unit_test(only_major_version_1_is_read),
+        cmocka_unit_test(impossible_times_are_refused),
+        cmocka_unit_test(unsafe_names_are_refused),
+        cmocka_unit_test(repeated_runs_and_sloppy_digests_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
