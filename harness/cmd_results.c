@@ -5,13 +5,17 @@
 #include "cli.h"
 #include "compare.h"
 #include "report.h"
+#include "signals.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ============================================================ report */
 
@@ -22,6 +26,65 @@ static void report_usage(FILE *out)
           "Builds DIR/report.md and DIR/plots/ (PNG and SVG, through gnuplot) from a results\n"
           "file alone; nothing is measured. DIR defaults to the directory of RESULTS.json.\n",
           out);
+}
+
+/*
+ * The report's directory: --out DIR, else the directory of RESULTS.json.
+ * Creates it when missing (one level, and only --out: the directory of a
+ * file that was just read exists), tracked for removal on a signal
+ * (signals.h); *made says whether this call created it. False, with a
+ * message naming the directory as the user gave it, on failure.
+ */
+static bool report_dir(const char *out, const char *in, char dir[PATH_MAX], bool *made)
+{
+    const char *slash = strrchr(in, '/');
+    int len = out ? snprintf(dir, PATH_MAX, "%s", out)
+                  : snprintf(dir, PATH_MAX, "%.*s", slash ? (int)(slash - in) : 1,
+                             slash ? (slash == in ? "/" : in) : ".");
+    if (len < 0 || len >= PATH_MAX) {
+        cli_error("report: %s is %zu bytes long, longer than PATH_MAX - 1 (%d)",
+                  out ? "--out" : "the directory of RESULTS.json", strlen(out ? out : in),
+                  PATH_MAX - 1);
+        return false;
+    }
+    char what[PATH_MAX + 64];
+    snprintf(what, sizeof what, out ? "--out %s" : "the directory of %s", out ? out : in);
+    sigset_t saved;
+    signals_hold(&saved);
+    *made = out && mkdir(dir, 0777) == 0;
+    int mkdir_errno = errno;
+    if (*made)
+        signals_track(dir, true);
+    signals_release(&saved);
+    struct stat st;
+    if (!*made && out && mkdir_errno != EEXIST) {
+        cli_error("report: %s: cannot create: %s%s", what, strerror(mkdir_errno),
+                  mkdir_errno == ENOENT ? " (its parent directory must exist)" : "");
+        return false;
+    }
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        cli_error("report: %s: not a directory", what);
+        return false;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        cli_error("report: %s: cannot write there: %s%s", what, strerror(errno),
+                  out ? "" : "; give --out DIR");
+        return false;
+    }
+    return true;
+}
+
+/* Forgets the tracked --out, removing it first when the report failed. */
+static void report_dir_done(const char *dir, bool made, bool ok)
+{
+    if (!made)
+        return;
+    sigset_t saved;
+    signals_hold(&saved);
+    if (!ok)
+        rmdir(dir); /* empty again: report_write removed what it wrote */
+    signals_untrack(dir);
+    signals_release(&saved);
 }
 
 int cmd_report(int argc, char **argv)
@@ -46,30 +109,29 @@ int cmd_report(int argc, char **argv)
         cli_error("report: give exactly one results file (bpebench report RESULTS.json --out DIR)");
         return EXIT_USAGE;
     }
+    if (out && !*out) {
+        cli_error("report: --out is empty; give a directory");
+        return EXIT_USAGE;
+    }
     const char *in = argv[optind];
-    char dir[4096];
-    if (out)
-        snprintf(dir, sizeof dir, "%s", out);
-    else {
-        const char *slash = strrchr(in, '/');
-        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - in) : 1, slash ? in : ".");
-    }
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        cli_error("report: --out %s: cannot create: %s", dir, strerror(errno));
-        return EXIT_FAIL;
-    }
     bench_results r;
-    char err[1024];
+    char err[1024], dir[PATH_MAX];
     if (!results_read(in, &r, err, sizeof err)) {
         cli_error("report: %s", err);
         return EXIT_FAIL;
     }
-    bool ok = report_write(&r, dir, err, sizeof err);
-    results_free(&r);
-    if (!ok) {
-        cli_error("report: %s", err);
+    if (!signals_install_cleanup()) {
+        cli_error("report: cannot install signal handlers: %s", strerror(errno));
+        results_free(&r);
         return EXIT_FAIL;
     }
+    bool made = false, ok = report_dir(out, in, dir, &made);
+    if (ok && !(ok = report_write(&r, dir, err, sizeof err)))
+        cli_error("report: %s", err);
+    report_dir_done(dir, made, ok);
+    results_free(&r);
+    if (!ok)
+        return EXIT_FAIL;
     printf("report: %s/report.md\n", dir);
     return EXIT_OK;
 }
