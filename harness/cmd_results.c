@@ -6,6 +6,7 @@
 #include "compare.h"
 #include "report.h"
 #include "signals.h"
+#include "untrusted.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -167,8 +168,9 @@ static int compare_options(int argc, char **argv, double *threshold, int *phase)
             return -1;
         } else if (code == 't') {
             *threshold = strtod(optarg, &end) / 100;
-            if (*end || end == optarg || !(*threshold >= 0)) {
-                cli_error("compare: bad --threshold '%s': give a percentage such as 10", optarg);
+            if (*end || end == optarg || !isfinite(*threshold) || *threshold < 0) {
+                cli_error("compare: bad --threshold '%s': give a percentage of 0 or more, such "
+                          "as 10", optarg);
                 return EXIT_USAGE;
             }
         } else if (code == 'p') {
@@ -211,22 +213,27 @@ int cmd_compare(int argc, char **argv)
         cli_error("compare: %s", err);
         return EXIT_FAIL;
     }
+    /* The commits come from the files: shown escaped (untrusted.h). */
+    char base_commit[128], cur_commit[128];
+    display_escape(base.context.git_commit, strlen(base.context.git_commit), base_commit,
+                   sizeof base_commit);
+    display_escape(cur.context.git_commit, strlen(cur.context.git_commit), cur_commit,
+                   sizeof cur_commit);
     printf("Comparing %s (%s) to %s (%s); phase %s, threshold %g%%\n\n", argv[optind],
-           base.context.git_commit, argv[optind + 1], cur.context.git_commit,
-           bench_phase_names[phase], threshold * 100);
+           base_commit, argv[optind + 1], cur_commit, bench_phase_names[phase], threshold * 100);
     compare_summary sum;
     compare_results(&base, &cur, threshold, phase, stdout, &sum);
-    printf("\n%zu matched, %zu only in the baseline, %zu only in the current file; "
-           "%zu regressions, %zu faster, %zu within noise; %zu digest and %zu counter changes\n",
-           sum.matched, sum.only_base, sum.only_current, sum.regressions, sum.improvements,
-           sum.noisy, sum.digest_changes, sum.counter_changes);
+    printf("\n%zu matched (%zu compared), %zu only in the baseline, %zu only in the current "
+           "file; %zu regressions, %zu faster, %zu within noise; %zu digest and %zu counter "
+           "changes\n",
+           sum.matched, sum.compared, sum.only_base, sum.only_current, sum.regressions,
+           sum.improvements, sum.noisy, sum.digest_changes, sum.counter_changes);
     results_free(&base);
     results_free(&cur);
-    if (compare_failed(&sum)) {
-        cli_error("compare: %zu regression%s, %zu merge digest change%s, %zu counter change%s",
-                  sum.regressions, sum.regressions == 1 ? "" : "s", sum.digest_changes,
-                  sum.digest_changes == 1 ? "" : "s", sum.counter_changes,
-                  sum.counter_changes == 1 ? "" : "s");
+    char why[1024];
+    if (!compare_passed(&sum, argv[optind], argv[optind + 1], why, sizeof why)) {
+        fflush(stdout);
+        cli_error("compare: %s", why);
         return EXIT_FAIL;
     }
     return EXIT_OK;

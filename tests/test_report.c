@@ -17,6 +17,7 @@
  *      SIGINT and SIGXFSZ in the middle of a large report leave no
  *      temporary file and no gnuplot behind.
  *   3. Messages name the real problem and paths are never truncated.
+ *   4. compare never passes on nothing (see also test_compare.c).
  */
 #include "gnuplot.h"
 #include "results.h"
@@ -790,6 +791,73 @@ static void long_paths_are_refused_not_truncated(void **state)
     free(too_long);
 }
 
+/* ============================================================ compare */
+
+/* compare as a user meets it: bad thresholds are bad usage; files with
+ * nothing to compare, runs missing, an unknown schema or impossible times
+ * fail with one line saying why (and the table marks missing runs). */
+static void compare_never_passes_on_nothing(void **state)
+{
+    (void)state;
+    char base[PATH_MAX], cur[PATH_MAX], empty[PATH_MAX], text[PATH_MAX];
+    bench_results r;
+    make_grid(&r, 1, 2, 1, 0);
+    write_results(&r, "base.json", base);
+    r.n_records--; /* drop the last run */
+    write_results(&r, "cur.json", cur);
+    r.n_records++;
+    results_free(&r);
+    results_init(&r);
+    write_results(&r, "empty.json", empty);
+    results_free(&r);
+    static const char *const thresholds[] = {"nan", "inf", "-5", "1e999", "", "10%", "-inf"};
+    for (size_t i = 0; i < N(thresholds); i++) {
+        const char *args[] = {"compare", base, base, "--threshold", thresholds[i], NULL};
+        test_output o = run(args, root, NULL);
+        const char *keys[] = {"bad --threshold", "0 or more", NULL};
+        assert_one_line_failure(&o, 2, keys, thresholds[i]);
+        test_output_free(&o);
+    }
+    const char *same[] = {"compare", base, base, "--threshold", "0", NULL};
+    test_output o = run(same, root, NULL);
+    assert_succeeded(&o, "a file compared with itself");
+    test_output_free(&o);
+
+    const char *to_empty[] = {"compare", base, empty, NULL};
+    o = run(to_empty, root, NULL);
+    const char *keys1[] = {"empty.json has no results", NULL};
+    assert_one_line_failure(&o, 1, keys1, "an empty current file");
+    test_output_free(&o);
+
+    const char *missing[] = {"compare", base, cur, NULL};
+    o = run(missing, root, NULL);
+    const char *keys2[] = {"1 run of the baseline is missing from", "cur.json",
+                           "first linked-list/corpus0@2M/V=300", NULL};
+    assert_one_line_failure(&o, 1, keys2, "a run missing from the current file");
+    assert_non_null(strstr(o.out, "linked-list/corpus0@2M/V=300"));
+    assert_non_null(strstr(o.out, "MISSING from the current file"));
+    test_output_free(&o);
+
+    /* Every reader refuses an unknown major version and impossible times. */
+    char *json = test_slurp(base, NULL);
+    char *at = strstr(json, "\"schema_version\":");
+    assert_non_null(at);
+    at += strcspn(at, "1");
+    assert_int_equal(*at, '1');
+    *at = '3';
+    test_write_file(in_root(text, "v3.json"), json, strlen(json));
+    free(json);
+    const char *v3[] = {"compare", base, text, NULL};
+    o = run(v3, root, NULL);
+    const char *keys3[] = {"v3.json: schema_version 3 is not supported", NULL};
+    assert_one_line_failure(&o, 1, keys3, "schema_version 3");
+    test_output_free(&o);
+    const char *v3_report[] = {"report", text, NULL};
+    o = run(v3_report, root, NULL);
+    assert_one_line_failure(&o, 1, keys3, "report of schema_version 3");
+    test_output_free(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -804,6 +872,7 @@ int main(void)
         cmocka_unit_test(a_signal_during_a_report_leaves_nothing),
         cmocka_unit_test(messages_name_the_real_problem),
         cmocka_unit_test(long_paths_are_refused_not_truncated),
+        cmocka_unit_test(compare_never_passes_on_nothing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
