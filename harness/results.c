@@ -191,9 +191,54 @@ const bench_record *results_find(const bench_results *r, const char *trainer, co
 
 /* ============================================================ writing */
 
+/* Adds `item` under `key`, or deletes it; false when item is NULL or adding fails. */
+static bool attach(cJSON *obj, const char *key, cJSON *item)
+{
+    if (!item)
+        return false;
+    if (!cJSON_AddItemToObject(obj, key, item)) {
+        cJSON_Delete(item);
+        return false;
+    }
+    return true;
+}
+
+/* A JSON number that reads back as exactly v: the shortest of %.15g, %.16g
+ * and %.17g that does. (cJSON's own printer keeps a 15-digit form that is
+ * only within a relative DBL_EPSILON of v, so a time could come back one
+ * bit off; tests/fuzz_results.c checks the round trip.) Non-finite values,
+ * which no measurement gives, become null. NULL on OOM. */
+static cJSON *exact_number(double v)
+{
+    if (!isfinite(v))
+        return cJSON_CreateNull();
+    char text[32];
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(text, sizeof text, "%.*g", digits, v);
+        if (strtod(text, NULL) == v)
+            break;
+    }
+    return cJSON_CreateRaw(text);
+}
+
+static bool add_number(cJSON *obj, const char *key, double v)
+{
+    return attach(obj, key, exact_number(v));
+}
+
 static bool add_u64(cJSON *obj, const char *key, uint64_t v)
 {
-    return cJSON_AddNumberToObject(obj, key, (double)v) != NULL;
+    return add_number(obj, key, (double)v);
+}
+
+/* Appends exact_number(v) to an array; false (and nothing added) on OOM. */
+static bool append_number(cJSON *array, double v)
+{
+    cJSON *n = exact_number(v);
+    if (n && cJSON_AddItemToArray(array, n))
+        return true;
+    cJSON_Delete(n);
+    return false;
 }
 
 /* {"read": f(read), ...} over the five phases. */
@@ -203,7 +248,7 @@ static cJSON *phase_summary_json(const bench_record *rec, int which)
     for (int p = 0; o && p < BENCH_PHASES; p++) {
         bench_summary s = bench_summarize(rec->reps, rec->n_reps, p);
         double v = which == 0 ? s.median : which == 1 ? s.min : s.max;
-        if (!cJSON_AddNumberToObject(o, bench_phase_names[p], v)) {
+        if (!add_number(o, bench_phase_names[p], v)) {
             cJSON_Delete(o);
             return NULL;
         }
@@ -216,13 +261,9 @@ static cJSON *times_json(const bench_record *rec)
     cJSON *o = cJSON_CreateObject();
     for (int p = 0; o && p < BENCH_PHASES; p++) {
         cJSON *a = cJSON_AddArrayToObject(o, bench_phase_names[p]);
-        for (size_t i = 0; a && i < rec->n_reps; i++) {
-            cJSON *n = cJSON_CreateNumber(bench_phase_seconds(&rec->reps[i], p));
-            if (!n || !cJSON_AddItemToArray(a, n)) {
-                cJSON_Delete(n);
+        for (size_t i = 0; a && i < rec->n_reps; i++)
+            if (!append_number(a, bench_phase_seconds(&rec->reps[i], p)))
                 a = NULL;
-            }
-        }
         if (!a) {
             cJSON_Delete(o);
             return NULL;
@@ -236,36 +277,15 @@ static cJSON *profile_json(const bench_record *rec)
     cJSON *o = cJSON_CreateObject();
     cJSON *secs = o ? cJSON_AddArrayToObject(o, "merge_seconds") : NULL;
     cJSON *aff = secs ? cJSON_AddArrayToObject(o, "words_affected") : NULL;
-    for (size_t i = 0; aff && i < rec->n_profile; i++) {
-        cJSON *s = cJSON_CreateNumber(rec->profile_seconds[i]);
-        cJSON *a = cJSON_CreateNumber((double)rec->profile_affected[i]);
-        bool ok = s && a && cJSON_AddItemToArray(secs, s);
-        if (ok)
-            s = NULL;
-        ok = ok && cJSON_AddItemToArray(aff, a);
-        if (!ok) {
-            cJSON_Delete(s);
-            cJSON_Delete(a);
+    for (size_t i = 0; aff && i < rec->n_profile; i++)
+        if (!append_number(secs, rec->profile_seconds[i]) ||
+            !append_number(aff, (double)rec->profile_affected[i]))
             aff = NULL;
-        }
-    }
     if (!aff) {
         cJSON_Delete(o);
         return NULL;
     }
     return o;
-}
-
-/* Adds `item` under `key`, or deletes it; false when item is NULL or adding fails. */
-static bool attach(cJSON *obj, const char *key, cJSON *item)
-{
-    if (!item)
-        return false;
-    if (!cJSON_AddItemToObject(obj, key, item)) {
-        cJSON_Delete(item);
-        return false;
-    }
-    return true;
 }
 
 static bool record_add_scalars(cJSON *o, const bench_record *rec)
@@ -293,7 +313,7 @@ static bool record_add_scalars(cJSON *o, const bench_record *rec)
            cJSON_AddStringToObject(o, "verified_against", rec->verified_against) &&
            cJSON_AddStringToObject(o, "status", bench_status_name(rec->status)) &&
            (rec->status != STATUS_ERROR || cJSON_AddStringToObject(o, "error", rec->error)) &&
-           cJSON_AddNumberToObject(o, "time_limit_s", rec->time_limit_s) &&
+           add_number(o, "time_limit_s", rec->time_limit_s) &&
            cJSON_AddBoolToObject(o, "skipped_after_timeout", rec->skipped_after_timeout);
 }
 
@@ -340,12 +360,12 @@ static cJSON *context_to_json(const bench_context *c)
     bool ok = o && cJSON_AddStringToObject(o, "date", c->date ? c->date : "") &&
               cJSON_AddStringToObject(o, "host", c->host ? c->host : "") &&
               cJSON_AddStringToObject(o, "cpu", c->cpu ? c->cpu : "") &&
-              cJSON_AddNumberToObject(o, "cores", c->cores) &&
+              add_number(o, "cores", c->cores) &&
               cJSON_AddStringToObject(o, "compiler", c->compiler ? c->compiler : "") &&
               cJSON_AddStringToObject(o, "cflags", c->cflags ? c->cflags : "") &&
               cJSON_AddStringToObject(o, "git_commit", c->git_commit ? c->git_commit : "") &&
               cJSON_AddStringToObject(o, "command", c->command ? c->command : "") &&
-              cJSON_AddNumberToObject(o, "time_limit_s", c->time_limit_s);
+              add_number(o, "time_limit_s", c->time_limit_s);
     cJSON *d = ok ? cJSON_AddObjectToObject(o, "datasets") : NULL;
     for (size_t i = 0; d && i < c->n_datasets; i++)
         if (!cJSON_AddStringToObject(d, c->datasets[i].path, c->datasets[i].sha256))

@@ -119,6 +119,31 @@ static void round_trip_keeps_every_field(void **state)
     results_free(&back);
 }
 
+/* Every number reads back bit for bit: times that cJSON's own 15-digit
+ * printing would move by one bit (found by fuzz_results), and counts
+ * above 2^53. */
+static void numbers_read_back_exactly(void **state)
+{
+    (void)state;
+    bench_results r, back;
+    make_results(&r);
+    bench_record *rec = &r.records[0];
+    rec->reps[0].pretokenize = 0.0007806019998483669;
+    rec->reps[1].total = 0.1 + 0.2;
+    rec->reps[2].merge = 5e-324; /* the smallest double */
+    rec->profile_seconds[1] = 1.0 / 3;
+    rec->counters[0].value = 18446744073709549568ull; /* the largest double below 2^64 */
+    rec->time_limit_s = 1e300;
+    char *text = results_to_string(&r);
+    assert_non_null(text);
+    char err[512];
+    assert_true(results_parse(text, strlen(text), "exact", &back, err, sizeof err));
+    assert_results_equal(&r, &back);
+    free(text);
+    results_free(&r);
+    results_free(&back);
+}
+
 static void write_and_read_a_file(void **state)
 {
     (void)state;
@@ -344,6 +369,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_trip_keeps_every_field),
         cmocka_unit_test(write_and_read_a_file),
+        cmocka_unit_test(numbers_read_back_exactly),
         cmocka_unit_test(summaries_come_from_the_repetitions),
         cmocka_unit_test(unknown_fields_are_ignored),
         cmocka_unit_test(malformed_files_are_refused),
