@@ -33,8 +33,9 @@ char *gnuplot_quote(const char *value, char *err, size_t err_len)
         }
         quotes += c == '\'';
     }
-    /* At most: each quote as ."'". (5 bytes) and its neighbours' '' (4). */
-    char *text = malloc(len + 9 * quotes + 3);
+    /* q quotes as "'" (3 bytes each), at most q + 1 runs 'run' (2 bytes each
+     * besides the text), at most 2q dots between pieces, and the NUL. */
+    char *text = malloc(len + 7 * quotes + 3);
     if (!text) {
         set_error(err, err_len, "out of memory");
         return NULL;

@@ -29,12 +29,15 @@
 
 #define MB 1e6
 
+/* The characters of safe names (untrusted.h) and '@' (of slice names) stay
+ * as they are, so that different names give different files; anything else
+ * (which the results reader never lets through) becomes '_'. */
 void plot_name(char *buf, size_t len, const char *kind, const char *family)
 {
     int n = snprintf(buf, len, "plots/%s_", kind);
     for (const char *p = family; n > 0 && (size_t)n + 1 < len && *p; p++)
         buf[n++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                                  (*p >= '0' && *p <= '9') || *p == '-'
+                                  (*p >= '0' && *p <= '9') || strchr("-._+@", *p)
                               ? *p
                               : '_');
     if (n > 0 && (size_t)n < len)

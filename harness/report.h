@@ -63,8 +63,9 @@ void report_files_free(report_files *files);
  * Writes nothing to disk. False with a reason. */
 bool plots_make(const report_index *ix, report_files *files, char *err, size_t err_len);
 
-/* The plot files (relative to DIR) of a kind ("time_vs_vocab", "speedup",
- * ...) and family, as plots_make names them. */
+/* The plot files (relative to DIR, without extension) of a kind
+ * ("time_vs_vocab", "speedup", ...) and family or profiled cell, as
+ * plots_make names them: plots/KIND_FAMILY, plots/profile_SLICE_VV. */
 void plot_name(char *buf, size_t len, const char *kind, const char *family);
 
 /*

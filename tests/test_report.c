@@ -791,6 +791,34 @@ static void long_paths_are_refused_not_truncated(void **state)
     free(too_long);
 }
 
+/* Names that differ only in characters a file name could lose ('.', '_',
+ * '+', '@') still get figures of their own. */
+static void similar_names_get_their_own_figures(void **state)
+{
+    (void)state;
+    char path[PATH_MAX], out[PATH_MAX], png[PATH_MAX + 64];
+    static const char *const corpora[] = {"v1.0@1M", "v1_0@1M", "v1+0@1M", "v1_0@1M_V300"};
+    bench_results r;
+    make_grid(&r, 0, 0, 0, 0);
+    for (size_t i = 0; i < N(corpora); i++)
+        add_record(&r, "naive", corpora[i], 1000000, 300, 1.0 + (double)i, 10);
+    write_results(&r, "similar.json", path);
+    results_free(&r);
+    const char *args[] = {"report", path, "--out", in_root(out, "similar"), NULL};
+    test_output o = run(args, root, NULL);
+    assert_succeeded(&o, "names that differ in punctuation");
+    static const char *const figures[] = {
+        "time_vs_vocab_v1.0", "time_vs_vocab_v1_0", "time_vs_vocab_v1+0",
+        "profile_v1.0@1M_V300", "profile_v1_0@1M_V300", "profile_v1_0@1M_V300_V300",
+    };
+    for (size_t i = 0; i < N(figures); i++) {
+        snprintf(png, sizeof png, "%s/plots/%s.png", out, figures[i]);
+        if (!exists(png))
+            fail_msg("no %s", png);
+    }
+    test_output_free(&o);
+}
+
 /* ============================================================ compare */
 
 /* compare as a user meets it: bad thresholds are bad usage; files with
@@ -872,6 +900,7 @@ int main(void)
         cmocka_unit_test(a_signal_during_a_report_leaves_nothing),
         cmocka_unit_test(messages_name_the_real_problem),
         cmocka_unit_test(long_paths_are_refused_not_truncated),
+        cmocka_unit_test(similar_names_get_their_own_figures),
         cmocka_unit_test(compare_never_passes_on_nothing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
