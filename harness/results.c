@@ -802,6 +802,10 @@ bool results_parse(const char *text, size_t len, const char *name, bench_results
     return true;
 }
 
+/* The largest results file read: a grid of thousands of runs with profiles
+ * takes tens of megabytes; /dev/zero would take all the memory there is. */
+#define RESULTS_MAX_BYTES ((size_t)256 << 20)
+
 bool results_read(const char *path, bench_results *r, char *err, size_t err_len)
 {
     results_init(r);
@@ -825,9 +829,14 @@ bool results_read(const char *path, bench_results *r, char *err, size_t err_len)
         len += got;
         if (got == 0)
             break;
+        if (len > RESULTS_MAX_BYTES) {
+            ok = set_error(err, err_len, "%s: larger than %zu MiB; is it a results file?", path,
+                           RESULTS_MAX_BYTES >> 20);
+            break;
+        }
     }
     if (ok && ferror(f))
-        ok = set_error(err, err_len, "%s: read error", path);
+        ok = set_error(err, err_len, "%s: cannot read: %s", path, strerror(errno));
     fclose(f);
     if (ok)
         ok = results_parse(text, len, path, r, err, err_len);

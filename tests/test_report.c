@@ -600,8 +600,9 @@ static void a_file_size_limit_leaves_nothing(void **state)
 /* Reaps the descendants this process inherited as their subreaper and
  * returns how many were killed by SIGKILL: a gnuplot drawing when the
  * report died, killed with it (PR_SET_PDEATHSIG). One that had just
- * finished (exit 0, not yet reaped by the report) is fine; without
- * PDEATHSIG every orphan would finish its figure and exit 0. */
+ * finished (exit 0, not yet reaped by the report), or that found the report
+ * gone before it started gnuplot (exit 126), is fine; without PDEATHSIG
+ * every orphan would finish its figure and exit 0. */
 static int reap_orphans(void)
 {
     int killed = 0, status;
@@ -611,7 +612,8 @@ static int reap_orphans(void)
             return killed;
         if (pid > 0) {
             bool sigkill = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
-            if (!sigkill && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+            if (!sigkill && !(WIFEXITED(status) &&
+                              (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 126)))
                 fail_msg("a process of the report ended with status 0x%x", status);
             killed += sigkill;
             continue;
@@ -711,6 +713,18 @@ static void messages_name_the_real_problem(void **state)
     const char *keys1[] = {"/nonexistent/r.json: cannot open: No such file", NULL};
     assert_one_line_failure(&o, 1, keys1, "a missing results file");
     assert_null(strstr(o.err, "--out"));
+    test_output_free(&o);
+
+    const char *directory[] = {"report", root, NULL};
+    o = run(directory, root, NULL);
+    const char *keys_dir[] = {"cannot read: Is a directory", NULL};
+    assert_one_line_failure(&o, 1, keys_dir, "a directory as the results file");
+    test_output_free(&o);
+
+    const char *endless[] = {"compare", "/dev/zero", path, NULL};
+    o = run(endless, root, NULL);
+    const char *keys_zero[] = {"/dev/zero: larger than 256 MiB; is it a results file?", NULL};
+    assert_one_line_failure(&o, 1, keys_zero, "an endless results file");
     test_output_free(&o);
 
     const char *no_parent[] = {"report", path, "--out", in_root(out, "a/b"), NULL};
