@@ -303,31 +303,34 @@ static void embed_plot(FILE *f, const report_files *files, const char *kind, con
             caption, name, name);
 }
 
-/* Writes `text` (from a results file: anything) as a markdown code span:
- * escaped for display first (one line, no control bytes; untrusted.h), then
- * fenced with one backtick more than the longest run it holds, so that no
- * text can end the span or become markup (CommonMark). "unknown" when empty. */
-static void md_code(FILE *f, const char *text)
+enum { MD_SHOWN = 1024, MD_CODE_MAX = 3 * MD_SHOWN + 4 }; /* shown text; the span with fences */
+
+/* `text` (from a results file: anything) as a markdown code span, in buf
+ * (MD_CODE_MAX bytes): escaped for display first (one line, no control
+ * bytes; untrusted.h), then fenced with one backtick more than the longest
+ * run it holds, so that no text can end the span or become markup
+ * (CommonMark). "unknown" when empty. Returns buf. */
+static const char *md_code(const char *text, char buf[MD_CODE_MAX])
 {
-    char shown[1024];
+    char shown[MD_SHOWN];
     display_escape(text, strlen(text), shown, sizeof shown);
-    if (!shown[0]) {
-        fputs("unknown", f);
-        return;
+    size_t n = strlen(shown), run = 0, longest = 0;
+    if (n == 0) {
+        snprintf(buf, MD_CODE_MAX, "unknown");
+        return buf;
     }
-    size_t run = 0, longest = 0, len = strlen(shown);
-    for (size_t i = 0; i < len; i++) {
+    for (size_t i = 0; i < n; i++) {
         run = shown[i] == '`' ? run + 1 : 0;
         longest = run > longest ? run : longest;
     }
+    char fence[sizeof shown + 1];
+    memset(fence, '`', longest + 1);
+    fence[longest + 1] = '\0';
     /* A span whose text starts or ends with a backtick or a space needs one
      * space of padding on both sides (removed again when shown). */
-    bool pad = strchr("` ", shown[0]) || strchr("` ", shown[len - 1]);
-    for (size_t i = 0; i <= longest; i++)
-        fputc('`', f);
-    fprintf(f, pad ? " %s " : "%s", shown);
-    for (size_t i = 0; i <= longest; i++)
-        fputc('`', f);
+    const char *pad = strchr("` ", shown[0]) || strchr("` ", shown[n - 1]) ? " " : "";
+    snprintf(buf, MD_CODE_MAX, "%s%s%s%s%s", fence, pad, shown, pad, fence);
+    return buf;
 }
 
 /* ============================================================ sections */
@@ -335,21 +338,13 @@ static void md_code(FILE *f, const char *text)
 static void section_context(FILE *f, const bench_results *r)
 {
     const bench_context *c = &r->context;
-    fprintf(f, "# bpebench results\n\nMeasured ");
-    md_code(f, c->date);
-    fprintf(f, " on ");
-    md_code(f, c->host);
-    fprintf(f, " (");
-    md_code(f, c->cpu);
-    fprintf(f, ", %d cores), ", c->cores);
-    md_code(f, c->compiler);
-    fprintf(f, ", CFLAGS ");
-    md_code(f, c->cflags);
-    fprintf(f, ", commit ");
-    md_code(f, c->git_commit);
-    fprintf(f, ".\n\nCommand: ");
-    md_code(f, c->command);
-    fprintf(f, ". Time limit per run: %g s.\n\n", c->time_limit_s);
+    char date[MD_CODE_MAX], host[MD_CODE_MAX], cpu[MD_CODE_MAX], compiler[MD_CODE_MAX],
+        cflags[MD_CODE_MAX], commit[MD_CODE_MAX], command[MD_CODE_MAX];
+    fprintf(f, "# bpebench results\n\nMeasured %s on %s (%s, %d cores), %s, CFLAGS %s, commit "
+               "%s.\n\nCommand: %s. Time limit per run: %g s.\n\n",
+            md_code(c->date, date), md_code(c->host, host), md_code(c->cpu, cpu), c->cores,
+            md_code(c->compiler, compiler), md_code(c->cflags, cflags),
+            md_code(c->git_commit, commit), md_code(c->command, command), c->time_limit_s);
     fprintf(f, "Every number and figure below is computed from `results.json` in this directory;\n"
                "`bpebench report results.json --out DIR` rebuilds this page without measuring.\n"
                "Times are wall-clock seconds (CLOCK_MONOTONIC), the median over the repetitions,\n"

@@ -159,6 +159,17 @@ static char *write_results(const bench_results *r, const char *name, char *buf)
     return buf;
 }
 
+/* make_grid written to root/name; the path in buf. */
+static char *write_grid(const char *name, size_t families, size_t slices, size_t vocabs,
+                        size_t merges, char *buf)
+{
+    bench_results r;
+    make_grid(&r, families, slices, vocabs, merges);
+    write_results(&r, name, buf);
+    results_free(&r);
+    return buf;
+}
+
 /* ============================================================ running */
 
 static test_output run(const char *const *args, const char *cwd, void (*in_child)(void))
@@ -230,10 +241,8 @@ static void hostile_names_in_results_run_nothing(void **state)
 {
     (void)state;
     char good[PATH_MAX], bad[PATH_MAX], out[PATH_MAX];
+    write_grid("good.json", 1, 1, 1, 0, good);
     bench_results r;
-    make_grid(&r, 1, 1, 1, 0);
-    write_results(&r, "good.json", good);
-    results_free(&r);
     static const char *const fields[] = {"trainer", "corpus", "slice label", "counter"};
     for (size_t p = 0; p < N(payloads); p++)
         for (size_t f = 0; f < N(fields); f++) {
@@ -384,10 +393,7 @@ static void the_scripts_directory_is_quoted_or_refused(void **state)
 {
     (void)state;
     char path[PATH_MAX], binary[PATH_MAX + 32], out[PATH_MAX];
-    bench_results r;
-    make_grid(&r, 1, 2, 1, 20);
-    write_results(&r, "tree.json", path);
-    results_free(&r);
+    write_grid("tree.json", 1, 2, 1, 20, path);
     copy_tree("t'$(touch M)`touch M`;'", binary);
     const char *args[] = {binary, "report", path, "--out", in_root(out, "tree-out"), NULL};
     test_child c = test_start(args, root, NULL);
@@ -425,10 +431,7 @@ static void scripts_in_the_current_directory_are_not_run(void **state)
         snprintf(text, sizeof text, "system 'touch %s/M'\n", root);
         test_write_file(script, text, strlen(text));
     }
-    bench_results r;
-    make_grid(&r, 1, 1, 1, 0);
-    write_results(&r, "bundle/results.json", path);
-    results_free(&r);
+    write_grid("bundle/results.json", 1, 1, 1, 0, path);
     const char *args[] = {"report", "results.json", NULL};
     test_output o = run(args, dir, NULL);
     assert_succeeded(&o, "report in a directory holding plots/*.gp");
@@ -507,10 +510,7 @@ static void a_failed_report_leaves_nothing(void **state)
 {
     (void)state;
     char path[PATH_MAX], out[PATH_MAX], found[PATH_MAX];
-    bench_results r;
-    make_grid(&r, 2, 2, 2, 20);
-    write_results(&r, "fail.json", path);
-    results_free(&r);
+    write_grid("fail.json", 2, 2, 2, 20, path);
     for (int existing = 0; existing < 2; existing++) {
         in_root(out, "fail-out");
         if (existing)
@@ -576,10 +576,8 @@ static void a_file_size_limit_leaves_nothing(void **state)
 {
     (void)state;
     char path[PATH_MAX], out[PATH_MAX], found[PATH_MAX];
-    bench_results r;
-    make_grid(&r, 1, 2, 2, 20000); /* a profile .dat of ~400 KB; figures of ~40 KB */
-    write_results(&r, "big-profile.json", path);
-    results_free(&r);
+    /* A profile .dat of ~1.5 MB; every other file under 100 KB. */
+    write_grid("big-profile.json", 1, 2, 2, 20000, path);
     file_limit = 200000;
     for (int ignored = 0; ignored < 2; ignored++) {
         ignore_sigxfsz = ignored;
@@ -655,10 +653,7 @@ static void a_signal_during_a_report_leaves_nothing(void **state)
 {
     (void)state;
     char path[PATH_MAX], out[PATH_MAX], first[PATH_MAX + 64], found[PATH_MAX];
-    bench_results r;
-    make_grid(&r, 8, 3, 3, 500);
-    write_results(&r, "large.json", path);
-    results_free(&r);
+    write_grid("large.json", 8, 3, 3, 500, path);
     in_root(out, "interrupted");
     snprintf(first, sizeof first, "%s/plots/time_vs_vocab_corpus0.dat", out);
     static const int signals[] = {SIGTERM, SIGINT};
@@ -704,10 +699,7 @@ static void messages_name_the_real_problem(void **state)
 {
     (void)state;
     char path[PATH_MAX], out[PATH_MAX], file[PATH_MAX];
-    bench_results r;
-    make_grid(&r, 1, 1, 1, 0);
-    write_results(&r, "msg.json", path);
-    results_free(&r);
+    write_grid("msg.json", 1, 1, 1, 0, path);
     const char *missing[] = {"report", "/nonexistent/r.json", NULL};
     test_output o = run(missing, root, NULL);
     const char *keys1[] = {"/nonexistent/r.json: cannot open: No such file", NULL};
@@ -766,10 +758,7 @@ static void long_paths_are_refused_not_truncated(void **state)
 {
     (void)state;
     char path[PATH_MAX], found[PATH_MAX];
-    bench_results r;
-    make_grid(&r, 1, 1, 1, 0);
-    write_results(&r, "long.json", path);
-    results_free(&r);
+    write_grid("long.json", 1, 1, 1, 0, path);
     char *too_long = malloc(PATH_MAX + 100);
     assert_non_null(too_long);
     memset(too_long, 'a', PATH_MAX + 99);
