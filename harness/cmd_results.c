@@ -222,7 +222,12 @@ int cmd_compare(int argc, char **argv)
     printf("Comparing %s (%s) to %s (%s); phase %s, threshold %g%%\n\n", argv[optind],
            base_commit, argv[optind + 1], cur_commit, bench_phase_names[phase], threshold * 100);
     compare_summary sum;
-    compare_results(&base, &cur, threshold, phase, stdout, &sum);
+    if (!compare_results(&base, &cur, threshold, phase, stdout, &sum)) {
+        results_free(&base);
+        results_free(&cur);
+        cli_error("compare: out of memory");
+        return EXIT_FAIL;
+    }
     printf("\n%zu matched (%zu compared), %zu only in the baseline, %zu only in the current "
            "file; %zu regressions, %zu faster, %zu within noise; %zu digest and %zu counter "
            "changes\n",

@@ -148,10 +148,24 @@ static void compare_one(const bench_record *a, const bench_record *b, double thr
     }
 }
 
-void compare_results(const bench_results *base, const bench_results *cur, double threshold,
+/* The run of `ix` with a's key (trainer, corpus, slice, vocab size), or NULL. O(log n). */
+static const bench_record *matching(const results_index *ix, const bench_record *a)
+{
+    const bench_record *b = results_index_find(ix, a->trainer, a->corpus, a->vocab_size);
+    return b && b->slice_bytes == a->slice_bytes ? b : NULL;
+}
+
+bool compare_results(const bench_results *base, const bench_results *cur, double threshold,
                      int phase, FILE *out, compare_summary *sum)
 {
     memset(sum, 0, sizeof *sum);
+    results_index base_ix, cur_ix;
+    if (!results_index_build(&base_ix, base))
+        return false;
+    if (!results_index_build(&cur_ix, cur)) {
+        results_index_free(&base_ix);
+        return false;
+    }
     double log_sum = 0;
     size_t n_logs = 0;
     if (out)
@@ -160,9 +174,7 @@ void compare_results(const bench_results *base, const bench_results *cur, double
                 "----------------------------------------------------------------------------"
                 "------------------------");
     for (size_t i = 0; i < base->n_records; i++) {
-        const bench_record *a = &base->records[i];
-        const bench_record *b = results_find(cur, a->trainer, a->corpus, a->slice_bytes,
-                                             a->vocab_size);
+        const bench_record *a = &base->records[i], *b = matching(&cur_ix, a);
         if (!b) {
             char name[192];
             run_name(a, name, sizeof name);
@@ -176,14 +188,14 @@ void compare_results(const bench_results *base, const bench_results *cur, double
         sum->matched++;
         compare_one(a, b, threshold, phase, out, sum, &log_sum, &n_logs);
     }
-    for (size_t i = 0; i < cur->n_records; i++) {
-        const bench_record *b = &cur->records[i];
-        sum->only_current +=
-            !results_find(base, b->trainer, b->corpus, b->slice_bytes, b->vocab_size);
-    }
+    for (size_t i = 0; i < cur->n_records; i++)
+        sum->only_current += !matching(&base_ix, &cur->records[i]);
     sum->geomean = n_logs ? exp(log_sum / (double)n_logs) : 0;
     if (out)
         fprintf(out, "%-48s %10s %10s %8.3f\n", "OVERALL_GEOMEAN", "", "", sum->geomean);
+    results_index_free(&base_ix);
+    results_index_free(&cur_ix);
+    return true;
 }
 
 /* Appends "; " (after the first) and a formatted reason to why. */

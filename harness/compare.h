@@ -35,9 +35,10 @@ typedef struct {
  * Compares `phase` (PHASE_TOTAL, ...) of every matched run; prints the
  * table to `out` (NULL: silent), runs missing from the current file
  * included, and fills sum. threshold is a fraction (0.10 for 10%), finite
- * and ≥ 0. O(runs²) matching, fine for grids of thousands.
+ * and ≥ 0. False on OOM. O(n log n) matching (results_index) plus the
+ * runs' repetitions.
  */
-void compare_results(const bench_results *base, const bench_results *cur, double threshold,
+bool compare_results(const bench_results *base, const bench_results *cur, double threshold,
                      int phase, FILE *out, compare_summary *sum);
 
 /*

@@ -177,16 +177,61 @@ bool record_add_rep(bench_record *rec, const run_times *t)
     return true;
 }
 
-const bench_record *results_find(const bench_results *r, const char *trainer, const char *corpus,
-                                 uint64_t slice_bytes, uint64_t vocab_size)
+/* ============================================================ the index */
+
+/* Orders records by (trainer, corpus, vocab_size), then by position. */
+static int cmp_key(const void *a, const void *b)
 {
-    for (size_t i = 0; i < r->n_records; i++) {
-        const bench_record *rec = &r->records[i];
-        if (strcmp(rec->trainer, trainer) == 0 && strcmp(rec->corpus, corpus) == 0 &&
-            rec->slice_bytes == slice_bytes && rec->vocab_size == vocab_size)
-            return rec;
+    const bench_record *x = *(const bench_record *const *)a, *y = *(const bench_record *const *)b;
+    int c = strcmp(x->trainer, y->trainer);
+    if (c == 0)
+        c = strcmp(x->corpus, y->corpus);
+    if (c == 0)
+        c = (x->vocab_size > y->vocab_size) - (x->vocab_size < y->vocab_size);
+    return c ? c : (x > y) - (x < y);
+}
+
+bool results_index_build(results_index *ix, const bench_results *r)
+{
+    ix->n = r->n_records;
+    ix->by_key = malloc((ix->n + 1) * sizeof *ix->by_key);
+    if (!ix->by_key)
+        return false;
+    for (size_t i = 0; i < ix->n; i++)
+        ix->by_key[i] = &r->records[i];
+    qsort(ix->by_key, ix->n, sizeof *ix->by_key, cmp_key);
+    return true;
+}
+
+void results_index_free(results_index *ix)
+{
+    free(ix->by_key);
+    ix->by_key = NULL;
+    ix->n = 0;
+}
+
+const bench_record *results_index_find(const results_index *ix, const char *trainer,
+                                       const char *corpus, uint64_t vocab_size)
+{
+    size_t lo = 0, hi = ix->n; /* the first entry not below the key is in [lo, hi] */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const bench_record *m = ix->by_key[mid];
+        int c = strcmp(m->trainer, trainer);
+        if (c == 0)
+            c = strcmp(m->corpus, corpus);
+        if (c == 0)
+            c = (m->vocab_size > vocab_size) - (m->vocab_size < vocab_size);
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return NULL;
+    const bench_record *found = lo < ix->n ? ix->by_key[lo] : NULL;
+    return found && found->vocab_size == vocab_size && strcmp(found->trainer, trainer) == 0 &&
+                   strcmp(found->corpus, corpus) == 0
+               ? found
+               : NULL;
 }
 
 /* ============================================================ writing */
@@ -418,7 +463,8 @@ bool results_write(const bench_results *r, const char *path, char *err, size_t e
  *     of seconds ≥ 0 (JSON has no NaN, but 1e999 parses as infinity);
  *   - trainer, corpus and counter names are safe names (untrusted.h), so they
  *     can go into tables, plots and file names as they are;
- *   - a run (trainer, corpus, vocab size) appears at most once.
+ *   - a run (trainer, corpus, vocab size) appears at most once (checked
+ *     on the sorted index: O(n log n), a file of many runs stays fast).
  * Anything else is refused with the field, and the file names it.
  */
 
@@ -731,10 +777,9 @@ static bool check_schema_version(const cJSON *root, char *err, size_t err_len)
     return true;
 }
 
-/* What a file's record must satisfy beyond its fields (see "What the reader
- * refuses" above); `earlier` are the records before it. O(earlier). */
-static bool check_record(const bench_record *rec, const bench_record *earlier, size_t n_earlier,
-                         char *err, size_t err_len)
+/* The names a file's record holds must be safe (see "What the reader
+ * refuses" above). */
+static bool check_names(const bench_record *rec, char *err, size_t err_len)
 {
     if (!untrusted_name_ok(rec->trainer))
         return set_error(err, err_len, "trainer \"%s\" is not a safe name: " UNTRUSTED_NAME_RULE,
@@ -746,12 +791,27 @@ static bool check_record(const bench_record *rec, const bench_record *earlier, s
         if (!untrusted_name_ok(rec->counters[c].name))
             return set_error(err, err_len, "counter \"%s\" is not a safe name: "
                              UNTRUSTED_NAME_RULE, rec->counters[c].name);
-    for (size_t i = 0; i < n_earlier; i++)
-        if (earlier[i].vocab_size == rec->vocab_size && strcmp(earlier[i].trainer, rec->trainer) == 0 &&
-            strcmp(earlier[i].corpus, rec->corpus) == 0)
-            return set_error(err, err_len, "the run %s/%s/V=%llu already appears as results[%zu]",
-                             rec->trainer, rec->corpus, (unsigned long long)rec->vocab_size, i);
     return true;
+}
+
+/* Each run once: neighbours in key order must differ. O(n log n). */
+static bool check_unique_runs(const bench_results *r, char *err, size_t err_len)
+{
+    results_index ix;
+    if (!results_index_build(&ix, r))
+        return set_error(err, err_len, "out of memory");
+    bool ok = true;
+    for (size_t i = 1; ok && i < ix.n; i++) {
+        const bench_record *a = ix.by_key[i - 1], *b = ix.by_key[i];
+        if (a->vocab_size == b->vocab_size && strcmp(a->trainer, b->trainer) == 0 &&
+            strcmp(a->corpus, b->corpus) == 0)
+            ok = set_error(err, err_len, "results[%zu]: the run %s/%s/V=%llu already appears as "
+                                         "results[%zu]",
+                           (size_t)(b - r->records), b->trainer, b->corpus,
+                           (unsigned long long)b->vocab_size, (size_t)(a - r->records));
+    }
+    results_index_free(&ix);
+    return ok;
 }
 
 static bool parse_root(const cJSON *root, bench_results *r, char *err, size_t err_len)
@@ -771,15 +831,14 @@ static bool parse_root(const cJSON *root, bench_results *r, char *err, size_t er
         if (!rec)
             return set_error(err, err_len, "out of memory");
         char why[400];
-        if (!record_from_json(x, rec, why, sizeof why) ||
-            !check_record(rec, r->records, r->n_records - 1, why, sizeof why)) {
+        if (!record_from_json(x, rec, why, sizeof why) || !check_names(rec, why, sizeof why)) {
             record_free(rec);
             r->n_records--;
             return set_error(err, err_len, "results[%zu]: %s", i, why);
         }
         i++;
     }
-    return true;
+    return check_unique_runs(r, err, err_len);
 }
 
 bool results_parse(const char *text, size_t len, const char *name, bench_results *r, char *err,

@@ -68,7 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!test_results_equal(&r, &back, why, sizeof why))
         give_up("the written file reads back differently", why);
     compare_summary sum;
-    compare_results(&r, &back, 0.10, PHASE_TOTAL, NULL, &sum);
+    if (!compare_results(&r, &back, 0.10, PHASE_TOTAL, NULL, &sum))
+        give_up("compare", "out of memory");
     if (sum.regressions || sum.digest_changes || sum.counter_changes || sum.only_base ||
         sum.only_current || sum.matched != r.n_records)
         give_up("compare finds a change between a file and its copy", text);

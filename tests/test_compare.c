@@ -40,7 +40,7 @@ static void one_run(bench_results *r, const char *trainer, double t, double spre
 static compare_summary compare(const bench_results *a, const bench_results *b)
 {
     compare_summary sum;
-    compare_results(a, b, 0.10, PHASE_TOTAL, NULL, &sum);
+    assert_true(compare_results(a, b, 0.10, PHASE_TOTAL, NULL, &sum));
     return sum;
 }
 

@@ -356,12 +356,52 @@ static void repeated_runs_and_sloppy_digests_are_refused(void **state)
                    "{\"trainer\":\"heap\",\"corpus\":\"c@1M\",\"vocab_size\":300,"
                    "\"status\":\"timeout\"," OK_TIMES "}]}",
                    "results[1]: the run heap/c@1M/V=300 already appears as results[0]");
+    assert_refused("{\"schema_version\":1,\"context\":{},\"results\":["
+                   "{\"trainer\":\"heap\",\"corpus\":\"c@1M\",\"vocab_size\":300,"
+                   "\"status\":\"ok\"," OK_TIMES "},"
+                   "{\"trainer\":\"naive\",\"corpus\":\"c@1M\",\"vocab_size\":300,"
+                   "\"status\":\"ok\"," OK_TIMES "},"
+                   "{\"trainer\":\"heap\",\"corpus\":\"c@1M\",\"vocab_size\":300,"
+                   "\"status\":\"ok\"," OK_TIMES "}]}",
+                   "results[2]: the run heap/c@1M/V=300 already appears as results[0]");
     refused("1", "", "heap", OK_TIMES ",\"counters\":{\"pops\":1,\"pops\":2}",
             "counter \"pops\" appears twice");
     refused("1", "", "heap", OK_TIMES ",\"merges_digest\":\" 123456789abcdef\"", "merges_digest");
     refused("1", "", "heap", OK_TIMES ",\"merges_digest\":\"+123456789abcdef\"", "merges_digest");
     refused("1", "", "heap", OK_TIMES ",\"merges_digest\":\"-000000000000001\"", "merges_digest");
     accepted("1", "", "heap", OK_TIMES ",\"merges_digest\":\"0123456789ABCdef\"");
+}
+
+/* The index finds every run by its key, and nothing else. */
+static void the_index_finds_runs_by_key(void **state)
+{
+    (void)state;
+    bench_results r;
+    results_init(&r);
+    static const char *const trainers[] = {"naive", "heap", "a", "zz"};
+    static const char *const corpora[] = {"c@1M", "c@all", "b@1M"};
+    for (size_t t = 0; t < 4; t++)
+        for (size_t c = 0; c < 3; c++)
+            for (uint64_t v = 300; v <= 302; v++) {
+                bench_record *rec = results_add(&r);
+                assert_non_null(rec);
+                strcpy(rec->trainer, trainers[t]);
+                strcpy(rec->corpus, corpora[c]);
+                rec->vocab_size = v;
+            }
+    results_index ix;
+    assert_true(results_index_build(&ix, &r));
+    for (size_t i = 0; i < r.n_records; i++) {
+        const bench_record *rec = &r.records[i];
+        assert_ptr_equal(results_index_find(&ix, rec->trainer, rec->corpus, rec->vocab_size), rec);
+    }
+    assert_null(results_index_find(&ix, "heap", "c@1M", 303));
+    assert_null(results_index_find(&ix, "heap", "c@2M", 300));
+    assert_null(results_index_find(&ix, "b", "c@1M", 300));
+    assert_null(results_index_find(&ix, "zzz", "c@1M", 300));
+    assert_null(results_index_find(&ix, "", "", 0));
+    results_index_free(&ix);
+    results_free(&r);
 }
 
 int main(void)
@@ -377,6 +417,7 @@ int main(void)
         cmocka_unit_test(impossible_times_are_refused),
         cmocka_unit_test(unsafe_names_are_refused),
         cmocka_unit_test(repeated_runs_and_sloppy_digests_are_refused),
+        cmocka_unit_test(the_index_finds_runs_by_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
