@@ -226,12 +226,16 @@ static const char *const payloads[] = {
     "|touch M",                       /* gnuplot writes '|cmd' to a pipe */
 };
 
-/* The marker must not exist, where the command ran or where gnuplot runs. */
+/* The marker must not exist, where the command ran or where gnuplot runs
+ * (removed when it does, so that the next test starts clean). */
 static void assert_nothing_ran(const char *what)
 {
     char here[PATH_MAX];
-    if (exists(in_root(here, "M")) || exists("/M"))
-        fail_msg("%s: a payload ran: %s was created", what, exists("/M") ? "/M" : here);
+    const char *found = exists(in_root(here, "M")) ? here : exists("/M") ? "/M" : NULL;
+    if (found) {
+        unlink(found);
+        fail_msg("%s: a payload ran: %s was created", what, found);
+    }
 }
 
 /* Each payload as a trainer, a corpus, a slice label and a counter name of a
@@ -270,13 +274,13 @@ static void hostile_names_in_results_run_nothing(void **state)
                 snprintf(what, sizeof what, "%s with payload %zu as the %s", commands[c][0], p,
                          fields[f]);
                 test_output o = run(commands[c], root, NULL);
+                assert_nothing_ran(what);
                 const char *field = f == 0 ? "trainer" : f == 3 ? "counter" : "corpus";
                 const char *keys[] = {"bad.json: results[1]:", field, "not a safe", NULL};
                 assert_one_line_failure(&o, 1, keys, what);
                 if (o.out[0] && c == 0)
                     fail_msg("%s: printed %s", what, o.out);
                 assert_false(exists(out));
-                assert_nothing_ran(what);
                 test_output_free(&o);
             }
         }
@@ -301,8 +305,8 @@ static void hostile_context_text_is_shown_literally(void **state)
         snprintf(out, sizeof out, "%s/context-%zu", root, p);
         const char *args[] = {"report", path, "--out", out, NULL};
         test_output o = run(args, root, NULL);
-        assert_succeeded(&o, "a hostile host name");
         assert_nothing_ran("a hostile host name");
+        assert_succeeded(&o, "a hostile host name");
         snprintf(md, sizeof md, "%s/report.md", out);
         char *report = test_slurp(md, NULL);
         assert_non_null(report);
@@ -340,8 +344,8 @@ static void hostile_paths_on_the_command_line_run_nothing(void **state)
             test_output o = run(commands[c], root, NULL);
             char what[600];
             snprintf(what, sizeof what, "payload %zu in %s", p, c ? "the results path" : "--out");
-            assert_succeeded(&o, what);
             assert_nothing_ran(what);
+            assert_succeeded(&o, what);
             snprintf(png, sizeof png, "%s/plots/time_vs_vocab_corpus0.png", c ? root : out);
             if (!exists(png))
                 fail_msg("%s: no %s", what, png);
@@ -399,8 +403,8 @@ static void the_scripts_directory_is_quoted_or_refused(void **state)
     test_child c = test_start(args, root, NULL);
     test_output o;
     test_finish(&c, &o);
-    assert_succeeded(&o, "a tree with quotes in its path");
     assert_nothing_ran("a tree with quotes in its path");
+    assert_succeeded(&o, "a tree with quotes in its path");
     test_output_free(&o);
     copy_tree("t\nsystem 'touch M'\n", binary);
     args[4] = in_root(out, "tree-out-2");
@@ -434,8 +438,8 @@ static void scripts_in_the_current_directory_are_not_run(void **state)
     write_grid("bundle/results.json", 1, 1, 1, 0, path);
     const char *args[] = {"report", "results.json", NULL};
     test_output o = run(args, dir, NULL);
-    assert_succeeded(&o, "report in a directory holding plots/*.gp");
     assert_nothing_ran("report in a directory holding plots/*.gp");
+    assert_succeeded(&o, "report in a directory holding plots/*.gp");
     test_output_free(&o);
 }
 
