@@ -25,7 +25,9 @@ static void report_usage(FILE *out)
     fputs("usage: bpebench report RESULTS.json [--out DIR]\n"
           "\n"
           "Builds DIR/report.md and DIR/plots/ (PNG and SVG, through gnuplot) from a results\n"
-          "file alone; nothing is measured. DIR defaults to the directory of RESULTS.json.\n",
+          "file alone; nothing is measured. DIR defaults to the directory of RESULTS.json; a\n"
+          "missing --out is created (its parent must exist). A report that fails leaves no new\n"
+          "file behind. Results files from others are safe to report (docs/security.md).\n",
           out);
 }
 

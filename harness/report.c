@@ -13,6 +13,12 @@
  * "timeout†" (not run: a smaller cell of the same trainer and corpus timed
  * out, see bench.c), "error". Speedups against a timed-out side are bounds
  * ("> 12×": the reference took longer than the limit).
+ *
+ * Names in the tables are safe names (the results reader refuses others);
+ * the free text of the context block goes in as escaped code spans
+ * (md_code). The page and the figures are made in memory, then written
+ * file by file, each atomically (write_files; report.h says what a failure
+ * leaves).
  */
 #include "errors.h"
 #include "output.h"
