@@ -754,9 +754,15 @@ static bool write_files(const report_files *files, const char *dir, char *err, s
     signals_release(&saved);
     bool ok = made_plots || mkdir_errno == EEXIST ||
               set_error(err, err_len, "%s: cannot create: %s", plots, strerror(mkdir_errno));
+    /* An existing plots/ must be a directory of its own: through a symbolic
+     * link (a results bundle may hold one) the figures would land elsewhere. */
+    struct stat st;
+    if (ok && !made_plots && (lstat(plots, &st) != 0 || !S_ISDIR(st.st_mode)))
+        ok = set_error(err, err_len, "%s is a symbolic link or not a directory; the report "
+                                     "writes its figures only into a directory: remove it",
+                       plots);
     size_t done = 0;
     for (; ok && done < files->n; done++) {
-        struct stat st;
         join_path(path, dir, files->items[done].name, err, err_len);
         is_new[done] = lstat(path, &st) != 0;
         ok = output_write_atomic(path, files->items[done].bytes, files->items[done].len, err,

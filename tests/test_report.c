@@ -562,6 +562,33 @@ static void a_failed_report_leaves_nothing(void **state)
     test_remove_tree(out);
 }
 
+/* A results bundle whose plots/ is a symbolic link elsewhere: the report
+ * must not write its figures through it. */
+static void a_symlinked_plots_directory_is_refused(void **state)
+{
+    (void)state;
+    char bundle[PATH_MAX], target[PATH_MAX], link[PATH_MAX + 8], path[PATH_MAX];
+    assert_int_equal(mkdir(in_root(bundle, "linked"), 0755), 0);
+    assert_int_equal(mkdir(in_root(target, "elsewhere"), 0755), 0);
+    snprintf(link, sizeof link, "%s/plots", bundle);
+    assert_int_equal(symlink(target, link), 0);
+    write_grid("linked/results.json", 1, 1, 1, 0, path);
+    const char *args[] = {"report", path, NULL};
+    test_output o = run(args, root, NULL);
+    const char *keys[] = {"linked/plots is a symbolic link", "remove it", NULL};
+    assert_one_line_failure(&o, 1, keys, "plots/ a symbolic link");
+    DIR *d = opendir(target);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.')
+            fail_msg("the report wrote %s through the link", e->d_name);
+    closedir(d);
+    char md[PATH_MAX + 16];
+    snprintf(md, sizeof md, "%s/report.md", bundle);
+    assert_false(exists(md));
+    test_output_free(&o);
+}
+
 static rlim_t file_limit;  /* RLIMIT_FSIZE for in_child_limit */
 static bool ignore_sigxfsz; /* and whether SIGXFSZ is ignored */
 
@@ -903,6 +930,7 @@ int main(void)
         cmocka_unit_test(scripts_in_the_current_directory_are_not_run),
         cmocka_unit_test(gnuplot_reads_quoted_strings_as_data),
         cmocka_unit_test(a_failed_report_leaves_nothing),
+        cmocka_unit_test(a_symlinked_plots_directory_is_refused),
         cmocka_unit_test(a_file_size_limit_leaves_nothing),
         cmocka_unit_test(a_signal_during_a_report_leaves_nothing),
         cmocka_unit_test(messages_name_the_real_problem),
