@@ -841,10 +841,33 @@ static bool parse_root(const cJSON *root, bench_results *r, char *err, size_t er
     return check_unique_runs(r, err, err_len);
 }
 
+/* The offset of the first "\u0000" escape in JSON text, or len when there
+ * is none. cJSON ends its C strings at that NUL, silently dropping the rest
+ * of the string ("naive\u0000anything" would read as "naive"), so such a
+ * file is refused. In valid JSON a backslash appears only inside strings,
+ * and an escape is one preceded by an even number of other backslashes. */
+static size_t nul_escape(const char *text, size_t len)
+{
+    for (size_t i = 0; i + 6 <= len; i++) {
+        if (text[i] != '\\' || text[i + 1] != 'u' || memcmp(text + i + 2, "0000", 4) != 0)
+            continue;
+        size_t before = 0;
+        while (before < i && text[i - 1 - before] == '\\')
+            before++;
+        if (before % 2 == 0)
+            return i;
+    }
+    return len;
+}
+
 bool results_parse(const char *text, size_t len, const char *name, bench_results *r, char *err,
                    size_t err_len)
 {
     results_init(r);
+    size_t nul = nul_escape(text, len);
+    if (nul < len)
+        return set_error(err, err_len, "%s: a string holds U+0000 (NUL) at byte offset %zu; "
+                                       "every field is text without NUL characters", name, nul);
     cJSON *root = cJSON_ParseWithLength(text, len);
     if (!root) {
         const char *at = cJSON_GetErrorPtr();

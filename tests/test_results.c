@@ -219,6 +219,11 @@ static void malformed_files_are_refused(void **state)
     (void)state;
     assert_refused("{\"schema_version\":1,", "not valid JSON");
     assert_refused("{\"schema_version\":2,\"context\":{},\"results\":[]}", "schema_version");
+    /* cJSON would end the name at the NUL: "naive" and the rest dropped */
+    assert_refused("{\"schema_version\":1,\"context\":{},\"results\":[{\"trainer\":"
+                   "\"naive\\u0000x\",\"corpus\":\"c\",\"vocab_size\":300,\"status\":\"ok\","
+                   TIMES "\"total\":[1]}}]}",
+                   "U+0000 (NUL) at byte offset 61");
     assert_refused("{\"schema_version\":1,\"context\":{},\"results\":[{\"corpus\":\"c\","
                    "\"vocab_size\":300,\"status\":\"ok\"," TIMES "\"total\":[1]}}]}",
                    "\"trainer\"");
@@ -370,6 +375,7 @@ static void repeated_runs_and_sloppy_digests_are_refused(void **state)
     refused("1", "", "heap", OK_TIMES ",\"merges_digest\":\"+123456789abcdef\"", "merges_digest");
     refused("1", "", "heap", OK_TIMES ",\"merges_digest\":\"-000000000000001\"", "merges_digest");
     accepted("1", "", "heap", OK_TIMES ",\"merges_digest\":\"0123456789ABCdef\"");
+    accepted("1", "\"host\":\"a\\\\u0000\"", "heap", OK_TIMES); /* a backslash, then u0000 */
 }
 
 /* The index finds every run by its key, and nothing else. */
