@@ -270,9 +270,9 @@ static int write_panel(const report_index *ix, FILE *dat, cell_value value, cons
             if (!by_vocab && s->family != family)
                 continue;
             const bench_record *rec = report_find(ix, ix->trainers[t], s->name, V);
-            if (!value(ix, rec, s->name, V, v) || !(v[0] > 0))
-                continue; /* no value, or none a log axis can show (memory not measured) */
             double x = by_vocab ? (double)V : (double)s->bytes / MB;
+            if (!value(ix, rec, s->name, V, v) || !(v[0] > 0) || !(x > 0))
+                continue; /* no value, or none a log axis can show (memory not measured) */
             fprintf(dat, "%.10g %.6g %.6g %.6g\n", x, v[0], v[1], v[2]);
             rows++;
         }
@@ -397,16 +397,31 @@ static bool figure_profile(const report_index *ix, report_files *files, const ch
     figure f;
     if (!figure_open(&f, err, err_len))
         return false;
+    /* Values a log axis cannot show (0 s, A_i = 0) are written as missing;
+     * with no time or no A_i to show at all, there is no figure. */
     int aseries = 0;
+    size_t times = 0;
     for (size_t t = 0; t < ix->n_trainers; t++) {
         const bench_record *rec = report_find(ix, ix->trainers[t], slice, vocab);
         size_t n = rec ? rec->n_profile : 0;
-        if (n && !aseries)
-            aseries = (int)t + 1;
-        for (size_t i = 0; i < n; i++)
-            fprintf(f.dat, "%zu %.6g %llu 0\n", i + 1, rec->profile_seconds[i],
-                    (unsigned long long)rec->profile_affected[i]);
+        for (size_t i = 0; i < n; i++) {
+            double s = rec->profile_seconds[i];
+            uint64_t a = rec->profile_affected[i];
+            char seconds[32] = "NaN", words[32] = "NaN";
+            if (s > 0)
+                snprintf(seconds, sizeof seconds, "%.6g", s);
+            if (a > 0)
+                snprintf(words, sizeof words, "%llu", (unsigned long long)a);
+            fprintf(f.dat, "%zu %s %s 0\n", i + 1, seconds, words);
+            times += s > 0;
+            if (a > 0 && !aseries)
+                aseries = (int)t + 1;
+        }
         end_block(f.dat, (int)n);
+    }
+    if (times == 0 || aseries == 0) {
+        figure_free(&f);
+        return true;
     }
     snprintf(title, sizeof title, "%s,V=%llu", slice, (unsigned long long)vocab);
     fprintf(f.vars, "aseries=%d\n", aseries);

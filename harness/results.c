@@ -475,9 +475,11 @@ bool results_write(const bench_results *r, const char *path, char *err, size_t e
 static bool whole_number(const cJSON *v, const char *what, double max, uint64_t *out, char *err,
                          size_t err_len)
 {
-    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble > max ||
-        v->valuedouble != floor(v->valuedouble))
-        return set_error(err, err_len, "%s must be a whole number from 0 to %.0f", what, max);
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble != floor(v->valuedouble))
+        return set_error(err, err_len, "%s must be a whole number, 0 or more", what);
+    if (v->valuedouble > max)
+        return set_error(err, err_len, "%s is %g, more than the largest allowed, %.0f", what,
+                         v->valuedouble, max);
     *out = (uint64_t)v->valuedouble;
     return true;
 }

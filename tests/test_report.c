@@ -853,6 +853,32 @@ static void similar_names_get_their_own_figures(void **state)
     test_output_free(&o);
 }
 
+/* Zeros a log axis cannot show (vocab size 0, 0 bytes, 0 s per merge,
+ * A_i = 0), legal in a results file, leave points out; they never make
+ * gnuplot, and so the report, fail. */
+static void values_a_log_axis_cannot_show_leave_points_out(void **state)
+{
+    (void)state;
+    char path[PATH_MAX], out[PATH_MAX];
+    bench_results r;
+    make_grid(&r, 0, 0, 0, 0);
+    add_record(&r, "naive", "z@1M", 0, 300, 1.0, 5);
+    add_record(&r, "heap", "z@1M", 0, 300, 1.0, 5);
+    add_record(&r, "naive", "z@2M", 2000000, 0, 1.0, 0);
+    r.records[2].max_merges = r.records[2].merges = 0;
+    for (size_t i = 0; i < 2; i++)
+        for (size_t m = 0; m < 5; m++) {
+            r.records[i].profile_seconds[m] = 0;
+            r.records[i].profile_affected[m] = m % 2;
+        }
+    write_results(&r, "zeros.json", path);
+    results_free(&r);
+    const char *args[] = {"report", path, "--out", in_root(out, "zeros"), NULL};
+    test_output o = run(args, root, NULL);
+    assert_succeeded(&o, "zeros in a results file");
+    test_output_free(&o);
+}
+
 /* ============================================================ compare */
 
 /* compare as a user meets it: bad thresholds are bad usage; files with
@@ -936,6 +962,7 @@ int main(void)
         cmocka_unit_test(messages_name_the_real_problem),
         cmocka_unit_test(long_paths_are_refused_not_truncated),
         cmocka_unit_test(similar_names_get_their_own_figures),
+        cmocka_unit_test(values_a_log_axis_cannot_show_leave_points_out),
         cmocka_unit_test(compare_never_passes_on_nothing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -317,7 +317,7 @@ static void impossible_times_are_refused(void **state)
         refused("1", "", "heap", fields, "profile.merge_seconds[1] must be a finite number");
     }
     refused("1", "", "heap", OK_TIMES ",\"profile\":{\"merge_seconds\":[0.5],"
-            "\"words_affected\":[1e30]}", "profile.words_affected[0] must be a whole number");
+            "\"words_affected\":[1e30]}", "profile.words_affected[0] is 1e+30, more than the largest");
     refused("1", "", "heap", OK_TIMES ",\"corpus_bytes\":10.5", "\"corpus_bytes\" must be a whole");
     refused("1", "\"cores\":-2", "heap", OK_TIMES, "context.cores must be a whole number");
     accepted("1", "\"cores\":2,\"time_limit_s\":0", "heap", OK_TIMES ",\"time_limit_s\":0.5");
