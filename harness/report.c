@@ -167,11 +167,16 @@ bool report_index_build(report_index *ix, const bench_results *r)
     for (size_t t = 0; t < ix->n_trainers; t++)
         if (strcmp(ix->trainers[t], bpe_trainers[0]->name) == 0)
             ix->reference = ix->trainers[t];
+    if (!results_index_build(&ix->runs, r)) {
+        report_index_free(ix);
+        return false;
+    }
     return true;
 }
 
 void report_index_free(report_index *ix)
 {
+    results_index_free(&ix->runs);
     free(ix->trainers);
     free(ix->vocab);
     free(ix->families);
@@ -182,15 +187,7 @@ void report_index_free(report_index *ix)
 const bench_record *report_find(const report_index *ix, const char *trainer, const char *slice,
                                 uint64_t vocab)
 {
-    if (!trainer)
-        return NULL;
-    for (size_t i = 0; i < ix->r->n_records; i++) {
-        const bench_record *rec = &ix->r->records[i];
-        if (rec->vocab_size == vocab && strcmp(rec->trainer, trainer) == 0 &&
-            strcmp(rec->corpus, slice) == 0)
-            return rec;
-    }
-    return NULL;
+    return trainer ? results_index_find(&ix->runs, trainer, slice, vocab) : NULL;
 }
 
 double report_median(const bench_record *rec, int phase)

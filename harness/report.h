@@ -26,11 +26,12 @@ typedef struct {
     report_slice *slices;     /* by family, then by n ascending; owned */
     size_t n_slices;          /* entries in slices */
     const char *reference;    /* the reference trainer's name if it is in the results, else NULL */
+    results_index runs;       /* the records by (trainer, slice, vocab), for report_find; owned */
 } report_index;
 
 bool report_index_build(report_index *ix, const bench_results *r);
 void report_index_free(report_index *ix);
-/* The record of (trainer, slice, vocab), or NULL. O(records). */
+/* The record of (trainer, slice, vocab), or NULL. O(log records). */
 const bench_record *report_find(const report_index *ix, const char *trainer, const char *slice,
                                 uint64_t vocab);
 /* Median total (or merge) seconds of a finished record. */
