@@ -100,8 +100,8 @@ bench-quick: all data
 
 # Fuzzers (libFuzzer, clang): every tests/fuzz_<name>.c is one target, built
 # with ASan+UBSan under $(BUILD)/fuzz; `make fuzz` runs each for FUZZ_SECONDS,
-# keeping what it learns in $(BUILD)/fuzz/corpus/<name> and any crashing
-# input as $(BUILD)/fuzz/crash-*.
+# starting from its seed files (below) and what it learnt before, kept in
+# $(BUILD)/fuzz/corpus/<name>; any crashing input goes to $(BUILD)/fuzz/crash-*.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 30
 FUZZ_CFLAGS  := -std=c11 -D_DEFAULT_SOURCE -O1 -g -Wall -Wextra -Iimpls -Iharness -Itests \
@@ -124,12 +124,16 @@ $(BUILD)/fuzz/libbpebench.a: $(FUZZ_OBJS)
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz_%.o $(BUILD)/fuzz/libbpebench.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ $(LDLIBS) -lcmocka -o $@
 
+# Real files a fuzzer also starts from (libFuzzer's -seed_inputs, comma-separated):
+# a results file bench wrote, and the default grid.
+FUZZ_SEEDS_fuzz_results := tests/fixtures/results-small.json
+FUZZ_SEEDS_fuzz_config  := harness/default-grid.conf
+
 fuzz: $(FUZZ_BINS)
-	@for f in $(FUZZ_BINS); do \
-	    corpus=$(BUILD)/fuzz/corpus/$${f##*/}; mkdir -p $$corpus; \
-	    echo "== $$f for $(FUZZ_SECONDS) s"; \
-	    $$f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/ $$corpus || exit 1; \
-	done
+	@$(foreach f,$(FUZZ_BINS),corpus=$(BUILD)/fuzz/corpus/$(notdir $f); mkdir -p $$corpus; \
+	    echo "== $f for $(FUZZ_SECONDS) s"; \
+	    $f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/ \
+	        $(addprefix -seed_inputs=,$(FUZZ_SEEDS_$(notdir $f))) $$corpus || exit 1;)
 
 # Valgrind (memcheck) on representative `train` runs of the plain build: the
 # cs336 corpus with three trainers, and a small text with invalid UTF-8 kept

@@ -5,13 +5,18 @@
 #include "cli.h"
 #include "compare.h"
 #include "report.h"
+#include "signals.h"
+#include "untrusted.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ============================================================ report */
 
@@ -20,8 +25,69 @@ static void report_usage(FILE *out)
     fputs("usage: bpebench report RESULTS.json [--out DIR]\n"
           "\n"
           "Builds DIR/report.md and DIR/plots/ (PNG and SVG, through gnuplot) from a results\n"
-          "file alone; nothing is measured. DIR defaults to the directory of RESULTS.json.\n",
+          "file alone; nothing is measured. DIR defaults to the directory of RESULTS.json; a\n"
+          "missing --out is created (its parent must exist). A report that fails leaves no new\n"
+          "file behind. Results files from others are safe to report (docs/security.md).\n",
           out);
+}
+
+/*
+ * The report's directory: --out DIR, else the directory of RESULTS.json.
+ * Creates it when missing (one level, and only --out: the directory of a
+ * file that was just read exists), tracked for removal on a signal
+ * (signals.h); *made says whether this call created it. False, with a
+ * message naming the directory as the user gave it, on failure.
+ */
+static bool report_dir(const char *out, const char *in, char dir[PATH_MAX], bool *made)
+{
+    const char *slash = strrchr(in, '/');
+    int len = out ? snprintf(dir, PATH_MAX, "%s", out)
+                  : snprintf(dir, PATH_MAX, "%.*s", slash ? (int)(slash - in) : 1,
+                             slash ? (slash == in ? "/" : in) : ".");
+    if (len < 0 || len >= PATH_MAX) {
+        cli_error("report: %s is %zu bytes long, longer than PATH_MAX - 1 (%d)",
+                  out ? "--out" : "the directory of RESULTS.json", strlen(out ? out : in),
+                  PATH_MAX - 1);
+        return false;
+    }
+    char what[PATH_MAX + 64];
+    snprintf(what, sizeof what, out ? "--out %s" : "the directory of %s", out ? out : in);
+    sigset_t saved;
+    signals_hold(&saved);
+    *made = out && mkdir(dir, 0777) == 0;
+    int mkdir_errno = errno;
+    if (*made)
+        signals_track(dir, true);
+    signals_release(&saved);
+    struct stat st;
+    if (!*made && out && mkdir_errno != EEXIST) {
+        cli_error("report: %s: cannot create: %s%s", what, strerror(mkdir_errno),
+                  mkdir_errno == ENOENT ? " (its parent directory must exist)" : "");
+        return false;
+    }
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        cli_error("report: %s: not a directory", what);
+        return false;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        cli_error("report: %s: cannot write there: %s%s", what, strerror(errno),
+                  out ? "" : "; give --out DIR");
+        return false;
+    }
+    return true;
+}
+
+/* Forgets the tracked --out, removing it first when the report failed. */
+static void report_dir_done(const char *dir, bool made, bool ok)
+{
+    if (!made)
+        return;
+    sigset_t saved;
+    signals_hold(&saved);
+    if (!ok)
+        rmdir(dir); /* empty again: report_write removed what it wrote */
+    signals_untrack(dir);
+    signals_release(&saved);
 }
 
 int cmd_report(int argc, char **argv)
@@ -44,30 +110,29 @@ int cmd_report(int argc, char **argv)
         cli_error("report: give exactly one results file (bpebench report RESULTS.json --out DIR)");
         return EXIT_USAGE;
     }
+    if (out && !*out) {
+        cli_error("report: --out is empty; give a directory");
+        return EXIT_USAGE;
+    }
     const char *in = argv[optind];
-    char dir[4096];
-    if (out)
-        snprintf(dir, sizeof dir, "%s", out);
-    else {
-        const char *slash = strrchr(in, '/');
-        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - in) : 1, slash ? in : ".");
-    }
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        cli_error("report: --out %s: cannot create: %s", dir, strerror(errno));
-        return EXIT_FAIL;
-    }
     bench_results r;
-    char err[1024];
+    char err[1024], dir[PATH_MAX];
     if (!results_read(in, &r, err, sizeof err)) {
         cli_error("report: %s", err);
         return EXIT_FAIL;
     }
-    bool ok = report_write(&r, dir, err, sizeof err);
-    results_free(&r);
-    if (!ok) {
-        cli_error("report: %s", err);
+    if (!signals_install_cleanup()) {
+        cli_error("report: cannot install signal handlers: %s", strerror(errno));
+        results_free(&r);
         return EXIT_FAIL;
     }
+    bool made = false, ok = report_dir(out, in, dir, &made);
+    if (ok && !(ok = report_write(&r, dir, err, sizeof err)))
+        cli_error("report: %s", err);
+    report_dir_done(dir, made, ok);
+    results_free(&r);
+    if (!ok)
+        return EXIT_FAIL;
     printf("report: %s/report.md\n", dir);
     return EXIT_OK;
 }
@@ -103,8 +168,9 @@ static int compare_options(int argc, char **argv, double *threshold, int *phase)
             return -1;
         } else if (code == 't') {
             *threshold = strtod(optarg, &end) / 100;
-            if (*end || end == optarg || !(*threshold >= 0)) {
-                cli_error("compare: bad --threshold '%s': give a percentage such as 10", optarg);
+            if (*end || end == optarg || !isfinite(*threshold) || *threshold < 0) {
+                cli_error("compare: bad --threshold '%s': give a percentage of 0 or more, such "
+                          "as 10", optarg);
                 return EXIT_USAGE;
             }
         } else if (code == 'p') {
@@ -146,22 +212,32 @@ int cmd_compare(int argc, char **argv)
         cli_error("compare: %s", err);
         return EXIT_FAIL;
     }
+    /* The commits come from the files: shown escaped (untrusted.h). */
+    char base_commit[128], cur_commit[128];
+    display_escape(base.context.git_commit, strlen(base.context.git_commit), base_commit,
+                   sizeof base_commit);
+    display_escape(cur.context.git_commit, strlen(cur.context.git_commit), cur_commit,
+                   sizeof cur_commit);
     printf("Comparing %s (%s) to %s (%s); phase %s, threshold %g%%\n\n", argv[optind],
-           base.context.git_commit, argv[optind + 1], cur.context.git_commit,
-           bench_phase_names[phase], threshold * 100);
+           base_commit, argv[optind + 1], cur_commit, bench_phase_names[phase], threshold * 100);
     compare_summary sum;
-    compare_results(&base, &cur, threshold, phase, stdout, &sum);
-    printf("\n%zu matched, %zu only in the baseline, %zu only in the current file; "
-           "%zu regressions, %zu faster, %zu within noise; %zu digest and %zu counter changes\n",
-           sum.matched, sum.only_base, sum.only_current, sum.regressions, sum.improvements,
-           sum.noisy, sum.digest_changes, sum.counter_changes);
+    if (!compare_results(&base, &cur, threshold, phase, stdout, &sum)) {
+        results_free(&base);
+        results_free(&cur);
+        cli_error("compare: out of memory");
+        return EXIT_FAIL;
+    }
+    printf("\n%zu matched (%zu compared), %zu only in the baseline, %zu only in the current "
+           "file; %zu regressions, %zu faster, %zu within noise; %zu digest and %zu counter "
+           "changes\n",
+           sum.matched, sum.compared, sum.only_base, sum.only_current, sum.regressions,
+           sum.improvements, sum.noisy, sum.digest_changes, sum.counter_changes);
     results_free(&base);
     results_free(&cur);
-    if (compare_failed(&sum)) {
-        cli_error("compare: %zu regression%s, %zu merge digest change%s, %zu counter change%s",
-                  sum.regressions, sum.regressions == 1 ? "" : "s", sum.digest_changes,
-                  sum.digest_changes == 1 ? "" : "s", sum.counter_changes,
-                  sum.counter_changes == 1 ? "" : "s");
+    char why[1024];
+    if (!compare_passed(&sum, argv[optind], argv[optind + 1], why, sizeof why)) {
+        fflush(stdout);
+        cli_error("compare: %s", why);
         return EXIT_FAIL;
     }
     return EXIT_OK;

@@ -11,6 +11,7 @@
 #include "compare.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,7 +61,8 @@ static const char *time_verdict(const bench_record *a, const bench_record *b, in
     bench_summary new = bench_summarize(b->reps, b->n_reps, phase);
     *ratio = old.median > 0 ? new.median / old.median : NAN;
     if (!isfinite(*ratio))
-        return "n/a";
+        return "n/a (zero time in the baseline)";
+    sum->compared++;
     if (*ratio > 1 + threshold) {
         if (new.min > old.max) {
             sum->regressions++;
@@ -84,6 +86,8 @@ static const char *time_verdict(const bench_record *a, const bench_record *b, in
 static const char *status_verdict(const bench_record *a, const bench_record *b,
                                   compare_summary *sum)
 {
+    if (finished(a) != finished(b))
+        sum->compared++;
     if (finished(a) && !finished(b)) {
         sum->regressions++;
         return b->status == STATUS_TIMEOUT ? "REGRESSION (now timeout)" : "REGRESSION (now error)";
@@ -93,6 +97,12 @@ static const char *status_verdict(const bench_record *a, const bench_record *b,
         return "faster (finished now)";
     }
     return "not finished on either side";
+}
+
+/* "trainer/corpus/V=vocab", the name of a run in the table. */
+static void run_name(const bench_record *r, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/%s/V=%llu", r->trainer, r->corpus, (unsigned long long)r->vocab_size);
 }
 
 static void print_times(FILE *out, const bench_record *r, int phase)
@@ -118,8 +128,7 @@ static void compare_one(const bench_record *a, const bench_record *b, double thr
     }
     if (out) {
         char name[192];
-        snprintf(name, sizeof name, "%s/%s/V=%llu", a->trainer, a->corpus,
-                 (unsigned long long)a->vocab_size);
+        run_name(a, name, sizeof name);
         fprintf(out, "%-48s", name);
         print_times(out, a, phase);
         print_times(out, b, phase);
@@ -139,10 +148,24 @@ static void compare_one(const bench_record *a, const bench_record *b, double thr
     }
 }
 
-void compare_results(const bench_results *base, const bench_results *cur, double threshold,
+/* The run of `ix` with a's key (trainer, corpus, slice, vocab size), or NULL. O(log n). */
+static const bench_record *matching(const results_index *ix, const bench_record *a)
+{
+    const bench_record *b = results_index_find(ix, a->trainer, a->corpus, a->vocab_size);
+    return b && b->slice_bytes == a->slice_bytes ? b : NULL;
+}
+
+bool compare_results(const bench_results *base, const bench_results *cur, double threshold,
                      int phase, FILE *out, compare_summary *sum)
 {
     memset(sum, 0, sizeof *sum);
+    results_index base_ix, cur_ix;
+    if (!results_index_build(&base_ix, base))
+        return false;
+    if (!results_index_build(&cur_ix, cur)) {
+        results_index_free(&base_ix);
+        return false;
+    }
     double log_sum = 0;
     size_t n_logs = 0;
     if (out)
@@ -151,27 +174,79 @@ void compare_results(const bench_results *base, const bench_results *cur, double
                 "----------------------------------------------------------------------------"
                 "------------------------");
     for (size_t i = 0; i < base->n_records; i++) {
-        const bench_record *a = &base->records[i];
-        const bench_record *b = results_find(cur, a->trainer, a->corpus, a->slice_bytes,
-                                             a->vocab_size);
+        const bench_record *a = &base->records[i], *b = matching(&cur_ix, a);
         if (!b) {
-            sum->only_base++;
+            char name[192];
+            run_name(a, name, sizeof name);
+            if (sum->only_base++ == 0)
+                snprintf(sum->first_missing, sizeof sum->first_missing, "%s", name);
+            if (out)
+                fprintf(out, "%-48s %10s %10s %8s  MISSING from the current file\n", name, "",
+                        "-", "-");
             continue;
         }
         sum->matched++;
         compare_one(a, b, threshold, phase, out, sum, &log_sum, &n_logs);
     }
-    for (size_t i = 0; i < cur->n_records; i++) {
-        const bench_record *b = &cur->records[i];
-        sum->only_current +=
-            !results_find(base, b->trainer, b->corpus, b->slice_bytes, b->vocab_size);
-    }
+    for (size_t i = 0; i < cur->n_records; i++)
+        sum->only_current += !matching(&base_ix, &cur->records[i]);
     sum->geomean = n_logs ? exp(log_sum / (double)n_logs) : 0;
     if (out)
         fprintf(out, "%-48s %10s %10s %8.3f\n", "OVERALL_GEOMEAN", "", "", sum->geomean);
+    results_index_free(&base_ix);
+    results_index_free(&cur_ix);
+    return true;
 }
 
-bool compare_failed(const compare_summary *sum)
+/* Appends "; " (after the first) and a formatted reason to why. */
+static void add_reason(char *why, size_t why_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void add_reason(char *why, size_t why_len, const char *fmt, ...)
 {
-    return sum->regressions || sum->digest_changes || sum->counter_changes;
+    size_t used = strlen(why);
+    if (used + 2 >= why_len)
+        return;
+    if (used) {
+        memcpy(why + used, "; ", 3);
+        used += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why + used, why_len - used, fmt, ap);
+    va_end(ap);
+}
+
+static const char *plural(size_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
+bool compare_passed(const compare_summary *sum, const char *base_name, const char *cur_name,
+                    char *why, size_t why_len)
+{
+    why[0] = '\0';
+    if (sum->matched + sum->only_base == 0)
+        add_reason(why, why_len, "%s has no results", base_name);
+    if (sum->matched + sum->only_current == 0)
+        add_reason(why, why_len, "%s has no results", cur_name);
+    else if (sum->matched == 0 && sum->only_base)
+        add_reason(why, why_len, "no run of %s is in %s: nothing to compare", base_name,
+                   cur_name);
+    if (sum->matched && sum->only_base)
+        add_reason(why, why_len, "%zu run%s of the baseline %s missing from %s, first %s "
+                                 "(all marked MISSING above)",
+                   sum->only_base, plural(sum->only_base), sum->only_base == 1 ? "is" : "are",
+                   cur_name, sum->first_missing);
+    if (sum->matched && sum->compared == 0)
+        add_reason(why, why_len, "no matched run finished on both sides with a time to "
+                                 "compare");
+    if (sum->regressions)
+        add_reason(why, why_len, "%zu regression%s", sum->regressions, plural(sum->regressions));
+    if (sum->digest_changes)
+        add_reason(why, why_len, "%zu merge digest change%s", sum->digest_changes,
+                   plural(sum->digest_changes));
+    if (sum->counter_changes)
+        add_reason(why, why_len, "%zu counter change%s", sum->counter_changes,
+                   plural(sum->counter_changes));
+    return why[0] == '\0';
 }

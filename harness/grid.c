@@ -9,12 +9,14 @@
  */
 #include "grid.h"
 #include "errors.h"
+#include "untrusted.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Replaces *slot with a copy of value. False on OOM. */
 static bool set_string(char **slot, const char *value)
@@ -47,7 +49,7 @@ static uint64_t size_unit(const char *suffix)
 static bool parse_size(const char *tok, grid_size *out, char *err, size_t err_len)
 {
     if (strlen(tok) >= sizeof out->label || !*tok)
-        return set_error(err, err_len, "size \"%s\": expected e.g. 500K, 5M, 1Gi or all", tok);
+        return set_error(err, err_len, "sizes: \"%s\": expected e.g. 500K, 5M, 1Gi or all", tok);
     snprintf(out->label, sizeof out->label, "%s", tok);
     if (strcmp(tok, "all") == 0) {
         out->bytes = 0;
@@ -59,10 +61,16 @@ static bool parse_size(const char *tok, grid_size *out, char *err, size_t err_le
     uint64_t unit = size_unit(end);
     if (errno || end == tok || unit == 0 || !(v > 0) || v * (double)unit > 1e18)
         return set_error(err, err_len,
-                    "size \"%s\": expected a positive number with an optional suffix "
+                    "sizes: \"%s\": expected a positive number with an optional suffix "
                     "K, M, G (powers of 1000) or Ki, Mi, Gi (powers of 1024), or \"all\"",
                     tok);
     out->bytes = (uint64_t)(v * (double)unit + 0.5);
+    if (out->bytes == 0) /* 0 would mean "all" */
+        return set_error(err, err_len, "sizes: \"%s\" is less than one byte", tok);
+    /* The size names the slice (NAME@SIZE) in results, plots and file names. */
+    if (!untrusted_name_ok(tok))
+        return set_error(err, err_len, "sizes: \"%s\" cannot name a slice: " UNTRUSTED_NAME_RULE
+                                       " (write 0.5M, not .5M)", tok);
     return true;
 }
 
@@ -98,6 +106,11 @@ bool grid_parse_sizes(const char *text, grid_sizes *out, char *err, size_t err_l
     free(copy);
     if (ok && s.n == 0)
         ok = set_error(err, err_len, "sizes: the list \"%s\" is empty", text);
+    for (size_t i = 0; ok && i < s.n; i++) /* one slice per size: no run twice */
+        for (size_t j = 0; ok && j < i; j++)
+            if (s.items[i].bytes == s.items[j].bytes)
+                ok = set_error(err, err_len, "sizes: \"%s\" and \"%s\" are the same size",
+                               s.items[j].label, s.items[i].label);
     if (!ok) {
         free(s.items);
         return false;
@@ -151,11 +164,11 @@ static bool add_corpus(bench_grid *g, const char *value, bool from_cli, char *er
     size_t name_len = eq ? (size_t)(eq - value) : 0;
     if (!eq || name_len == 0 || !eq[1])
         return set_error(err, err_len, "corpus \"%s\": expected NAME=PATH", value);
-    if (name_len >= sizeof g->corpora[0].name || strcspn(value, "@:/ \t") < name_len)
-        return set_error(err, err_len,
-                    "corpus \"%s\": NAME must be shorter than 64 bytes and contain no @ : / or "
-                    "spaces",
-                    value);
+    char name[UNTRUSTED_NAME_MAX + 1];
+    snprintf(name, sizeof name, "%.*s", (int)name_len, value);
+    if (name_len > UNTRUSTED_NAME_MAX || !untrusted_name_ok(name))
+        return set_error(err, err_len, "corpus \"%s\": NAME is not a safe name: "
+                                       UNTRUSTED_NAME_RULE, value);
     if (from_cli && !g->corpora_from_cli) {
         for (size_t i = 0; i < g->n_corpora; i++) {
             free(g->corpora[i].path);
@@ -214,6 +227,9 @@ static bool set_vocab(bench_grid *g, const char *value, char *err, size_t err_le
             return set_error(err, err_len,
                         "vocab \"%s\": expected up to 64 comma-separated sizes, each above 256",
                         value);
+        for (size_t i = 0; i < n; i++)
+            if (v[i] == x)
+                return set_error(err, err_len, "vocab \"%s\": %llu is given twice", value, x);
         v[n++] = x;
         p = *end ? end + 1 : end;
     }
@@ -342,32 +358,157 @@ static char *trim(char *s)
     return s;
 }
 
-/* One grid_set per non-empty line. O(size of the file). */
-bool grid_load_config(bench_grid *g, const char *path, char *err, size_t err_len)
+/* One line (NUL-terminated, without its newline): a comment, blank, or
+ * "key = value" applied with grid_set. */
+static bool config_line(bench_grid *g, char *line, const char *name, int lineno, char *err,
+                        size_t err_len)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return set_error(err, err_len, "%s: cannot open: %s", path, strerror(errno));
-    char *line = NULL;
-    size_t cap = 0;
+    line[strcspn(line, "#")] = '\0';
+    char *text = trim(line);
+    if (!*text)
+        return true;
+    char *eq = strchr(text, '=');
+    if (!eq)
+        return set_error(err, err_len, "%s:%d: expected \"key = value\", got \"%s\"", name,
+                         lineno, text);
+    *eq = '\0';
+    char why[400];
+    if (!grid_set(g, trim(text), trim(eq + 1), false, why, sizeof why))
+        return set_error(err, err_len, "%s:%d: %s", name, lineno, why);
+    return true;
+}
+
+bool grid_parse_config(bench_grid *g, const char *text, size_t len, const char *name, char *err,
+                       size_t err_len)
+{
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return set_error(err, err_len, "%s: out of memory", name);
+    memcpy(copy, text, len);
+    copy[len] = '\0';
     bool ok = true;
-    for (int lineno = 1; ok && getline(&line, &cap, f) > 0; lineno++) {
-        line[strcspn(line, "#")] = '\0';
-        char *text = trim(line);
-        if (!*text)
-            continue;
-        char *eq = strchr(text, '=');
-        if (!eq) {
-            ok = set_error(err, err_len, "%s:%d: expected \"key = value\", got \"%s\"", path, lineno,
-                      text);
+    int lineno = 1;
+    for (size_t at = 0; ok && at < len; lineno++) {
+        char *line = copy + at;
+        size_t line_len = strcspn(line, "\n"); /* stops at a NUL too */
+        if (at + line_len < len && line[line_len] == '\0') {
+            ok = set_error(err, err_len, "%s:%d: a NUL byte at column %zu; a config file is "
+                                         "text", name, lineno, line_len + 1);
             break;
         }
-        *eq = '\0';
-        char why[400];
-        if (!grid_set(g, trim(text), trim(eq + 1), false, why, sizeof why))
-            ok = set_error(err, err_len, "%s:%d: %s", path, lineno, why);
+        line[line_len] = '\0';
+        at += line_len + 1;
+        ok = config_line(g, line, name, lineno, err, err_len);
     }
-    free(line);
-    fclose(f);
+    free(copy);
     return ok;
+}
+
+/* The largest config file read: a grid fits in a few kilobytes. */
+enum { CONFIG_MAX_BYTES = 1 << 20 };
+
+bool grid_load_config(bench_grid *g, const char *path, char *err, size_t err_len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return set_error(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return set_error(err, err_len, "%s: is a directory; give a config file", path);
+    }
+    char *text = malloc(CONFIG_MAX_BYTES + 1);
+    size_t len = text ? fread(text, 1, CONFIG_MAX_BYTES + 1, f) : 0;
+    bool ok = text ? true : set_error(err, err_len, "%s: out of memory", path);
+    if (ok && ferror(f))
+        ok = set_error(err, err_len, "%s: cannot read: %s", path, strerror(errno));
+    else if (ok && len > CONFIG_MAX_BYTES)
+        ok = set_error(err, err_len, "%s: larger than %d bytes; is it a config file?", path,
+                       CONFIG_MAX_BYTES);
+    fclose(f);
+    ok = ok && grid_parse_config(g, text, len, path, err, err_len);
+    free(text);
+    return ok;
+}
+
+/* ------------------------------------------------------------- writing */
+
+/* Whether `value` comes back unchanged from a line "key = value": not
+ * empty, no newline or '#', no space at either end (config_line trims). */
+static bool writable(const char *value)
+{
+    size_t n = strlen(value);
+    return n > 0 && !strpbrk(value, "\n#") && !isspace((unsigned char)value[0]) &&
+           !isspace((unsigned char)value[n - 1]);
+}
+
+/* Writes "key = value" (value made of prefix and rest); false with the
+ * reason when the line would not read back as the same value. */
+static bool write_setting(FILE *out, const char *key, const char *prefix, const char *rest,
+                          char *err, size_t err_len)
+{
+    char *value = malloc(strlen(prefix) + strlen(rest) + 1);
+    if (!value)
+        return set_error(err, err_len, "out of memory");
+    strcpy(value, prefix);
+    strcat(value, rest);
+    bool ok = writable(value);
+    if (ok)
+        fprintf(out, "%s = %s\n", key, value);
+    else
+        set_error(err, err_len, "%s \"%s\" cannot be written to a config file (a newline, a "
+                                "'#' or spaces at either end)", key, value);
+    free(value);
+    return ok;
+}
+
+/* "5M,all": the labels of a size list. */
+static void write_sizes(FILE *out, const grid_sizes *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        fprintf(out, "%s%s", i ? "," : "", s->items[i].label);
+    fputc('\n', out);
+}
+
+char *grid_to_config(const bench_grid *g, char *err, size_t err_len)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out) {
+        set_error(err, err_len, "out of memory");
+        return NULL;
+    }
+    fprintf(out, "# a bpebench grid (grid_to_config)\ntrainers = ");
+    for (size_t i = 0; i < g->n_trainers; i++)
+        fprintf(out, "%s%s", i ? "," : "", g->trainers[i]->name);
+    fputc('\n', out);
+    bool ok = true;
+    for (size_t i = 0; ok && i < g->n_corpora; i++) {
+        const grid_corpus *c = &g->corpora[i];
+        char name[UNTRUSTED_NAME_MAX + 2];
+        snprintf(name, sizeof name, "%s=", c->name);
+        ok = write_setting(out, "corpus", name, c->path, err, err_len);
+        if (ok && c->sizes.n) {
+            fprintf(out, "sizes = %s", name);
+            write_sizes(out, &c->sizes);
+        }
+    }
+    fprintf(out, "sizes = ");
+    write_sizes(out, &g->sizes);
+    fprintf(out, "vocab = ");
+    for (size_t i = 0; i < g->n_vocab; i++)
+        fprintf(out, "%s%llu", i ? "," : "", (unsigned long long)g->vocab[i]);
+    fprintf(out, "\nrepeats = %d\nrepeat-time = %.17g\ntime-limit = %.17g\n", g->repeats,
+            g->repeat_time_s, g->time_limit_s);
+    ok = ok && write_setting(out, "out", "", g->out_dir, err, err_len) &&
+         (!g->data_dir || write_setting(out, "data-dir", "", g->data_dir, err, err_len)) &&
+         (!g->profile || write_setting(out, "profile", "", g->profile, err, err_len));
+    if (fclose(out) != 0 && ok)
+        ok = set_error(err, err_len, "out of memory");
+    if (!ok) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }

@@ -4,8 +4,11 @@
  *
  * One setting = one key and one value. The same keys are read from the
  * command line (--key value) and from a config file (key = value, one per
- * line, # starts a comment), so the config format needs no documentation of
- * its own beyond the option list. Later settings override earlier ones, in
+ * line, # starts a comment, spaces around key and value are dropped), so
+ * the config format needs no documentation of its own beyond the option
+ * list, and both go through the same checks (grid_set): a corpus NAME and
+ * every slice size must be safe names (untrusted.h), since they name the
+ * slices in results, plots and file names. Later settings override earlier ones, in
  * this order: built-in defaults, --config FILE, --quick, other options.
  * Repeatable keys (corpus, and sizes given per corpus as NAME=LIST) add to
  * the list; the first --corpus on the command line replaces the config's.
@@ -63,8 +66,26 @@ void grid_free(bench_grid *g);
 bool grid_set(bench_grid *g, const char *key, const char *value, bool from_cli, char *err,
               size_t err_len);
 
-/* Applies every line of a config file. False with "FILE:LINE: reason". */
+/* Applies every line of config text text[0, len) (which may hold any
+ * bytes); `name` names it in messages. False with "NAME:LINE: reason" (a
+ * NUL byte, a line without '=', or what grid_set refuses). O(len). */
+bool grid_parse_config(bench_grid *g, const char *text, size_t len, const char *name, char *err,
+                       size_t err_len);
+
+/* Applies every line of a config file (not a directory, at most 1 MiB).
+ * False with "FILE:LINE: reason" or "FILE: reason". */
 bool grid_load_config(bench_grid *g, const char *path, char *err, size_t err_len);
+
+/*
+ * The grid as config text (malloc'd): one "key = value" line per setting,
+ * every setting written, corpora in order each followed by its own sizes.
+ * grid_init + grid_parse_config of the text gives the same grid (what
+ * tests/fuzz_config.c checks), except corpora_from_cli, which is not a
+ * setting. NULL with the reason when a value cannot be written: a path or
+ * profile holding a newline or '#', or spaces at either end (given on the
+ * command line; a config file cannot hold one). O(size of the grid).
+ */
+char *grid_to_config(const bench_grid *g, char *err, size_t err_len);
 
 /* The --quick preset: small slices (100K, 500K) of every corpus, vocab 500
  * and 1000, 2 repeats, 30 s limit, profile "auto". */

@@ -1,6 +1,7 @@
 /*
- * plot.c — the report's figures: data files written from the results, drawn
- * by gnuplot with the scripts in plots/KIND.gp (one script per kind of figure).
+ * plot.c — the report's figures: data files made from the results, drawn
+ * by gnuplot with the scripts in plots/KIND.gp (one script per kind of
+ * figure). Everything is made in memory; report_write writes the files.
  *
  * Data file layout (what every script expects). A figure has panels (one
  * per corpus slice, or per vocab size); a panel has one series per trainer.
@@ -8,50 +9,131 @@
  * blocks separated by two blank lines, so series s of panel p is
  * `index (p-1)*nseries + (s-1)`. A series without data is one line of NaN,
  * so indexes stay aligned and colours stay tied to trainers across panels.
- * Panels without any data are left out. The scripts get the file name, the
- * series titles and the panel titles through `gnuplot -e`.
+ * Panels without any data are left out.
  *
- * gnuplot runs as a child process (fork + exec), its messages go to
- * DIR/plots/gnuplot.log; a failing script fails the report.
+ * Script variables: nseries and series1 … seriesN (the series titles),
+ * npanels and panel1 … panelP (the panel titles), plus the script's own
+ * (limit, aseries). Every title goes through gnuplot_set_string (gnuplot.h),
+ * although the names in it were already checked at the door (results.c
+ * refuses a results file whose trainer or corpus names are not safe names).
  */
+#include "gnuplot.h"
 #include "report.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #define MB 1e6
 
+/* The characters of safe names (untrusted.h) and '@' (of slice names) stay
+ * as they are, so that different names give different files; anything else
+ * (which the results reader never lets through) becomes '_'. */
 void plot_name(char *buf, size_t len, const char *kind, const char *family)
 {
     int n = snprintf(buf, len, "plots/%s_", kind);
     for (const char *p = family; n > 0 && (size_t)n + 1 < len && *p; p++)
         buf[n++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                                  (*p >= '0' && *p <= '9') || *p == '-'
+                                  (*p >= '0' && *p <= '9') || strchr("-._+@", *p)
                               ? *p
                               : '_');
     if (n > 0 && (size_t)n < len)
         buf[n] = '\0';
 }
 
-/* One figure being written. */
+/* ============================================================ report files */
+
+bool report_files_add(report_files *files, const char *name, char *bytes, size_t len, char *err,
+                      size_t err_len)
+{
+    report_file *grown = realloc(files->items, (files->n + 1) * sizeof *grown);
+    if (!grown || strlen(name) >= sizeof grown->name) {
+        free(bytes);
+        files->items = grown ? grown : files->items;
+        snprintf(err, err_len, "%s", grown ? "file name too long" : "out of memory");
+        return false;
+    }
+    files->items = grown;
+    report_file *f = &files->items[files->n++];
+    strcpy(f->name, name);
+    f->bytes = bytes;
+    f->len = len;
+    return true;
+}
+
+bool report_files_has(const report_files *files, const char *name)
+{
+    for (size_t i = 0; i < files->n; i++)
+        if (strcmp(files->items[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+void report_files_free(report_files *files)
+{
+    for (size_t i = 0; i < files->n; i++)
+        free(files->items[i].bytes);
+    free(files->items);
+    memset(files, 0, sizeof *files);
+}
+
+/* ============================================================ one figure */
+
+/* One figure being made: its data and its script's variables, in memory. */
 typedef struct {
-    FILE *dat;          /* the data file */
-    char names[1024];   /* panel titles, space-separated (no spaces inside one) */
-    int n_panels;       /* panels written */
+    FILE *dat;         /* the data file (open_memstream) */
+    char *dat_text;    /* its buffer once closed; owned */
+    size_t dat_len;    /* its length */
+    FILE *vars;        /* the script's variables (open_memstream) */
+    char *vars_text;   /* their buffer once closed; owned */
+    size_t vars_len;   /* their length */
+    int n_panels;      /* panels written */
 } figure;
 
-static void add_panel_title(figure *f, const char *title)
+static bool figure_open(figure *f, char *err, size_t err_len)
 {
-    size_t used = strlen(f->names);
-    snprintf(f->names + used, sizeof f->names - used, "%s%s", used ? " " : "", title);
-    f->n_panels++;
+    memset(f, 0, sizeof *f);
+    f->dat = open_memstream(&f->dat_text, &f->dat_len);
+    f->vars = open_memstream(&f->vars_text, &f->vars_len);
+    if (f->dat && f->vars)
+        return true;
+    if (f->dat)
+        fclose(f->dat);
+    if (f->vars)
+        fclose(f->vars);
+    free(f->dat_text);
+    free(f->vars_text);
+    snprintf(err, err_len, "out of memory");
+    return false;
+}
+
+/* Closes the streams; false on OOM. Frees nothing. */
+static bool figure_close(figure *f)
+{
+    bool ok = fclose(f->dat) == 0;
+    ok = fclose(f->vars) == 0 && ok;
+    f->dat = f->vars = NULL;
+    return ok;
+}
+
+static void figure_free(figure *f)
+{
+    if (f->dat || f->vars)
+        figure_close(f);
+    free(f->dat_text);
+    free(f->vars_text);
+    memset(f, 0, sizeof *f);
+}
+
+/* Adds the title of the next panel (variable panelP). */
+static bool add_panel_title(figure *f, const char *title, char *err, size_t err_len)
+{
+    char var[32];
+    snprintf(var, sizeof var, "panel%d", ++f->n_panels);
+    return gnuplot_set_string(f->vars, var, title, err, err_len);
 }
 
 /* Ends one data block (a series). */
@@ -67,110 +149,65 @@ static bool finished(const bench_record *r)
     return r && r->status == STATUS_OK && r->n_reps > 0;
 }
 
-/* ============================================================ gnuplot */
-
-/* Runs `gnuplot -e VARS SCRIPT`, appending its messages to log_path. */
-static bool run_gnuplot(const char *vars, const char *script, const char *log_path, char *err,
-                        size_t err_len)
+/* The series titles (variables series1 …, and nseries): the trainers' names,
+ * optionally leaving out one, then `extra` if given. */
+static bool series_titles(figure *f, const report_index *ix, const char *skip, const char *extra,
+                          char *err, size_t err_len)
 {
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(err, err_len, "fork: %s", strerror(errno));
-        return false;
-    }
-    if (pid == 0) {
-        int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0666);
-        if (fd >= 0) {
-            dup2(fd, STDERR_FILENO);
-            dup2(fd, STDOUT_FILENO);
-            close(fd);
-        }
-        execlp("gnuplot", "gnuplot", "-e", vars, script, (char *)NULL);
-        _exit(127);
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) {
-            snprintf(err, err_len, "waitpid: %s", strerror(errno));
-            return false;
-        }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        return true;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-        snprintf(err, err_len, "cannot run gnuplot; install it (Debian: gnuplot-nox)");
-    else
-        snprintf(err, err_len, "gnuplot failed on %s; its messages are in %s", script, log_path);
-    return false;
-}
-
-/* Draws one figure: plots/KIND.gp over DIR/plots/NAME.dat. `extra` holds
- * the script's own variables (the time limit, or the A_i series). */
-static bool draw(const char *dir, const char *kind, const char *name, const figure *f,
-                 const char *series, int n_series, const char *extra, char *err,
-                 size_t err_len)
-{
-    char script[4096], plotdir[4096], rel[128], vars[8192], log_path[4096];
-    snprintf(rel, sizeof rel, "plots/%s.gp", kind);
-    if (!report_locate(rel, script, sizeof script)) {
-        snprintf(err, err_len, "cannot find %s (run from the source tree)", rel);
-        return false;
-    }
-    snprintf(plotdir, sizeof plotdir, "%s", script);
-    *strrchr(plotdir, '/') = '\0';
-    if (strchr(dir, '\'') || strchr(plotdir, '\'')) {
-        snprintf(err, err_len, "%s: paths with a single quote cannot be passed to gnuplot", dir);
-        return false;
-    }
-    snprintf(vars, sizeof vars,
-             "plotdir='%s'; datafile='%s/%s.dat'; outbase='%s/%s'; series='%s'; nseries=%d; "
-             "panels='%s'; npanels=%d; %s",
-             plotdir, dir, name, dir, name, series, n_series, f->names, f->n_panels, extra);
-    snprintf(log_path, sizeof log_path, "%s/plots/gnuplot.log", dir);
-    return run_gnuplot(vars, script, log_path, err, err_len);
-}
-
-/* Opens DIR/NAME.dat. */
-static bool open_figure(figure *f, const char *dir, const char *name, char *err, size_t err_len)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.dat", dir, name);
-    memset(f, 0, sizeof *f);
-    f->dat = fopen(path, "w");
-    if (!f->dat)
-        snprintf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
-    return f->dat != NULL;
-}
-
-static bool close_figure(figure *f, const char *dir, const char *name, char *err,
-                         size_t err_len)
-{
-    bool ok = !ferror(f->dat);
-    ok = fclose(f->dat) == 0 && ok;
-    if (!ok)
-        snprintf(err, err_len, "%s/%s.dat: write error", dir, name);
-    return ok;
-}
-
-/* The trainers' names, space-separated, optionally leaving out one. */
-static void series_names(const report_index *ix, const char *skip, const char *extra, char *buf,
-                         size_t len, int *n)
-{
-    buf[0] = '\0';
-    *n = 0;
+    int n = 0;
+    char var[32];
     for (size_t t = 0; t < ix->n_trainers; t++) {
         if (skip && strcmp(ix->trainers[t], skip) == 0)
             continue;
-        size_t used = strlen(buf);
-        snprintf(buf + used, len - used, "%s%s", used ? " " : "", ix->trainers[t]);
-        (*n)++;
+        snprintf(var, sizeof var, "series%d", ++n);
+        if (!gnuplot_set_string(f->vars, var, ix->trainers[t], err, err_len))
+            return false;
     }
     if (extra) {
-        size_t used = strlen(buf);
-        snprintf(buf + used, len - used, "%s%s", used ? " " : "", extra);
-        (*n)++;
+        snprintf(var, sizeof var, "series%d", ++n);
+        if (!gnuplot_set_string(f->vars, var, extra, err, err_len))
+            return false;
     }
+    fprintf(f->vars, "nseries=%d\n", n);
+    return true;
+}
+
+/* Draws the figure with plots/KIND.gp and adds NAME.dat, .png and .svg to
+ * files. Frees the figure. */
+static bool figure_draw(figure *f, const char *kind, const char *name, report_files *files,
+                        char *err, size_t err_len)
+{
+    char rel[64], script[PATH_MAX];
+    fprintf(f->vars, "npanels=%d\n", f->n_panels);
+    bool ok = figure_close(f);
+    if (!ok)
+        snprintf(err, err_len, "out of memory");
+    snprintf(rel, sizeof rel, "plots/%s.gp", kind);
+    if (ok && !report_locate(rel, script, sizeof script)) {
+        snprintf(err, err_len, "cannot find %s beside the bpebench binary (it is looked for in "
+                               "the source tree the binary was built in)", rel);
+        ok = false;
+    }
+    gnuplot_images img;
+    if (ok)
+        ok = gnuplot_draw(script, f->vars_text, f->vars_len, f->dat_text, f->dat_len, &img, err,
+                          err_len);
+    if (ok) {
+        static const char *const ext[3] = {"dat", "png", "svg"};
+        char *bytes[3] = {f->dat_text, img.png, img.svg};
+        size_t lens[3] = {f->dat_len, img.png_len, img.svg_len};
+        f->dat_text = NULL; /* each goes to files, or is freed here */
+        for (int i = 0; i < 3; i++) {
+            char path[256];
+            snprintf(path, sizeof path, "%s.%s", name, ext[i]);
+            if (ok)
+                ok = report_files_add(files, path, bytes[i], lens[i], err, err_len);
+            else
+                free(bytes[i]);
+        }
+    }
+    figure_free(f);
+    return ok;
 }
 
 /* ============================================================ the figures */
@@ -233,9 +270,9 @@ static int write_panel(const report_index *ix, FILE *dat, cell_value value, cons
             if (!by_vocab && s->family != family)
                 continue;
             const bench_record *rec = report_find(ix, ix->trainers[t], s->name, V);
-            if (!value(ix, rec, s->name, V, v) || !(v[0] > 0))
-                continue; /* no value, or none a log axis can show (memory not measured) */
             double x = by_vocab ? (double)V : (double)s->bytes / MB;
+            if (!value(ix, rec, s->name, V, v) || !(v[0] > 0) || !(x > 0))
+                continue; /* no value, or none a log axis can show (memory not measured) */
             fprintf(dat, "%.10g %.6g %.6g %.6g\n", x, v[0], v[1], v[2]);
             rows++;
         }
@@ -262,9 +299,9 @@ static void write_input_series(const report_index *ix, FILE *dat, const report_s
     end_block(dat, rows);
 }
 
-/* "limit=L" when a run of the family timed out (the scripts then draw the
- * limit), else "limit=0". */
-static void limit_setting(const report_index *ix, size_t family, char *buf, size_t len)
+/* The variable limit: the longest time limit of a run of the family that
+ * timed out (the scripts then draw it), else 0. */
+static void limit_setting(const report_index *ix, size_t family, FILE *vars)
 {
     double limit = 0;
     for (size_t i = 0; i < ix->r->n_records; i++) {
@@ -274,22 +311,21 @@ static void limit_setting(const report_index *ix, size_t family, char *buf, size
         if (rec->status == STATUS_TIMEOUT && strcmp(fam, ix->families[family]) == 0)
             limit = rec->time_limit_s > limit ? rec->time_limit_s : limit;
     }
-    snprintf(buf, len, "limit=%g", limit);
+    fprintf(vars, "limit=%.17g\n", limit);
 }
 
 /* A figure whose panels are the family's slices, x = vocab size. */
-static bool figure_by_slice(const report_index *ix, const char *dir, size_t family,
+static bool figure_by_slice(const report_index *ix, report_files *files, size_t family,
                             const char *kind, cell_value value, const char *skip,
                             bool input_series, char *err, size_t err_len)
 {
-    char name[160], series[1024];
-    int n_series;
+    char name[160];
     plot_name(name, sizeof name, kind, ix->families[family]);
-    series_names(ix, skip, input_series ? "input" : NULL, series, sizeof series, &n_series);
     figure f;
-    if (!open_figure(&f, dir, name, err, err_len))
+    if (!figure_open(&f, err, err_len))
         return false;
-    for (size_t i = 0; i < ix->n_slices; i++) {
+    bool ok = series_titles(&f, ix, skip, input_series ? "input" : NULL, err, err_len);
+    for (size_t i = 0; ok && i < ix->n_slices; i++) {
         const report_slice *s = &ix->slices[i];
         if (s->family != family)
             continue;
@@ -297,33 +333,22 @@ static bool figure_by_slice(const report_index *ix, const char *dir, size_t fami
         int points = write_panel(ix, f.dat, value, skip, true, s, family, 0);
         if (input_series)
             write_input_series(ix, f.dat, s);
-        if (points == 0) { /* no data: take the panel back out */
-            fflush(f.dat);
-            if (ftruncate(fileno(f.dat), start) != 0 || fseek(f.dat, start, SEEK_SET) != 0) {
-                snprintf(err, err_len, "%s/%s.dat: cannot rewrite", dir, name);
-                fclose(f.dat);
-                return false;
-            }
-            continue;
-        }
-        add_panel_title(&f, s->name);
+        if (points == 0) /* no data: take the panel back out */
+            fseek(f.dat, start, SEEK_SET);
+        else
+            ok = add_panel_title(&f, s->name, err, err_len);
     }
-    if (!close_figure(&f, dir, name, err, err_len))
-        return false;
-    if (f.n_panels == 0) { /* nothing to draw (no naive run finished, say): leave no file */
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s.dat", dir, name);
-        remove(path);
-        return true;
+    if (!ok || f.n_panels == 0) { /* nothing to draw (no naive run finished, say): no file */
+        figure_free(&f);
+        return ok;
     }
-    char extra[64];
-    limit_setting(ix, family, extra, sizeof extra);
-    return draw(dir, kind, name, &f, series, n_series, extra, err, err_len);
+    limit_setting(ix, family, f.vars);
+    return figure_draw(&f, kind, name, files, err, err_len);
 }
 
 /* Time vs corpus size: panels are vocab sizes, x = n. Only for families
  * with two slices or more. */
-static bool figure_by_size(const report_index *ix, const char *dir, size_t family, char *err,
+static bool figure_by_size(const report_index *ix, report_files *files, size_t family, char *err,
                            size_t err_len)
 {
     size_t n_family_slices = 0;
@@ -331,101 +356,100 @@ static bool figure_by_size(const report_index *ix, const char *dir, size_t famil
         n_family_slices += ix->slices[i].family == family;
     if (n_family_slices < 2)
         return true;
-    char name[160], series[1024], title[32];
-    int n_series;
+    char name[160], title[32];
     plot_name(name, sizeof name, "time_vs_size", ix->families[family]);
-    series_names(ix, NULL, NULL, series, sizeof series, &n_series);
     figure f;
-    if (!open_figure(&f, dir, name, err, err_len))
+    if (!figure_open(&f, err, err_len))
         return false;
-    for (size_t v = 0; v < ix->n_vocab; v++) {
+    bool ok = series_titles(&f, ix, NULL, NULL, err, err_len);
+    for (size_t v = 0; ok && v < ix->n_vocab; v++) {
         long start = ftell(f.dat);
         if (write_panel(ix, f.dat, time_value, NULL, false, NULL, family, ix->vocab[v]) == 0) {
-            fflush(f.dat);
-            if (ftruncate(fileno(f.dat), start) != 0 || fseek(f.dat, start, SEEK_SET) != 0) {
-                fclose(f.dat);
-                snprintf(err, err_len, "%s/%s.dat: cannot rewrite", dir, name);
-                return false;
-            }
+            fseek(f.dat, start, SEEK_SET);
             continue;
         }
         snprintf(title, sizeof title, "V=%llu", (unsigned long long)ix->vocab[v]);
-        add_panel_title(&f, title);
+        ok = add_panel_title(&f, title, err, err_len);
     }
-    if (!close_figure(&f, dir, name, err, err_len))
-        return false;
-    char extra[64];
-    limit_setting(ix, family, extra, sizeof extra);
-    return f.n_panels == 0 ||
-           draw(dir, "time_vs_size", name, &f, series, n_series, extra, err, err_len);
+    if (!ok || f.n_panels == 0) {
+        figure_free(&f);
+        return ok;
+    }
+    limit_setting(ix, family, f.vars);
+    return figure_draw(&f, "time_vs_size", name, files, err, err_len);
 }
 
-/* Per-merge profiles: one figure per profiled (slice, vocab), one series
- * per trainer; rows "merge_index seconds A_i". */
-static bool figure_profiles(const report_index *ix, const char *dir, char *err, size_t err_len)
+/* The per-merge profile of one (slice, vocab), if any trainer has one: one
+ * series per trainer; rows "merge_index seconds A_i 0". */
+static bool figure_profile(const report_index *ix, report_files *files, const char *slice,
+                           uint64_t vocab, char *err, size_t err_len)
 {
-    for (size_t si = 0; si < ix->n_slices; si++)
-        for (size_t v = 0; v < ix->n_vocab; v++) {
-            const char *slice = ix->slices[si].name;
-            int with_profile = 0;
-            for (size_t t = 0; t < ix->n_trainers; t++) {
-                const bench_record *rec = report_find(ix, ix->trainers[t], slice, ix->vocab[v]);
-                with_profile += rec && rec->n_profile > 0;
-            }
-            if (!with_profile)
-                continue;
-            char cell[128], name[200], series[1024];
-            snprintf(cell, sizeof cell, "%s_V%llu", slice, (unsigned long long)ix->vocab[v]);
-            plot_name(name, sizeof name, "profile", cell);
-            int n_series;
-            series_names(ix, NULL, NULL, series, sizeof series, &n_series);
-            figure f;
-            if (!open_figure(&f, dir, name, err, err_len))
-                return false;
-            int aseries = 0;
-            for (size_t t = 0; t < ix->n_trainers; t++) {
-                const bench_record *rec = report_find(ix, ix->trainers[t], slice, ix->vocab[v]);
-                size_t n = rec ? rec->n_profile : 0;
-                if (n && !aseries)
-                    aseries = (int)t + 1;
-                for (size_t i = 0; i < n; i++)
-                    fprintf(f.dat, "%zu %.6g %llu 0\n", i + 1, rec->profile_seconds[i],
-                            (unsigned long long)rec->profile_affected[i]);
-                end_block(f.dat, (int)n);
-            }
-            char title[160];
-            snprintf(title, sizeof title, "%s,V=%llu", slice, (unsigned long long)ix->vocab[v]);
-            add_panel_title(&f, title);
-            char extra[32];
-            snprintf(extra, sizeof extra, "aseries=%d", aseries);
-            if (!close_figure(&f, dir, name, err, err_len) ||
-                !draw(dir, "profile", name, &f, series, n_series, extra, err, err_len))
-                return false;
+    int with_profile = 0;
+    for (size_t t = 0; t < ix->n_trainers; t++) {
+        const bench_record *rec = report_find(ix, ix->trainers[t], slice, vocab);
+        with_profile += rec && rec->n_profile > 0;
+    }
+    if (!with_profile)
+        return true;
+    char cell[128], name[200], title[160];
+    snprintf(cell, sizeof cell, "%s_V%llu", slice, (unsigned long long)vocab);
+    plot_name(name, sizeof name, "profile", cell);
+    figure f;
+    if (!figure_open(&f, err, err_len))
+        return false;
+    /* Values a log axis cannot show (0 s, A_i = 0) are written as missing;
+     * with no time or no A_i to show at all, there is no figure. */
+    int aseries = 0;
+    size_t times = 0;
+    for (size_t t = 0; t < ix->n_trainers; t++) {
+        const bench_record *rec = report_find(ix, ix->trainers[t], slice, vocab);
+        size_t n = rec ? rec->n_profile : 0;
+        for (size_t i = 0; i < n; i++) {
+            double s = rec->profile_seconds[i];
+            uint64_t a = rec->profile_affected[i];
+            char seconds[32] = "NaN", words[32] = "NaN";
+            if (s > 0)
+                snprintf(seconds, sizeof seconds, "%.6g", s);
+            if (a > 0)
+                snprintf(words, sizeof words, "%llu", (unsigned long long)a);
+            fprintf(f.dat, "%zu %s %s 0\n", i + 1, seconds, words);
+            times += s > 0;
+            if (a > 0 && !aseries)
+                aseries = (int)t + 1;
         }
-    return true;
+        end_block(f.dat, (int)n);
+    }
+    if (times == 0 || aseries == 0) {
+        figure_free(&f);
+        return true;
+    }
+    snprintf(title, sizeof title, "%s,V=%llu", slice, (unsigned long long)vocab);
+    fprintf(f.vars, "aseries=%d\n", aseries);
+    if (!series_titles(&f, ix, NULL, NULL, err, err_len) ||
+        !add_panel_title(&f, title, err, err_len)) {
+        figure_free(&f);
+        return false;
+    }
+    return figure_draw(&f, "profile", name, files, err, err_len);
 }
 
 /* Every figure of every corpus family, then the profiles. One gnuplot run per
  * figure (tens of milliseconds each); data files are O(records) each. */
-bool plots_write(const report_index *ix, const char *dir, char *err, size_t err_len)
+bool plots_make(const report_index *ix, report_files *files, char *err, size_t err_len)
 {
-    char plots[4096];
-    snprintf(plots, sizeof plots, "%s/plots", dir);
-    if (mkdir(plots, 0777) != 0 && errno != EEXIST) {
-        snprintf(err, err_len, "%s: cannot create: %s", plots, strerror(errno));
-        return false;
-    }
-    snprintf(plots, sizeof plots, "%s/plots/gnuplot.log", dir);
-    unlink(plots);
     for (size_t fam = 0; fam < ix->n_families; fam++) {
-        if (!figure_by_slice(ix, dir, fam, "time_vs_vocab", time_value, NULL, false, err,
+        if (!figure_by_slice(ix, files, fam, "time_vs_vocab", time_value, NULL, false, err,
                              err_len) ||
-            !figure_by_size(ix, dir, fam, err, err_len) ||
-            !figure_by_slice(ix, dir, fam, "memory", memory_value, NULL, true, err, err_len))
+            !figure_by_size(ix, files, fam, err, err_len) ||
+            !figure_by_slice(ix, files, fam, "memory", memory_value, NULL, true, err, err_len))
             return false;
-        if (ix->reference && !figure_by_slice(ix, dir, fam, "speedup", speedup_value,
+        if (ix->reference && !figure_by_slice(ix, files, fam, "speedup", speedup_value,
                                               ix->reference, false, err, err_len))
             return false;
     }
-    return figure_profiles(ix, dir, err, err_len);
+    for (size_t s = 0; s < ix->n_slices; s++)
+        for (size_t v = 0; v < ix->n_vocab; v++)
+            if (!figure_profile(ix, files, ix->slices[s].name, ix->vocab[v], err, err_len))
+                return false;
+    return true;
 }

@@ -13,10 +13,20 @@
  * "timeout†" (not run: a smaller cell of the same trainer and corpus timed
  * out, see bench.c), "error". Speedups against a timed-out side are bounds
  * ("> 12×": the reference took longer than the limit).
+ *
+ * Names in the tables are safe names (the results reader refuses others);
+ * the free text of the context block goes in as escaped code spans
+ * (md_code). The page and the figures are made in memory, then written
+ * file by file, each atomically (write_files; report.h says what a failure
+ * leaves).
  */
+#include "errors.h"
 #include "output.h"
 #include "report.h"
+#include "signals.h"
+#include "untrusted.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,22 +41,20 @@
 
 bool report_locate(const char *rel, char *out, size_t out_len)
 {
-    struct stat st;
-    if (stat(rel, &st) == 0) {
-        snprintf(out, out_len, "%s", rel);
-        return true;
-    }
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0)
         return false;
     exe[n] = '\0';
+    struct stat st;
     for (int up = 0; up < 4; up++) {
         char *slash = strrchr(exe, '/');
         if (!slash)
             return false;
         *slash = '\0';
-        snprintf(out, out_len, "%s/%s", exe, rel);
+        int len = snprintf(out, out_len, "%s/%s", exe, rel);
+        if (len < 0 || (size_t)len >= out_len)
+            return false;
         if (stat(out, &st) == 0)
             return true;
     }
@@ -159,11 +167,16 @@ bool report_index_build(report_index *ix, const bench_results *r)
     for (size_t t = 0; t < ix->n_trainers; t++)
         if (strcmp(ix->trainers[t], bpe_trainers[0]->name) == 0)
             ix->reference = ix->trainers[t];
+    if (!results_index_build(&ix->runs, r)) {
+        report_index_free(ix);
+        return false;
+    }
     return true;
 }
 
 void report_index_free(report_index *ix)
 {
+    results_index_free(&ix->runs);
     free(ix->trainers);
     free(ix->vocab);
     free(ix->families);
@@ -174,15 +187,7 @@ void report_index_free(report_index *ix)
 const bench_record *report_find(const report_index *ix, const char *trainer, const char *slice,
                                 uint64_t vocab)
 {
-    if (!trainer)
-        return NULL;
-    for (size_t i = 0; i < ix->r->n_records; i++) {
-        const bench_record *rec = &ix->r->records[i];
-        if (rec->vocab_size == vocab && strcmp(rec->trainer, trainer) == 0 &&
-            strcmp(rec->corpus, slice) == 0)
-            return rec;
-    }
-    return NULL;
+    return trainer ? results_index_find(&ix->runs, trainer, slice, vocab) : NULL;
 }
 
 double report_median(const bench_record *rec, int phase)
@@ -288,18 +293,47 @@ static const char *size_label(const char *slice)
     return at ? at + 1 : slice;
 }
 
-/* Embeds a figure when plots_write produced it. */
-static void embed_plot(FILE *f, const char *dir, const char *kind, const char *family,
+/* Embeds a figure when plots_make made it. */
+static void embed_plot(FILE *f, const report_files *files, const char *kind, const char *family,
                        const char *caption)
 {
-    char name[200], path[4096];
+    char name[200], png[256];
     plot_name(name, sizeof name, kind, family);
-    snprintf(path, sizeof path, "%s/%s.png", dir, name);
-    struct stat st;
-    if (stat(path, &st) != 0)
+    snprintf(png, sizeof png, "%s.png", name);
+    if (!report_files_has(files, png))
         return;
     fprintf(f, "![%s](%s.png)\n\n*%s* ([SVG](%s.svg), data: `%s.dat`)\n\n", caption, name,
             caption, name, name);
+}
+
+enum { MD_SHOWN = 1024, MD_CODE_MAX = 3 * MD_SHOWN + 4 }; /* shown text; the span with fences */
+
+/* `text` (from a results file: anything) as a markdown code span, in buf
+ * (MD_CODE_MAX bytes): escaped for display first (one line, no control
+ * bytes; untrusted.h), then fenced with one backtick more than the longest
+ * run it holds, so that no text can end the span or become markup
+ * (CommonMark). "unknown" when empty. Returns buf. */
+static const char *md_code(const char *text, char buf[MD_CODE_MAX])
+{
+    char shown[MD_SHOWN];
+    display_escape(text, strlen(text), shown, sizeof shown);
+    size_t n = strlen(shown), run = 0, longest = 0;
+    if (n == 0) {
+        snprintf(buf, MD_CODE_MAX, "unknown");
+        return buf;
+    }
+    for (size_t i = 0; i < n; i++) {
+        run = shown[i] == '`' ? run + 1 : 0;
+        longest = run > longest ? run : longest;
+    }
+    char fence[sizeof shown + 1];
+    memset(fence, '`', longest + 1);
+    fence[longest + 1] = '\0';
+    /* A span whose text starts or ends with a backtick or a space needs one
+     * space of padding on both sides (removed again when shown). */
+    const char *pad = strchr("` ", shown[0]) || strchr("` ", shown[n - 1]) ? " " : "";
+    snprintf(buf, MD_CODE_MAX, "%s%s%s%s%s", fence, pad, shown, pad, fence);
+    return buf;
 }
 
 /* ============================================================ sections */
@@ -307,10 +341,13 @@ static void embed_plot(FILE *f, const char *dir, const char *kind, const char *f
 static void section_context(FILE *f, const bench_results *r)
 {
     const bench_context *c = &r->context;
-    fprintf(f, "# bpebench results\n\n");
-    fprintf(f, "Measured %s on `%s` (%s, %d cores), %s, CFLAGS `%s`, commit `%s`.\n\n", c->date,
-            c->host, c->cpu, c->cores, c->compiler, c->cflags, c->git_commit);
-    fprintf(f, "Command: `%s`. Time limit per run: %g s.\n\n", c->command, c->time_limit_s);
+    char date[MD_CODE_MAX], host[MD_CODE_MAX], cpu[MD_CODE_MAX], compiler[MD_CODE_MAX],
+        cflags[MD_CODE_MAX], commit[MD_CODE_MAX], command[MD_CODE_MAX];
+    fprintf(f, "# bpebench results\n\nMeasured %s on %s (%s, %d cores), %s, CFLAGS %s, commit "
+               "%s.\n\nCommand: %s. Time limit per run: %g s.\n\n",
+            md_code(c->date, date), md_code(c->host, host), md_code(c->cpu, cpu), c->cores,
+            md_code(c->compiler, compiler), md_code(c->cflags, cflags),
+            md_code(c->git_commit, commit), md_code(c->command, command), c->time_limit_s);
     fprintf(f, "Every number and figure below is computed from `results.json` in this directory;\n"
                "`bpebench report results.json --out DIR` rebuilds this page without measuring.\n"
                "Times are wall-clock seconds (CLOCK_MONOTONIC), the median over the repetitions,\n"
@@ -455,7 +492,7 @@ static uint64_t max_merges(const report_index *ix, uint64_t vocab)
     return 0;
 }
 
-static void section_times(FILE *f, const report_index *ix, const char *dir)
+static void section_times(FILE *f, const report_index *ix, const report_files *files)
 {
     fprintf(f, "## Training time\n\n"
                "Cells: median total seconds (merge loop in parentheses). timeout: ran past the "
@@ -482,15 +519,15 @@ static void section_times(FILE *f, const report_index *ix, const char *dir)
             }
             fputc('\n', f);
         }
-        embed_plot(f, dir, "time_vs_vocab", ix->families[fam],
+        embed_plot(f, files, "time_vs_vocab", ix->families[fam],
                    "Median total time against vocab size, one panel per corpus slice (log-log; "
                    "bars: min–max over repetitions).");
-        embed_plot(f, dir, "time_vs_size", ix->families[fam],
+        embed_plot(f, files, "time_vs_size", ix->families[fam],
                    "Median total time against corpus size, one panel per vocab size (log-log).");
     }
 }
 
-static void section_speedup(FILE *f, const report_index *ix, const char *dir)
+static void section_speedup(FILE *f, const report_index *ix, const report_files *files)
 {
     fprintf(f, "## Speedup over %s\n\n", ix->reference ? ix->reference : "the reference");
     if (!ix->reference) {
@@ -530,12 +567,12 @@ static void section_speedup(FILE *f, const report_index *ix, const char *dir)
             fputc('\n', f);
         }
     for (size_t fam = 0; fam < ix->n_families; fam++)
-        embed_plot(f, dir, "speedup", ix->families[fam],
+        embed_plot(f, files, "speedup", ix->families[fam],
                    "Speedup over naive against vocab size (solid: total time; dashed: merge "
                    "loop).");
 }
 
-static void section_memory(FILE *f, const report_index *ix, const char *dir)
+static void section_memory(FILE *f, const report_index *ix, const report_files *files)
 {
     fprintf(f, "## Memory\n\n"
                "Peak resident set size of each run's own process (ru_maxrss), in MB (10^6 "
@@ -577,7 +614,7 @@ static void section_memory(FILE *f, const report_index *ix, const char *dir)
             }
         }
         fputc('\n', f);
-        embed_plot(f, dir, "memory", ix->families[fam],
+        embed_plot(f, files, "memory", ix->families[fam],
                    "Peak resident memory against vocab size; dashed: the shared input alone.");
     }
 }
@@ -628,7 +665,7 @@ static double profile_sum(const bench_record *rec, size_t from, size_t to)
     return s;
 }
 
-static void section_profiles(FILE *f, const report_index *ix, const char *dir)
+static void section_profiles(FILE *f, const report_index *ix, const report_files *files)
 {
     bool any = false;
     for (size_t i = 0; i < ix->r->n_records; i++)
@@ -662,49 +699,119 @@ static void section_profiles(FILE *f, const report_index *ix, const char *dir)
             char cell[128];
             snprintf(cell, sizeof cell, "%s_V%llu", ix->slices[s].name,
                      (unsigned long long)ix->vocab[v]);
-            embed_plot(f, dir, "profile", cell,
+            embed_plot(f, files, "profile", cell,
                        "Time of each merge (top) and A_i (bottom) against the merge index.");
         }
 }
 
 /* ============================================================ entry points */
 
-/* Builds the index, the figures, then the page in memory, and writes it
- * atomically. O(slices · vocab sizes · trainers · records) for the lookups:
+/* DIR/NAME in buf (PATH_MAX bytes); false, with the reason, when longer
+ * (the message gives the length, not the path, which would not fit it). */
+static bool join_path(char *buf, const char *dir, const char *name, char *err, size_t err_len)
+{
+    int n = snprintf(buf, PATH_MAX, "%s/%s", dir, name);
+    if (n < 0 || n >= PATH_MAX)
+        return set_error(err, err_len, "%s in the report's directory would have a path of %zu "
+                                       "bytes, longer than PATH_MAX - 1 (%d); choose a shorter "
+                                       "--out", name, strlen(dir) + 1 + strlen(name),
+                         PATH_MAX - 1);
+    return true;
+}
+
+/* Removes the files of files[0, n) that is_new marks (the failure path). */
+static void remove_new_files(const report_files *files, size_t n, const bool *is_new,
+                             const char *dir)
+{
+    char path[PATH_MAX];
+    for (size_t i = 0; i < n; i++)
+        if (is_new[i] && snprintf(path, sizeof path, "%s/%s", dir, files->items[i].name) < PATH_MAX)
+            unlink(path);
+}
+
+/* Writes every file under dir, each atomically; see report_write for what a
+ * failure leaves. O(total bytes), plus one fsync per file. */
+static bool write_files(const report_files *files, const char *dir, char *err, size_t err_len)
+{
+    char plots[PATH_MAX], path[PATH_MAX];
+    if (!join_path(plots, dir, "plots", err, err_len))
+        return false;
+    for (size_t i = 0; i < files->n; i++) /* every path fits before anything is written */
+        if (!join_path(path, dir, files->items[i].name, err, err_len))
+            return false;
+    bool *is_new = calloc(files->n + 1, sizeof *is_new);
+    if (!is_new)
+        return set_error(err, err_len, "out of memory");
+    sigset_t saved;
+    signals_hold(&saved); /* a new plots/ is tracked from its first moment */
+    bool made_plots = mkdir(plots, 0777) == 0;
+    int mkdir_errno = errno;
+    if (made_plots)
+        signals_track(plots, true);
+    signals_release(&saved);
+    bool ok = made_plots || mkdir_errno == EEXIST ||
+              set_error(err, err_len, "%s: cannot create: %s", plots, strerror(mkdir_errno));
+    /* An existing plots/ must be a directory of its own: through a symbolic
+     * link (a results bundle may hold one) the figures would land elsewhere. */
+    struct stat st;
+    if (ok && !made_plots && (lstat(plots, &st) != 0 || !S_ISDIR(st.st_mode)))
+        ok = set_error(err, err_len, "%s is a symbolic link or not a directory; the report "
+                                     "writes its figures only into a directory: remove it",
+                       plots);
+    size_t done = 0;
+    for (; ok && done < files->n; done++) {
+        join_path(path, dir, files->items[done].name, err, err_len);
+        is_new[done] = lstat(path, &st) != 0;
+        ok = output_write_atomic(path, files->items[done].bytes, files->items[done].len, err,
+                                 err_len);
+    }
+    signals_hold(&saved);
+    if (!ok)
+        remove_new_files(files, done, is_new, dir);
+    if (made_plots) {
+        if (!ok)
+            rmdir(plots);
+        signals_untrack(plots);
+    }
+    signals_release(&saved);
+    free(is_new);
+    return ok;
+}
+
+/* Builds the index, the figures and the page in memory, then writes them
+ * all. O(slices · vocab sizes · trainers · records) for the lookups:
  * milliseconds for grids of hundreds of runs; gnuplot dominates. */
 bool report_write(const bench_results *r, const char *dir, char *err, size_t err_len)
 {
     report_index ix;
-    if (!report_index_build(&ix, r)) {
-        snprintf(err, err_len, "out of memory indexing the results");
-        return false;
-    }
-    bool ok = plots_write(&ix, dir, err, err_len);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/report.md", dir);
+    if (!report_index_build(&ix, r))
+        return set_error(err, err_len, "out of memory indexing the results");
+    report_files files = {NULL, 0};
+    bool ok = plots_make(&ix, &files, err, err_len);
     char *text = NULL;
     size_t len = 0;
     FILE *f = ok ? open_memstream(&text, &len) : NULL;
-    if (ok && !f) {
-        snprintf(err, err_len, "out of memory writing the report");
-        ok = false;
-    }
+    if (ok && !f)
+        ok = set_error(err, err_len, "out of memory writing the report");
     if (ok) {
         section_context(f, r);
         section_verification(f, r);
         section_corpora(f, &ix);
-        section_times(f, &ix, dir);
-        section_speedup(f, &ix, dir);
-        section_memory(f, &ix, dir);
+        section_times(f, &ix, &files);
+        section_speedup(f, &ix, &files);
+        section_memory(f, &ix, &files);
         section_counters(f, &ix);
-        section_profiles(f, &ix, dir);
-        ok = fclose(f) == 0;
-        if (!ok)
-            snprintf(err, err_len, "out of memory writing the report");
+        section_profiles(f, &ix, &files);
+        ok = fclose(f) == 0 || set_error(err, err_len, "out of memory writing the report");
+    }
+    if (ok) { /* last, so that the page appears after its figures */
+        ok = report_files_add(&files, "report.md", text, len, err, err_len);
+        text = NULL;
     }
     if (ok)
-        ok = output_write_atomic(path, text, len, err, err_len);
+        ok = write_files(&files, dir, err, err_len);
     free(text);
+    report_files_free(&files);
     report_index_free(&ix);
     return ok;
 }

@@ -12,8 +12,11 @@
 #include "results.h"
 #include "errors.h"
 #include "output.h"
+#include "untrusted.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,23 +177,113 @@ bool record_add_rep(bench_record *rec, const run_times *t)
     return true;
 }
 
-const bench_record *results_find(const bench_results *r, const char *trainer, const char *corpus,
-                                 uint64_t slice_bytes, uint64_t vocab_size)
+/* ============================================================ the index */
+
+/* Orders records by (trainer, corpus, vocab_size), then by position. */
+static int cmp_key(const void *a, const void *b)
 {
-    for (size_t i = 0; i < r->n_records; i++) {
-        const bench_record *rec = &r->records[i];
-        if (strcmp(rec->trainer, trainer) == 0 && strcmp(rec->corpus, corpus) == 0 &&
-            rec->slice_bytes == slice_bytes && rec->vocab_size == vocab_size)
-            return rec;
+    const bench_record *x = *(const bench_record *const *)a, *y = *(const bench_record *const *)b;
+    int c = strcmp(x->trainer, y->trainer);
+    if (c == 0)
+        c = strcmp(x->corpus, y->corpus);
+    if (c == 0)
+        c = (x->vocab_size > y->vocab_size) - (x->vocab_size < y->vocab_size);
+    return c ? c : (x > y) - (x < y);
+}
+
+bool results_index_build(results_index *ix, const bench_results *r)
+{
+    ix->n = r->n_records;
+    ix->by_key = malloc((ix->n + 1) * sizeof *ix->by_key);
+    if (!ix->by_key)
+        return false;
+    for (size_t i = 0; i < ix->n; i++)
+        ix->by_key[i] = &r->records[i];
+    qsort(ix->by_key, ix->n, sizeof *ix->by_key, cmp_key);
+    return true;
+}
+
+void results_index_free(results_index *ix)
+{
+    free(ix->by_key);
+    ix->by_key = NULL;
+    ix->n = 0;
+}
+
+const bench_record *results_index_find(const results_index *ix, const char *trainer,
+                                       const char *corpus, uint64_t vocab_size)
+{
+    size_t lo = 0, hi = ix->n; /* the first entry not below the key is in [lo, hi] */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const bench_record *m = ix->by_key[mid];
+        int c = strcmp(m->trainer, trainer);
+        if (c == 0)
+            c = strcmp(m->corpus, corpus);
+        if (c == 0)
+            c = (m->vocab_size > vocab_size) - (m->vocab_size < vocab_size);
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return NULL;
+    const bench_record *found = lo < ix->n ? ix->by_key[lo] : NULL;
+    return found && found->vocab_size == vocab_size && strcmp(found->trainer, trainer) == 0 &&
+                   strcmp(found->corpus, corpus) == 0
+               ? found
+               : NULL;
 }
 
 /* ============================================================ writing */
 
+/* Adds `item` under `key`, or deletes it; false when item is NULL or adding fails. */
+static bool attach(cJSON *obj, const char *key, cJSON *item)
+{
+    if (!item)
+        return false;
+    if (!cJSON_AddItemToObject(obj, key, item)) {
+        cJSON_Delete(item);
+        return false;
+    }
+    return true;
+}
+
+/* A JSON number that reads back as exactly v: the shortest of %.15g, %.16g
+ * and %.17g that does. (cJSON's own printer keeps a 15-digit form that is
+ * only within a relative DBL_EPSILON of v, so a time could come back one
+ * bit off; tests/fuzz_results.c checks the round trip.) Non-finite values,
+ * which no measurement gives, become null. NULL on OOM. */
+static cJSON *exact_number(double v)
+{
+    if (!isfinite(v))
+        return cJSON_CreateNull();
+    char text[32];
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(text, sizeof text, "%.*g", digits, v);
+        if (strtod(text, NULL) == v)
+            break;
+    }
+    return cJSON_CreateRaw(text);
+}
+
+static bool add_number(cJSON *obj, const char *key, double v)
+{
+    return attach(obj, key, exact_number(v));
+}
+
 static bool add_u64(cJSON *obj, const char *key, uint64_t v)
 {
-    return cJSON_AddNumberToObject(obj, key, (double)v) != NULL;
+    return add_number(obj, key, (double)v);
+}
+
+/* Appends exact_number(v) to an array; false (and nothing added) on OOM. */
+static bool append_number(cJSON *array, double v)
+{
+    cJSON *n = exact_number(v);
+    if (n && cJSON_AddItemToArray(array, n))
+        return true;
+    cJSON_Delete(n);
+    return false;
 }
 
 /* {"read": f(read), ...} over the five phases. */
@@ -200,7 +293,7 @@ static cJSON *phase_summary_json(const bench_record *rec, int which)
     for (int p = 0; o && p < BENCH_PHASES; p++) {
         bench_summary s = bench_summarize(rec->reps, rec->n_reps, p);
         double v = which == 0 ? s.median : which == 1 ? s.min : s.max;
-        if (!cJSON_AddNumberToObject(o, bench_phase_names[p], v)) {
+        if (!add_number(o, bench_phase_names[p], v)) {
             cJSON_Delete(o);
             return NULL;
         }
@@ -213,13 +306,9 @@ static cJSON *times_json(const bench_record *rec)
     cJSON *o = cJSON_CreateObject();
     for (int p = 0; o && p < BENCH_PHASES; p++) {
         cJSON *a = cJSON_AddArrayToObject(o, bench_phase_names[p]);
-        for (size_t i = 0; a && i < rec->n_reps; i++) {
-            cJSON *n = cJSON_CreateNumber(bench_phase_seconds(&rec->reps[i], p));
-            if (!n || !cJSON_AddItemToArray(a, n)) {
-                cJSON_Delete(n);
+        for (size_t i = 0; a && i < rec->n_reps; i++)
+            if (!append_number(a, bench_phase_seconds(&rec->reps[i], p)))
                 a = NULL;
-            }
-        }
         if (!a) {
             cJSON_Delete(o);
             return NULL;
@@ -233,36 +322,15 @@ static cJSON *profile_json(const bench_record *rec)
     cJSON *o = cJSON_CreateObject();
     cJSON *secs = o ? cJSON_AddArrayToObject(o, "merge_seconds") : NULL;
     cJSON *aff = secs ? cJSON_AddArrayToObject(o, "words_affected") : NULL;
-    for (size_t i = 0; aff && i < rec->n_profile; i++) {
-        cJSON *s = cJSON_CreateNumber(rec->profile_seconds[i]);
-        cJSON *a = cJSON_CreateNumber((double)rec->profile_affected[i]);
-        bool ok = s && a && cJSON_AddItemToArray(secs, s);
-        if (ok)
-            s = NULL;
-        ok = ok && cJSON_AddItemToArray(aff, a);
-        if (!ok) {
-            cJSON_Delete(s);
-            cJSON_Delete(a);
+    for (size_t i = 0; aff && i < rec->n_profile; i++)
+        if (!append_number(secs, rec->profile_seconds[i]) ||
+            !append_number(aff, (double)rec->profile_affected[i]))
             aff = NULL;
-        }
-    }
     if (!aff) {
         cJSON_Delete(o);
         return NULL;
     }
     return o;
-}
-
-/* Adds `item` under `key`, or deletes it; false when item is NULL or adding fails. */
-static bool attach(cJSON *obj, const char *key, cJSON *item)
-{
-    if (!item)
-        return false;
-    if (!cJSON_AddItemToObject(obj, key, item)) {
-        cJSON_Delete(item);
-        return false;
-    }
-    return true;
 }
 
 static bool record_add_scalars(cJSON *o, const bench_record *rec)
@@ -290,7 +358,7 @@ static bool record_add_scalars(cJSON *o, const bench_record *rec)
            cJSON_AddStringToObject(o, "verified_against", rec->verified_against) &&
            cJSON_AddStringToObject(o, "status", bench_status_name(rec->status)) &&
            (rec->status != STATUS_ERROR || cJSON_AddStringToObject(o, "error", rec->error)) &&
-           cJSON_AddNumberToObject(o, "time_limit_s", rec->time_limit_s) &&
+           add_number(o, "time_limit_s", rec->time_limit_s) &&
            cJSON_AddBoolToObject(o, "skipped_after_timeout", rec->skipped_after_timeout);
 }
 
@@ -337,12 +405,12 @@ static cJSON *context_to_json(const bench_context *c)
     bool ok = o && cJSON_AddStringToObject(o, "date", c->date ? c->date : "") &&
               cJSON_AddStringToObject(o, "host", c->host ? c->host : "") &&
               cJSON_AddStringToObject(o, "cpu", c->cpu ? c->cpu : "") &&
-              cJSON_AddNumberToObject(o, "cores", c->cores) &&
+              add_number(o, "cores", c->cores) &&
               cJSON_AddStringToObject(o, "compiler", c->compiler ? c->compiler : "") &&
               cJSON_AddStringToObject(o, "cflags", c->cflags ? c->cflags : "") &&
               cJSON_AddStringToObject(o, "git_commit", c->git_commit ? c->git_commit : "") &&
               cJSON_AddStringToObject(o, "command", c->command ? c->command : "") &&
-              cJSON_AddNumberToObject(o, "time_limit_s", c->time_limit_s);
+              add_number(o, "time_limit_s", c->time_limit_s);
     cJSON *d = ok ? cJSON_AddObjectToObject(o, "datasets") : NULL;
     for (size_t i = 0; d && i < c->n_datasets; i++)
         if (!cJSON_AddStringToObject(d, c->datasets[i].path, c->datasets[i].sha256))
@@ -386,19 +454,65 @@ bool results_write(const bench_results *r, const char *path, char *err, size_t e
 
 /* ============================================================ reading */
 
-/* A non-negative integral number field; `required` fields must exist. */
+/*
+ * What the reader refuses. A results file may come from anyone (a CI
+ * artifact, a colleague's run), and `report` and `compare` must be safe on
+ * it, so nothing is taken on trust:
+ *   - schema_version must have major version 1 (1 or 1.x);
+ *   - counts are whole numbers in [0, 2^64), times and limits finite numbers
+ *     of seconds ≥ 0 (JSON has no NaN, but 1e999 parses as infinity);
+ *   - trainer, corpus and counter names are safe names (untrusted.h), so they
+ *     can go into tables, plots and file names as they are;
+ *   - a run (trainer, corpus, vocab size) appears at most once (checked
+ *     on the sorted index: O(n log n), a file of many runs stays fast).
+ * Anything else is refused with the field, and the file names it.
+ */
+
+/* The largest double below 2^64: converting it to uint64_t is defined. */
+#define U64_MAX_DOUBLE 18446744073709549568.0
+
+/* A whole number in [0, max]; `what` names it in the reason. */
+static bool whole_number(const cJSON *v, const char *what, double max, uint64_t *out, char *err,
+                         size_t err_len)
+{
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble != floor(v->valuedouble))
+        return set_error(err, err_len, "%s must be a whole number, 0 or more", what);
+    if (v->valuedouble > max)
+        return set_error(err, err_len, "%s is %g, more than the largest allowed, %.0f", what,
+                         v->valuedouble, max);
+    *out = (uint64_t)v->valuedouble;
+    return true;
+}
+
+/* A number of seconds: finite and ≥ 0; `what` names it in the reason. */
+static bool seconds(const cJSON *v, const char *what, double *out, char *err, size_t err_len)
+{
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0)
+        return set_error(err, err_len, "%s must be a finite number of seconds, 0 or more", what);
+    *out = v->valuedouble;
+    return true;
+}
+
+/* An optional whole-number field of o (0 when absent); `required` ones must exist. */
 static bool get_u64(const cJSON *o, const char *key, bool required, uint64_t *out, char *err,
                     size_t err_len)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v) {
-        *out = 0;
+    *out = 0;
+    if (!v)
         return required ? set_error(err, err_len, "field \"%s\" is missing", key) : true;
-    }
-    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 18446744073709549568.0)
-        return set_error(err, err_len, "field \"%s\" must be a non-negative number", key);
-    *out = (uint64_t)v->valuedouble;
-    return true;
+    char what[80];
+    snprintf(what, sizeof what, "field \"%s\"", key);
+    return whole_number(v, what, U64_MAX_DOUBLE, out, err, err_len);
+}
+
+/* An optional seconds field of o (0 when absent); `what` names it in the reason. */
+static bool get_seconds(const cJSON *o, const char *key, const char *what, double *out,
+                        char *err, size_t err_len)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    *out = 0;
+    return !v || seconds(v, what, out, err, err_len);
 }
 
 /* Copies a string field into a fixed buffer; too long is an error, not a truncation. */
@@ -422,6 +536,7 @@ static bool get_bool(const cJSON *o, const char *key)
     return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, key));
 }
 
+/* "status", and "error" (read only for status "error", the only one that has it). */
 static bool read_status(const cJSON *o, bench_record *rec, char *err, size_t err_len)
 {
     char status[16];
@@ -436,10 +551,11 @@ static bool read_status(const cJSON *o, bench_record *rec, char *err, size_t err
     else
         return set_error(err, err_len, "field \"status\" is \"%s\"; expected ok, timeout or error",
                     status);
-    return get_str(o, "error", false, rec->error, sizeof rec->error, err, err_len);
+    return rec->status != STATUS_ERROR ||
+           get_str(o, "error", false, rec->error, sizeof rec->error, err, err_len);
 }
 
-/* times_s: every phase an array of the same length. */
+/* times_s: every phase an array of the same length, of finite seconds ≥ 0. */
 static bool read_times(const cJSON *o, bench_record *rec, char *err, size_t err_len)
 {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "times_s");
@@ -465,30 +581,41 @@ static bool read_times(const cJSON *o, bench_record *rec, char *err, size_t err_
         const cJSON *x;
         cJSON_ArrayForEach(x, a)
         {
-            if (!cJSON_IsNumber(x))
-                return set_error(err, err_len, "times_s.%s[%d] is not a number",
-                            bench_phase_names[p], i);
-            set_phase_seconds(&rec->reps[i++], p, x->valuedouble);
+            char what[48];
+            double s = 0;
+            snprintf(what, sizeof what, "times_s.%s[%d]", bench_phase_names[p], i);
+            if (!seconds(x, what, &s, err, err_len))
+                return false;
+            set_phase_seconds(&rec->reps[i++], p, s);
         }
     }
     return true;
 }
 
+/* "counters": {name: count}, each name once. */
 static bool read_counters(const cJSON *o, bench_record *rec, char *err, size_t err_len)
 {
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "counters");
     if (!c)
         return true;
+    if (!cJSON_IsObject(c))
+        return set_error(err, err_len, "field \"counters\" must be an object");
     const cJSON *x;
     cJSON_ArrayForEach(x, c)
     {
         if (rec->n_counters == BPE_MAX_COUNTERS)
             return set_error(err, err_len, "more than %d counters", BPE_MAX_COUNTERS);
         bench_counter *bc = &rec->counters[rec->n_counters];
-        if (!x->string || strlen(x->string) >= sizeof bc->name)
-            return set_error(err, err_len, "a counter name is missing or too long");
+        if (strlen(x->string) >= sizeof bc->name)
+            return set_error(err, err_len, "counter name \"%.60s...\" is longer than %zu bytes",
+                             x->string, sizeof bc->name - 1);
+        for (int i = 0; i < rec->n_counters; i++)
+            if (strcmp(rec->counters[i].name, x->string) == 0)
+                return set_error(err, err_len, "counter \"%s\" appears twice", x->string);
         strcpy(bc->name, x->string);
-        if (!get_u64(c, x->string, true, &bc->value, err, err_len))
+        char what[80];
+        snprintf(what, sizeof what, "counter \"%s\"", bc->name);
+        if (!whole_number(x, what, U64_MAX_DOUBLE, &bc->value, err, err_len))
             return false;
         rec->n_counters++;
     }
@@ -526,15 +653,18 @@ static bool read_profile(const cJSON *o, bench_record *rec, char *err, size_t er
     rec->n_profile = n;
     const cJSON *s = secs->child, *a = aff->child;
     for (size_t i = 0; i < n; i++, s = s->next, a = a->next) {
-        if (!cJSON_IsNumber(s) || !cJSON_IsNumber(a) || a->valuedouble < 0)
-            return set_error(err, err_len, "profile entry %zu is not a pair of non-negative numbers",
-                        i);
-        rec->profile_seconds[i] = s->valuedouble;
-        rec->profile_affected[i] = (uint64_t)a->valuedouble;
+        char what[64];
+        snprintf(what, sizeof what, "profile.merge_seconds[%zu]", i);
+        if (!seconds(s, what, &rec->profile_seconds[i], err, err_len))
+            return false;
+        snprintf(what, sizeof what, "profile.words_affected[%zu]", i);
+        if (!whole_number(a, what, U64_MAX_DOUBLE, &rec->profile_affected[i], err, err_len))
+            return false;
     }
     return true;
 }
 
+/* "merges_digest": 16 hexadecimal digits, or null/absent for a run without one. */
 static bool read_digest(const cJSON *o, bench_record *rec, char *err, size_t err_len)
 {
     char hex[24];
@@ -543,12 +673,9 @@ static bool read_digest(const cJSON *o, bench_record *rec, char *err, size_t err
     rec->has_digest = hex[0] != '\0';
     if (!rec->has_digest)
         return true;
-    char *end;
-    errno = 0;
-    unsigned long long d = strtoull(hex, &end, 16);
-    if (errno || *end || strlen(hex) != 16)
+    if (strlen(hex) != 16 || strspn(hex, "0123456789abcdefABCDEF") != 16)
         return set_error(err, err_len, "merges_digest \"%s\" is not 16 hex digits", hex);
-    rec->digest = d;
+    rec->digest = strtoull(hex, NULL, 16);
     return true;
 }
 
@@ -557,8 +684,6 @@ bool record_from_json(const cJSON *o, bench_record *rec, char *err, size_t err_l
     memset(rec, 0, sizeof *rec);
     if (!cJSON_IsObject(o))
         return set_error(err, err_len, "a result is not an object");
-    const cJSON *limit = cJSON_GetObjectItemCaseSensitive(o, "time_limit_s");
-    rec->time_limit_s = cJSON_IsNumber(limit) ? limit->valuedouble : 0;
     rec->exhausted = get_bool(o, "exhausted");
     rec->verified = get_bool(o, "verified");
     rec->skipped_after_timeout = get_bool(o, "skipped_after_timeout");
@@ -577,6 +702,8 @@ bool record_from_json(const cJSON *o, bench_record *rec, char *err, size_t err_l
               get_u64(o, "input_rss_bytes", false, &rec->input_rss_bytes, err, err_len) &&
               get_u64(o, "trainer_rss_bytes", false, &rec->trainer_rss_bytes, err, err_len) &&
               get_u64(o, "word_table_bytes", false, &rec->word_table_bytes, err, err_len) &&
+              get_seconds(o, "time_limit_s", "field \"time_limit_s\"", &rec->time_limit_s, err,
+                          err_len) &&
               get_str(o, "verified_against", false, rec->verified_against,
                       sizeof rec->verified_against, err, err_len) &&
               read_status(o, rec, err, err_len) && read_digest(o, rec, err, err_len) &&
@@ -606,13 +733,17 @@ static bool context_from_json(const cJSON *c, bench_context *ctx, char *err, siz
     ctx->cflags = context_str(c, "cflags");
     ctx->git_commit = context_str(c, "git_commit");
     ctx->command = context_str(c, "command");
-    const cJSON *cores = cJSON_GetObjectItemCaseSensitive(c, "cores");
-    ctx->cores = cJSON_IsNumber(cores) ? cores->valueint : 0;
-    const cJSON *limit = cJSON_GetObjectItemCaseSensitive(c, "time_limit_s");
-    ctx->time_limit_s = cJSON_IsNumber(limit) ? limit->valuedouble : 0;
     if (!ctx->date || !ctx->host || !ctx->cpu || !ctx->compiler || !ctx->cflags ||
         !ctx->git_commit || !ctx->command)
         return set_error(err, err_len, "out of memory");
+    const cJSON *cores = cJSON_GetObjectItemCaseSensitive(c, "cores");
+    uint64_t n_cores = 0;
+    if (cores && !whole_number(cores, "context.cores", INT_MAX, &n_cores, err, err_len))
+        return false;
+    ctx->cores = (int)n_cores;
+    if (!get_seconds(c, "time_limit_s", "context.time_limit_s", &ctx->time_limit_s, err,
+                     err_len))
+        return false;
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(c, "datasets");
     const cJSON *x;
     cJSON_ArrayForEach(x, d)
@@ -632,12 +763,63 @@ static bool context_from_json(const cJSON *c, bench_context *ctx, char *err, siz
     return true;
 }
 
+/* schema_version: major version RESULTS_SCHEMA_VERSION (1 or 1.x); anything else is refused. */
+static bool check_schema_version(const cJSON *root, char *err, size_t err_len)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
+    if (!cJSON_IsNumber(v))
+        return set_error(err, err_len, "schema_version is missing or not a number; is this a "
+                                       "bpebench results file?");
+    if (!(v->valuedouble >= RESULTS_SCHEMA_VERSION && v->valuedouble < RESULTS_SCHEMA_VERSION + 1))
+        return set_error(err, err_len, "schema_version %g is not supported: this bpebench reads "
+                                       "major version %d (%d or %d.x); use the bpebench that "
+                                       "wrote the file",
+                         v->valuedouble, RESULTS_SCHEMA_VERSION, RESULTS_SCHEMA_VERSION,
+                         RESULTS_SCHEMA_VERSION);
+    return true;
+}
+
+/* The names a file's record holds must be safe (see "What the reader
+ * refuses" above). */
+static bool check_names(const bench_record *rec, char *err, size_t err_len)
+{
+    if (!untrusted_name_ok(rec->trainer))
+        return set_error(err, err_len, "trainer \"%s\" is not a safe name: " UNTRUSTED_NAME_RULE,
+                         rec->trainer);
+    if (!untrusted_slice_name_ok(rec->corpus))
+        return set_error(err, err_len, "corpus \"%s\" is not a safe NAME or NAME@SIZE: "
+                                       UNTRUSTED_NAME_RULE " each", rec->corpus);
+    for (int c = 0; c < rec->n_counters; c++)
+        if (!untrusted_name_ok(rec->counters[c].name))
+            return set_error(err, err_len, "counter \"%s\" is not a safe name: "
+                             UNTRUSTED_NAME_RULE, rec->counters[c].name);
+    return true;
+}
+
+/* Each run once: neighbours in key order must differ. O(n log n). */
+static bool check_unique_runs(const bench_results *r, char *err, size_t err_len)
+{
+    results_index ix;
+    if (!results_index_build(&ix, r))
+        return set_error(err, err_len, "out of memory");
+    bool ok = true;
+    for (size_t i = 1; ok && i < ix.n; i++) {
+        const bench_record *a = ix.by_key[i - 1], *b = ix.by_key[i];
+        if (a->vocab_size == b->vocab_size && strcmp(a->trainer, b->trainer) == 0 &&
+            strcmp(a->corpus, b->corpus) == 0)
+            ok = set_error(err, err_len, "results[%zu]: the run %s/%s/V=%llu already appears as "
+                                         "results[%zu]",
+                           (size_t)(b - r->records), b->trainer, b->corpus,
+                           (unsigned long long)b->vocab_size, (size_t)(a - r->records));
+    }
+    results_index_free(&ix);
+    return ok;
+}
+
 static bool parse_root(const cJSON *root, bench_results *r, char *err, size_t err_len)
 {
-    const cJSON *version = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
-    if (!cJSON_IsNumber(version) || version->valueint != RESULTS_SCHEMA_VERSION)
-        return set_error(err, err_len, "schema_version must be %d", RESULTS_SCHEMA_VERSION);
-    if (!context_from_json(cJSON_GetObjectItemCaseSensitive(root, "context"), &r->context, err,
+    if (!check_schema_version(root, err, err_len) ||
+        !context_from_json(cJSON_GetObjectItemCaseSensitive(root, "context"), &r->context, err,
                            err_len))
         return false;
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "results");
@@ -651,19 +833,43 @@ static bool parse_root(const cJSON *root, bench_results *r, char *err, size_t er
         if (!rec)
             return set_error(err, err_len, "out of memory");
         char why[400];
-        if (!record_from_json(x, rec, why, sizeof why)) {
+        if (!record_from_json(x, rec, why, sizeof why) || !check_names(rec, why, sizeof why)) {
+            record_free(rec);
             r->n_records--;
             return set_error(err, err_len, "results[%zu]: %s", i, why);
         }
         i++;
     }
-    return true;
+    return check_unique_runs(r, err, err_len);
+}
+
+/* The offset of the first "\u0000" escape in JSON text, or len when there
+ * is none. cJSON ends its C strings at that NUL, silently dropping the rest
+ * of the string ("naive\u0000anything" would read as "naive"), so such a
+ * file is refused. In valid JSON a backslash appears only inside strings,
+ * and an escape is one preceded by an even number of other backslashes. */
+static size_t nul_escape(const char *text, size_t len)
+{
+    for (size_t i = 0; i + 6 <= len; i++) {
+        if (text[i] != '\\' || text[i + 1] != 'u' || memcmp(text + i + 2, "0000", 4) != 0)
+            continue;
+        size_t before = 0;
+        while (before < i && text[i - 1 - before] == '\\')
+            before++;
+        if (before % 2 == 0)
+            return i;
+    }
+    return len;
 }
 
 bool results_parse(const char *text, size_t len, const char *name, bench_results *r, char *err,
                    size_t err_len)
 {
     results_init(r);
+    size_t nul = nul_escape(text, len);
+    if (nul < len)
+        return set_error(err, err_len, "%s: a string holds U+0000 (NUL) at byte offset %zu; "
+                                       "every field is text without NUL characters", name, nul);
     cJSON *root = cJSON_ParseWithLength(text, len);
     if (!root) {
         const char *at = cJSON_GetErrorPtr();
@@ -679,6 +885,10 @@ bool results_parse(const char *text, size_t len, const char *name, bench_results
     }
     return true;
 }
+
+/* The largest results file read: a grid of thousands of runs with profiles
+ * takes tens of megabytes; /dev/zero would take all the memory there is. */
+#define RESULTS_MAX_BYTES ((size_t)256 << 20)
 
 bool results_read(const char *path, bench_results *r, char *err, size_t err_len)
 {
@@ -703,9 +913,14 @@ bool results_read(const char *path, bench_results *r, char *err, size_t err_len)
         len += got;
         if (got == 0)
             break;
+        if (len > RESULTS_MAX_BYTES) {
+            ok = set_error(err, err_len, "%s: larger than %zu MiB; is it a results file?", path,
+                           RESULTS_MAX_BYTES >> 20);
+            break;
+        }
     }
     if (ok && ferror(f))
-        ok = set_error(err, err_len, "%s: read error", path);
+        ok = set_error(err, err_len, "%s: cannot read: %s", path, strerror(errno));
     fclose(f);
     if (ok)
         ok = results_parse(text, len, path, r, err, err_len);

@@ -152,13 +152,26 @@ bool record_from_json(const cJSON *obj, bench_record *rec, char *err, size_t err
 char *results_to_string(const bench_results *r);
 /* Writes results atomically to path. */
 bool results_write(const bench_results *r, const char *path, char *err, size_t err_len);
-/* Parses text / reads a file. On failure r is left empty and err names the problem. */
+/* Parses text / reads a file (see results.c for what is refused). On
+ * failure r is left empty and err names the problem. */
 bool results_parse(const char *text, size_t len, const char *name, bench_results *r, char *err,
                    size_t err_len);
 bool results_read(const char *path, bench_results *r, char *err, size_t err_len);
 
-/* Looks up a record by the comparison key (trainer, corpus, slice, vocab); NULL if absent. O(records). */
-const bench_record *results_find(const bench_results *r, const char *trainer, const char *corpus,
-                                 uint64_t slice_bytes, uint64_t vocab_size);
+/* The runs of a results file sorted by their key (trainer, corpus, vocab
+ * size), which the reader makes unique: lookups in O(log n) instead of a
+ * scan, so that comparing files of many thousands of runs stays fast. */
+typedef struct {
+    const bench_record **by_key; /* the records in key order; the array owned, the records not */
+    size_t n;                    /* entries */
+} results_index;
+
+/* Sorts r's records by key. False on OOM. O(n log n). */
+bool results_index_build(results_index *ix, const bench_results *r);
+void results_index_free(results_index *ix);
+/* The record of (trainer, corpus, vocab_size), or NULL (the first in file
+ * order if the key repeats). O(log n). */
+const bench_record *results_index_find(const results_index *ix, const char *trainer,
+                                       const char *corpus, uint64_t vocab_size);
 
 #endif

@@ -31,6 +31,10 @@
 
 enum { UNTRUSTED_NAME_MAX = 63 }; /* longest safe name, in bytes */
 
+/* The rule in words, for messages that refuse a name. */
+#define UNTRUSTED_NAME_RULE                                                                        \
+    "use letters, digits and . _ + - (starting with a letter or digit), at most 63 bytes"
+
 /* Whether `name` is a safe name (see above). O(length). */
 bool untrusted_name_ok(const char *name);
 

@@ -3,19 +3,18 @@
 # line is the part every trainer shares: the process with only the input
 # counted (word table and its view); the rest of each peak is the trainer's.
 #
-# Inputs (gnuplot -e): plotdir, datafile, outbase, series, nseries, panels,
-# npanels. The last series is the input. Data rows: V peak_MB trainer_MB
-# input_MB (see harness/plot.c).
+# Inputs: see style.gp. The last series is the input. Data rows: V peak_MB
+# trainer_MB input_MB (see harness/plot.c).
 load plotdir.'/style.gp'
 do for [fmt = 1:2] {
     eval begin_figure(fmt, panel_w * cols, panel_h * rows)
     do for [p = 1:npanels] {
-        set title word(panels, p)
+        set title panel_title(p)
         set xlabel 'vocabulary size V (tokens)'
         set ylabel 'peak resident memory (MB)'
         set logscale xy
         plot for [s = 1:nseries - 1] datafile index ((p - 1) * nseries + s - 1) using 1:2 \
-                 with linespoints ls s title word(series, s), \
+                 with linespoints ls s title series_title(s), \
              datafile index ((p - 1) * nseries + nseries - 1) using 1:2 \
                  with lines dt 2 lw 2 lc rgb 'black' title 'input only (shared)'
     }

@@ -3,21 +3,21 @@
 # Solid: total time; dashed: the merge loop alone. Log scales; only cells
 # where both the reference and the trainer finished have a point.
 #
-# Inputs (gnuplot -e): plotdir, datafile, outbase, series, nseries, panels,
-# npanels. Data rows: V speedup_total speedup_merge 0 (see harness/plot.c).
+# Inputs: see style.gp. Data rows: V speedup_total speedup_merge 0 (see
+# harness/plot.c).
 # The reference is the first trainer, so series s uses trainer style s + 1.
 load plotdir.'/style.gp'
 do for [fmt = 1:2] {
     eval begin_figure(fmt, panel_w * cols, panel_h * rows)
     do for [p = 1:npanels] {
-        set title word(panels, p)
+        set title panel_title(p)
         set xlabel 'vocabulary size V (tokens)'
         set ylabel 'speedup over naive (times)'
         set logscale xy
         plot for [s = 1:nseries] datafile index ((p - 1) * nseries + s - 1) using 1:2 \
-                 with linespoints ls (s + 1) title word(series, s).' total', \
+                 with linespoints ls (s + 1) title series_title(s).' total', \
              for [s = 1:nseries] datafile index ((p - 1) * nseries + s - 1) using 1:3 \
-                 with linespoints ls (s + 1) dt 2 pt 6 title word(series, s).' merge', \
+                 with linespoints ls (s + 1) dt 2 pt 6 title series_title(s).' merge', \
              1 with lines dt 3 lc rgb 'gray40' notitle
     }
     eval end_figure

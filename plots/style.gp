@@ -5,17 +5,32 @@
 # per row); each panel has one line per trainer, and a trainer keeps its
 # colour and marker in every panel and every figure.
 #
-# Inputs (gnuplot -e): outbase (output path without extension), npanels.
+# Inputs (variables harness/plot.c and harness/gnuplot.c set before this
+# script runs): pngfile and svgfile (where the images go), datafile, plotdir,
+# npanels and panel1 … panelN (panel titles), nseries and series1 … seriesN
+# (series titles).
+#
+# Safety: titles are names from a results file and are only ever used as
+# string values (panel_title, series_title below); no script puts a
+# variable's text into an `eval`, and none builds a file name from one. The
+# only strings `eval` runs (begin_figure, end_figure, and the plot commands
+# of the time scripts) are made of constants, numbers and expressions.
 
 cols = npanels < 3 ? npanels : 3
 rows = int((npanels + cols - 1) / cols)
 panel_w = 520
 panel_h = 470
 
-# "set terminal ...; set output ...; set multiplot ..." for format 1 (PNG) or 2 (SVG).
-begin_figure(fmt, w, h) = sprintf("set terminal %s size %d,%d font 'DejaVu Sans,11' noenhanced %s; set output '%s.%s'; set multiplot layout %d,%d", \
-    fmt == 1 ? "pngcairo" : "svg", w, h, fmt == 1 ? "" : "background rgb 'white'", \
-    outbase, fmt == 1 ? "png" : "svg", rows, cols)
+# Titles by number: the value of variable panelP / seriesS.
+panel_title(p) = value(sprintf('panel%d', p))
+series_title(s) = value(sprintf('series%d', s))
+
+# "set terminal ...; set output ...; set multiplot ..." for format 1 (PNG) or
+# 2 (SVG), w × h pixels. The string holds the expression figure_output(N),
+# not the file name: eval never sees a value that came from outside.
+figure_output(fmt) = fmt == 1 ? pngfile : svgfile
+begin_figure(fmt, w, h) = sprintf("set terminal %s size %d,%d font 'DejaVu Sans,11' noenhanced %s; set output figure_output(%d); set multiplot layout %d,%d", \
+    fmt == 1 ? "pngcairo" : "svg", w, h, fmt == 1 ? "" : "background rgb 'white'", fmt, rows, cols)
 end_figure = "unset multiplot; unset output"
 
 # One style per trainer, in registry order.

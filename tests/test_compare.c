@@ -3,7 +3,9 @@
  * results pass; a 2× slowdown with separate spreads fails; a change of merge
  * digest or of any work counter fails whatever the times; a slowdown whose
  * repetitions overlap the baseline's is noise and passes; a run that
- * finished before and times out now is a regression.
+ * finished before and times out now is a regression; and a check that
+ * compared nothing (no results, no match, runs of the baseline missing, no
+ * run finished on both sides) fails, saying why.
  */
 #include "testutil.h"
 #include "compare.h"
@@ -38,8 +40,24 @@ static void one_run(bench_results *r, const char *trainer, double t, double spre
 static compare_summary compare(const bench_results *a, const bench_results *b)
 {
     compare_summary sum;
-    compare_results(a, b, 0.10, PHASE_TOTAL, NULL, &sum);
+    assert_true(compare_results(a, b, 0.10, PHASE_TOTAL, NULL, &sum));
     return sum;
+}
+
+static char why[1024]; /* compare_passed's reasons, for the last call of passes() */
+
+static bool passes(const compare_summary *s)
+{
+    return compare_passed(s, "base.json", "cur.json", why, sizeof why);
+}
+
+/* Fails with every reason in `needles` (NULL-terminated) named. */
+static void assert_fails_saying(const compare_summary *s, const char *const *needles)
+{
+    assert_false(passes(s));
+    for (size_t i = 0; needles[i]; i++)
+        if (!strstr(why, needles[i]))
+            fail_msg("reason \"%s\" does not say \"%s\"", why, needles[i]);
 }
 
 static void identical_results_pass(void **state)
@@ -53,7 +71,7 @@ static void identical_results_pass(void **state)
     assert_int_equal(s.matched, 2);
     assert_int_equal(s.regressions + s.digest_changes + s.counter_changes + s.noisy, 0);
     assert_true(s.geomean > 0.999999 && s.geomean < 1.000001);
-    assert_false(compare_failed(&s));
+    assert_true(passes(&s));
     results_free(&a);
 }
 
@@ -68,11 +86,11 @@ static void twice_as_slow_is_a_regression(void **state)
     compare_summary s = compare(&a, &b);
     assert_int_equal(s.regressions, 1);
     assert_true(s.geomean > 1.99 && s.geomean < 2.01);
-    assert_true(compare_failed(&s));
+    assert_false(passes(&s));
     /* and the other way round it is an improvement, not a failure */
     s = compare(&b, &a);
     assert_int_equal(s.improvements, 1);
-    assert_false(compare_failed(&s));
+    assert_true(passes(&s));
     results_free(&a);
     results_free(&b);
 }
@@ -89,7 +107,7 @@ static void a_digest_change_fails_even_when_faster(void **state)
     compare_summary s = compare(&a, &b);
     assert_int_equal(s.digest_changes, 1);
     assert_int_equal(s.counter_changes, 0);
-    assert_true(compare_failed(&s));
+    assert_false(passes(&s));
     results_free(&a);
     results_free(&b);
 }
@@ -107,12 +125,12 @@ static void a_counter_change_fails(void **state)
     compare_summary s = compare(&a, &b);
     assert_int_equal(s.counter_changes, 1);
     assert_int_equal(s.digest_changes, 0);
-    assert_true(compare_failed(&s));
+    assert_false(passes(&s));
     one_run(&c, "heap", 1.0, 0.02); /* a counter that disappeared also counts */
     c.records[0].n_counters = 1;
     s = compare(&a, &c);
     assert_int_equal(s.counter_changes, 1);
-    assert_true(compare_failed(&s));
+    assert_false(passes(&s));
     results_free(&a);
     results_free(&b);
     results_free(&c);
@@ -130,11 +148,11 @@ static void a_slowdown_within_noise_passes(void **state)
     compare_summary s = compare(&a, &b);
     assert_int_equal(s.regressions, 0);
     assert_int_equal(s.noisy, 1);
-    assert_false(compare_failed(&s));
+    assert_true(passes(&s));
     one_run(&c, "heap", 1.05, 0.01); /* 5%: under the threshold */
     s = compare(&a, &c);
     assert_int_equal(s.regressions + s.noisy, 0);
-    assert_false(compare_failed(&s));
+    assert_true(passes(&s));
     results_free(&a);
     results_free(&b);
     results_free(&c);
@@ -151,12 +169,14 @@ static void finishing_no_longer_is_a_regression(void **state)
     b.records[0].status = STATUS_TIMEOUT;
     compare_summary s = compare(&a, &b);
     assert_int_equal(s.regressions, 1);
-    assert_true(compare_failed(&s));
+    assert_false(passes(&s));
     results_free(&a);
     results_free(&b);
 }
 
-static void unmatched_runs_are_counted_not_failed(void **state)
+/* Runs only in the current file are new runs: fine. Runs of the baseline
+ * missing from the current file fail the check, the first one named. */
+static void missing_runs_fail_new_runs_do_not(void **state)
 {
     (void)state;
     bench_results a, b;
@@ -164,15 +184,71 @@ static void unmatched_runs_are_counted_not_failed(void **state)
     results_init(&b);
     one_run(&a, "heap", 1.0, 0.02);
     one_run(&a, "naive", 9.0, 0.02);
+    one_run(&a, "inverted-index", 2.0, 0.02);
     one_run(&b, "heap", 1.0, 0.02);
     one_run(&b, "linked-list", 1.0, 0.02);
     compare_summary s = compare(&a, &b);
     assert_int_equal(s.matched, 1);
-    assert_int_equal(s.only_base, 1);
+    assert_int_equal(s.only_base, 2);
     assert_int_equal(s.only_current, 1);
-    assert_false(compare_failed(&s));
+    const char *const missing[] = {"2 runs of the baseline are missing from cur.json",
+                                   "first naive/gutenberg-en@5M/V=2000", NULL};
+    assert_fails_saying(&s, missing);
+    one_run(&b, "naive", 9.0, 0.02);
+    s = compare(&a, &b);
+    const char *const one[] = {"1 run of the baseline is missing", "first inverted-index/", NULL};
+    assert_fails_saying(&s, one);
+    bench_results heap;
+    results_init(&heap);
+    one_run(&heap, "heap", 1.0, 0.02);
+    s = compare(&heap, &b); /* b has new runs beside heap's: that passes */
+    assert_int_equal(s.only_current, 2);
+    assert_true(passes(&s));
     results_free(&a);
     results_free(&b);
+    results_free(&heap);
+}
+
+/* A check that compared nothing is not a pass: no results, no match, or
+ * no run finished on both sides. */
+static void comparing_nothing_fails(void **state)
+{
+    (void)state;
+    bench_results a, b, empty, other;
+    results_init(&a);
+    results_init(&b);
+    results_init(&empty);
+    results_init(&other);
+    one_run(&a, "heap", 1.0, 0.02);
+    one_run(&b, "heap", 1.0, 0.02);
+    one_run(&other, "linked-list", 1.0, 0.02);
+    compare_summary s = compare(&a, &empty);
+    const char *const no_current[] = {"cur.json has no results", NULL};
+    assert_fails_saying(&s, no_current);
+    s = compare(&empty, &a);
+    const char *const no_base[] = {"base.json has no results", NULL};
+    assert_fails_saying(&s, no_base);
+    s = compare(&empty, &empty);
+    const char *const neither[] = {"base.json has no results", "cur.json has no results", NULL};
+    assert_fails_saying(&s, neither);
+    s = compare(&a, &other);
+    const char *const no_match[] = {"no run of base.json is in cur.json", NULL};
+    assert_fails_saying(&s, no_match);
+    a.records[0].status = b.records[0].status = STATUS_TIMEOUT;
+    s = compare(&a, &b);
+    assert_int_equal(s.matched, 1);
+    assert_int_equal(s.compared, 0);
+    const char *const unfinished[] = {"no matched run finished on both sides", NULL};
+    assert_fails_saying(&s, unfinished);
+    a.records[0].status = STATUS_OK; /* finished before, not now: compared, a regression */
+    s = compare(&a, &b);
+    assert_int_equal(s.compared, 1);
+    const char *const regression[] = {"1 regression", NULL};
+    assert_fails_saying(&s, regression);
+    results_free(&a);
+    results_free(&b);
+    results_free(&empty);
+    results_free(&other);
 }
 
 int main(void)
@@ -184,7 +260,8 @@ int main(void)
         cmocka_unit_test(a_counter_change_fails),
         cmocka_unit_test(a_slowdown_within_noise_passes),
         cmocka_unit_test(finishing_no_longer_is_a_regression),
-        cmocka_unit_test(unmatched_runs_are_counted_not_failed),
+        cmocka_unit_test(missing_runs_fail_new_runs_do_not),
+        cmocka_unit_test(comparing_nothing_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include "testutil.h"
 #include "results.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -92,46 +93,11 @@ static void make_results(bench_results *r)
     strcpy(to->verified_against, "none");
 }
 
-static void assert_records_equal(const bench_record *a, const bench_record *b)
+static void assert_results_equal(const bench_results *a, const bench_results *b)
 {
-    assert_string_equal(a->trainer, b->trainer);
-    assert_string_equal(a->corpus, b->corpus);
-    assert_int_equal(a->corpus_bytes, b->corpus_bytes);
-    assert_int_equal(a->slice_bytes, b->slice_bytes);
-    assert_int_equal(a->vocab_size, b->vocab_size);
-    assert_int_equal(a->max_merges, b->max_merges);
-    assert_int_equal(a->merges, b->merges);
-    assert_int_equal(a->exhausted, b->exhausted);
-    assert_int_equal(a->words_distinct, b->words_distinct);
-    assert_int_equal(a->symbols, b->symbols);
-    assert_int_equal(a->pretokens, b->pretokens);
-    assert_int_equal(a->pairs_initial, b->pairs_initial);
-    assert_memory_equal(a->script_bytes, b->script_bytes, sizeof a->script_bytes);
-    assert_int_equal(a->n_reps, b->n_reps);
-    assert_memory_equal(a->reps, b->reps, a->n_reps * sizeof *a->reps);
-    assert_int_equal(a->peak_rss_bytes, b->peak_rss_bytes);
-    assert_int_equal(a->input_rss_bytes, b->input_rss_bytes);
-    assert_int_equal(a->trainer_rss_bytes, b->trainer_rss_bytes);
-    assert_int_equal(a->word_table_bytes, b->word_table_bytes);
-    assert_int_equal(a->n_counters, b->n_counters);
-    for (int i = 0; i < a->n_counters; i++) {
-        assert_string_equal(a->counters[i].name, b->counters[i].name);
-        assert_int_equal(a->counters[i].value, b->counters[i].value);
-    }
-    assert_int_equal(a->has_digest, b->has_digest);
-    if (a->has_digest)
-        assert_true(a->digest == b->digest);
-    assert_int_equal(a->verified, b->verified);
-    assert_string_equal(a->verified_against, b->verified_against);
-    assert_int_equal(a->status, b->status);
-    assert_string_equal(a->error, b->error);
-    assert_true(a->time_limit_s == b->time_limit_s);
-    assert_int_equal(a->skipped_after_timeout, b->skipped_after_timeout);
-    assert_int_equal(a->n_profile, b->n_profile);
-    for (size_t i = 0; i < a->n_profile; i++) {
-        assert_true(a->profile_seconds[i] == b->profile_seconds[i]);
-        assert_int_equal(a->profile_affected[i], b->profile_affected[i]);
-    }
+    char why[256];
+    if (!test_results_equal(a, b, why, sizeof why))
+        fail_msg("read back differently: %s", why);
 }
 
 static void round_trip_keeps_every_field(void **state)
@@ -144,17 +110,35 @@ static void round_trip_keeps_every_field(void **state)
     char err[512];
     assert_true(results_parse(text, strlen(text), "test", &back, err, sizeof err));
     assert_int_equal(back.n_records, 2);
-    for (size_t i = 0; i < 2; i++)
-        assert_records_equal(&r.records[i], &back.records[i]);
-    assert_string_equal(back.context.cpu, "cpu");
-    assert_string_equal(back.context.git_commit, "abc");
-    assert_int_equal(back.context.cores, 2);
-    assert_int_equal(back.context.n_datasets, 1);
-    assert_string_equal(back.context.datasets[0].path, "gutenberg-en/a.txt");
-    assert_string_equal(back.context.datasets[0].sha256, "00ff");
+    assert_results_equal(&r, &back);
     /* the file carries the summaries too, for readers that want them */
     assert_non_null(strstr(text, "\"median_s\""));
     assert_non_null(strstr(text, "\"fedcba9876543210\""));
+    free(text);
+    results_free(&r);
+    results_free(&back);
+}
+
+/* Every number reads back bit for bit: times that cJSON's own 15-digit
+ * printing would move by one bit (found by fuzz_results), and counts
+ * above 2^53. */
+static void numbers_read_back_exactly(void **state)
+{
+    (void)state;
+    bench_results r, back;
+    make_results(&r);
+    bench_record *rec = &r.records[0];
+    rec->reps[0].pretokenize = 0.0007806019998483669;
+    rec->reps[1].total = 0.1 + 0.2;
+    rec->reps[2].merge = 5e-324; /* the smallest double */
+    rec->profile_seconds[1] = 1.0 / 3;
+    rec->counters[0].value = 18446744073709549568ull; /* the largest double below 2^64 */
+    rec->time_limit_s = 1e300;
+    char *text = results_to_string(&r);
+    assert_non_null(text);
+    char err[512];
+    assert_true(results_parse(text, strlen(text), "exact", &back, err, sizeof err));
+    assert_results_equal(&r, &back);
     free(text);
     results_free(&r);
     results_free(&back);
@@ -172,8 +156,7 @@ static void write_and_read_a_file(void **state)
     char err[512];
     assert_true(results_write(&r, path, err, sizeof err));
     assert_true(results_read(path, &back, err, sizeof err));
-    assert_int_equal(back.n_records, 2);
-    assert_records_equal(&r.records[0], &back.records[0]);
+    assert_results_equal(&r, &back);
     results_free(&r);
     results_free(&back);
     unlink(path);
@@ -236,6 +219,11 @@ static void malformed_files_are_refused(void **state)
     (void)state;
     assert_refused("{\"schema_version\":1,", "not valid JSON");
     assert_refused("{\"schema_version\":2,\"context\":{},\"results\":[]}", "schema_version");
+    /* cJSON would end the name at the NUL: "naive" and the rest dropped */
+    assert_refused("{\"schema_version\":1,\"context\":{},\"results\":[{\"trainer\":"
+                   "\"naive\\u0000x\",\"corpus\":\"c\",\"vocab_size\":300,\"status\":\"ok\","
+                   TIMES "\"total\":[1]}}]}",
+                   "U+0000 (NUL) at byte offset 61");
     assert_refused("{\"schema_version\":1,\"context\":{},\"results\":[{\"corpus\":\"c\","
                    "\"vocab_size\":300,\"status\":\"ok\"," TIMES "\"total\":[1]}}]}",
                    "\"trainer\"");
@@ -257,14 +245,185 @@ static void malformed_files_are_refused(void **state)
                    "vocab_size");
 }
 
+/* A file with one record whose fields after "trainer" are `fields`. */
+static char *one_record(const char *version, const char *context, const char *trainer,
+                        const char *fields)
+{
+    char *text = malloc(4096);
+    assert_non_null(text);
+    snprintf(text, 4096,
+             "{\"schema_version\":%s,\"context\":{%s},\"results\":[{\"trainer\":\"%s\","
+             "\"corpus\":\"c@1M\",\"vocab_size\":300,\"status\":\"ok\"%s%s}]}",
+             version, context, trainer, *fields ? "," : "", fields);
+    return text;
+}
+
+static void accepted(const char *version, const char *context, const char *trainer,
+                     const char *fields)
+{
+    char *text = one_record(version, context, trainer, fields);
+    bench_results r;
+    char err[512];
+    if (!results_parse(text, strlen(text), "ok.json", &r, err, sizeof err))
+        fail_msg("refused %s: %s", text, err);
+    results_free(&r);
+    free(text);
+}
+
+static void refused(const char *version, const char *context, const char *trainer,
+                    const char *fields, const char *needle)
+{
+    char *text = one_record(version, context, trainer, fields);
+    assert_refused(text, needle);
+    free(text);
+}
+
+#define OK_TIMES "\"times_s\":{\"read\":[0],\"pretokenize\":[0],\"setup\":[0],\"merge\":[1]," \
+                 "\"total\":[1]}"
+
+/* Major version 1 is read (1, 1.x); any other is refused, naming the file
+ * and the version. */
+static void only_major_version_1_is_read(void **state)
+{
+    (void)state;
+    accepted("1", "", "heap", OK_TIMES);
+    accepted("1.0", "", "heap", OK_TIMES);
+    accepted("1.7", "", "heap", OK_TIMES);
+    refused("2", "", "heap", OK_TIMES, "bad.json: schema_version 2 is not supported");
+    refused("0.9", "", "heap", OK_TIMES, "schema_version 0.9 is not supported");
+    refused("-1", "", "heap", OK_TIMES, "schema_version -1 is not supported");
+    refused("1e999", "", "heap", OK_TIMES, "schema_version inf is not supported");
+    refused("\"1\"", "", "heap", OK_TIMES, "schema_version is missing or not a number");
+    assert_refused("{\"context\":{},\"results\":[]}", "schema_version is missing");
+}
+
+/* Negative or infinite times and limits are refused wherever they occur
+ * (JSON has no NaN; 1e999 is how infinity gets in). */
+static void impossible_times_are_refused(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"-1", "1e999", "-1e999", "-0.001"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char fields[512];
+        snprintf(fields, sizeof fields, "\"times_s\":{\"read\":[0,0],\"pretokenize\":[0,0],"
+                 "\"setup\":[0,0],\"merge\":[1,%s],\"total\":[1,1]}", bad[i]);
+        refused("1", "", "heap", fields, "times_s.merge[1] must be a finite number of seconds");
+        snprintf(fields, sizeof fields, OK_TIMES ",\"time_limit_s\":%s", bad[i]);
+        refused("1", "", "heap", fields, "field \"time_limit_s\" must be a finite number");
+        snprintf(fields, sizeof fields, "\"time_limit_s\":%s", bad[i]);
+        refused("1", fields, "heap", OK_TIMES, "context.time_limit_s must be a finite number");
+        snprintf(fields, sizeof fields, OK_TIMES ",\"profile\":{\"merge_seconds\":[0.5,%s],"
+                 "\"words_affected\":[2,1]}", bad[i]);
+        refused("1", "", "heap", fields, "profile.merge_seconds[1] must be a finite number");
+    }
+    refused("1", "", "heap", OK_TIMES ",\"profile\":{\"merge_seconds\":[0.5],"
+            "\"words_affected\":[1e30]}", "profile.words_affected[0] is 1e+30, more than the largest");
+    refused("1", "", "heap", OK_TIMES ",\"corpus_bytes\":10.5", "\"corpus_bytes\" must be a whole");
+    refused("1", "\"cores\":-2", "heap", OK_TIMES, "context.cores must be a whole number");
+    accepted("1", "\"cores\":2,\"time_limit_s\":0", "heap", OK_TIMES ",\"time_limit_s\":0.5");
+}
+
+/* Names from a results file go into tables, plots and file names: only safe
+ * names (untrusted.h) are read. */
+static void unsafe_names_are_refused(void **state)
+{
+    (void)state;
+    static const char *const payloads[] = {
+        "';system \\\"touch /tmp/P4\\\";'", "`id`", "$(id)", "a;b", "a b", "a\\nb",
+        "<cmd", "|cmd", "x'.system('id').'", "a/b", "@x", ".x", "",
+    };
+    for (size_t i = 0; i < sizeof payloads / sizeof *payloads; i++) {
+        char fields[512];
+        refused("1", "", payloads[i], OK_TIMES, "trainer");
+        snprintf(fields, sizeof fields, OK_TIMES ",\"counters\":{\"%s\":1}", payloads[i]);
+        refused("1", "", "heap", fields, "counter");
+        snprintf(fields, sizeof fields,
+                 "{\"schema_version\":1,\"context\":{},\"results\":[{\"trainer\":\"heap\","
+                 "\"corpus\":\"%s@1M\",\"vocab_size\":300,\"status\":\"ok\"," OK_TIMES "}]}",
+                 payloads[i]);
+        assert_refused(fields, "corpus");
+        snprintf(fields, sizeof fields,
+                 "{\"schema_version\":1,\"context\":{},\"results\":[{\"trainer\":\"heap\","
+                 "\"corpus\":\"c@%s\",\"vocab_size\":300,\"status\":\"ok\"," OK_TIMES "}]}",
+                 payloads[i]);
+        assert_refused(fields, "corpus");
+    }
+    accepted("1", "", "linked-list", OK_TIMES ",\"counters\":{\"heap_pushes\":3,\"x.y+z\":4}");
+}
+
+/* A run appears once; a counter once per run; a digest is exactly 16 hex digits. */
+static void repeated_runs_and_sloppy_digests_are_refused(void **state)
+{
+    (void)state;
+    assert_refused("{\"schema_version\":1,\"context\":{},\"results\":["
+                   "{\"trainer\":\"heap\",\"corpus\":\"c@1M\",\"vocab_size\":300,"
+                   "\"status\":\"ok\"," OK_TIMES "},"
+                   "{\"trainer\":\"heap\",\"corpus\":\"c@1M\",\"vocab_size\":300,"
+                   "\"status\":\"timeout\"," OK_TIMES "}]}",
+                   "results[1]: the run heap/c@1M/V=300 already appears as results[0]");
+    assert_refused("{\"schema_version\":1,\"context\":{},\"results\":["
+                   "{\"trainer\":\"heap\",\"corpus\":\"c@1M\",\"vocab_size\":300,"
+                   "\"status\":\"ok\"," OK_TIMES "},"
+                   "{\"trainer\":\"naive\",\"corpus\":\"c@1M\",\"vocab_size\":300,"
+                   "\"status\":\"ok\"," OK_TIMES "},"
+                   "{\"trainer\":\"heap\",\"corpus\":\"c@1M\",\"vocab_size\":300,"
+                   "\"status\":\"ok\"," OK_TIMES "}]}",
+                   "results[2]: the run heap/c@1M/V=300 already appears as results[0]");
+    refused("1", "", "heap", OK_TIMES ",\"counters\":{\"pops\":1,\"pops\":2}",
+            "counter \"pops\" appears twice");
+    refused("1", "", "heap", OK_TIMES ",\"merges_digest\":\" 123456789abcdef\"", "merges_digest");
+    refused("1", "", "heap", OK_TIMES ",\"merges_digest\":\"+123456789abcdef\"", "merges_digest");
+    refused("1", "", "heap", OK_TIMES ",\"merges_digest\":\"-000000000000001\"", "merges_digest");
+    accepted("1", "", "heap", OK_TIMES ",\"merges_digest\":\"0123456789ABCdef\"");
+    accepted("1", "\"host\":\"a\\\\u0000\"", "heap", OK_TIMES); /* a backslash, then u0000 */
+}
+
+/* The index finds every run by its key, and nothing else. */
+static void the_index_finds_runs_by_key(void **state)
+{
+    (void)state;
+    bench_results r;
+    results_init(&r);
+    static const char *const trainers[] = {"naive", "heap", "a", "zz"};
+    static const char *const corpora[] = {"c@1M", "c@all", "b@1M"};
+    for (size_t t = 0; t < 4; t++)
+        for (size_t c = 0; c < 3; c++)
+            for (uint64_t v = 300; v <= 302; v++) {
+                bench_record *rec = results_add(&r);
+                assert_non_null(rec);
+                strcpy(rec->trainer, trainers[t]);
+                strcpy(rec->corpus, corpora[c]);
+                rec->vocab_size = v;
+            }
+    results_index ix;
+    assert_true(results_index_build(&ix, &r));
+    for (size_t i = 0; i < r.n_records; i++) {
+        const bench_record *rec = &r.records[i];
+        assert_ptr_equal(results_index_find(&ix, rec->trainer, rec->corpus, rec->vocab_size), rec);
+    }
+    assert_null(results_index_find(&ix, "heap", "c@1M", 303));
+    assert_null(results_index_find(&ix, "heap", "c@2M", 300));
+    assert_null(results_index_find(&ix, "b", "c@1M", 300));
+    assert_null(results_index_find(&ix, "zzz", "c@1M", 300));
+    assert_null(results_index_find(&ix, "", "", 0));
+    results_index_free(&ix);
+    results_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_trip_keeps_every_field),
         cmocka_unit_test(write_and_read_a_file),
+        cmocka_unit_test(numbers_read_back_exactly),
         cmocka_unit_test(summaries_come_from_the_repetitions),
         cmocka_unit_test(unknown_fields_are_ignored),
         cmocka_unit_test(malformed_files_are_refused),
+        cmocka_unit_test(only_major_version_1_is_read),
+        cmocka_unit_test(impossible_times_are_refused),
+        cmocka_unit_test(unsafe_names_are_refused),
+        cmocka_unit_test(repeated_runs_and_sloppy_digests_are_refused),
+        cmocka_unit_test(the_index_finds_runs_by_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

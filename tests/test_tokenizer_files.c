@@ -171,7 +171,7 @@ static void failed_rename_puts_old_files_back(void **state)
             snprintf(what, sizeof what, "old files %u, rename %u failing", existing, failing);
             for (int i = 0; i < 3; i++)
                 if (existing >> i & 1)
-                    test_write_file(dir, NAMES[i], old[i], strlen(old[i]));
+                    test_write_file_in(dir, NAMES[i], old[i], strlen(old[i]));
             arm_rename_failures(1u << failing);
             bool ok = output_write_set(dir, files, N(files), err, sizeof err);
             arm_rename_failures(0);
@@ -196,7 +196,7 @@ static void failed_roll_back_says_where_the_old_file_is(void **state)
     };
     char dir[64], err[1024];
     make_dir(dir, sizeof dir);
-    test_write_file(dir, NAMES[0], TEXT("old one"));
+    test_write_file_in(dir, NAMES[0], TEXT("old one"));
     arm_rename_failures(1u << 1 | 1u << 2); /* the second rename, then the first's roll-back */
     assert_false(output_write_set(dir, files, N(files), err, sizeof err));
     arm_rename_failures(0);
@@ -205,7 +205,7 @@ static void failed_roll_back_says_where_the_old_file_is(void **state)
         fail_msg("the message does not say where the old file is: %s", err);
     char *second_name = strdup(kept + strlen("it is kept as "));
     assert_non_null(second_name);
-    char *text = test_read_file(second_name, NULL);
+    char *text = test_slurp(second_name, NULL);
     assert_non_null(text);
     assert_string_equal(text, "old one");
     free(text);
@@ -224,7 +224,7 @@ static void directory_target_fails_before_any_rename(void **state)
     train_words(&r, &tw);
     char dir[64], path[512], err[1024];
     make_dir(dir, sizeof dir);
-    test_write_file(dir, "vocab.json", TEXT("{\"old\": 0}"));
+    test_write_file_in(dir, "vocab.json", TEXT("{\"old\": 0}"));
     snprintf(path, sizeof path, "%s/merges.txt", dir);
     assert_int_equal(mkdir(path, 0755), 0);
     assert_false(output_write_tokenizer(dir, &r, NULL, 0, err, sizeof err));
@@ -258,7 +258,7 @@ static void second_writer_waits_for_the_lock(void **state)
     (void)state;
     char dir[64];
     make_dir(dir, sizeof dir);
-    test_write_file(dir, NAMES[0], TEXT("old one"));
+    test_write_file_in(dir, NAMES[0], TEXT("old one"));
     int fd = open(dir, O_RDONLY | O_DIRECTORY);
     assert_true(fd >= 0);
     assert_int_equal(flock(fd, LOCK_EX), 0);

@@ -48,7 +48,7 @@ typedef struct {
  * child is killed by SIGALRM after `limit_s` seconds: a hang fails the test. */
 static pid_t start_run(const char *root, const char *const *args, int stdin_fd, unsigned limit_s)
 {
-    const char *argv[32] = {test_binary_path()};
+    const char *argv[32] = {test_bpebench()};
     size_t n = 1;
     for (; args[n - 1]; n++) {
         assert_true(n < N(argv) - 1);
@@ -85,10 +85,10 @@ static void finish_run(pid_t pid, const char *root, run_result *r)
     assert_int_equal(got, pid);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/.stdout-%d", root, (int)pid);
-    r->out = test_read_file(path, NULL);
+    r->out = test_slurp(path, NULL);
     unlink(path);
     snprintf(path, sizeof path, "%s/.stderr-%d", root, (int)pid);
-    r->err = test_read_file(path, NULL);
+    r->err = test_slurp(path, NULL);
     unlink(path);
     assert_true(r->out && r->err);
 }
@@ -170,12 +170,12 @@ static void special_tokens_refused_by_every_command(void **state)
     };
     char root[64];
     make_root(root, sizeof root);
-    test_write_file(root, "in.txt", TEXT(SMALL_TEXT));
+    test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
     char out[PATH_MAX];
     snprintf(out, sizeof out, "%s/out", root);
     assert_int_equal(mkdir(out, 0755), 0);
-    test_write_file(root, "out/vocab.json", TEXT("{\"old\": 0}"));
-    test_write_file(root, "out/merges.txt", TEXT("#version: 0.2\n"));
+    test_write_file_in(root, "out/vocab.json", TEXT("{\"old\": 0}"));
+    test_write_file_in(root, "out/merges.txt", TEXT("#version: 0.2\n"));
     for (size_t i = 0; i < N(bad); i++) {
         const char *const commands[][16] = {
             {"train", "--trainer", "naive", "--vocab-size", "400", "--special-token",
@@ -212,7 +212,7 @@ static void accepted_special_tokens_keep_vocab_whole(void **state)
     (void)state;
     char root[64], path[PATH_MAX];
     make_root(root, sizeof root);
-    test_write_file(root, "in.txt", TEXT(SMALL_TEXT));
+    test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
     const char *args[] = {"train", "--trainer", "naive", "--vocab-size", "1000",
                           "--special-token", "<|endoftext|>", "--special-token", "<s> x",
                           "--special-token", "\n", "--out", "out", "in.txt", NULL};
@@ -236,12 +236,12 @@ static void directory_named_merges_txt_keeps_old_files(void **state)
     (void)state;
     char root[64], path[PATH_MAX];
     make_root(root, sizeof root);
-    test_write_file(root, "in.txt", TEXT(SMALL_TEXT));
+    test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
     snprintf(path, sizeof path, "%s/out", root);
     assert_int_equal(mkdir(path, 0755), 0);
     snprintf(path, sizeof path, "%s/out/merges.txt", root);
     assert_int_equal(mkdir(path, 0755), 0);
-    test_write_file(root, "out/vocab.json", TEXT("{\"old\": 0}"));
+    test_write_file_in(root, "out/vocab.json", TEXT("{\"old\": 0}"));
     const char *args[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "out",
                           "in.txt", NULL};
     run_result r;
@@ -354,7 +354,7 @@ static void standard_input_is_read_as_a_stream(void **state)
     size_t len;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/in.txt", root);
-    char *text = test_read_file(path, &len);
+    char *text = test_slurp(path, &len);
     assert_non_null(text);
     assert_true(len > 65536); /* more than a pipe holds: the writer waits for the reader */
     const char *from_file[] = {"train", "--trainer", "naive", "--vocab-size", "400", "--out",
@@ -516,7 +516,7 @@ static void contradicting_special_token_options(void **state)
     (void)state;
     char root[64];
     make_root(root, sizeof root);
-    test_write_file(root, "in.txt", TEXT(SMALL_TEXT));
+    test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
     const char *const commands[][16] = {
         {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "out",
          "--special-token", "<s>", "--no-special-tokens", "in.txt", NULL},
@@ -608,7 +608,7 @@ static void names_and_words_are_escaped(void **state)
     (void)state;
     char root[64];
     make_root(root, sizeof root);
-    test_write_file(root, "in.txt", TEXT(SMALL_TEXT));
+    test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
     const char *hostile = "o\x1b[31m\nx\xff\xe2\x80\xae";
     const char *train[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", hostile,
                            "in.txt", NULL};
@@ -627,7 +627,7 @@ static void names_and_words_are_escaped(void **state)
     assert_terminal_safe(r.err, "the error");
     free_run(&r);
 
-    test_write_file(root, "words.txt", TEXT("a\x1b[2Jb \x07\x07 \xc2\x85x \xe2\x80\xaey \xff\xfe "
+    test_write_file_in(root, "words.txt", TEXT("a\x1b[2Jb \x07\x07 \xc2\x85x \xe2\x80\xaey \xff\xfe "
                                        "\x1b[2Jb \x07\x07 \xe2\x80\xaey \xff\xfe\n"));
     const char *stats[] = {"stats", "--invalid-utf8=bytes", "words.txt", NULL};
     run(root, stats, &r);
@@ -665,7 +665,7 @@ static void long_paths_are_refused_whole(void **state)
     (void)state;
     char root[64], deep[PATH_MAX];
     make_root(root, sizeof root);
-    test_write_file(root, "in.txt", TEXT(SMALL_TEXT));
+    test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
     char *huge = malloc(5001);
     assert_non_null(huge);
     memset(huge, 'p', 5000);

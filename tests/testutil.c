@@ -1,42 +1,28 @@
 /* testutil.c — see testutil.h. */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include "testutil.h"
 #include "prng.h"
-
 #include "utf8.h"
 
 #include <cjson/cJSON.h>
+
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 void sleep_ms(long ms)
 {
     struct timespec left = {ms / 1000, ms % 1000 * 1000000L};
     while (nanosleep(&left, &left) != 0 && errno == EINTR)
         continue;
-}
-
-void test_write_slow_corpus(const char *path)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    uint64_t s = 7;
-    for (size_t written = 0; written < 300000;) {
-        size_t len = 3 + splitmix64(&s) % 7;
-        for (size_t i = 0; i < len; i++)
-            fputc('a' + (int)(splitmix64(&s) % 26), f);
-        fputc(' ', f);
-        written += len + 1;
-    }
-    fputc('\n', f);
-    assert_int_equal(fclose(f), 0);
 }
 
 void test_words_init_raw(test_words *tw, size_t n, const uint8_t *const *bytes,
@@ -146,22 +132,193 @@ void assert_merges_equal(const bpe_trainer *trainer, const bpe_words *words, uin
     bpe_result_free(&r);
 }
 
-char *test_read_file(const char *path, size_t *len)
+/* ============================================================ results and grids */
+
+/* Sets why and returns false when the two differ. */
+static bool same(bool equal, char *why, size_t why_len, const char *what, size_t index)
+{
+    if (!equal)
+        snprintf(why, why_len, "%s differs (entry %zu)", what, index);
+    return equal;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+static bool records_equal(const bench_record *a, const bench_record *b, size_t i, char *why,
+                          size_t why_len)
+{
+#define FIELD(f) same(a->f == b->f, why, why_len, #f, i)
+#define TEXT(f) same(strcmp(a->f, b->f) == 0, why, why_len, #f, i)
+    bool ok = TEXT(trainer) && TEXT(corpus) && FIELD(corpus_bytes) && FIELD(slice_bytes) &&
+              FIELD(vocab_size) && FIELD(max_merges) && FIELD(merges) && FIELD(exhausted) &&
+              FIELD(words_distinct) && FIELD(symbols) && FIELD(pretokens) &&
+              FIELD(pairs_initial) && FIELD(n_reps) && FIELD(peak_rss_bytes) &&
+              FIELD(input_rss_bytes) && FIELD(trainer_rss_bytes) && FIELD(word_table_bytes) &&
+              FIELD(n_counters) && FIELD(has_digest) && FIELD(digest) && FIELD(verified) &&
+              TEXT(verified_against) && FIELD(status) && TEXT(error) && FIELD(time_limit_s) &&
+              FIELD(skipped_after_timeout) && FIELD(n_profile);
+#undef FIELD
+#undef TEXT
+    for (int k = 0; ok && k < SCRIPT_COUNT; k++)
+        ok = same(a->script_bytes[k] == b->script_bytes[k], why, why_len, script_names[k], i);
+    for (size_t r = 0; ok && r < a->n_reps; r++)
+        for (int p = 0; ok && p < BENCH_PHASES; p++)
+            ok = same(bench_phase_seconds(&a->reps[r], p) == bench_phase_seconds(&b->reps[r], p),
+                      why, why_len, bench_phase_names[p], i);
+    for (int c = 0; ok && c < a->n_counters; c++)
+        ok = same(strcmp(a->counters[c].name, b->counters[c].name) == 0 &&
+                      a->counters[c].value == b->counters[c].value,
+                  why, why_len, "a counter", i);
+    for (size_t m = 0; ok && m < a->n_profile; m++)
+        ok = same(a->profile_seconds[m] == b->profile_seconds[m] &&
+                      a->profile_affected[m] == b->profile_affected[m],
+                  why, why_len, "a profile entry", i);
+    return ok;
+}
+
+bool test_results_equal(const bench_results *a, const bench_results *b, char *why,
+                        size_t why_len)
+{
+    const bench_context *x = &a->context, *y = &b->context;
+    bool ok = same(same_str(x->date, y->date) && same_str(x->host, y->host) &&
+                       same_str(x->cpu, y->cpu) && x->cores == y->cores &&
+                       same_str(x->compiler, y->compiler) && same_str(x->cflags, y->cflags) &&
+                       same_str(x->git_commit, y->git_commit) &&
+                       same_str(x->command, y->command) && x->time_limit_s == y->time_limit_s &&
+                       x->n_datasets == y->n_datasets,
+                   why, why_len, "the context", 0);
+    for (size_t i = 0; ok && i < x->n_datasets; i++)
+        ok = same(same_str(x->datasets[i].path, y->datasets[i].path) &&
+                      same_str(x->datasets[i].sha256, y->datasets[i].sha256),
+                  why, why_len, "a dataset", i);
+    ok = ok && same(a->n_records == b->n_records, why, why_len, "the number of records", 0);
+    for (size_t i = 0; ok && i < a->n_records; i++)
+        ok = records_equal(&a->records[i], &b->records[i], i, why, why_len);
+    return ok;
+}
+
+static bool sizes_equal(const grid_sizes *a, const grid_sizes *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->items[i].bytes != b->items[i].bytes || strcmp(a->items[i].label, b->items[i].label))
+            return false;
+    return true;
+}
+
+bool test_grids_equal(const bench_grid *a, const bench_grid *b, char *why, size_t why_len)
+{
+    bool ok = same(a->n_trainers == b->n_trainers &&
+                       memcmp(a->trainers, b->trainers, a->n_trainers * sizeof *a->trainers) == 0,
+                   why, why_len, "trainers", 0) &&
+              same(a->n_corpora == b->n_corpora && a->corpora_from_cli == b->corpora_from_cli,
+                   why, why_len, "the corpus list", 0) &&
+              same(sizes_equal(&a->sizes, &b->sizes), why, why_len, "sizes", 0) &&
+              same(a->n_vocab == b->n_vocab &&
+                       memcmp(a->vocab, b->vocab, a->n_vocab * sizeof *a->vocab) == 0,
+                   why, why_len, "vocab", 0) &&
+              same(a->repeats == b->repeats && a->repeat_time_s == b->repeat_time_s &&
+                       a->time_limit_s == b->time_limit_s,
+                   why, why_len, "repeats, repeat-time or time-limit", 0) &&
+              same(same_str(a->out_dir, b->out_dir) && same_str(a->data_dir, b->data_dir) &&
+                       same_str(a->profile, b->profile) && !a->data_dir == !b->data_dir &&
+                       !a->profile == !b->profile,
+                   why, why_len, "out, data-dir or profile", 0);
+    for (size_t i = 0; ok && i < a->n_corpora; i++)
+        ok = same(strcmp(a->corpora[i].name, b->corpora[i].name) == 0 &&
+                      strcmp(a->corpora[i].path, b->corpora[i].path) == 0 &&
+                      sizes_equal(&a->corpora[i].sizes, &b->corpora[i].sizes),
+                  why, why_len, "a corpus", i);
+    return ok;
+}
+
+/* ============================================================ processes and files */
+
+test_child test_start(const char *const *argv, const char *cwd, void (*in_child)(void))
+{
+    test_child c = {.out = tmpfile(), .err = tmpfile()};
+    assert_true(c.out && c.err);
+    fflush(NULL);
+    c.pid = fork();
+    assert_true(c.pid >= 0);
+    if (c.pid > 0)
+        return c;
+    int null = open("/dev/null", O_RDONLY);
+    if (null < 0 || dup2(null, 0) < 0 || dup2(fileno(c.out), 1) < 0 ||
+        dup2(fileno(c.err), 2) < 0 || (cwd && chdir(cwd) != 0))
+        _exit(126);
+    /* Whatever we inherited, the program starts as from a terminal. */
+    static const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ, SIGPIPE};
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++)
+        signal(signals[i], SIG_DFL);
+    if (in_child)
+        in_child();
+    execv(argv[0], (char *const *)argv);
+    _exit(127);
+}
+
+/* Reads an unnamed file the child wrote through its own descriptor. */
+static char *read_unnamed(FILE *f)
+{
+    struct stat st;
+    assert_int_equal(fstat(fileno(f), &st), 0);
+    char *text = malloc((size_t)st.st_size + 1);
+    assert_non_null(text);
+    assert_int_equal(pread(fileno(f), text, (size_t)st.st_size, 0), st.st_size);
+    text[st.st_size] = '\0';
+    fclose(f);
+    return text;
+}
+
+void test_finish(test_child *c, test_output *out)
+{
+    pid_t got;
+    while ((got = waitpid(c->pid, &out->status, 0)) < 0 && errno == EINTR)
+        ;
+    assert_int_equal(got, c->pid);
+    out->out = read_unnamed(c->out);
+    out->err = read_unnamed(c->err);
+    memset(c, 0, sizeof *c);
+}
+
+void test_output_free(test_output *out)
+{
+    free(out->out);
+    free(out->err);
+    memset(out, 0, sizeof *out);
+}
+
+const char *test_bpebench(void)
+{
+    static char path[PATH_MAX];
+    if (!path[0]) {
+        const char *b = getenv("BPEBENCH") ? getenv("BPEBENCH") : "build/bpebench";
+        if (!realpath(b, path))
+            fail_msg("%s: %s; build it first (make test-run sets BPEBENCH)", b, strerror(errno));
+    }
+    return path;
+}
+
+char *test_slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
-    size_t used = 0, cap = 4096;
-    char *text = malloc(cap);
-    assert_non_null(text);
-    for (size_t got; (got = fread(text + used, 1, cap - used - 1, f)) > 0;) {
-        used += got;
-        if (cap - used - 1 == 0) {
-            cap *= 2;
+    char *text = NULL;
+    size_t used = 0, cap = 0, got;
+    do {
+        if (used + 65536 + 1 > cap) {
+            cap = 2 * (used + 65536 + 1);
             text = realloc(text, cap);
             assert_non_null(text);
         }
-    }
+        got = fread(text + used, 1, 65536, f);
+        used += got;
+    } while (got > 0);
     fclose(f);
     text[used] = '\0';
     if (len)
@@ -169,10 +326,101 @@ char *test_read_file(const char *path, size_t *len)
     return text;
 }
 
+void test_write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        fail_msg("%s: %s", path, strerror(errno));
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+void test_remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return;
+    DIR *d = S_ISDIR(st.st_mode) ? opendir(path) : NULL;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *child = malloc(strlen(path) + strlen(e->d_name) + 2);
+        assert_non_null(child);
+        sprintf(child, "%s/%s", path, e->d_name);
+        test_remove_tree(child);
+        free(child);
+    }
+    if (d)
+        closedir(d);
+    if (remove(path) != 0)
+        fail_msg("cannot remove %s: %s", path, strerror(errno));
+}
+
+bool test_find_temporary(const char *root, char *found, size_t found_len)
+{
+    DIR *d = opendir(root);
+    bool hit = false;
+    for (struct dirent *e; d && !hit && (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *child = malloc(strlen(root) + strlen(e->d_name) + 2);
+        assert_non_null(child);
+        sprintf(child, "%s/%s", root, e->d_name);
+        if (strstr(e->d_name, ".tmp.")) {
+            snprintf(found, found_len, "%s", child);
+            hit = true;
+        } else if (e->d_type == DT_DIR) {
+            hit = test_find_temporary(child, found, found_len);
+        }
+        free(child);
+    }
+    if (d)
+        closedir(d);
+    return hit;
+}
+
+void test_write_slow_corpus(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    uint64_t s = 7;
+    for (size_t written = 0; written < 300000;) {
+        size_t len = 3 + splitmix64(&s) % 7;
+        for (size_t i = 0; i < len; i++)
+            fputc('a' + (int)(splitmix64(&s) % 26), f);
+        fputc(' ', f);
+        written += len + 1;
+    }
+    fputc('\n', f);
+    assert_int_equal(fclose(f), 0);
+}
+
+char *test_file_contents(const char *dir, const char *name)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text = test_slurp(path, NULL);
+    if (!text)
+        text = strdup("-");
+    assert_non_null(text);
+    return text;
+}
+
+size_t test_count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    size_t n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d)
+        closedir(d);
+    return n;
+}
+
 void assert_vocab_json_whole(const char *path, size_t n_tokens)
 {
     size_t len;
-    char *text = test_read_file(path, &len);
+    char *text = test_slurp(path, &len);
     if (!text)
         fail_msg("%s: cannot read it", path);
     int stop;
@@ -202,58 +450,9 @@ void assert_vocab_json_whole(const char *path, size_t n_tokens)
     free(text);
 }
 
-const char *test_binary_path(void)
-{
-    static char path[PATH_MAX];
-    if (!path[0]) {
-        const char *b = getenv("BPEBENCH") ? getenv("BPEBENCH") : "build/bpebench";
-        if (!realpath(b, path))
-            fail_msg("%s: %s; build it first (make test-run sets BPEBENCH)", b, strerror(errno));
-    }
-    return path;
-}
-
-void test_write_file(const char *dir, const char *name, const void *data, size_t len)
+void test_write_file_in(const char *dir, const char *name, const void *data, size_t len)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path) == 0 || errno == ENOENT ? 0 : -1;
-}
-
-void test_remove_tree(const char *root)
-{
-    assert_int_equal(nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
-}
-
-char *test_file_contents(const char *dir, const char *name)
-{
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *text = test_read_file(path, NULL);
-    if (!text)
-        text = strdup("-");
-    assert_non_null(text);
-    return text;
-}
-
-size_t test_count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    size_t n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    if (d)
-        closedir(d);
-    return n;
+    test_write_file(path, data, len);
 }

@@ -3,10 +3,14 @@
 #define BPE_TESTUTIL_H
 
 #include "bpe.h"
+#include "grid.h"
+#include "results.h"
 
 #include <stdarg.h>
 #include <setjmp.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
 #include <cmocka.h>
 
 /* A word table built from C strings; owns its copies. */
@@ -48,19 +52,57 @@ long first_merge_difference(const bpe_result *x, const bpe_result *y, char *why,
 /* Sleeps `ms` milliseconds, resuming after signals. */
 void sleep_ms(long ms);
 
-/* Reads a whole file into a malloc'd NUL-terminated buffer (*len: its length,
- * when len is not NULL); NULL when it cannot be opened. */
-char *test_read_file(const char *path, size_t *len);
+/* ------------------------------------------------------------- results and grids */
 
-/* The binary under test, as an absolute path (tests that run it chdir):
- * $BPEBENCH (set by make test-run), else build/bpebench. */
-const char *test_binary_path(void);
+/* Whether two results hold the same data: every context field and every
+ * field of every record (summaries are derived, so not compared). When not,
+ * `why` names the first difference. */
+bool test_results_equal(const bench_results *a, const bench_results *b, char *why,
+                        size_t why_len);
 
-/* Writes len bytes to dir/name. */
-void test_write_file(const char *dir, const char *name, const void *data, size_t len);
+/* Whether two grids hold the same settings; `why` names the first difference. */
+bool test_grids_equal(const bench_grid *a, const bench_grid *b, char *why, size_t why_len);
 
-/* Removes root and everything below it (symbolic links are not followed). */
-void test_remove_tree(const char *root);
+/* ------------------------------------------------------------- processes and files */
+
+/* A program started by test_start. */
+typedef struct {
+    pid_t pid; /* the child */
+    FILE *out; /* its stdout: an unnamed file */
+    FILE *err; /* its stderr: an unnamed file */
+} test_child;
+
+/* What it did, once test_finish has waited for it. */
+typedef struct {
+    int status; /* as from waitpid */
+    char *out;  /* its stdout, NUL-terminated; malloc'd */
+    char *err;  /* its stderr, NUL-terminated; malloc'd */
+} test_output;
+
+/* Starts argv[0] (a path) with argv (NULL-terminated) in directory cwd (NULL:
+ * ours), with stdin from /dev/null and default signal actions; in_child (or
+ * NULL) runs in the child just before exec, to set limits or variables. */
+test_child test_start(const char *const *argv, const char *cwd, void (*in_child)(void));
+/* Waits for the child (resuming after signals) and collects what it did. */
+void test_finish(test_child *c, test_output *out);
+void test_output_free(test_output *out);
+
+/* The binary under test: $BPEBENCH (set by make test-run), else
+ * build/bpebench, as an absolute path (children may chdir). */
+const char *test_bpebench(void);
+/* A whole file, NUL-terminated, malloc'd; NULL when it cannot be read. *len
+ * gets its length when len is not NULL. */
+char *test_slurp(const char *path, size_t *len);
+/* Writes a whole file (fails the test on error). */
+void test_write_file(const char *path, const void *data, size_t len);
+/* Removes path and, for a directory, everything in it (as rm -rf). */
+void test_remove_tree(const char *path);
+/* A temporary output file (a name containing ".tmp.") anywhere under root:
+ * true with its path in found. */
+bool test_find_temporary(const char *root, char *found, size_t found_len);
+
+/* Writes len bytes to dir/name (fails the test on error). */
+void test_write_file_in(const char *dir, const char *name, const void *data, size_t len);
 
 /* The contents of dir/name, malloc'd; "-" when it cannot be read. */
 char *test_file_contents(const char *dir, const char *name);

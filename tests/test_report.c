@@ -1,0 +1,969 @@
+/*
+ * test_report.c — `bpebench report` and `bpebench compare` on results files
+ * and command lines written by a hostile user, run as the built binary
+ * ($BPEBENCH) in child processes.
+ *
+ *   1. Nothing runs as code. Each payload below (quotes, backticks, $(),
+ *      ';', a newline, gnuplot's system() and string syntax, its '<' and
+ *      '|' pipes) tries to create a marker file. In a results file (trainer,
+ *      corpus, slice label, counter name) it is refused with one line and
+ *      nothing is written; in the context block (free text) and on the
+ *      command line (--out, the results path, the tree the binary lives in)
+ *      it is taken literally. A plots/ in the current directory is never
+ *      run. The marker must never appear. gnuplot_quote itself is checked
+ *      by running gnuplot on what it makes.
+ *   2. A report is written whole or not at all: a failure (no gnuplot, a
+ *      file that cannot be written) removes what it made, and SIGTERM,
+ *      SIGINT and SIGXFSZ in the middle of a large report leave no
+ *      temporary file and no gnuplot behind.
+ *   3. Messages name the real problem and paths are never truncated.
+ *   4. compare never passes on nothing (see also test_compare.c).
+ */
+#include "gnuplot.h"
+#include "results.h"
+#include "testutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static char root[64]; /* this program's scratch directory */
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(root, sizeof root, "/tmp/bpebench-report-XXXXXX");
+    struct stat st;
+    if (lstat("/M", &st) == 0) {
+        print_error("/M exists: the payloads' marker would be found there; remove it\n");
+        return -1;
+    }
+    return mkdtemp(root) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    test_remove_tree(root);
+    return 0;
+}
+
+/* root/name in buf. */
+static char *in_root(char *buf, const char *name)
+{
+    snprintf(buf, PATH_MAX, "%s/%s", root, name);
+    return buf;
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* ============================================================ results files */
+
+/* A finished record of `trainer` on `corpus` at `vocab`: three repetitions
+ * around t seconds, memory, counters, and a profile of `merges` merges. */
+static void add_record(bench_results *r, const char *trainer, const char *corpus, uint64_t bytes,
+                       uint64_t vocab, double t, size_t merges)
+{
+    bench_record *rec = results_add(r);
+    assert_non_null(rec);
+    snprintf(rec->trainer, sizeof rec->trainer, "%s", trainer);
+    snprintf(rec->corpus, sizeof rec->corpus, "%s", corpus);
+    rec->corpus_bytes = bytes;
+    rec->slice_bytes = bytes;
+    rec->vocab_size = vocab;
+    rec->max_merges = rec->merges = vocab - 257;
+    rec->words_distinct = bytes / 50;
+    rec->symbols = bytes / 8;
+    rec->pretokens = bytes / 5;
+    rec->script_bytes[SCRIPT_LATIN] = bytes;
+    for (int i = 0; i < 3; i++) {
+        double x = t * (1 + 0.05 * i);
+        run_times times = {x * 0.01, x * 0.3, x * 0.04, x * 0.6, x};
+        assert_true(record_add_rep(rec, &times));
+    }
+    rec->peak_rss_bytes = 20000000 + bytes;
+    rec->input_rss_bytes = 10000000;
+    rec->trainer_rss_bytes = rec->peak_rss_bytes - rec->input_rss_bytes;
+    rec->n_counters = 1;
+    snprintf(rec->counters[0].name, sizeof rec->counters[0].name, "pair_count_updates");
+    rec->counters[0].value = bytes * vocab;
+    rec->has_digest = rec->verified = true;
+    rec->digest = 0x0123456789abcdefull;
+    snprintf(rec->verified_against, sizeof rec->verified_against, "naive");
+    rec->status = STATUS_OK;
+    rec->time_limit_s = 60;
+    if (merges) {
+        rec->profile_seconds = malloc(merges * sizeof *rec->profile_seconds);
+        rec->profile_affected = malloc(merges * sizeof *rec->profile_affected);
+        assert_true(rec->profile_seconds && rec->profile_affected);
+        for (size_t i = 0; i < merges; i++) {
+            rec->profile_seconds[i] = t / (double)(i + 10);
+            rec->profile_affected[i] = 100000 / (i + 1) + 1;
+        }
+        rec->n_profile = merges;
+    }
+}
+
+/* A grid of results: `families` corpora of `slices` slices each, `vocabs`
+ * vocab sizes, naive, heap and linked-list; the largest cell of each corpus
+ * profiled with `merges` merges (0: none). */
+static void make_grid(bench_results *r, size_t families, size_t slices, size_t vocabs,
+                      size_t merges)
+{
+    static const char *const trainers[] = {"naive", "heap", "linked-list"};
+    results_init(r);
+    r->context.date = strdup("2025-01-01T00:00:00+0000");
+    r->context.host = strdup("host");
+    r->context.cpu = strdup("cpu");
+    r->context.compiler = strdup("cc");
+    r->context.cflags = strdup("-O2");
+    r->context.git_commit = strdup("abc");
+    r->context.command = strdup("bpebench bench");
+    r->context.cores = 2;
+    r->context.time_limit_s = 60;
+    for (size_t f = 0; f < families; f++)
+        for (size_t s = 0; s < slices; s++)
+            for (size_t v = 0; v < vocabs; v++)
+                for (size_t t = 0; t < N(trainers); t++) {
+                    char corpus[64];
+                    snprintf(corpus, sizeof corpus, "corpus%zu@%zuM", f, s + 1);
+                    bool last = s + 1 == slices && v + 1 == vocabs;
+                    add_record(r, trainers[t], corpus, (s + 1) * 1000000, 300 + 200 * v,
+                               (double)(s + 1) * (double)(v + 1) / (double)(t + 1),
+                               last ? merges : 0);
+                }
+}
+
+/* Writes r to root/name and returns the path in buf. */
+static char *write_results(const bench_results *r, const char *name, char *buf)
+{
+    char err[512];
+    in_root(buf, name);
+    if (!results_write(r, buf, err, sizeof err))
+        fail_msg("%s", err);
+    return buf;
+}
+
+/* make_grid written to root/name; the path in buf. */
+static char *write_grid(const char *name, size_t families, size_t slices, size_t vocabs,
+                        size_t merges, char *buf)
+{
+    bench_results r;
+    make_grid(&r, families, slices, vocabs, merges);
+    write_results(&r, name, buf);
+    results_free(&r);
+    return buf;
+}
+
+/* ============================================================ running */
+
+static test_output run(const char *const *args, const char *cwd, void (*in_child)(void))
+{
+    const char *argv[16] = {test_bpebench()};
+    size_t n = 1;
+    for (; args[n - 1]; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    test_child c = test_start(argv, cwd, in_child);
+    test_output out;
+    test_finish(&c, &out);
+    return out;
+}
+
+/* Exit status `code` and exactly one line "bpebench: ..." holding every key. */
+static void assert_one_line_failure(const test_output *o, int code, const char *const *keys,
+                                    const char *what)
+{
+    if (!WIFEXITED(o->status) || WEXITSTATUS(o->status) != code)
+        fail_msg("%s: expected exit %d, got status 0x%x; stderr: %s", what, code, o->status,
+                 o->err);
+    size_t len = strlen(o->err);
+    if (strncmp(o->err, "bpebench: ", 10) != 0 || len < 12 || strchr(o->err, '\n') != o->err + len - 1)
+        fail_msg("%s: stderr is not one \"bpebench: ...\" line: \"%s\"", what, o->err);
+    for (size_t k = 0; keys[k]; k++)
+        if (!strstr(o->err, keys[k]))
+            fail_msg("%s: stderr lacks \"%s\": %s", what, keys[k], o->err);
+}
+
+static void assert_succeeded(const test_output *o, const char *what)
+{
+    if (!WIFEXITED(o->status) || WEXITSTATUS(o->status) != 0 || o->err[0])
+        fail_msg("%s: expected success, got status 0x%x; stderr: %s", what, o->status, o->err);
+}
+
+/* ============================================================ payloads */
+
+/* Ways to make gnuplot or a shell run `touch M`: M, relative, appears in the
+ * directory the command runs in (root) or gnuplot's ("/"). Each fits a
+ * trainer name's 31 bytes. */
+static const char *const payloads[] = {
+    "';system \"touch M\";'",         /* the report of the issue */
+    "'; system('touch M'); '",        /* gnuplot's system() */
+    "`touch M`",                      /* backquote substitution */
+    "$(touch M)",                     /* a shell's substitution */
+    "x;touch M",                      /* a command separator */
+    "x\nsystem 'touch M'\n",          /* a new line of script */
+    "\"; system \"touch M\"; \"",      /* double quotes */
+    "'.system('touch M').'",          /* gnuplot string concatenation */
+    "x';eval('system(\"touch M\")');'", /* gnuplot eval */
+    "\\'; system 'touch M' #",        /* a backslash before the quote */
+    "<touch M",                       /* gnuplot reads '<cmd' from a pipe */
+    "|touch M",                       /* gnuplot writes '|cmd' to a pipe */
+};
+
+/* The marker must not exist, where the command ran or where gnuplot runs
+ * (removed when it does, so that the next test starts clean). */
+static void assert_nothing_ran(const char *what)
+{
+    char here[PATH_MAX];
+    const char *found = exists(in_root(here, "M")) ? here : exists("/M") ? "/M" : NULL;
+    if (found) {
+        unlink(found);
+        fail_msg("%s: a payload ran: %s was created", what, found);
+    }
+}
+
+/* Each payload as a trainer, a corpus, a slice label and a counter name of a
+ * results file: report and compare refuse the file with one line naming the
+ * record and the field, write nothing and run nothing. */
+static void hostile_names_in_results_run_nothing(void **state)
+{
+    (void)state;
+    char good[PATH_MAX], bad[PATH_MAX], out[PATH_MAX];
+    write_grid("good.json", 1, 1, 1, 0, good);
+    bench_results r;
+    static const char *const fields[] = {"trainer", "corpus", "slice label", "counter"};
+    for (size_t p = 0; p < N(payloads); p++)
+        for (size_t f = 0; f < N(fields); f++) {
+            make_grid(&r, 1, 1, 1, 0);
+            const char *text = payloads[p];
+            assert_true(strlen(text) < sizeof r.records[1].trainer); /* no payload is cut */
+            bench_record *rec = &r.records[1];
+            if (f == 0)
+                snprintf(rec->trainer, sizeof rec->trainer, "%s", text);
+            else if (f == 1)
+                snprintf(rec->corpus, sizeof rec->corpus, "%s@1M", text);
+            else if (f == 2)
+                snprintf(rec->corpus, sizeof rec->corpus, "c@%s", text);
+            else
+                snprintf(rec->counters[0].name, sizeof rec->counters[0].name, "%s", text);
+            write_results(&r, "bad.json", bad);
+            results_free(&r);
+            in_root(out, "out");
+            const char *report[] = {"report", bad, "--out", out, NULL};
+            const char *compare1[] = {"compare", good, bad, NULL};
+            const char *compare2[] = {"compare", bad, good, NULL};
+            const char *const *commands[] = {report, compare1, compare2};
+            for (size_t c = 0; c < N(commands); c++) {
+                char what[640];
+                snprintf(what, sizeof what, "%s with payload %zu as the %s", commands[c][0], p,
+                         fields[f]);
+                test_output o = run(commands[c], root, NULL);
+                assert_nothing_ran(what);
+                const char *field = f == 0 ? "trainer" : f == 3 ? "counter" : "corpus";
+                const char *keys[] = {"bad.json: results[1]:", field, "not a safe", NULL};
+                assert_one_line_failure(&o, 1, keys, what);
+                if (o.out[0] && c == 0)
+                    fail_msg("%s: printed %s", what, o.out);
+                assert_false(exists(out));
+                test_output_free(&o);
+            }
+        }
+}
+
+/* Free text of the context block (host, cpu, command...) is not a name: the
+ * report shows it, escaped, inside a code span, and gnuplot never sees it. */
+static void hostile_context_text_is_shown_literally(void **state)
+{
+    (void)state;
+    char path[PATH_MAX], out[PATH_MAX], text[512], md[PATH_MAX + 16];
+    for (size_t p = 0; p < N(payloads); p++) {
+        bench_results r;
+        make_grid(&r, 1, 1, 1, 0);
+        snprintf(text, sizeof text, "%s", payloads[p]);
+        free(r.context.host);
+        r.context.host = malloc(strlen(text) + 64);
+        assert_non_null(r.context.host);
+        sprintf(r.context.host, "%s\n# Injected\n<img src=x onerror=alert(1)>``", text);
+        write_results(&r, "context.json", path);
+        results_free(&r);
+        snprintf(out, sizeof out, "%s/context-%zu", root, p);
+        const char *args[] = {"report", path, "--out", out, NULL};
+        test_output o = run(args, root, NULL);
+        assert_nothing_ran("a hostile host name");
+        assert_succeeded(&o, "a hostile host name");
+        snprintf(md, sizeof md, "%s/report.md", out);
+        char *report = test_slurp(md, NULL);
+        assert_non_null(report);
+        const char *line = strstr(report, "Measured ");
+        assert_non_null(line);
+        const char *host = strstr(line, " on ```");
+        if (!host || host > strchr(line, '\n') || strstr(report, "\n# Injected"))
+            fail_msg("payload %zu: the host is not one code span on the Measured line:\n%s", p,
+                     report);
+        assert_non_null(strstr(host, "\\n# Injected\\n<img src=x onerror=alert(1)>`` ```"));
+        free(report);
+        test_output_free(&o);
+    }
+}
+
+/* Paths on the command line may hold anything: they never reach gnuplot
+ * (it reads and writes unnamed files), so the report is written where they
+ * say, literally, and nothing runs. */
+static void hostile_paths_on_the_command_line_run_nothing(void **state)
+{
+    (void)state;
+    char path[PATH_MAX], out[PATH_MAX], name[512], png[PATH_MAX + 64];
+    bench_results r;
+    make_grid(&r, 1, 2, 2, 50);
+    for (size_t p = 0; p < N(payloads); p++) {
+        snprintf(name, sizeof name, "%s", payloads[p]);
+        snprintf(out, sizeof out, "%s/%s", root, name);
+        char results_name[600];
+        snprintf(results_name, sizeof results_name, "%s.json", name);
+        write_results(&r, results_name, path);
+        const char *to_out[] = {"report", path, "--out", name, NULL}; /* relative, as typed */
+        const char *beside[] = {"report", path, NULL};                /* DIR of RESULTS.json */
+        const char *const *commands[] = {to_out, beside};
+        for (size_t c = 0; c < N(commands); c++) {
+            test_output o = run(commands[c], root, NULL);
+            char what[600];
+            snprintf(what, sizeof what, "payload %zu in %s", p, c ? "the results path" : "--out");
+            assert_nothing_ran(what);
+            assert_succeeded(&o, what);
+            snprintf(png, sizeof png, "%s/plots/time_vs_vocab_corpus0.png", c ? root : out);
+            if (!exists(png))
+                fail_msg("%s: no %s", what, png);
+            test_output_free(&o);
+        }
+        test_remove_tree(out);
+    }
+    results_free(&r);
+}
+
+/* Copies file `from` to `to` with mode `mode`. */
+static void copy_file(const char *from, const char *to, mode_t mode)
+{
+    size_t len;
+    char *bytes = test_slurp(from, &len);
+    if (!bytes)
+        fail_msg("cannot read %s", from);
+    test_write_file(to, bytes, len);
+    free(bytes);
+    assert_int_equal(chmod(to, mode), 0);
+}
+
+/* A copy of the binary and the gnuplot scripts in root/TREE/build and
+ * root/TREE/plots; binary (PATH_MAX + 32 bytes) gets the copy's path. */
+static void copy_tree(const char *tree, char *binary)
+{
+    static const char *const scripts[] = {"style", "time_vs_vocab", "time_vs_size", "memory",
+                                          "speedup", "profile"};
+    char dir[PATH_MAX], from[PATH_MAX], to[PATH_MAX + 64];
+    snprintf(dir, sizeof dir, "%s/%s", root, tree);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    snprintf(to, sizeof to, "%s/build", dir);
+    assert_int_equal(mkdir(to, 0755), 0);
+    snprintf(to, sizeof to, "%s/plots", dir);
+    assert_int_equal(mkdir(to, 0755), 0);
+    snprintf(binary, PATH_MAX + 32, "%s/build/bpebench", dir);
+    copy_file(test_bpebench(), binary, 0755);
+    for (size_t i = 0; i < N(scripts); i++) {
+        snprintf(from, sizeof from, "plots/%s.gp", scripts[i]);
+        snprintf(to, sizeof to, "%s/plots/%s.gp", dir, scripts[i]);
+        copy_file(from, to, 0644);
+    }
+}
+
+/* The one path that does reach gnuplot is the directory of its scripts (the
+ * source tree of the binary): quoted, it may hold quotes, $(), backquotes
+ * and ';'; a newline, which no gnuplot string can carry, is refused. */
+static void the_scripts_directory_is_quoted_or_refused(void **state)
+{
+    (void)state;
+    char path[PATH_MAX], binary[PATH_MAX + 32], out[PATH_MAX];
+    write_grid("tree.json", 1, 2, 1, 20, path);
+    copy_tree("t'$(touch M)`touch M`;'", binary);
+    const char *args[] = {binary, "report", path, "--out", in_root(out, "tree-out"), NULL};
+    test_child c = test_start(args, root, NULL);
+    test_output o;
+    test_finish(&c, &o);
+    assert_nothing_ran("a tree with quotes in its path");
+    assert_succeeded(&o, "a tree with quotes in its path");
+    test_output_free(&o);
+    copy_tree("t\nsystem 'touch M'\n", binary);
+    args[4] = in_root(out, "tree-out-2");
+    c = test_start(args, root, NULL);
+    test_finish(&c, &o);
+    const char *keys[] = {"the plots directory cannot be passed to gnuplot", "0x0A",
+                          "move the source tree", NULL};
+    assert_one_line_failure(&o, 1, keys, "a tree with a newline in its path");
+    assert_false(exists(out));
+    assert_nothing_ran("a tree with a newline in its path");
+    test_output_free(&o);
+}
+
+/* A results directory from someone else may hold plots/KIND.gp: the report
+ * uses the scripts of its own tree, never the current directory's. */
+static void scripts_in_the_current_directory_are_not_run(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX], path[PATH_MAX + 16], script[PATH_MAX + 32];
+    in_root(dir, "bundle");
+    assert_int_equal(mkdir(dir, 0755), 0);
+    snprintf(path, sizeof path, "%s/plots", dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    static const char *const kinds[] = {"style", "time_vs_vocab", "memory", "speedup", "profile"};
+    for (size_t i = 0; i < N(kinds); i++) {
+        char text[PATH_MAX + 64];
+        snprintf(script, sizeof script, "%s/plots/%s.gp", dir, kinds[i]);
+        snprintf(text, sizeof text, "system 'touch %s/M'\n", root);
+        test_write_file(script, text, strlen(text));
+    }
+    write_grid("bundle/results.json", 1, 1, 1, 0, path);
+    const char *args[] = {"report", "results.json", NULL};
+    test_output o = run(args, dir, NULL);
+    assert_nothing_ran("report in a directory holding plots/*.gp");
+    assert_succeeded(&o, "report in a directory holding plots/*.gp");
+    test_output_free(&o);
+}
+
+/* gnuplot_quote, checked by gnuplot itself: each payload, every byte from
+ * 0x20 to 0xFF, and runs of quotes (which gnuplot cannot read doubled at
+ * the start of a string or twice in a row), printed back from the variable
+ * gnuplot_set_string wrote, are the value byte for byte, and nothing ran;
+ * control characters are refused. */
+static void gnuplot_reads_quoted_strings_as_data(void **state)
+{
+    (void)state;
+    char vars_path[PATH_MAX], err[256];
+    in_root(vars_path, "vars.gp");
+    char every_byte[256 - 32 + 1];
+    for (int b = 0x20; b <= 0xFF; b++)
+        every_byte[b - 0x20] = (char)(b == 0x7F ? 'x' : b);
+    every_byte[256 - 32] = '\0';
+    const char *values[N(payloads) + 7] = {every_byte, "'", "''", "'''x'''", "a''b", "'a'", ""};
+    for (size_t p = 0; p < N(payloads); p++)
+        values[7 + p] = payloads[p];
+    for (size_t v = 0; v < N(values); v++) {
+        const char *text = values[v];
+        FILE *vars = fopen(vars_path, "w");
+        assert_non_null(vars);
+        bool ok = gnuplot_set_string(vars, "x", text, err, sizeof err);
+        assert_int_equal(fclose(vars), 0);
+        if (strchr(text, '\n')) {
+            assert_false(ok);
+            assert_non_null(strstr(err, "0x0A"));
+            continue;
+        }
+        assert_true(ok);
+        const char *argv[] = {"/usr/bin/gnuplot", vars_path, "-e", "set print '-'; print x", NULL};
+        test_child c = test_start(argv, root, NULL);
+        test_output o;
+        test_finish(&c, &o);
+        if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) != 0)
+            fail_msg("gnuplot on value %zu: status 0x%x: %s", v, o.status, o.err);
+        size_t len = strlen(o.out);
+        if (len != strlen(text) + 1 || memcmp(o.out, text, len - 1) != 0)
+            fail_msg("value %zu \"%s\" came back as \"%s\"", v, text, o.out);
+        assert_nothing_ran("gnuplot_quote");
+        test_output_free(&o);
+    }
+    static const char *const controls[] = {"a\nb", "a\rb", "\tx", "esc\x1b[31m", "del\x7f"};
+    for (size_t i = 0; i < N(controls); i++) {
+        assert_null(gnuplot_quote(controls[i], err, sizeof err));
+        assert_non_null(strstr(err, "control character"));
+    }
+    static const char *const quoted[][2] = {
+        {"it's", "'it'.\"'\".'s'"}, {"", "''"}, {"'", "\"'\""}, {"''x", "\"'\".\"'\".'x'"},
+        {"a\\'", "'a\\'.\"'\""}, {"`id` $x @m #c ;", "'`id` $x @m #c ;'"},
+    };
+    for (size_t i = 0; i < N(quoted); i++) {
+        char *expr = gnuplot_quote(quoted[i][0], err, sizeof err);
+        assert_string_equal(expr, quoted[i][1]);
+        free(expr);
+    }
+}
+
+/* ============================================================ failures */
+
+/* Runs the report with PATH pointing nowhere: gnuplot cannot start. */
+static void without_gnuplot(void)
+{
+    setenv("PATH", "/nonexistent", 1);
+}
+
+/* A report that fails leaves the directory as it found it: a new --out
+ * removed, an existing one as it was. */
+static void a_failed_report_leaves_nothing(void **state)
+{
+    (void)state;
+    char path[PATH_MAX], out[PATH_MAX], found[PATH_MAX];
+    write_grid("fail.json", 2, 2, 2, 20, path);
+    for (int existing = 0; existing < 2; existing++) {
+        in_root(out, "fail-out");
+        if (existing)
+            assert_int_equal(mkdir(out, 0755), 0);
+        const char *args[] = {"report", path, "--out", out, NULL};
+        test_output o = run(args, root, without_gnuplot);
+        const char *keys[] = {"report: cannot run gnuplot", NULL};
+        assert_one_line_failure(&o, 1, keys, "report without gnuplot");
+        assert_int_equal(exists(out), existing);
+        if (existing) {
+            char plots[PATH_MAX + 8], md[PATH_MAX + 16];
+            snprintf(plots, sizeof plots, "%s/plots", out);
+            snprintf(md, sizeof md, "%s/report.md", out);
+            assert_false(exists(plots) || exists(md));
+            assert_int_equal(rmdir(out), 0);
+        }
+        test_output_free(&o);
+    }
+    /* A write that fails midway (a directory where a figure must go):
+     * the files already written are removed again; plots/ existed, so it
+     * stays, with only what it held. */
+    char blocker[PATH_MAX + 64];
+    assert_int_equal(mkdir(out, 0755), 0);
+    snprintf(blocker, sizeof blocker, "%s/plots", out);
+    assert_int_equal(mkdir(blocker, 0755), 0);
+    snprintf(blocker, sizeof blocker, "%s/plots/speedup_corpus1.png", out);
+    assert_int_equal(mkdir(blocker, 0755), 0);
+    const char *args[] = {"report", path, "--out", out, NULL};
+    test_output o = run(args, root, NULL);
+    const char *keys[] = {"plots/speedup_corpus1.png: cannot rename into place", NULL};
+    assert_one_line_failure(&o, 1, keys, "a figure that cannot be written");
+    char plots[PATH_MAX + 16];
+    snprintf(plots, sizeof plots, "%s/plots", out);
+    size_t entries = 0;
+    DIR *d = opendir(plots);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));)
+        entries += e->d_name[0] != '.';
+    closedir(d);
+    assert_int_equal(entries, 1); /* the blocker alone */
+    snprintf(plots, sizeof plots, "%s/report.md", out);
+    assert_false(exists(plots));
+    assert_false(test_find_temporary(root, found, sizeof found));
+    test_output_free(&o);
+    test_remove_tree(out);
+}
+
+/* A results bundle whose plots/ is a symbolic link elsewhere: the report
+ * must not write its figures through it. */
+static void a_symlinked_plots_directory_is_refused(void **state)
+{
+    (void)state;
+    char bundle[PATH_MAX], target[PATH_MAX], link[PATH_MAX + 8], path[PATH_MAX];
+    assert_int_equal(mkdir(in_root(bundle, "linked"), 0755), 0);
+    assert_int_equal(mkdir(in_root(target, "elsewhere"), 0755), 0);
+    snprintf(link, sizeof link, "%s/plots", bundle);
+    assert_int_equal(symlink(target, link), 0);
+    write_grid("linked/results.json", 1, 1, 1, 0, path);
+    const char *args[] = {"report", path, NULL};
+    test_output o = run(args, root, NULL);
+    const char *keys[] = {"linked/plots is a symbolic link", "remove it", NULL};
+    assert_one_line_failure(&o, 1, keys, "plots/ a symbolic link");
+    DIR *d = opendir(target);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.')
+            fail_msg("the report wrote %s through the link", e->d_name);
+    closedir(d);
+    char md[PATH_MAX + 16];
+    snprintf(md, sizeof md, "%s/report.md", bundle);
+    assert_false(exists(md));
+    test_output_free(&o);
+}
+
+static rlim_t file_limit;  /* RLIMIT_FSIZE for in_child_limit */
+static bool ignore_sigxfsz; /* and whether SIGXFSZ is ignored */
+
+static void in_child_limit(void)
+{
+    struct rlimit l = {file_limit, file_limit};
+    setrlimit(RLIMIT_FSIZE, &l);
+    if (ignore_sigxfsz)
+        signal(SIGXFSZ, SIG_IGN);
+}
+
+/* A file size limit (`ulimit -f`) the profile's data passes: SIGXFSZ kills
+ * the report (or, ignored, every write past it fails), and neither leaves a
+ * temporary file or the new --out behind. */
+static void a_file_size_limit_leaves_nothing(void **state)
+{
+    (void)state;
+    char path[PATH_MAX], out[PATH_MAX], found[PATH_MAX];
+    /* A profile .dat of ~1.5 MB; every other file under 100 KB. */
+    write_grid("big-profile.json", 1, 2, 2, 20000, path);
+    file_limit = 200000;
+    for (int ignored = 0; ignored < 2; ignored++) {
+        ignore_sigxfsz = ignored;
+        const char *args[] = {"report", path, "--out", in_root(out, "limited"), NULL};
+        test_output o = run(args, root, in_child_limit);
+        if (!ignored && (!WIFSIGNALED(o.status) || WTERMSIG(o.status) != SIGXFSZ))
+            fail_msg("expected death by SIGXFSZ, got status 0x%x: %s", o.status, o.err);
+        if (ignored) {
+            const char *keys[] = {"report:", NULL};
+            assert_one_line_failure(&o, 1, keys, "a write past the file size limit");
+        }
+        assert_false(exists(out));
+        assert_false(test_find_temporary(root, found, sizeof found));
+        test_output_free(&o);
+    }
+}
+
+/* Reaps the descendants this process inherited as their subreaper and
+ * returns how many were killed by SIGKILL: a gnuplot drawing when the
+ * report died, killed with it (PR_SET_PDEATHSIG). One that had just
+ * finished (exit 0, not yet reaped by the report), or that found the report
+ * gone before it started gnuplot (exit 126), is fine; without PDEATHSIG
+ * every orphan would finish its figure and exit 0. */
+static int reap_orphans(void)
+{
+    int killed = 0, status;
+    for (int waited = 0;; waited += 10) {
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid < 0 && errno == ECHILD)
+            return killed;
+        if (pid > 0) {
+            bool sigkill = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+            if (!sigkill && !(WIFEXITED(status) &&
+                              (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 126)))
+                fail_msg("a process of the report ended with status 0x%x", status);
+            killed += sigkill;
+            continue;
+        }
+        if (waited > 5000)
+            fail_msg("a process of the interrupted report was still running after 5 s");
+        sleep_ms(10);
+    }
+}
+
+/* Whether every PNG in dir/plots is whole (ends with IEND). */
+static void assert_complete_pngs(const char *dir)
+{
+    char plots[PATH_MAX + 8];
+    snprintf(plots, sizeof plots, "%s/plots", dir);
+    DIR *d = opendir(plots);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 4, ".png") != 0)
+            continue;
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s", plots, e->d_name);
+        char *png = test_slurp(path, &len);
+        assert_non_null(png);
+        if (len < 12 || memcmp(png + len - 8, "IEND", 4) != 0)
+            fail_msg("%s is not a whole PNG", path);
+        free(png);
+    }
+    if (d)
+        closedir(d);
+}
+
+/* SIGTERM and SIGINT at several moments of a report with ~40 figures
+ * (seconds of gnuplot), the last as soon as it has written its first file:
+ * the report dies of the signal, leaves no temporary file, only whole
+ * files, and no gnuplot running on. Some signals must land while gnuplot
+ * draws (the point of the check on orphans). */
+static void a_signal_during_a_report_leaves_nothing(void **state)
+{
+    (void)state;
+    char path[PATH_MAX], out[PATH_MAX], first[PATH_MAX + 64], found[PATH_MAX];
+    write_grid("large.json", 8, 3, 3, 500, path);
+    in_root(out, "interrupted");
+    snprintf(first, sizeof first, "%s/plots/time_vs_vocab_corpus0.dat", out);
+    static const int signals[] = {SIGTERM, SIGINT};
+    static const long delays_ms[] = {30, 300, 900, -1}; /* -1: once its first file is written */
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    int orphans = 0, killed = 0;
+    for (size_t s = 0; s < N(signals); s++)
+        for (size_t d = 0; d < N(delays_ms); d++) {
+            const char *argv[] = {test_bpebench(), "report", path, "--out", out, NULL};
+            test_child c = test_start(argv, root, NULL);
+            if (delays_ms[d] >= 0)
+                sleep_ms(delays_ms[d]);
+            for (int waited = 0; delays_ms[d] < 0 && !exists(first) && waited < 60000; waited++)
+                sleep_ms(1);
+            kill(c.pid, signals[s]);
+            test_output o;
+            test_finish(&c, &o);
+            orphans += reap_orphans();
+            if (WIFSIGNALED(o.status)) {
+                if (WTERMSIG(o.status) != signals[s])
+                    fail_msg("killed by signal %d, expected %d", WTERMSIG(o.status), signals[s]);
+                killed++;
+            } else if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) != 0) {
+                fail_msg("status 0x%x: %s", o.status, o.err);
+            }
+            if (test_find_temporary(root, found, sizeof found))
+                fail_msg("signal %d after %ld ms left %s", signals[s], delays_ms[d], found);
+            assert_complete_pngs(out);
+            test_output_free(&o);
+            test_remove_tree(out);
+        }
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+    print_message("%d of %zu reports killed mid-way, %d of them while gnuplot drew (killed "
+                  "with the report)\n", killed, N(signals) * N(delays_ms), orphans);
+    if (killed < 4 || orphans == 0)
+        fail_msg("too few signals landed mid-report (%d, %d with gnuplot running): make the "
+                 "grid larger", killed, orphans);
+}
+
+/* ============================================================ messages */
+
+static void messages_name_the_real_problem(void **state)
+{
+    (void)state;
+    char path[PATH_MAX], out[PATH_MAX], file[PATH_MAX];
+    write_grid("msg.json", 1, 1, 1, 0, path);
+    const char *missing[] = {"report", "/nonexistent/r.json", NULL};
+    test_output o = run(missing, root, NULL);
+    const char *keys1[] = {"/nonexistent/r.json: cannot open: No such file", NULL};
+    assert_one_line_failure(&o, 1, keys1, "a missing results file");
+    assert_null(strstr(o.err, "--out"));
+    test_output_free(&o);
+
+    const char *directory[] = {"report", root, NULL};
+    o = run(directory, root, NULL);
+    const char *keys_dir[] = {"cannot read: Is a directory", NULL};
+    assert_one_line_failure(&o, 1, keys_dir, "a directory as the results file");
+    test_output_free(&o);
+
+    const char *endless[] = {"compare", "/dev/zero", path, NULL};
+    o = run(endless, root, NULL);
+    const char *keys_zero[] = {"/dev/zero: larger than 256 MiB; is it a results file?", NULL};
+    assert_one_line_failure(&o, 1, keys_zero, "an endless results file");
+    test_output_free(&o);
+
+    const char *no_parent[] = {"report", path, "--out", in_root(out, "a/b"), NULL};
+    o = run(no_parent, root, NULL);
+    const char *keys2[] = {"--out", "a/b: cannot create", "parent directory must exist", NULL};
+    assert_one_line_failure(&o, 1, keys2, "--out whose parent is missing");
+    test_output_free(&o);
+
+    const char *on_file[] = {"report", path, "--out", path, NULL};
+    o = run(on_file, root, NULL);
+    const char *keys3[] = {"msg.json: not a directory", NULL};
+    assert_one_line_failure(&o, 1, keys3, "--out naming a file");
+    test_output_free(&o);
+
+    /* A directory that is not writable: the results file's own. */
+    in_root(file, "ro");
+    assert_int_equal(mkdir(file, 0755), 0);
+    snprintf(file, sizeof file, "%s/ro/r.json", root);
+    size_t len;
+    char *text = test_slurp(path, &len);
+    test_write_file(file, text, len);
+    free(text);
+    in_root(out, "ro");
+    assert_int_equal(chmod(out, 0555), 0);
+    if (access(out, W_OK) != 0) { /* root may write anywhere */
+        const char *ro[] = {"report", file, NULL};
+        o = run(ro, root, NULL);
+        const char *keys4[] = {"the directory of", "ro/r.json: cannot write there", "give --out",
+                               NULL};
+        assert_one_line_failure(&o, 1, keys4, "a read-only directory");
+        test_output_free(&o);
+    }
+    assert_int_equal(chmod(out, 0755), 0);
+}
+
+/* Paths longer than PATH_MAX are refused with a message, never cut: --out
+ * itself, and the files of a --out that is long enough by itself. */
+static void long_paths_are_refused_not_truncated(void **state)
+{
+    (void)state;
+    char path[PATH_MAX], found[PATH_MAX];
+    write_grid("long.json", 1, 1, 1, 0, path);
+    char *too_long = malloc(PATH_MAX + 100);
+    assert_non_null(too_long);
+    memset(too_long, 'a', PATH_MAX + 99);
+    too_long[PATH_MAX + 99] = '\0';
+    const char *args[] = {"report", path, "--out", too_long, NULL};
+    test_output o = run(args, root, NULL);
+    const char *keys[] = {"--out is 4195 bytes long, longer than PATH_MAX", NULL};
+    assert_one_line_failure(&o, 1, keys, "--out longer than PATH_MAX");
+    test_output_free(&o);
+    /* A directory whose own path fits, but not DIR/plots/NAME.svg. */
+    char deep[PATH_MAX];
+    in_root(deep, "deep");
+    assert_int_equal(mkdir(deep, 0755), 0);
+    while (strlen(deep) < PATH_MAX - 12) { /* DIR/report.md fits, DIR/plots/NAME does not */
+        size_t at = strlen(deep), add = PATH_MAX - 12 - at - 1;
+        add = add > 200 ? 200 : add;
+        deep[at] = '/';
+        memset(deep + at + 1, 'd', add);
+        deep[at + 1 + add] = '\0';
+        assert_int_equal(mkdir(deep, 0755), 0);
+    }
+    args[3] = deep;
+    o = run(args, root, NULL);
+    const char *keys2[] = {"plots/", "longer than PATH_MAX", "choose a shorter --out", NULL};
+    assert_one_line_failure(&o, 1, keys2, "--out too long for its files");
+    char plots[PATH_MAX];
+    snprintf(plots, sizeof plots, "%s/plots", deep);
+    assert_false(exists(plots));
+    snprintf(plots, sizeof plots, "%s/report.md", deep);
+    assert_false(exists(plots));
+    assert_false(test_find_temporary(root, found, sizeof found));
+    test_output_free(&o);
+    free(too_long);
+}
+
+/* Names that differ only in characters a file name could lose ('.', '_',
+ * '+', '@') still get figures of their own. */
+static void similar_names_get_their_own_figures(void **state)
+{
+    (void)state;
+    char path[PATH_MAX], out[PATH_MAX], png[PATH_MAX + 64];
+    static const char *const corpora[] = {"v1.0@1M", "v1_0@1M", "v1+0@1M", "v1_0@1M_V300"};
+    bench_results r;
+    make_grid(&r, 0, 0, 0, 0);
+    for (size_t i = 0; i < N(corpora); i++)
+        add_record(&r, "naive", corpora[i], 1000000, 300, 1.0 + (double)i, 10);
+    write_results(&r, "similar.json", path);
+    results_free(&r);
+    const char *args[] = {"report", path, "--out", in_root(out, "similar"), NULL};
+    test_output o = run(args, root, NULL);
+    assert_succeeded(&o, "names that differ in punctuation");
+    static const char *const figures[] = {
+        "time_vs_vocab_v1.0", "time_vs_vocab_v1_0", "time_vs_vocab_v1+0",
+        "profile_v1.0@1M_V300", "profile_v1_0@1M_V300", "profile_v1_0@1M_V300_V300",
+    };
+    for (size_t i = 0; i < N(figures); i++) {
+        snprintf(png, sizeof png, "%s/plots/%s.png", out, figures[i]);
+        if (!exists(png))
+            fail_msg("no %s", png);
+    }
+    test_output_free(&o);
+}
+
+/* Zeros a log axis cannot show (vocab size 0, 0 bytes, 0 s per merge,
+ * A_i = 0), legal in a results file, leave points out; they never make
+ * gnuplot, and so the report, fail. */
+static void values_a_log_axis_cannot_show_leave_points_out(void **state)
+{
+    (void)state;
+    char path[PATH_MAX], out[PATH_MAX];
+    bench_results r;
+    make_grid(&r, 0, 0, 0, 0);
+    add_record(&r, "naive", "z@1M", 0, 300, 1.0, 5);
+    add_record(&r, "heap", "z@1M", 0, 300, 1.0, 5);
+    add_record(&r, "naive", "z@2M", 2000000, 0, 1.0, 0);
+    r.records[2].max_merges = r.records[2].merges = 0;
+    for (size_t i = 0; i < 2; i++)
+        for (size_t m = 0; m < 5; m++) {
+            r.records[i].profile_seconds[m] = 0;
+            r.records[i].profile_affected[m] = m % 2;
+        }
+    write_results(&r, "zeros.json", path);
+    results_free(&r);
+    const char *args[] = {"report", path, "--out", in_root(out, "zeros"), NULL};
+    test_output o = run(args, root, NULL);
+    assert_succeeded(&o, "zeros in a results file");
+    test_output_free(&o);
+}
+
+/* ============================================================ compare */
+
+/* compare as a user meets it: bad thresholds are bad usage; files with
+ * nothing to compare, runs missing, an unknown schema or impossible times
+ * fail with one line saying why (and the table marks missing runs). */
+static void compare_never_passes_on_nothing(void **state)
+{
+    (void)state;
+    char base[PATH_MAX], cur[PATH_MAX], empty[PATH_MAX], text[PATH_MAX];
+    bench_results r;
+    make_grid(&r, 1, 2, 1, 0);
+    write_results(&r, "base.json", base);
+    r.n_records--; /* drop the last run */
+    write_results(&r, "cur.json", cur);
+    r.n_records++;
+    results_free(&r);
+    results_init(&r);
+    write_results(&r, "empty.json", empty);
+    results_free(&r);
+    static const char *const thresholds[] = {"nan", "inf", "-5", "1e999", "", "10%", "-inf"};
+    for (size_t i = 0; i < N(thresholds); i++) {
+        const char *args[] = {"compare", base, base, "--threshold", thresholds[i], NULL};
+        test_output o = run(args, root, NULL);
+        const char *keys[] = {"bad --threshold", "0 or more", NULL};
+        assert_one_line_failure(&o, 2, keys, thresholds[i]);
+        test_output_free(&o);
+    }
+    const char *same[] = {"compare", base, base, "--threshold", "0", NULL};
+    test_output o = run(same, root, NULL);
+    assert_succeeded(&o, "a file compared with itself");
+    test_output_free(&o);
+
+    const char *to_empty[] = {"compare", base, empty, NULL};
+    o = run(to_empty, root, NULL);
+    const char *keys1[] = {"empty.json has no results", NULL};
+    assert_one_line_failure(&o, 1, keys1, "an empty current file");
+    test_output_free(&o);
+
+    const char *missing[] = {"compare", base, cur, NULL};
+    o = run(missing, root, NULL);
+    const char *keys2[] = {"1 run of the baseline is missing from", "cur.json",
+                           "first linked-list/corpus0@2M/V=300", NULL};
+    assert_one_line_failure(&o, 1, keys2, "a run missing from the current file");
+    assert_non_null(strstr(o.out, "linked-list/corpus0@2M/V=300"));
+    assert_non_null(strstr(o.out, "MISSING from the current file"));
+    test_output_free(&o);
+
+    /* Every reader refuses an unknown major version and impossible times. */
+    char *json = test_slurp(base, NULL);
+    char *at = strstr(json, "\"schema_version\":");
+    assert_non_null(at);
+    at += strcspn(at, "1");
+    assert_int_equal(*at, '1');
+    *at = '3';
+    test_write_file(in_root(text, "v3.json"), json, strlen(json));
+    free(json);
+    const char *v3[] = {"compare", base, text, NULL};
+    o = run(v3, root, NULL);
+    const char *keys3[] = {"v3.json: schema_version 3 is not supported", NULL};
+    assert_one_line_failure(&o, 1, keys3, "schema_version 3");
+    test_output_free(&o);
+    const char *v3_report[] = {"report", text, NULL};
+    o = run(v3_report, root, NULL);
+    assert_one_line_failure(&o, 1, keys3, "report of schema_version 3");
+    test_output_free(&o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(hostile_names_in_results_run_nothing),
+        cmocka_unit_test(hostile_context_text_is_shown_literally),
+        cmocka_unit_test(hostile_paths_on_the_command_line_run_nothing),
+        cmocka_unit_test(the_scripts_directory_is_quoted_or_refused),
+        cmocka_unit_test(scripts_in_the_current_directory_are_not_run),
+        cmocka_unit_test(gnuplot_reads_quoted_strings_as_data),
+        cmocka_unit_test(a_failed_report_leaves_nothing),
+        cmocka_unit_test(a_symlinked_plots_directory_is_refused),
+        cmocka_unit_test(a_file_size_limit_leaves_nothing),
+        cmocka_unit_test(a_signal_during_a_report_leaves_nothing),
+        cmocka_unit_test(messages_name_the_real_problem),
+        cmocka_unit_test(long_paths_are_refused_not_truncated),
+        cmocka_unit_test(similar_names_get_their_own_figures),
+        cmocka_unit_test(values_a_log_axis_cannot_show_leave_points_out),
+        cmocka_unit_test(compare_never_passes_on_nothing),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
