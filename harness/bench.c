@@ -329,11 +329,6 @@ static bool plan_corpus(bench_run *b, size_t ci, char *err, size_t err_len)
         bench_slice s = {.corpus = c, .corpus_index = ci, .files = files, .n_files = n_files,
                          .states = states, .owns_files = owner, .bytes = sizes->items[i].bytes};
         const char *label = sizes->items[i].label;
-        if (i > 0 && s.bytes != 0 && s.bytes == sizes->items[i - 1].bytes) {
-            ok = set_error(err, err_len, "sizes %s and %s are the same number of bytes; give "
-                           "each size once", sizes->items[i - 1].label, label);
-            break;
-        }
         if (s.bytes == 0 || s.bytes >= total) {
             s.bytes = 0;
             label = "all";
@@ -861,8 +856,7 @@ static int finish(bench_run *b)
 }
 
 /* Checks the settings that need no corpus, once, before anything is read or
- * created, as `train` does: V ≥ 256 + S at the smallest vocab size, no vocab
- * size twice, an --out path with room for the files inside it, and a
+ * created, as `train` does: V ≥ 256 + S at the smallest vocab size, an --out path with room for the files inside it, and a
  * pattern and special tokens the pretokenizer accepts — a bad one is bad
  * usage, not a grid of failed runs. False with a reason. */
 static bool check_settings(const bench_run *b, char *err, size_t err_len)
@@ -870,10 +864,6 @@ static bool check_settings(const bench_run *b, char *err, size_t err_len)
     uint64_t max_merges; /* the grid's vocab sizes are sorted: check the first */
     if (!run_max_merges(b->grid.vocab[0], b->pretok.n_specials, &max_merges, err, err_len))
         return false;
-    for (size_t i = 1; i < b->grid.n_vocab; i++)
-        if (b->grid.vocab[i] == b->grid.vocab[i - 1])
-            return set_error(err, err_len, "--vocab: %llu is given twice; give each size once",
-                             (unsigned long long)b->grid.vocab[i]);
     size_t out_len = strlen(b->grid.out_dir);
     if (out_len + BENCH_OUT_ROOM >= PATH_MAX)
         return set_error(err, err_len, "--out is %zu bytes long; give a path shorter than %d "

@@ -133,7 +133,8 @@ int cmd_report(int argc, char **argv)
     results_free(&r);
     if (!ok)
         return EXIT_FAIL;
-    printf("report: %s/report.md\n", dir);
+    char shown[2 * PATH_MAX];
+    printf("report: %s/report.md\n", display_escape(dir, strlen(dir), shown, sizeof shown));
     return EXIT_OK;
 }
 
@@ -212,14 +213,17 @@ int cmd_compare(int argc, char **argv)
         cli_error("compare: %s", err);
         return EXIT_FAIL;
     }
-    /* The commits come from the files: shown escaped (untrusted.h). */
-    char base_commit[128], cur_commit[128];
+    /* The paths and the commits come from users and files: shown escaped
+     * (untrusted.h). */
+    char base_commit[128], cur_commit[128], base_path[2 * PATH_MAX], cur_path[2 * PATH_MAX];
     display_escape(base.context.git_commit, strlen(base.context.git_commit), base_commit,
                    sizeof base_commit);
     display_escape(cur.context.git_commit, strlen(cur.context.git_commit), cur_commit,
                    sizeof cur_commit);
-    printf("Comparing %s (%s) to %s (%s); phase %s, threshold %g%%\n\n", argv[optind],
-           base_commit, argv[optind + 1], cur_commit, bench_phase_names[phase], threshold * 100);
+    display_escape(argv[optind], strlen(argv[optind]), base_path, sizeof base_path);
+    display_escape(argv[optind + 1], strlen(argv[optind + 1]), cur_path, sizeof cur_path);
+    printf("Comparing %s (%s) to %s (%s); phase %s, threshold %g%%\n\n", base_path, base_commit,
+           cur_path, cur_commit, bench_phase_names[phase], threshold * 100);
     compare_summary sum;
     if (!compare_results(&base, &cur, threshold, phase, stdout, &sum)) {
         results_free(&base);

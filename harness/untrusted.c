@@ -43,12 +43,14 @@ bool untrusted_slice_name_ok(const char *name)
 /* ============================================================ escaping */
 
 /* Code points that are valid UTF-8 but act on a terminal rather than show:
- * C1 controls, line/paragraph separators, bidirectional embeddings,
+ * C1 controls, line/paragraph separators, the Arabic letter mark and the
+ * left-to-right and right-to-left marks, bidirectional embeddings,
  * overrides and isolates. */
 static bool invisible_code_point(uint32_t cp)
 {
-    return (cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 ||
-           (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+    return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
+           cp == 0x2028 || cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) ||
+           (cp >= 0x2066 && cp <= 0x2069);
 }
 
 /* The escape of one control or invalid byte, in buf (at least 5 bytes). */

@@ -19,8 +19,8 @@
  * that reorder text on a terminal. display_escape() keeps printable UTF-8 as
  * it is and writes everything else as an escape: \n \r \t \\ for those
  * bytes, \xNN for other control bytes and for bytes that are not UTF-8,
- * \u{XXXX} for C1 controls, line and paragraph separators and bidirectional
- * overrides. The output is one line of valid UTF-8 that shows every byte of
+ * \u{XXXX} for C1 controls, line and paragraph separators, direction marks
+ * and bidirectional embeddings, overrides and isolates. The output is one line of valid UTF-8 that shows every byte of
  * the input.
  */
 #ifndef BPE_UNTRUSTED_H

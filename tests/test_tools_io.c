@@ -846,7 +846,7 @@ static void bench_refuses_bad_values(void **state)
         {{"--profile", "c@all::300", NULL}, "--profile"},
         {{"--profile", "c@all:300x", NULL}, "--profile"},
         {{"--profile", "c@all:", NULL}, "--profile"},
-        {{"--sizes", "1K,1000", NULL}, "same number of bytes"},
+        {{"--sizes", "1K,1000", NULL}, "are the same size"},
         {{"--vocab", "300,500,300", NULL}, "given twice"},
         {{"--out", long_out, NULL}, "--out is"},
         {{"--data-dir", long_dir, "--corpus", "c=rel.txt", NULL}, "longer than"},

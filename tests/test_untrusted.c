@@ -70,6 +70,8 @@ static void escapes_show_every_byte(void **state)
     assert_escapes_to("c1\xc2\x85", 4, "c1\\u{0085}");
     assert_escapes_to("rlo\xe2\x80\xae!", 7, "rlo\\u{202E}!");
     assert_escapes_to("ls\xe2\x80\xa8", 5, "ls\\u{2028}");
+    assert_escapes_to("rlm\xe2\x80\x8f", 6, "rlm\\u{200F}");
+    assert_escapes_to("alm\xd8\x9c", 5, "alm\\u{061C}");
 }
 
 static void a_full_buffer_ends_with_dots_never_inside_an_escape(void **state)
