@@ -16,9 +16,9 @@
  * owner's field keeps its element type, so `r->merges[i]` reads as what it is
  * and the compiler checks every use; the one untyped step is the element size,
  * and writing `sizeof *merges` beside the variable it sizes keeps that step in
- * view. Used by the vocabulary and the merge list (bpe.c), the heap and the
- * posting arena; the harness may use it too (impls/ knows nothing of
- * harness/, but harness/ may include impls/).
+ * view. Used by the vocabulary and the merge list (bpe.c), the pair table, the
+ * heap, the posting arena and heap.c's list of born pairs; the harness may use
+ * it too (impls/ knows nothing of harness/, but harness/ may include impls/).
  *
  * Growth: the capacity doubles, from BPE_ARRAY_FIRST elements, until it holds
  * `need`, so n appends cost O(n) copying in all (amortized O(1) each). Every

@@ -67,6 +67,16 @@ typedef struct {
     size_t cap_scratch;        /* capacity of `scratch` */
 } bpe_postings;
 
+/*
+ * Whether lists of word or node ids for `words` fit the arena's 32-bit
+ * counts: W and the ≤ 3·M ids of a run must stay below 2^32 (M nodes, too,
+ * for linked_list.c). A trainer checks this in create(). O(1).
+ */
+static inline bool bpe_postings_fit(const bpe_words *words)
+{
+    return words->n_words <= UINT32_MAX && words->n_symbols < UINT32_MAX / 3;
+}
+
 /* Frees the arenas. Accepts a zeroed struct, which is also the empty state. */
 void bpe_postings_free(bpe_postings *p);
 
