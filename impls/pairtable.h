@@ -1,9 +1,10 @@
 /*
  * pairtable.h — the pair registry: the pairs a trainer is tracking, each with
  * a record whose type the trainer defines. incremental.c keeps a count in it,
- * inverted_index.c and heap.c a count and a posting list. The table only
- * stores, finds and forgets pairs; what a record means, and when a pair comes
- * and goes, is each trainer's lesson, in its own file.
+ * inverted_index.c and heap.c a count and a posting list, linked_list.c an
+ * occurrence list and its pending decrements. The table only stores, finds
+ * and forgets pairs; what a record means, and when a pair comes and goes, is
+ * each trainer's lesson, in its own file.
  *
  * Layout. The pairs sit densely at positions 0 .. len − 1, in two parallel
  * arrays: pairs[i] is the pair at position i, and records[i] its record in an
