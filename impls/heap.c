@@ -107,6 +107,7 @@ static const char *const heap_counter_names[] = {
 
 /* What this trainer keeps for each pair in the table (inverted_index.c's). */
 typedef struct {
+    bpe_pair pair;  /* the pair (a, b) itself: the table's part of the record */
     uint64_t count; /* count(a, b) ≥ 1 (SPEC §2.6) */
     uint32_t words; /* its list in `postings`: the words holding it, and stale ones */
 } pair_record;
@@ -168,7 +169,7 @@ static bool count_add(heap_state *s, bpe_token x, bpe_token y, uint64_t c, uint3
         if (list == BPE_POSTINGS_NONE || (i = bpe_pairtable_add(&s->pairs, x, y)) == SIZE_MAX ||
             !note_born(s, x, y))
             return false;
-        *record_at(s, i) = (pair_record){.count = 0, .words = list};
+        *record_at(s, i) = (pair_record){.pair = {x, y}, .count = 0, .words = list};
     }
     record_at(s, i)->count += c;
     s->counters->value[PAIR_COUNT_UPDATES]++;
@@ -245,8 +246,8 @@ static bool merge_listed_words(heap_state *s, size_t best, bpe_merge *out)
 {
     /* Copy the pair and its record now: the pair leaves the table during the
      * walk, but its list stays where it is. */
-    bpe_pair chosen = bpe_pairtable_pair(&s->pairs, best);
     pair_record record = *record_at(s, best);
+    bpe_pair chosen = record.pair;
     bpe_token merged = bpe_vocab_add_merge(s->vocab, chosen.a, chosen.b);
     if (merged == BPE_NO_TOKEN)
         return false;
@@ -279,8 +280,8 @@ static bool rebuild_heap(heap_state *s)
 {
     bpe_maxheap_clear(&s->heap);
     for (size_t i = 0; i < bpe_pairtable_len(&s->pairs); i++) {
-        bpe_pair p = bpe_pairtable_pair(&s->pairs, i);
-        bpe_heap_entry e = {.count = record_at(s, i)->count, .a = p.a, .b = p.b};
+        const pair_record *p = record_at(s, i);
+        bpe_heap_entry e = {.count = p->count, .a = p->pair.a, .b = p->pair.b};
         if (!bpe_maxheap_append(&s->heap, e))
             return false;
     }

@@ -29,8 +29,8 @@
  * across merges).
  *   - seg: every word's current segmentation in one flat array, as in naive.c
  *     (segmentation.h);
- *   - pairs: the pair table (pairtable.h), each pair's record holding its
- *     count: the P live pairs packed densely, found through a pair map,
+ *   - pairs: the pair table (pairtable.h), each pair's record holding the
+ *     pair and its count: the P live pairs packed densely, found through a pair map,
  *     counted once in create() and then changed only by the delta rule. The
  *     dense packing lets the scan for the best pair read just the live pairs,
  *     where naive's scan walks every slot of its map.
@@ -71,6 +71,7 @@ static const char *const incremental_counter_names[] = {"words_scanned", "pair_c
 
 /* What this trainer keeps for each pair in the table. */
 typedef struct {
+    bpe_pair pair;  /* the pair (a, b) itself: the table's part of the record */
     uint64_t count; /* count(a, b) ≥ 1 (SPEC §2.6) */
 } pair_record;
 
@@ -108,7 +109,7 @@ static bool count_add(incremental_state *s, bpe_token x, bpe_token y, uint64_t c
     if (i == SIZE_MAX) {
         if ((i = bpe_pairtable_add(&s->pairs, x, y)) == SIZE_MAX)
             return false;
-        *record_at(s, i) = (pair_record){.count = 0};
+        *record_at(s, i) = (pair_record){.pair = {x, y}, .count = 0};
     }
     record_at(s, i)->count += c;
     s->counters->value[PAIR_COUNT_UPDATES]++;
@@ -145,13 +146,12 @@ static bool count_all_pairs(incremental_state *s)
 static size_t best_pair_by_scan(const incremental_state *s)
 {
     const bpe_vocab *vocab = s->vocab;
-    const bpe_pair *pair = bpe_pairtable_pairs(&s->pairs);
-    const pair_record *record = bpe_pairtable_records(&s->pairs);
+    const pair_record *r = bpe_pairtable_records(&s->pairs);
     size_t n = bpe_pairtable_len(&s->pairs), best = SIZE_MAX;
     for (size_t i = 0; i < n; i++)
-        if (best == SIZE_MAX || bpe_pair_ranks_above(vocab, record[i].count, pair[i].a, pair[i].b,
-                                                     record[best].count, pair[best].a,
-                                                     pair[best].b))
+        if (best == SIZE_MAX || bpe_pair_ranks_above(vocab, r[i].count, r[i].pair.a, r[i].pair.b,
+                                                     r[best].count, r[best].pair.a,
+                                                     r[best].pair.b))
             best = i;
     return best;
 }
@@ -235,7 +235,7 @@ static bpe_step_result incremental_step(void *opaque, bpe_merge *out)
     size_t best = best_pair_by_scan(s);
     if (best == SIZE_MAX)
         return BPE_STEP_EXHAUSTED;
-    bpe_pair chosen = bpe_pairtable_pair(&s->pairs, best);
+    bpe_pair chosen = record_at(s, best)->pair;
     uint64_t count = record_at(s, best)->count;
     bpe_token merged = bpe_vocab_add_merge(s->vocab, chosen.a, chosen.b);
     if (merged == BPE_NO_TOKEN)

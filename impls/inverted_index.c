@@ -86,6 +86,7 @@ static const char *const inverted_index_counter_names[] = {
 
 /* What this trainer keeps for each pair in the table. */
 typedef struct {
+    bpe_pair pair;  /* the pair (a, b) itself: the table's part of the record */
     uint64_t count; /* count(a, b) ≥ 1 (SPEC §2.6) */
     uint32_t words; /* its list in `postings`: the words holding it, and stale ones */
 } pair_record;
@@ -130,7 +131,7 @@ static bool count_add(inverted_state *s, bpe_token x, bpe_token y, uint64_t c, u
         uint32_t list = bpe_postings_open(&s->postings);
         if (list == BPE_POSTINGS_NONE || (i = bpe_pairtable_add(&s->pairs, x, y)) == SIZE_MAX)
             return false;
-        *record_at(s, i) = (pair_record){.count = 0, .words = list};
+        *record_at(s, i) = (pair_record){.pair = {x, y}, .count = 0, .words = list};
     }
     record_at(s, i)->count += c;
     s->counters->value[PAIR_COUNT_UPDATES]++;
@@ -169,13 +170,12 @@ static bool count_all_pairs(inverted_state *s)
 static size_t best_pair_by_scan(const inverted_state *s)
 {
     const bpe_vocab *vocab = s->vocab;
-    const bpe_pair *pair = bpe_pairtable_pairs(&s->pairs);
-    const pair_record *record = bpe_pairtable_records(&s->pairs);
+    const pair_record *r = bpe_pairtable_records(&s->pairs);
     size_t n = bpe_pairtable_len(&s->pairs), best = SIZE_MAX;
     for (size_t i = 0; i < n; i++)
-        if (best == SIZE_MAX || bpe_pair_ranks_above(vocab, record[i].count, pair[i].a, pair[i].b,
-                                                     record[best].count, pair[best].a,
-                                                     pair[best].b))
+        if (best == SIZE_MAX || bpe_pair_ranks_above(vocab, r[i].count, r[i].pair.a, r[i].pair.b,
+                                                     r[best].count, r[best].pair.a,
+                                                     r[best].pair.b))
             best = i;
     return best;
 }
@@ -228,8 +228,8 @@ static bool merge_listed_words(inverted_state *s, size_t best, bpe_merge *out)
 {
     /* Copy the pair and its record now: the pair leaves the table during the
      * walk, but its list stays where it is. */
-    bpe_pair chosen = bpe_pairtable_pair(&s->pairs, best);
     pair_record record = *record_at(s, best);
+    bpe_pair chosen = record.pair;
     bpe_token merged = bpe_vocab_add_merge(s->vocab, chosen.a, chosen.b);
     if (merged == BPE_NO_TOKEN)
         return false;

@@ -127,6 +127,7 @@ typedef struct {
 
 /* What this trainer keeps for each pair in the table. */
 typedef struct {
+    bpe_pair pair;        /* the pair (a, b) itself: the table's part of the record */
     uint32_t occurrences; /* its list in `postings`: left nodes of its occurrences, some stale */
     uint64_t dirty;       /* decrements not yet applied to its heap entry */
     uint64_t born_count;  /* its count while the merge creating it runs; 0 after */
@@ -181,7 +182,8 @@ static bool pair_gain(linked_state *s, bpe_token x, bpe_token y, uint64_t c, uin
         uint32_t list = bpe_postings_open(&s->postings);
         if (list == BPE_POSTINGS_NONE || (i = bpe_pairtable_add(&s->pairs, x, y)) == SIZE_MAX)
             return false;
-        *record_at(s, i) = (pair_record){.occurrences = list, .dirty = 0, .born_count = 0};
+        *record_at(s, i) =
+            (pair_record){.pair = {x, y}, .occurrences = list, .dirty = 0, .born_count = 0};
     }
     record_at(s, i)->born_count += c;
     return bpe_postings_gather(&s->postings, record_at(s, i)->occurrences, node);
@@ -264,9 +266,8 @@ static bool push_born_pairs(linked_state *s)
             bpe_pairtable_remove(&s->pairs, i);
             continue;
         }
-        bpe_pair pair = bpe_pairtable_pair(&s->pairs, i);
-        if (!bpe_maxheap_push(&s->heap,
-                              (bpe_heap_entry){.count = p->born_count, .a = pair.a, .b = pair.b}))
+        bpe_heap_entry e = {.count = p->born_count, .a = p->pair.a, .b = p->pair.b};
+        if (!bpe_maxheap_push(&s->heap, e))
             return false;
         p->born_count = 0;
         s->counters->value[HEAP_PUSHES]++;
@@ -309,10 +310,9 @@ static bool index_all_pairs(linked_state *s)
     if (!bpe_postings_freeze(&s->postings))
         return false;
     for (size_t i = 0; i < bpe_pairtable_len(&s->pairs); i++) {
-        bpe_pair pair = bpe_pairtable_pair(&s->pairs, i);
         pair_record *p = record_at(s, i);
-        if (!bpe_maxheap_append(&s->heap,
-                                (bpe_heap_entry){.count = p->born_count, .a = pair.a, .b = pair.b}))
+        bpe_heap_entry e = {.count = p->born_count, .a = p->pair.a, .b = p->pair.b};
+        if (!bpe_maxheap_append(&s->heap, e))
             return false;
         p->born_count = 0;
     }
@@ -433,7 +433,7 @@ static bpe_step_result linked_step(void *opaque, bpe_merge *out)
     uint64_t count;
     if (!pop_best_pair(s, &best, &count))
         return BPE_STEP_EXHAUSTED;
-    bpe_pair chosen = bpe_pairtable_pair(&s->pairs, best);
+    bpe_pair chosen = record_at(s, best)->pair;
     uint32_t list = record_at(s, best)->occurrences;
     s->a = chosen.a;
     s->b = chosen.b;

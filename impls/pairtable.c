@@ -14,20 +14,20 @@ bool bpe_pairtable_init(bpe_pairtable *t, size_t record_size)
 void bpe_pairtable_free(bpe_pairtable *t)
 {
     bpe_pairmap_free(&t->position);
-    free(t->pairs);
     free(t->records);
     *t = (bpe_pairtable){0};
 }
 
+/* The start of the record at position i. O(1). */
+static unsigned char *record_bytes(const bpe_pairtable *t, size_t i)
+{
+    return t->records + i * t->record_size;
+}
+
 size_t bpe_pairtable_add(bpe_pairtable *t, bpe_token a, bpe_token b)
 {
-    /* Room in both arrays first: a failure then leaves the table as it was. */
-    bpe_pair *pairs = bpe_array_reserve(t->pairs, &t->cap_pairs, t->len + 1, sizeof *pairs);
-    if (!pairs)
-        return SIZE_MAX;
-    t->pairs = pairs;
-    unsigned char *records = bpe_array_reserve(t->records, &t->cap_records, t->len + 1,
-                                               t->record_size);
+    /* Room first: a failure then leaves the table as it was. */
+    unsigned char *records = bpe_array_reserve(t->records, &t->cap, t->len + 1, t->record_size);
     if (!records)
         return SIZE_MAX;
     t->records = records;
@@ -36,17 +36,18 @@ size_t bpe_pairtable_add(bpe_pairtable *t, bpe_token a, bpe_token b)
         return SIZE_MAX;
     size_t i = t->len++;
     *at = i;
-    t->pairs[i] = (bpe_pair){.a = a, .b = b};
+    *(bpe_pair *)record_bytes(t, i) = (bpe_pair){.a = a, .b = b};
     return i;
 }
 
 void bpe_pairtable_remove(bpe_pairtable *t, size_t i)
 {
-    bpe_pairmap_remove(&t->position, t->pairs[i].a, t->pairs[i].b);
+    bpe_pair gone = bpe_pairtable_pair(t, i);
+    bpe_pairmap_remove(&t->position, gone.a, gone.b);
     size_t last = --t->len;
     if (i == last)
         return;
-    t->pairs[i] = t->pairs[last];
-    memcpy(t->records + i * t->record_size, t->records + last * t->record_size, t->record_size);
-    *bpe_pairmap_find(&t->position, t->pairs[i].a, t->pairs[i].b) = i;
+    memcpy(record_bytes(t, i), record_bytes(t, last), t->record_size);
+    bpe_pair moved = bpe_pairtable_pair(t, i);
+    *bpe_pairmap_find(&t->position, moved.a, moved.b) = i;
 }
