@@ -4,37 +4,32 @@
  * digest. The trainers themselves live one per file beside this one.
  */
 #include "bpe.h"
+#include "array.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* ================================================================ vocab */
 
-/* Makes room for one more token and `extra` more bytes. False on OOM. */
+/* Makes room for one more token and `extra` more bytes. False on OOM.
+ * Amortized O(extra). */
 static bool vocab_reserve(bpe_vocab *v, size_t extra)
 {
-    if (v->n_tokens == v->cap_tokens) {
-        uint32_t cap = v->cap_tokens ? v->cap_tokens * 2 : 512;
-        uint64_t *offset = realloc(v->offset, cap * sizeof *offset);
-        if (!offset)
-            return false;
-        v->offset = offset;
-        uint32_t *len = realloc(v->len, cap * sizeof *len);
-        if (!len)
-            return false;
-        v->len = len;
-        v->cap_tokens = cap;
-    }
-    if (v->bytes_used + extra > v->bytes_cap) {
-        size_t cap = v->bytes_cap ? v->bytes_cap : 4096;
-        while (cap < v->bytes_used + extra)
-            cap *= 2;
-        uint8_t *bytes = realloc(v->bytes, cap);
-        if (!bytes)
-            return false;
-        v->bytes = bytes;
-        v->bytes_cap = cap;
-    }
+    size_t tokens = (size_t)v->n_tokens + 1;
+    uint64_t *offset = bpe_array_reserve(v->offset, &v->offset_cap, tokens, sizeof *offset);
+    if (!offset)
+        return false;
+    v->offset = offset;
+    uint32_t *len = bpe_array_reserve(v->len, &v->len_cap, tokens, sizeof *len);
+    if (!len)
+        return false;
+    v->len = len;
+    if (extra > SIZE_MAX - v->bytes_used)
+        return false;
+    uint8_t *bytes = bpe_array_reserve(v->bytes, &v->bytes_cap, v->bytes_used + extra, 1);
+    if (!bytes)
+        return false;
+    v->bytes = bytes;
     return true;
 }
 
@@ -140,14 +135,11 @@ static void notify(const bpe_observer *obs, bpe_event event, const bpe_merge *me
 /* Appends one merge to the result. False on OOM. Amortized O(1). */
 static bool result_push(bpe_result *r, const bpe_merge *m)
 {
-    if (r->n_merges == r->cap_merges) {
-        size_t cap = r->cap_merges ? r->cap_merges * 2 : 1024;
-        bpe_merge *merges = realloc(r->merges, cap * sizeof *merges);
-        if (!merges)
-            return false;
-        r->merges = merges;
-        r->cap_merges = cap;
-    }
+    bpe_merge *merges = bpe_array_reserve(r->merges, &r->cap_merges, r->n_merges + 1,
+                                          sizeof *merges);
+    if (!merges)
+        return false;
+    r->merges = merges;
     r->merges[r->n_merges++] = *m;
     return true;
 }
@@ -156,10 +148,14 @@ bool bpe_pair_count_bound(const bpe_words *words, uint64_t *bound)
 {
     uint64_t total = 0;
     for (size_t w = 0; w < words->n_words; w++) {
-        uint64_t positions = words->words[w].len ? words->words[w].len - 1u : 0, weighted;
-        if (__builtin_mul_overflow(positions, words->words[w].count, &weighted) ||
-            __builtin_add_overflow(total, weighted, &total))
-            return false;
+        uint64_t positions = words->words[w].len ? words->words[w].len - 1u : 0;
+        uint64_t count = words->words[w].count;
+        if (positions != 0 && count > UINT64_MAX / positions)
+            return false; /* positions · count would pass 2^64 − 1 */
+        uint64_t weighted = positions * count;
+        if (weighted > UINT64_MAX - total)
+            return false; /* total + weighted would */
+        total += weighted;
     }
     *bound = total;
     return true;

@@ -60,7 +60,8 @@ typedef struct {
     size_t bytes_used;  /* bytes in use in `bytes` */
     size_t bytes_cap;   /* capacity of `bytes` */
     uint32_t n_tokens;  /* tokens defined: 256 + merges so far */
-    uint32_t cap_tokens;/* capacity of `offset` and `len` */
+    size_t offset_cap;  /* capacity of `offset`, in tokens */
+    size_t len_cap;     /* capacity of `len`, in tokens */
 } bpe_vocab;
 
 /* The 256 single-byte tokens. False on OOM. */
@@ -193,8 +194,9 @@ bool bpe_pair_count_bound(const bpe_words *words, uint64_t *bound);
 /*
  * Runs `trainer` on `words` for at most max_merges merges (fewer when pairs
  * run out). Every count a trainer computes is exact: inputs whose pair counts
- * could overflow 64 bits are refused first. `observer` may be NULL. On success *result must be freed with
- * bpe_result_free(). Time: the trainer's; memory: the trainer's + O(m).
+ * could overflow 64 bits are refused first. `observer` may be NULL. On
+ * success *result must be freed with bpe_result_free(). Time: the trainer's;
+ * memory: the trainer's + O(m).
  */
 bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,
                      uint64_t max_merges, const bpe_observer *observer,

@@ -16,8 +16,8 @@
  * only where it matters, at the top:
  *   - an entry is (count when pushed, a, b);
  *   - the top entry is "stale" when its snapshot differs from the pair's
- *     count in the pair index. It is then filed again under the current count (a
- *     "stale pop") — or dropped if the pair has died — and the new top is
+ *     count in the pair table. It is then filed again under the current count
+ *     (a "stale pop") — or dropped if the pair has died — and the new top is
  *     examined. The first top that is not stale is the best pair.
  * Why that is right. Fact 1 of inverted_index.c: a pair gains occurrences only
  * in the merge that creates it; afterwards its count only falls. So a pair is
@@ -29,24 +29,31 @@
  * entry, which is at or below the top. (If counts could rise, a snapshot
  * could be too low and the pair would hide under pairs it beats.)
  *
- * Compaction. A pair whose count reaches 0 leaves the pair index but its
+ * Compaction. A pair whose count reaches 0 leaves the pair table but its
  * entry stays in the heap until it surfaces. Those dead entries cost memory
  * and depth, so when they outnumber the live pairs by HEAP_COMPACT_FACTOR the
- * heap is rebuilt from the pair index in O(P) (Floyd's heapify), which also
+ * heap is rebuilt from the pair table in O(P) (Floyd's heapify), which also
  * refreshes every stale snapshot.
+ *
+ * Repeated on purpose. Everything but the heap is inverted_index.c's, and is
+ * repeated here so that this file reads whole: count_add, count_sub,
+ * count_all_pairs, merge_word (incremental.c's delta rule) and
+ * merge_listed_words (the walk) are that file's, unchanged but for one line:
+ * count_add notes each pair it adds in `born`, the pairs whose entries are
+ * pushed when the merge ends. The new code is the section "the heap".
  *
  * Data structures (inverted_index.c's, plus the heap).
  *   - seg: every word's current segmentation in one flat array
  *     (segmentation.h), exactly as in inverted_index.c;
- *   - pairs: the same pair index with posting lists (pairindex.h): the P live
- *     pairs, their counts and the words holding each. Its dense array of
- *     live pairs is what a heap rebuild reads, and its `born` list names the
- *     pairs created by the merge in progress, whose entries are pushed when
- *     that merge ends;
+ *   - pairs: the pair table (pairtable.h), each record holding the pair's
+ *     count and its posting list, exactly as in inverted_index.c. Its dense
+ *     array of live pairs is also what a heap rebuild reads;
+ *   - postings: the posting arena (postings.h), as in inverted_index.c;
+ *   - born: the pairs created by the merge in progress;
  *   - heap: maxheap.h entries (snapshot, a, b).
- * Invariants: those of the pair index (pairindex.h), and after every
- * step each live pair has exactly one heap entry, whose snapshot is ≥ its
- * count; every other entry belongs to a dead pair (one not in the index).
+ * Invariants: inverted_index.c's, and after every step each live pair has
+ * exactly one heap entry, whose snapshot is ≥ its count; every other entry
+ * belongs to a dead pair (one not in the table); `born` is empty.
  *
  * Complexity. Per merge: O(L) per entry of the chosen list — A_i words
  * rewritten, stale ones skipped (as inverted_index.c) — plus O(log P) per
@@ -65,7 +72,7 @@
  *   heap_pushes         entries pushed: born pairs and stale re-files
  *   heap_pops           top entries examined (chosen or stale)
  *   stale_pops          of those, entries whose snapshot was out of date
- *   compactions         heap rebuilds from the pair index
+ *   compactions         heap rebuilds from the pair table
  *
  * Left out on purpose: position-level bookkeeping. A merge still reads each
  * listed word from the start to find the pair, and the counts live in a table
@@ -73,8 +80,10 @@
  * the count table into the heap itself.
  */
 #include "bpe.h"
+#include "array.h"
 #include "maxheap.h"
-#include "pairindex.h"
+#include "pairtable.h"
+#include "postings.h"
 #include "segmentation.h"
 
 #include <stdlib.h>
@@ -96,11 +105,22 @@ static const char *const heap_counter_names[] = {
     "words_touched", "postings_stale", "pair_count_updates", "heap_pushes", "heap_pops",
     "stale_pops", "compactions", NULL};
 
+/* What this trainer keeps for each pair in the table (inverted_index.c's). */
+typedef struct {
+    bpe_pair pair;  /* the pair (a, b) itself: the table's part of the record */
+    uint64_t count; /* count(a, b) ≥ 1 (SPEC §2.6) */
+    uint32_t words; /* its list in `postings`: the words holding it, and stale ones */
+} pair_record;
+
 typedef struct {
     bpe_vocab *vocab;       /* token bytes for the tie-break; not owned */
     bpe_counters *counters; /* where work is counted; not owned */
     bpe_segmentation seg;   /* every word's current tokens and its count; owned */
-    bpe_pairindex pairs;    /* the live pairs, their counts and posting lists; owned */
+    bpe_pairtable pairs;    /* the live pairs, a pair_record each; owned */
+    bpe_postings postings;  /* every posting list; owned */
+    bpe_pair *born;         /* the pairs created by the merge in progress; owned */
+    size_t n_born;          /* pairs in `born` */
+    size_t cap_born;        /* capacity of `born` */
     bpe_maxheap heap;       /* one snapshot per live pair + dead entries; owned */
 } heap_state;
 
@@ -110,9 +130,146 @@ static void heap_destroy(void *opaque)
     if (!s)
         return;
     bpe_segmentation_free(&s->seg);
-    bpe_pairindex_free(&s->pairs);
+    bpe_pairtable_free(&s->pairs);
+    bpe_postings_free(&s->postings);
+    free(s->born);
     bpe_maxheap_free(&s->heap);
     free(s);
+}
+
+/* ----------------------- the counts and the lists (as in inverted_index.c) */
+
+/* The record of the pair at position i. O(1). */
+static pair_record *record_at(const heap_state *s, size_t i)
+{
+    pair_record *records = bpe_pairtable_records(&s->pairs);
+    return &records[i];
+}
+
+/* Remembers that (x, y) was created by the merge in progress. False on OOM.
+ * Amortized O(1). */
+static bool note_born(heap_state *s, bpe_token x, bpe_token y)
+{
+    bpe_pair *born = bpe_array_reserve(s->born, &s->cap_born, s->n_born + 1, sizeof *born);
+    if (!born)
+        return false;
+    s->born = born;
+    s->born[s->n_born++] = (bpe_pair){.a = x, .b = y};
+    return true;
+}
+
+/* count(x, y) += c, adding the pair (with a new list, noted as born) if it is
+ * new, and word w joins the pair's list (see inverted_index.c). False on OOM.
+ * O(1) amortized. */
+static bool count_add(heap_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t w)
+{
+    size_t i = bpe_pairtable_find(&s->pairs, x, y);
+    if (i == SIZE_MAX) {
+        uint32_t list = bpe_postings_open(&s->postings);
+        if (list == BPE_POSTINGS_NONE || (i = bpe_pairtable_add(&s->pairs, x, y)) == SIZE_MAX ||
+            !note_born(s, x, y))
+            return false;
+        *record_at(s, i) = (pair_record){.pair = {x, y}, .count = 0, .words = list};
+    }
+    record_at(s, i)->count += c;
+    s->counters->value[PAIR_COUNT_UPDATES]++;
+    return bpe_postings_gather(&s->postings, record_at(s, i)->words, w);
+}
+
+/* count(x, y) −= c, which it holds; the pair leaves the table when it reaches
+ * 0, its heap entry staying behind. O(1) expected. */
+static void count_sub(heap_state *s, bpe_token x, bpe_token y, uint64_t c)
+{
+    size_t i = bpe_pairtable_find(&s->pairs, x, y);
+    pair_record *p = record_at(s, i);
+    p->count -= c;
+    s->counters->value[PAIR_COUNT_UPDATES]++;
+    if (p->count == 0)
+        bpe_pairtable_remove(&s->pairs, i);
+}
+
+/* Counts and lists every adjacent pair of every word, in word order: merge 0,
+ * where every pair is born; it ends like a merge, by freezing the lists. Its
+ * born pairs enter the first heap by one heapify (rebuild_heap), not by a
+ * push each. False on OOM. O(M). */
+static bool count_all_pairs(heap_state *s)
+{
+    for (size_t w = 0; w < s->seg.n_words; w++) {
+        const bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
+        for (uint32_t i = 0; i + 1 < s->seg.word[w].len; i++)
+            if (!count_add(s, t[i], t[i + 1], s->seg.word[w].count, (uint32_t)w))
+                return false;
+    }
+    s->n_born = 0;
+    return bpe_postings_freeze(&s->postings);
+}
+
+/* --------------------------------------- a merge (as in inverted_index.c) */
+
+/* Merges (a, b) into `merged` in word w from its first occurrence at
+ * `first`, with incremental.c's delta rule; each pair the word gains gets
+ * the word on its list. False on OOM. O(len(w)). */
+static bool merge_word(heap_state *s, uint32_t w, uint32_t first, bpe_token a, bpe_token b,
+                       bpe_token merged)
+{
+    bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
+    uint64_t c = s->seg.word[w].count;
+    uint32_t n = s->seg.word[w].len, out = first;
+    for (uint32_t i = first; i < n; i++) {
+        bool after_merge = out > 0 && t[out - 1] == merged;
+        if (i + 1 < n && t[i] == a && t[i + 1] == b) {
+            count_sub(s, a, b, c);
+            if (out > 0) {
+                count_sub(s, after_merge ? b : t[out - 1], a, c);
+                if (!count_add(s, t[out - 1], merged, c, w))
+                    return false;
+            }
+            t[out++] = merged;
+            i++; /* the b is consumed: occurrences never overlap */
+        } else {
+            if (after_merge) {
+                count_sub(s, b, t[i], c);
+                if (!count_add(s, merged, t[i], c, w))
+                    return false;
+            }
+            t[out++] = t[i];
+        }
+    }
+    s->seg.word[w].len = out;
+    return true;
+}
+
+/* The walk: merges the pair at position `best` in every word on its list
+ * that still holds it, skipping and counting stale entries; fills *out.
+ * False on OOM. O(Σ len(w) over the list). */
+static bool merge_listed_words(heap_state *s, size_t best, bpe_merge *out)
+{
+    /* Copy the pair and its record now: the pair leaves the table during the
+     * walk, but its list stays where it is. */
+    pair_record record = *record_at(s, best);
+    bpe_pair chosen = record.pair;
+    bpe_token merged = bpe_vocab_add_merge(s->vocab, chosen.a, chosen.b);
+    if (merged == BPE_NO_TOKEN)
+        return false;
+    /* Valid for the whole walk: lists are only frozen after it. */
+    const uint32_t *ids = bpe_postings_ids(&s->postings, record.words);
+    uint32_t n = bpe_postings_len(&s->postings, record.words);
+    uint64_t affected = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t w = ids[k];
+        uint32_t first = bpe_find_pair(bpe_segmentation_tokens(&s->seg, w), s->seg.word[w].len,
+                                       chosen.a, chosen.b);
+        if (first == s->seg.word[w].len) {
+            s->counters->value[POSTINGS_STALE]++;
+            continue;
+        }
+        if (!merge_word(s, w, first, chosen.a, chosen.b, merged))
+            return false;
+        affected++;
+    }
+    *out = (bpe_merge){.left = chosen.a, .right = chosen.b, .id = merged, .count = record.count,
+                       .words_affected = affected};
+    return true;
 }
 
 /* ----------------------------------------------------------------- the heap */
@@ -122,9 +279,10 @@ static void heap_destroy(void *opaque)
 static bool rebuild_heap(heap_state *s)
 {
     bpe_maxheap_clear(&s->heap);
-    for (size_t i = 0; i < s->pairs.n_pairs; i++) {
-        const bpe_pair *p = &s->pairs.pair[i];
-        if (!bpe_maxheap_append(&s->heap, (bpe_heap_entry){.count = p->count, .a = p->a, .b = p->b}))
+    for (size_t i = 0; i < bpe_pairtable_len(&s->pairs); i++) {
+        const pair_record *p = record_at(s, i);
+        bpe_heap_entry e = {.count = p->count, .a = p->pair.a, .b = p->pair.b};
+        if (!bpe_maxheap_append(&s->heap, e))
             return false;
     }
     bpe_maxheap_heapify(&s->heap);
@@ -136,7 +294,8 @@ static bool rebuild_heap(heap_state *s)
  * O(1), or O(P) when it rebuilds. */
 static bool compact_if_needed(heap_state *s)
 {
-    if (s->heap.len - s->pairs.n_pairs <= HEAP_COMPACT_FACTOR * s->pairs.n_pairs)
+    size_t live = bpe_pairtable_len(&s->pairs);
+    if (s->heap.len - live <= HEAP_COMPACT_FACTOR * live)
         return true;
     s->counters->value[COMPACTIONS]++;
     return rebuild_heap(s);
@@ -153,15 +312,15 @@ static bool pop_best_pair(heap_state *s, size_t *best)
     const bpe_heap_entry *top;
     while ((top = bpe_maxheap_top(&s->heap)) != NULL) {
         s->counters->value[HEAP_POPS]++;
-        size_t at = bpe_pairindex_position(&s->pairs, top->a, top->b);
-        if (at != SIZE_MAX && s->pairs.pair[at].count == top->count) {
+        size_t at = bpe_pairtable_find(&s->pairs, top->a, top->b);
+        if (at != SIZE_MAX && record_at(s, at)->count == top->count) {
             *best = at;
             bpe_maxheap_pop(&s->heap);
             return true;
         }
         s->counters->value[STALE_POPS]++;
         if (at != SIZE_MAX) {
-            bpe_heap_entry current = {.count = s->pairs.pair[at].count, .a = top->a, .b = top->b};
+            bpe_heap_entry current = {.count = record_at(s, at)->count, .a = top->a, .b = top->b};
             bpe_maxheap_replace_top(&s->heap, current);
             s->counters->value[HEAP_PUSHES]++;
         } else {
@@ -172,17 +331,20 @@ static bool pop_best_pair(heap_state *s, size_t *best)
 }
 
 /* Pushes the entry of each pair the merge created, with its final count:
- * fact 1 of inverted_index.c, its count can only fall from now on. False on
- * OOM. O(born · log P). */
+ * fact 1 of inverted_index.c, its count can only fall from now on. (A pair
+ * born in a merge is never decreased in it: the delta rule decreases only
+ * pairs without the new token, so every born pair is still in the table.)
+ * Empties `born`. False on OOM. O(born · log P). */
 static bool push_born_pairs(heap_state *s)
 {
-    for (size_t k = 0; k < s->pairs.n_born; k++) {
-        bpe_token x = bpe_pair_key_left(s->pairs.born[k]), y = bpe_pair_key_right(s->pairs.born[k]);
-        const bpe_pair *p = &s->pairs.pair[bpe_pairindex_position(&s->pairs, x, y)];
-        if (!bpe_maxheap_push(&s->heap, (bpe_heap_entry){.count = p->count, .a = x, .b = y}))
+    for (size_t k = 0; k < s->n_born; k++) {
+        bpe_pair p = s->born[k];
+        uint64_t count = record_at(s, bpe_pairtable_find(&s->pairs, p.a, p.b))->count;
+        if (!bpe_maxheap_push(&s->heap, (bpe_heap_entry){.count = count, .a = p.a, .b = p.b}))
             return false;
         s->counters->value[HEAP_PUSHES]++;
     }
+    s->n_born = 0;
     return true;
 }
 
@@ -190,21 +352,20 @@ static bool push_born_pairs(heap_state *s)
 
 /* Copies each word's bytes into the segmentation as single-byte tokens,
  * counts and lists their pairs, and heapifies them. NULL on OOM, or when the
- * input does not fit the 32-bit ids of the lists (W and 3·M below 2^32).
+ * input does not fit the 32-bit ids of the lists (bpe_postings_fit).
  * O(M) time, O(M + P) memory. */
 static void *heap_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters)
 {
+    if (!bpe_postings_fit(words))
+        return NULL;
     heap_state *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->vocab = vocab;
     s->counters = counters;
     bpe_maxheap_init(&s->heap, vocab);
-    /* Every pair is born in the first count; the first heap is heapified
-     * from the pair index, not pushed. */
-    if (!bpe_pairindex_init(&s->pairs, words, true, &counters->value[PAIR_COUNT_UPDATES]) ||
-        !bpe_segmentation_init(&s->seg, words) ||
-        !bpe_pairindex_count_words(&s->pairs, &s->seg) || !rebuild_heap(s)) {
+    if (!bpe_pairtable_init(&s->pairs, sizeof(pair_record)) ||
+        !bpe_segmentation_init(&s->seg, words) || !count_all_pairs(s) || !rebuild_heap(s)) {
         heap_destroy(s);
         return NULL;
     }
@@ -213,8 +374,8 @@ static void *heap_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters 
 
 /* ------------------------------------------------------------------ a merge */
 
-/* Pops the best pair, then rewrites only the words on its list, as
- * inverted_index.c does, and files the pairs born meanwhile in the heap.
+/* Pops the best pair, walks its list as inverted_index.c does, then files the
+ * pairs born meanwhile in the heap and freezes their lists.
  * O(log P per heap operation + Σ len(w) over the list). */
 static bpe_step_result heap_step(void *opaque, bpe_merge *out)
 {
@@ -222,9 +383,8 @@ static bpe_step_result heap_step(void *opaque, bpe_merge *out)
     size_t best;
     if (!pop_best_pair(s, &best))
         return BPE_STEP_EXHAUSTED;
-    if (!bpe_pairindex_merge(&s->pairs, &s->seg, s->vocab, best, out,
-                             &s->counters->value[POSTINGS_STALE]) ||
-        !push_born_pairs(s) || !bpe_pairindex_end_merge(&s->pairs) || !compact_if_needed(s))
+    if (!merge_listed_words(s, best, out) || !push_born_pairs(s) ||
+        !bpe_postings_freeze(&s->postings) || !compact_if_needed(s))
         return BPE_STEP_NOMEM;
     s->counters->value[WORDS_TOUCHED] += out->words_affected;
     return BPE_STEP_MERGED;

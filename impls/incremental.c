@@ -22,18 +22,18 @@
  * and no other pair changes. A decreased pair never holds ab and an
  * increased one always does, so no count is decreased below zero on the
  * way; a pair whose count reaches 0 is removed, so the table holds exactly
- * the P live pairs. The rewrite is bpe_pairindex_merge_word (pairindex.c),
- * shared with inverted_index.c and heap.c; its comment lists the charges.
+ * the P live pairs. merge_word below is the rule; its comment lists the
+ * charges.
  *
  * Data structures (naive's segmentation, and a count table that now lives
  * across merges).
  *   - seg: every word's current segmentation in one flat array, as in naive.c
  *     (segmentation.h);
- *   - pairs: the pair index (pairindex.h), here without posting lists: the P
- *     live pairs with their counts in a dense array, found through a pair
- *     map, counted once in create() and then changed only by the delta rule.
- *     The dense array lets the scan for the best pair read just the live
- *     pairs, where naive's scan walks every slot of its map.
+ *   - pairs: the pair table (pairtable.h), each pair's record holding the
+ *     pair and its count: the P live pairs packed densely, found through a pair map,
+ *     counted once in create() and then changed only by the delta rule. The
+ *     dense packing lets the scan for the best pair read just the live pairs,
+ *     where naive's scan walks every slot of its map.
  * Invariant: after every step, `pairs` holds exactly the pairs with count
  * ≥ 1, and each count is what naive would recount from `seg` (SPEC §2.6).
  *
@@ -60,7 +60,7 @@
  * for each pair, the list of words that contain it.
  */
 #include "bpe.h"
-#include "pairindex.h"
+#include "pairtable.h"
 #include "segmentation.h"
 
 #include <stdlib.h>
@@ -69,11 +69,17 @@ enum { WORDS_SCANNED, PAIR_COUNT_UPDATES, PAIRS_COMPARED };
 static const char *const incremental_counter_names[] = {"words_scanned", "pair_count_updates",
                                                         "pairs_compared", NULL};
 
+/* What this trainer keeps for each pair in the table. */
+typedef struct {
+    bpe_pair pair;  /* the pair (a, b) itself: the table's part of the record */
+    uint64_t count; /* count(a, b) ≥ 1 (SPEC §2.6) */
+} pair_record;
+
 typedef struct {
     bpe_vocab *vocab;       /* token bytes for the tie-break; not owned */
     bpe_counters *counters; /* where work is counted; not owned */
     bpe_segmentation seg;   /* every word's current tokens and its count; owned */
-    bpe_pairindex pairs;    /* the live pairs and their counts, kept current; owned */
+    bpe_pairtable pairs;    /* the live pairs, a pair_record each; owned */
 } incremental_state;
 
 static void incremental_destroy(void *opaque)
@@ -82,9 +88,123 @@ static void incremental_destroy(void *opaque)
     if (!s)
         return;
     bpe_segmentation_free(&s->seg);
-    bpe_pairindex_free(&s->pairs);
+    bpe_pairtable_free(&s->pairs);
     free(s);
 }
+
+/* ------------------------------------------------------------ the counts */
+
+/* The record of the pair at position i. O(1). */
+static pair_record *record_at(const incremental_state *s, size_t i)
+{
+    pair_record *records = bpe_pairtable_records(&s->pairs);
+    return &records[i];
+}
+
+/* count(x, y) += c, adding the pair if it is new. False on OOM.
+ * O(1) amortized. */
+static bool count_add(incremental_state *s, bpe_token x, bpe_token y, uint64_t c)
+{
+    size_t i = bpe_pairtable_find(&s->pairs, x, y);
+    if (i == SIZE_MAX) {
+        if ((i = bpe_pairtable_add(&s->pairs, x, y)) == SIZE_MAX)
+            return false;
+        *record_at(s, i) = (pair_record){.pair = {x, y}, .count = 0};
+    }
+    record_at(s, i)->count += c;
+    s->counters->value[PAIR_COUNT_UPDATES]++;
+    return true;
+}
+
+/* count(x, y) −= c, which it holds; the pair leaves the table when it reaches
+ * 0. O(1) expected. */
+static void count_sub(incremental_state *s, bpe_token x, bpe_token y, uint64_t c)
+{
+    size_t i = bpe_pairtable_find(&s->pairs, x, y);
+    pair_record *p = record_at(s, i);
+    p->count -= c;
+    s->counters->value[PAIR_COUNT_UPDATES]++;
+    if (p->count == 0)
+        bpe_pairtable_remove(&s->pairs, i);
+}
+
+/* Counts every adjacent pair of every word: the one full count, in create().
+ * False on OOM. O(M). */
+static bool count_all_pairs(incremental_state *s)
+{
+    for (size_t w = 0; w < s->seg.n_words; w++) {
+        const bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
+        for (uint32_t i = 0; i + 1 < s->seg.word[w].len; i++)
+            if (!count_add(s, t[i], t[i + 1], s->seg.word[w].count))
+                return false;
+    }
+    return true;
+}
+
+/* The position of the live pair ranked highest by count, then SPEC §2.7;
+ * SIZE_MAX if there is none. naive's scan, over the P live pairs. O(P). */
+static size_t best_pair_by_scan(const incremental_state *s)
+{
+    const bpe_vocab *vocab = s->vocab;
+    const pair_record *r = bpe_pairtable_records(&s->pairs);
+    size_t n = bpe_pairtable_len(&s->pairs), best = SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+        if (best == SIZE_MAX || bpe_pair_ranks_above(vocab, r[i].count, r[i].pair.a, r[i].pair.b,
+                                                     r[best].count, r[best].pair.a,
+                                                     r[best].pair.b))
+            best = i;
+    return best;
+}
+
+/* ---------------------------------------------------------- the delta rule */
+
+/*
+ * Merges (a, b) into `merged` in word w, whose first occurrence of the pair
+ * is at `first` (bpe_find_pair), and applies the delta rule to the counts.
+ * The rewrite goes left to right (SPEC §2.8) from the first occurrence on; the
+ * tokens before it are already in place. With c the word's count, every
+ * changed pair is charged at exactly one of two places:
+ *   - at an occurrence: (a, b) loses c; if a token precedes it in the
+ *     output, the old pair to its left loses c too (its left token is that
+ *     output token, or b when that token is the ab just written) and the new
+ *     pair (that output token, ab) gains c;
+ *   - at a token y copied right after an ab: (b, y) loses c and (ab, y)
+ *     gains c.
+ * So [x, a, b, a, b, y] → [x, ab, ab, y] charges (a, b) twice, (x, a),
+ * (b, a) and (b, y) once each as losses, and (x, ab), (ab, ab) and (ab, y)
+ * once each as gains. False on OOM. O(len(w)).
+ */
+static bool merge_word(incremental_state *s, size_t w, uint32_t first, bpe_token a, bpe_token b,
+                       bpe_token merged)
+{
+    bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
+    uint64_t c = s->seg.word[w].count;
+    uint32_t n = s->seg.word[w].len, out = first;
+    for (uint32_t i = first; i < n; i++) {
+        bool after_merge = out > 0 && t[out - 1] == merged;
+        if (i + 1 < n && t[i] == a && t[i + 1] == b) {
+            count_sub(s, a, b, c);
+            if (out > 0) {
+                count_sub(s, after_merge ? b : t[out - 1], a, c);
+                if (!count_add(s, t[out - 1], merged, c))
+                    return false;
+            }
+            t[out++] = merged;
+            i++; /* the b is consumed: occurrences never overlap */
+        } else {
+            if (after_merge) {
+                count_sub(s, b, t[i], c);
+                if (!count_add(s, merged, t[i], c))
+                    return false;
+            }
+            t[out++] = t[i];
+        }
+    }
+    s->seg.word[w].len = out;
+    return true;
+}
+
+/* ------------------------------------------------------------------- setup */
 
 /* Copies each word's bytes into the segmentation as single-byte tokens and
  * counts their pairs, once. O(M) time, O(M + P) memory. */
@@ -95,14 +215,15 @@ static void *incremental_create(const bpe_words *words, bpe_vocab *vocab, bpe_co
         return NULL;
     s->vocab = vocab;
     s->counters = counters;
-    if (!bpe_pairindex_init(&s->pairs, words, false, &counters->value[PAIR_COUNT_UPDATES]) ||
-        !bpe_segmentation_init(&s->seg, words) ||
-        !bpe_pairindex_count_words(&s->pairs, &s->seg)) {
+    if (!bpe_pairtable_init(&s->pairs, sizeof(pair_record)) ||
+        !bpe_segmentation_init(&s->seg, words) || !count_all_pairs(s)) {
         incremental_destroy(s);
         return NULL;
     }
     return s;
 }
+
+/* ----------------------------------------------------------------- a merge */
 
 /* Chooses the best pair by a scan of all P pairs, then looks through every
  * word for it and rewrites those that hold it, applying the delta rule.
@@ -110,13 +231,13 @@ static void *incremental_create(const bpe_words *words, bpe_vocab *vocab, bpe_co
 static bpe_step_result incremental_step(void *opaque, bpe_merge *out)
 {
     incremental_state *s = opaque;
-    s->counters->value[PAIRS_COMPARED] += s->pairs.n_pairs;
-    size_t best = bpe_pairindex_best_by_scan(&s->pairs, s->vocab);
+    s->counters->value[PAIRS_COMPARED] += bpe_pairtable_len(&s->pairs);
+    size_t best = best_pair_by_scan(s);
     if (best == SIZE_MAX)
         return BPE_STEP_EXHAUSTED;
-    bpe_token a = s->pairs.pair[best].a, b = s->pairs.pair[best].b;
-    uint64_t count = s->pairs.pair[best].count;
-    bpe_token merged = bpe_vocab_add_merge(s->vocab, a, b);
+    bpe_pair chosen = record_at(s, best)->pair;
+    uint64_t count = record_at(s, best)->count;
+    bpe_token merged = bpe_vocab_add_merge(s->vocab, chosen.a, chosen.b);
     if (merged == BPE_NO_TOKEN)
         return BPE_STEP_NOMEM;
 
@@ -124,14 +245,14 @@ static bpe_step_result incremental_step(void *opaque, bpe_merge *out)
     for (size_t w = 0; w < s->seg.n_words; w++) {
         s->counters->value[WORDS_SCANNED]++;
         uint32_t first = bpe_find_pair(bpe_segmentation_tokens(&s->seg, w), s->seg.word[w].len,
-                                       a, b);
+                                       chosen.a, chosen.b);
         if (first == s->seg.word[w].len)
             continue;
-        if (!bpe_pairindex_merge_word(&s->pairs, &s->seg, w, first, a, b, merged))
+        if (!merge_word(s, w, first, chosen.a, chosen.b, merged))
             return BPE_STEP_NOMEM;
         affected++;
     }
-    *out = (bpe_merge){.left = a, .right = b, .id = merged, .count = count,
+    *out = (bpe_merge){.left = chosen.a, .right = chosen.b, .id = merged, .count = count,
                        .words_affected = affected};
     return BPE_STEP_MERGED;
 }

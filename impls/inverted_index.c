@@ -5,16 +5,10 @@
  * all W words on every merge to find the A_i that hold the chosen pair. An
  * inverted index, the classic structure of text search, answers that
  * question directly: pair → the words containing it (its "posting list").
- * A merge now visits only the words on the chosen pair's list. This is the
+ * A merge now walks the chosen pair's list and visits only those words
+ * (merge_listed_words below: the new code of this file). This is the
  * "V4, inverted index" of the article "Building a Fast BPE Tokenizer from
  * Scratch" and the "pair locations" of "From Hours to Seconds".
- *
- * The counts are updated with incremental.c's delta rule, unchanged: around
- * each merged occurrence of (a, b) → ab the old pairs touching it lose the
- * word's count and the new pairs holding ab gain it (see that file for how
- * adjacent occurrences such as [a, b, a, b] are charged exactly once). Both
- * trainers use the same pair index (pairindex.h); this one turns on its
- * posting lists.
  *
  * Keeping the lists exact is the subtle part. The article "Part 8:
  * Fine-Grained Updates" describes the trap: a word can hold a pair twice
@@ -32,21 +26,28 @@
  *      stale entry. It is skipped when the pair is chosen (looking for the
  *      pair in the word finds nothing).
  * By fact 1 a list is complete when the merge that creates its pair ends,
- * and is only read after that. So every list is written once, as one
- * contiguous slice of an arena of word ids (postings.h), with no malloc per
- * pair and no pointer chasing when it is read.
+ * and is only read after that: it is written once. The lists are stored in
+ * the posting arena (postings.h), a cache optimization of "a growable array
+ * per pair" that this fact makes possible: each list is one contiguous slice,
+ * read with no pointer chasing.
+ *
+ * Repeated on purpose. The counts change by incremental.c's delta rule, and
+ * merge_word, count_add and count_sub below are that file's, with one change:
+ * a pair that gains a word puts the word on its list (count_add's last line).
+ * best_pair_by_scan is incremental.c's, unchanged. So this file reads whole.
  *
  * Data structures.
  *   - seg: every word's current segmentation in one flat array, as in
  *     naive.c (segmentation.h);
- *   - pairs: the pair index (pairindex.h), with posting lists: a dense array
- *     of the P live pairs, each with its count and its list (word ids,
- *     ascending, since every list is filled in word order), found through a
- *     pair map; the lists live in the postings arena.
- * Invariants (pairindex.h's): the index holds exactly the P pairs with
- * count ≥ 1, each count equal to naive's recount (SPEC §2.6); every word
- * that contains a pair is on that pair's list exactly once; a list may also
- * hold words that no longer contain the pair, each once.
+ *   - pairs: the pair table (pairtable.h), each pair's record holding its
+ *     count and its list: the P live pairs packed densely, found through a
+ *     pair map;
+ *   - postings: the posting arena (postings.h), every list as a slice of word
+ *     ids, ascending (every list is filled in word order).
+ * Invariants: `pairs` holds exactly the P pairs with count ≥ 1, each count
+ * equal to naive's recount (SPEC §2.6); every word that contains a pair is on
+ * that pair's list exactly once; a list may also hold words that no longer
+ * contain the pair, each once. Between merges every list is frozen.
  *
  * Complexity. Per merge: O(P) to find the best pair (a scan of the pairs, as
  * in incremental.c) and one scan of a word for each entry of the chosen list
@@ -72,7 +73,8 @@
  * scans all P live pairs; heap.c keeps them in a priority queue.
  */
 #include "bpe.h"
-#include "pairindex.h"
+#include "pairtable.h"
+#include "postings.h"
 #include "segmentation.h"
 
 #include <stdlib.h>
@@ -82,11 +84,19 @@ static const char *const inverted_index_counter_names[] = {
     "words_touched", "postings_stale", "pair_count_updates", "pairs_compared",
     "postings_appended", NULL};
 
+/* What this trainer keeps for each pair in the table. */
+typedef struct {
+    bpe_pair pair;  /* the pair (a, b) itself: the table's part of the record */
+    uint64_t count; /* count(a, b) ≥ 1 (SPEC §2.6) */
+    uint32_t words; /* its list in `postings`: the words holding it, and stale ones */
+} pair_record;
+
 typedef struct {
     bpe_vocab *vocab;       /* token bytes for the tie-break; not owned */
     bpe_counters *counters; /* where work is counted; not owned */
     bpe_segmentation seg;   /* every word's current tokens and its count; owned */
-    bpe_pairindex pairs;    /* the live pairs, their counts and posting lists; owned */
+    bpe_pairtable pairs;    /* the live pairs, a pair_record each; owned */
+    bpe_postings postings;  /* every posting list; owned */
 } inverted_state;
 
 static void inverted_destroy(void *opaque)
@@ -95,31 +105,179 @@ static void inverted_destroy(void *opaque)
     if (!s)
         return;
     bpe_segmentation_free(&s->seg);
-    bpe_pairindex_free(&s->pairs);
+    bpe_pairtable_free(&s->pairs);
+    bpe_postings_free(&s->postings);
     free(s);
+}
+
+/* ------------------------------------------------- the counts and the lists */
+
+/* The record of the pair at position i. O(1). */
+static pair_record *record_at(const inverted_state *s, size_t i)
+{
+    pair_record *records = bpe_pairtable_records(&s->pairs);
+    return &records[i];
+}
+
+/* count(x, y) += c, adding the pair (with a new list) if it is new, and word
+ * w joins the pair's list. Only a pair born in this merge gains (fact 1), and
+ * a word is rewritten whole before the next, so a repeat can only be the
+ * list's newest id, which bpe_postings_gather skips. False on OOM.
+ * O(1) amortized. */
+static bool count_add(inverted_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t w)
+{
+    size_t i = bpe_pairtable_find(&s->pairs, x, y);
+    if (i == SIZE_MAX) {
+        uint32_t list = bpe_postings_open(&s->postings);
+        if (list == BPE_POSTINGS_NONE || (i = bpe_pairtable_add(&s->pairs, x, y)) == SIZE_MAX)
+            return false;
+        *record_at(s, i) = (pair_record){.pair = {x, y}, .count = 0, .words = list};
+    }
+    record_at(s, i)->count += c;
+    s->counters->value[PAIR_COUNT_UPDATES]++;
+    return bpe_postings_gather(&s->postings, record_at(s, i)->words, w);
+}
+
+/* count(x, y) −= c, which it holds; the pair leaves the table when it reaches
+ * 0. A word that lost the pair stays on its list as a stale entry (fact 2).
+ * O(1) expected. */
+static void count_sub(inverted_state *s, bpe_token x, bpe_token y, uint64_t c)
+{
+    size_t i = bpe_pairtable_find(&s->pairs, x, y);
+    pair_record *p = record_at(s, i);
+    p->count -= c;
+    s->counters->value[PAIR_COUNT_UPDATES]++;
+    if (p->count == 0)
+        bpe_pairtable_remove(&s->pairs, i);
+}
+
+/* Counts and lists every adjacent pair of every word, in word order: merge 0,
+ * where every pair is born; it ends like a merge, by freezing the lists.
+ * False on OOM. O(M). */
+static bool count_all_pairs(inverted_state *s)
+{
+    for (size_t w = 0; w < s->seg.n_words; w++) {
+        const bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
+        for (uint32_t i = 0; i + 1 < s->seg.word[w].len; i++)
+            if (!count_add(s, t[i], t[i + 1], s->seg.word[w].count, (uint32_t)w))
+                return false;
+    }
+    return bpe_postings_freeze(&s->postings);
+}
+
+/* The position of the live pair ranked highest by count, then SPEC §2.7;
+ * SIZE_MAX if there is none. incremental.c's scan. O(P). */
+static size_t best_pair_by_scan(const inverted_state *s)
+{
+    const bpe_vocab *vocab = s->vocab;
+    const pair_record *r = bpe_pairtable_records(&s->pairs);
+    size_t n = bpe_pairtable_len(&s->pairs), best = SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+        if (best == SIZE_MAX || bpe_pair_ranks_above(vocab, r[i].count, r[i].pair.a, r[i].pair.b,
+                                                     r[best].count, r[best].pair.a,
+                                                     r[best].pair.b))
+            best = i;
+    return best;
+}
+
+/* ------------------------------------------------------------------ a merge */
+
+/* Merges (a, b) into `merged` in word w from its first occurrence at
+ * `first`, with incremental.c's delta rule (see the charges listed there);
+ * each pair the word gains gets the word on its list. False on OOM.
+ * O(len(w)). */
+static bool merge_word(inverted_state *s, uint32_t w, uint32_t first, bpe_token a, bpe_token b,
+                       bpe_token merged)
+{
+    bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
+    uint64_t c = s->seg.word[w].count;
+    uint32_t n = s->seg.word[w].len, out = first;
+    for (uint32_t i = first; i < n; i++) {
+        bool after_merge = out > 0 && t[out - 1] == merged;
+        if (i + 1 < n && t[i] == a && t[i + 1] == b) {
+            count_sub(s, a, b, c);
+            if (out > 0) {
+                count_sub(s, after_merge ? b : t[out - 1], a, c);
+                if (!count_add(s, t[out - 1], merged, c, w))
+                    return false;
+            }
+            t[out++] = merged;
+            i++; /* the b is consumed: occurrences never overlap */
+        } else {
+            if (after_merge) {
+                count_sub(s, b, t[i], c);
+                if (!count_add(s, merged, t[i], c, w))
+                    return false;
+            }
+            t[out++] = t[i];
+        }
+    }
+    s->seg.word[w].len = out;
+    return true;
+}
+
+/*
+ * The walk: merges the pair at position `best` in every word on its list
+ * that still holds it; the others are stale entries, skipped and counted.
+ * Defines the new token in the vocabulary and fills *out, A_i included. The
+ * pair itself leaves the table on the way (its count reaches 0); the lists it
+ * creates stay open until the caller freezes them. False on OOM.
+ * O(Σ len(w) over the list).
+ */
+static bool merge_listed_words(inverted_state *s, size_t best, bpe_merge *out)
+{
+    /* Copy the pair and its record now: the pair leaves the table during the
+     * walk, but its list stays where it is. */
+    pair_record record = *record_at(s, best);
+    bpe_pair chosen = record.pair;
+    bpe_token merged = bpe_vocab_add_merge(s->vocab, chosen.a, chosen.b);
+    if (merged == BPE_NO_TOKEN)
+        return false;
+    /* Valid for the whole walk: lists are only frozen after it. */
+    const uint32_t *ids = bpe_postings_ids(&s->postings, record.words);
+    uint32_t n = bpe_postings_len(&s->postings, record.words);
+    uint64_t affected = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t w = ids[k];
+        uint32_t first = bpe_find_pair(bpe_segmentation_tokens(&s->seg, w), s->seg.word[w].len,
+                                       chosen.a, chosen.b);
+        if (first == s->seg.word[w].len) {
+            s->counters->value[POSTINGS_STALE]++;
+            continue;
+        }
+        if (!merge_word(s, w, first, chosen.a, chosen.b, merged))
+            return false;
+        affected++;
+    }
+    *out = (bpe_merge){.left = chosen.a, .right = chosen.b, .id = merged, .count = record.count,
+                       .words_affected = affected};
+    return true;
 }
 
 /* Every posting list is in the arena, once: its size is the number of word
  * ids ever appended. O(1). */
 static void count_postings(inverted_state *s)
 {
-    s->counters->value[POSTINGS_APPENDED] = s->pairs.postings.n_ids;
+    s->counters->value[POSTINGS_APPENDED] = s->postings.n_ids;
 }
+
+/* ------------------------------------------------------------------- setup */
 
 /* Copies each word's bytes into the segmentation as single-byte tokens, then
  * counts and lists their pairs. NULL on OOM, or when the input does not fit
- * the 32-bit ids of the lists (W and 3·M below 2^32). O(M) time, O(M + P)
+ * the 32-bit ids of the lists (bpe_postings_fit). O(M) time, O(M + P)
  * memory. */
 static void *inverted_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters)
 {
+    if (!bpe_postings_fit(words))
+        return NULL;
     inverted_state *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->vocab = vocab;
     s->counters = counters;
-    if (!bpe_pairindex_init(&s->pairs, words, true, &counters->value[PAIR_COUNT_UPDATES]) ||
-        !bpe_segmentation_init(&s->seg, words) ||
-        !bpe_pairindex_count_words(&s->pairs, &s->seg)) {
+    if (!bpe_pairtable_init(&s->pairs, sizeof(pair_record)) ||
+        !bpe_segmentation_init(&s->seg, words) || !count_all_pairs(s)) {
         inverted_destroy(s);
         return NULL;
     }
@@ -127,18 +285,17 @@ static void *inverted_create(const bpe_words *words, bpe_vocab *vocab, bpe_count
     return s;
 }
 
-/* Chooses the best pair by a scan of all P pairs, then rewrites only the
- * words on its list. O(P + Σ len(w) over the list). */
+/* Chooses the best pair by a scan of all P pairs, then walks its list and
+ * rewrites only those words; the lists this merge created are frozen when it
+ * ends. O(P + Σ len(w) over the list). */
 static bpe_step_result inverted_step(void *opaque, bpe_merge *out)
 {
     inverted_state *s = opaque;
-    s->counters->value[PAIRS_COMPARED] += s->pairs.n_pairs;
-    size_t best = bpe_pairindex_best_by_scan(&s->pairs, s->vocab);
+    s->counters->value[PAIRS_COMPARED] += bpe_pairtable_len(&s->pairs);
+    size_t best = best_pair_by_scan(s);
     if (best == SIZE_MAX)
         return BPE_STEP_EXHAUSTED;
-    if (!bpe_pairindex_merge(&s->pairs, &s->seg, s->vocab, best, out,
-                             &s->counters->value[POSTINGS_STALE]) ||
-        !bpe_pairindex_end_merge(&s->pairs))
+    if (!merge_listed_words(s, best, out) || !bpe_postings_freeze(&s->postings))
         return BPE_STEP_NOMEM;
     s->counters->value[WORDS_TOUCHED] += out->words_affected;
     count_postings(s);

@@ -1,35 +1,49 @@
 /*
- * linked_list.c — the nlcodec design: words as doubly-linked lists of symbol
- * nodes, an index from each pair to its occurrences, and a max-heap whose
- * decrements wait in a "dirty map" until the pair reaches the top.
+ * linked_list.c — heap.c, with occurrences on linked nodes and a dirty map in
+ * place of the count table: the nlcodec design.
  *
  * Idea. heap.c still reads a whole word to find the pair in it, and keeps a
- * count table beside its heap. This trainer works at the level of single
- * occurrences. Every symbol of every word is a node in a doubly-linked list,
- * so merging one occurrence (a, b) → ab is O(1) list surgery: the a node
- * becomes ab and the b node is unlinked —
- *     before: ... ⇄ x ⇄ a ⇄ b ⇄ y ⇄ ...      after: ... ⇄ x ⇄ ab ⇄ y ⇄ ...
- * Nodes never move, so a node index names a position for good, and each pair
- * keeps the list of its occurrences as node indices (the left node). Around
- * one occurrence in a word of count c, (x, a) and (b, y) lose c and (x, ab)
- * and (ab, y) gain c: four O(1) updates. This is the algorithm of nlcodec, as
- * told in "Background: Why BPE Training Speed Matters" (max-heap, linked
- * lists, lazy "dirty map"), and the pair-position index of "High-Performance
- * BPE Tokenizer Optimization: From 10 Minutes to 1 Second".
+ * count table beside its heap. This trainer makes two changes to heap.c:
+ *   1. Occurrences on linked nodes. Every symbol of every word is a node in a
+ *      doubly-linked list, so merging one occurrence (a, b) → ab is O(1) list
+ *      surgery: the a node becomes ab and the b node is unlinked —
+ *          before: ... ⇄ x ⇄ a ⇄ b ⇄ y ⇄ ...      after: ... ⇄ x ⇄ ab ⇄ y ⇄ ...
+ *      Nodes never move, so a node index names a position for good, and each
+ *      pair's list holds its occurrences (their left nodes) instead of words.
+ *      Around one occurrence in a word of count c, (x, a) and (b, y) lose c
+ *      and (x, ab) and (ab, y) gain c: four O(1) updates (merge_at).
+ *   2. A dirty map instead of the count table. A pair's count is its heap
+ *      entry's snapshot minus its pending decrement:
+ *          count(p) = entry(p) − dirty(p).
+ *      - Decrements only add to dirty(p): O(1), the heap is not touched.
+ *      - Increments only happen to pairs holding the new token ab (fact 1 of
+ *        inverted_index.c): a pair gains occurrences only in the merge that
+ *        creates it. So its count is gathered during that merge (born_count)
+ *        and pushed once, when the merge ends.
+ *      - At the top of the heap, a pair with dirty(p) > 0 is not merged: its
+ *        decrement is applied, and it is filed again under its true count if
+ *        that is still > 0, or forgotten. The first top with dirty(p) = 0
+ *        holds its true count, and every other pair's entry is ≥ its own true
+ *        count, so it is the best pair (heap.c's argument, with dirty(p) in
+ *        place of "snapshot minus table count").
+ * Everything else is heap.c's: the pair table (pairtable.h) with a record of
+ * this file's own, the posting arena (postings.h, here holding node ids),
+ * the max-heap (maxheap.h), one push per pair when it is born, repairs only
+ * at the top. This is the algorithm of nlcodec, as told in "Background: Why
+ * BPE Training Speed Matters" (max-heap, linked lists, lazy "dirty map"), and
+ * the pair-position index of "High-Performance BPE Tokenizer Optimization:
+ * From 10 Minutes to 1 Second".
  *
- * The dirty map. There is no count table. A pair's count is its heap entry's
- * snapshot minus its pending decrement:   count(p) = entry(p) − dirty(p).
- *   - Decrements only add to dirty(p): O(1), the heap is not touched.
- *   - Increments only happen to pairs holding the new token ab (fact 1 of
- *     inverted_index.c): a pair gains occurrences only in the merge that
- *     creates it. So its count is gathered during that merge and pushed once,
- *     when the merge ends.
- *   - At the top of the heap, a pair with dirty(p) > 0 is not merged: its
- *     decrement is applied, and it is filed again under its true count if
- *     that is still > 0, or forgotten. The first top with dirty(p) = 0 holds
- *     its true count, and every other pair's entry is ≥ its own true count,
- *     so it is the best pair (the argument of heap.c, with dirty(p) in place
- *     of "snapshot minus table count").
+ * How to read this file, in two passes.
+ *   First pass: pretend a ≠ b for every chosen pair (a, b). Then no two
+ *   occurrences overlap, each list entry is one occurrence merged on its own
+ *   by merge_at, and a pair born in a merge only gains during it. Read the
+ *   records, merge_at, pair_gain and pair_lose, pop_best_pair and
+ *   push_born_pairs, and linked_step: that is the whole trainer for such
+ *   pairs — heap.c with nodes and a dirty map.
+ *   Second pass: runs of (a, a), below; they add run_start, the loop at the
+ *   end of merge_from, and the short-lived pairs of pair_lose's second case
+ *   and push_born_pairs.
  *
  * Overlapping runs. Occurrences of (a, a) overlap: [a, a, a] holds two, and
  * SPEC §2.8 merges left to right, giving [aa, a]. The occurrence list is in
@@ -47,19 +61,21 @@
  *     32-bit indices, no malloc per node. A merged-away node keeps its place
  *     with token BPE_NO_TOKEN;
  *   - word: per word, its count and the last merge that counted it in A_i;
- *   - pairs: one record per pair ever seen (its tokens, occurrence list,
- *     pending decrement, count while being born), by stable id; index: a
- *     pair map (pairmap.h), pair → id, for the pairs still alive;
+ *   - pairs: the pair table (pairtable.h); each record holds the pair's
+ *     occurrence list, its pending decrement (the dirty map) and its count
+ *     while it is being born. The table removes nothing while a merge runs
+ *     (losses wait in the dirty map), so the pairs at positions ≥ first_born
+ *     are exactly those the merge in progress created;
  *   - postings (postings.h): each pair's occurrence list as one contiguous
  *     slice of left-node ids, written in the merge that creates the pair and
  *     then only read (at most 3·M ids: M − W at the start, ≤ 2 per merged
  *     occurrence);
  *   - heap: maxheap.h entries (snapshot, a, b).
  * Invariants: each word's nodes, followed by next from its first, spell its
- * current segmentation. For every pair p in `index`: exactly one heap entry,
- * with entry(p) − dirty(p) = count(p) ≥ 0 (naive's recount), and its list
- * holds the left node of every occurrence, plus stale entries. A pair whose
- * count reaches 0 stays in `index` until its entry surfaces.
+ * current segmentation. Between merges, every pair in `pairs` has exactly one
+ * heap entry, with entry(p) − dirty(p) = count(p) ≥ 0 (naive's recount), and
+ * its list holds the left node of every occurrence, plus stale entries. A
+ * pair whose count reaches 0 stays in `pairs` until its entry surfaces.
  *
  * Complexity. Per merge: O(1) per list entry of the chosen pair (merged
  * or stale) and O(log H) per heap operation, H ≤ pairs ever alive. Over a
@@ -82,7 +98,7 @@
  */
 #include "bpe.h"
 #include "maxheap.h"
-#include "pairmap.h"
+#include "pairtable.h"
 #include "postings.h"
 
 #include <stdlib.h>
@@ -109,10 +125,9 @@ typedef struct {
     uint32_t stamp; /* the last merge number that counted it in A_i, or 0 */
 } word_record;
 
-/* Everything known about one pair. */
+/* What this trainer keeps for each pair in the table. */
 typedef struct {
-    bpe_token a;          /* left token */
-    bpe_token b;          /* right token */
+    bpe_pair pair;        /* the pair (a, b) itself: the table's part of the record */
     uint32_t occurrences; /* its list in `postings`: left nodes of its occurrences, some stale */
     uint64_t dirty;       /* decrements not yet applied to its heap entry */
     uint64_t born_count;  /* its count while the merge creating it runs; 0 after */
@@ -124,14 +139,11 @@ typedef struct {
     bpe_counters *counters; /* where work is counted; not owned */
     symbol_node *nodes;     /* M nodes, word after word; owned */
     word_record *word;      /* word id → its count and stamp; owned */
-    pair_record *pairs;     /* pair id → record; ids are never reused; owned */
-    uint32_t n_pairs;       /* ids handed out */
-    uint32_t cap_pairs;     /* capacity of `pairs` */
-    bpe_pairmap index;      /* pair → id, for pairs not yet found dead; owned */
+    bpe_pairtable pairs;    /* pair → its pair_record, for pairs not yet found dead; owned */
     bpe_postings postings;  /* every occurrence list; owned */
-    bpe_maxheap heap;       /* one entry per pair in `index`; owned */
+    bpe_maxheap heap;       /* one entry per pair in `pairs`; owned */
     uint32_t merge_number;  /* merges started so far; stamps words */
-    uint32_t first_born;    /* ids ≥ this were created by the merge in progress */
+    size_t first_born;      /* pairs at positions ≥ this were created by the merge in progress */
     bpe_token a;            /* the pair being merged: left token */
     bpe_token b;            /* right token */
     bpe_token merged;       /* its new token ab */
@@ -144,8 +156,7 @@ static void linked_destroy(void *opaque)
         return;
     free(s->nodes);
     free(s->word);
-    free(s->pairs);
-    bpe_pairmap_free(&s->index);
+    bpe_pairtable_free(&s->pairs);
     bpe_postings_free(&s->postings);
     bpe_maxheap_free(&s->heap);
     free(s);
@@ -153,85 +164,72 @@ static void linked_destroy(void *opaque)
 
 /* ---------------------------------------------------------------- the pairs */
 
-/* The id of (x, y), creating a record with a newly opened list if the pair
- * is new. UINT32_MAX on OOM. O(1) amortized. */
-static uint32_t pair_id(linked_state *s, bpe_token x, bpe_token y)
+/* The record of the pair at position i. O(1). */
+static pair_record *record_at(const linked_state *s, size_t i)
 {
-    size_t before = s->index.used;
-    uint64_t *at = bpe_pairmap_upsert(&s->index, x, y);
-    if (!at)
-        return UINT32_MAX;
-    if (s->index.used == before)
-        return (uint32_t)*at;
-    if (s->n_pairs == s->cap_pairs) {
-        /* At most 3·M ids are handed out (M − W at the start, ≤ 2 per merged
-         * occurrence), and create() keeps 3·M below UINT32_MAX, the error value. */
-        size_t cap = s->cap_pairs ? (size_t)s->cap_pairs * 2 : 1024;
-        if (cap > UINT32_MAX)
-            cap = UINT32_MAX;
-        pair_record *pairs = realloc(s->pairs, cap * sizeof *pairs);
-        if (!pairs) {
-            bpe_pairmap_remove(&s->index, x, y);
-            return UINT32_MAX;
-        }
-        s->pairs = pairs;
-        s->cap_pairs = (uint32_t)cap;
-    }
-    uint32_t list = bpe_postings_open(&s->postings);
-    if (list == BPE_POSTINGS_NONE) {
-        bpe_pairmap_remove(&s->index, x, y);
-        return UINT32_MAX;
-    }
-    *at = s->n_pairs;
-    s->pairs[s->n_pairs] = (pair_record){.a = x, .b = y, .occurrences = list};
-    return s->n_pairs++;
+    pair_record *records = bpe_pairtable_records(&s->pairs);
+    return &records[i];
 }
 
-/* A new occurrence of (x, y) whose left node is `node`, in a word of count c.
- * Only pairs born in the merge in progress gain (fact 1), so this adds to
- * born_count and to the list being gathered. False on OOM. O(1) amortized. */
+/* A new occurrence of (x, y) whose left node is `node`, in a word of count c;
+ * the pair is added, with a new list, if it is new. Only pairs born in the
+ * merge in progress gain (fact 1), so this adds to born_count and to the list
+ * being gathered. False on OOM. O(1) amortized. */
 static bool pair_gain(linked_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t node)
 {
-    uint32_t id = pair_id(s, x, y);
-    if (id == UINT32_MAX)
-        return false;
-    s->pairs[id].born_count += c;
-    return bpe_postings_gather(&s->postings, s->pairs[id].occurrences, node);
+    size_t i = bpe_pairtable_find(&s->pairs, x, y);
+    if (i == SIZE_MAX) {
+        uint32_t list = bpe_postings_open(&s->postings);
+        if (list == BPE_POSTINGS_NONE || (i = bpe_pairtable_add(&s->pairs, x, y)) == SIZE_MAX)
+            return false;
+        *record_at(s, i) =
+            (pair_record){.pair = {x, y}, .occurrences = list, .dirty = 0, .born_count = 0};
+    }
+    record_at(s, i)->born_count += c;
+    return bpe_postings_gather(&s->postings, record_at(s, i)->occurrences, node);
 }
 
-/* An occurrence of (x, y) in a word of count c is gone. An older pair's loss
- * waits in the dirty map; a pair born in this merge (a short-lived one inside
- * a run, like (aa, a)) loses it from its born_count. The merged pair itself
- * left the index when it was chosen and is skipped: all its occurrences go.
- * O(1) expected. */
+/*
+ * An occurrence of (x, y) in a word of count c is gone. Three cases:
+ *   - (x, y) is the pair being merged (inside a run of (a, a)): nothing to
+ *     do; it left the table when it was chosen, and all its occurrences go;
+ *   - a pair born in this merge (a short-lived one inside a run, like
+ *     (aa, a)): the loss comes off its born_count;
+ *   - an older pair: the loss waits in the dirty map.
+ * O(1) expected.
+ */
 static void pair_lose(linked_state *s, bpe_token x, bpe_token y, uint64_t c)
 {
     if (x == s->a && y == s->b)
         return;
-    uint32_t id = (uint32_t)*bpe_pairmap_find(&s->index, x, y);
-    if (id >= s->first_born)
-        s->pairs[id].born_count -= c;
+    size_t i = bpe_pairtable_find(&s->pairs, x, y);
+    if (i >= s->first_born)
+        record_at(s, i)->born_count -= c;
     else
-        s->pairs[id].dirty += c;
+        record_at(s, i)->dirty += c;
 }
 
-/* ---------------------------------------------------------------- the heap */
+/* ----------------------------------------------------------------- the heap */
 
 /*
- * Pops until the top pair has no pending decrement; returns its id and count.
- * A dirty top gets its decrement applied and is filed again under its true
- * count, or forgotten when that is 0. False when the heap runs out.
- * O((1 + dirty pops)·log H).
+ * Pops until the top pair has no pending decrement; returns its position and
+ * count. Three cases at the top:
+ *   - dirty(p) = 0: the entry is p's true count, and p is the best pair;
+ *   - dirty(p) > 0 and a count is left: the decrement is applied and p is
+ *     filed again under its true count (a re-file counts as a push);
+ *   - dirty(p) > 0 and nothing is left: p is dead, and leaves the heap and
+ *     the table.
+ * False when the heap runs out. O((1 + dirty pops)·log H).
  */
-static bool pop_best_pair(linked_state *s, uint32_t *best, uint64_t *count)
+static bool pop_best_pair(linked_state *s, size_t *best, uint64_t *count)
 {
     const bpe_heap_entry *top;
     while ((top = bpe_maxheap_top(&s->heap)) != NULL) {
         s->counters->value[HEAP_POPS]++;
-        uint32_t id = (uint32_t)*bpe_pairmap_find(&s->index, top->a, top->b);
-        pair_record *p = &s->pairs[id];
+        size_t i = bpe_pairtable_find(&s->pairs, top->a, top->b);
+        pair_record *p = record_at(s, i);
         if (p->dirty == 0) {
-            *best = id;
+            *best = i;
             *count = top->count;
             bpe_maxheap_pop(&s->heap);
             return true;
@@ -240,36 +238,40 @@ static bool pop_best_pair(linked_state *s, uint32_t *best, uint64_t *count)
         p->dirty = 0;
         s->counters->value[DIRTY_APPLIED]++;
         if (current > 0) {
-            bpe_maxheap_replace_top(&s->heap, (bpe_heap_entry){.count = current, .a = p->a, .b = p->b});
+            bpe_maxheap_replace_top(&s->heap,
+                                    (bpe_heap_entry){.count = current, .a = top->a, .b = top->b});
             s->counters->value[HEAP_PUSHES]++;
         } else {
-            bpe_pairmap_remove(&s->index, p->a, p->b);
+            bpe_pairtable_remove(&s->pairs, i);
             bpe_maxheap_pop(&s->heap);
         }
     }
     return false;
 }
 
-/* Ends the birth of the pairs created by this merge: freezes their lists;
- * each pair with a count pushes its one heap entry — or, in create() (`push`
- * false), is appended for one heapify; the others (short-lived, count 0) are
- * forgotten, their lists never read. False on OOM.
- * O(born · log H + ids gathered). */
-static bool finish_born_pairs(linked_state *s, bool push)
+/*
+ * Ends the birth of the pairs the merge created (positions ≥ first_born):
+ * freezes their lists; each pair with a count pushes its one heap entry, and
+ * a short-lived one (count 0, from inside a run) is forgotten, its list never
+ * read — the last pair then moves into its place and is looked at next.
+ * False on OOM. O(born · log H + ids gathered).
+ */
+static bool push_born_pairs(linked_state *s)
 {
     if (!bpe_postings_freeze(&s->postings))
         return false;
-    for (uint32_t id = s->first_born; id < s->n_pairs; id++) {
-        pair_record *p = &s->pairs[id];
+    for (size_t i = s->first_born; i < bpe_pairtable_len(&s->pairs);) {
+        pair_record *p = record_at(s, i);
         if (p->born_count == 0) {
-            bpe_pairmap_remove(&s->index, p->a, p->b);
+            bpe_pairtable_remove(&s->pairs, i);
             continue;
         }
-        bpe_heap_entry e = {.count = p->born_count, .a = p->a, .b = p->b};
-        if (!(push ? bpe_maxheap_push(&s->heap, e) : bpe_maxheap_append(&s->heap, e)))
+        bpe_heap_entry e = {.count = p->born_count, .a = p->pair.a, .b = p->pair.b};
+        if (!bpe_maxheap_push(&s->heap, e))
             return false;
         p->born_count = 0;
-        s->counters->value[HEAP_PUSHES] += push;
+        s->counters->value[HEAP_PUSHES]++;
+        i++;
     }
     return true;
 }
@@ -291,9 +293,10 @@ static void link_words(linked_state *s)
     }
 }
 
-/* create() is merge 0, where every adjacent pair is born: gathers the counts
- * and occurrences, then builds the first heap in O(P) with heapify. False on
- * OOM. O(M). */
+/* create() is merge 0, where every adjacent pair is born (and none is lost,
+ * so each has a count): gathers the counts and occurrences, freezes the
+ * lists, then builds the first heap in O(P) with one heapify instead of a
+ * push per pair. False on OOM. O(M). */
 static bool index_all_pairs(linked_state *s)
 {
     for (uint32_t n = 0; n < s->words->n_symbols; n++) {
@@ -304,18 +307,25 @@ static bool index_all_pairs(linked_state *s)
         if (!pair_gain(s, node->token, s->nodes[node->next].token, c, n))
             return false;
     }
-    if (!finish_born_pairs(s, false))
+    if (!bpe_postings_freeze(&s->postings))
         return false;
+    for (size_t i = 0; i < bpe_pairtable_len(&s->pairs); i++) {
+        pair_record *p = record_at(s, i);
+        bpe_heap_entry e = {.count = p->born_count, .a = p->pair.a, .b = p->pair.b};
+        if (!bpe_maxheap_append(&s->heap, e))
+            return false;
+        p->born_count = 0;
+    }
     bpe_maxheap_heapify(&s->heap);
     return true;
 }
 
 /* Builds the node lists, the occurrence lists and the first heap. NULL on
- * OOM, or when the input does not fit 32-bit ids (W, and 3·M for nodes,
- * list entries and pair ids, below 2^32). O(M) time, O(M + P) memory. */
+ * OOM, or when the input does not fit 32-bit ids (bpe_postings_fit: W, and
+ * 3·M for nodes and list entries, below 2^32). O(M) time, O(M + P) memory. */
 static void *linked_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters)
 {
-    if (words->n_words > UINT32_MAX || words->n_symbols >= UINT32_MAX / 3)
+    if (!bpe_postings_fit(words))
         return NULL;
     linked_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -327,7 +337,7 @@ static void *linked_create(const bpe_words *words, bpe_vocab *vocab, bpe_counter
     s->a = s->b = s->merged = BPE_NO_TOKEN;
     s->nodes = malloc((words->n_symbols + 1) * sizeof *s->nodes);
     s->word = malloc((words->n_words + 1) * sizeof *s->word);
-    if (!s->nodes || !s->word || !bpe_pairmap_init(&s->index, 1024)) {
+    if (!s->nodes || !s->word || !bpe_pairtable_init(&s->pairs, sizeof(pair_record))) {
         linked_destroy(s);
         return NULL;
     }
@@ -339,7 +349,7 @@ static void *linked_create(const bpe_words *words, bpe_vocab *vocab, bpe_counter
     return s;
 }
 
-/* ------------------------------------------------------------------ a merge */
+/* ------------------------------------------------ a merge: the node surgery */
 
 /* Whether node n (NO_NODE allowed) is the left node of an occurrence of the
  * pair being merged. O(1). */
@@ -383,10 +393,16 @@ static uint32_t run_start(const linked_state *s, uint32_t n)
 }
 
 /*
- * Merges at the occurrence marked by node n, if it is still one, and at any
- * occurrence right after it; for (a, a), from the start of n's run, so that
- * a run merges left to right (SPEC §2.8). Counts the word in A_i once per
- * merge. Returns false on OOM. O(1) per occurrence merged, plus the run walk.
+ * Handles one entry of the chosen pair's list, node n. Three cases:
+ *   - n no longer marks an occurrence (merged already, or its neighbour
+ *     changed): a stale entry, counted and skipped;
+ *   - a ≠ b: n's occurrence is merged;
+ *   - a = b: the run of a's that n is in is merged from its start, left to
+ *     right (SPEC §2.8), so that [a, a, a] becomes [aa, a] whichever of its
+ *     entries comes first.
+ * In both of the last two, the loop goes on merging while the next node
+ * starts an occurrence, and the word counts in A_i once per merge. False on
+ * OOM. O(1) per occurrence merged, plus the run walk.
  */
 static bool merge_from(linked_state *s, uint32_t n, uint64_t *affected)
 {
@@ -408,32 +424,35 @@ static bool merge_from(linked_state *s, uint32_t n, uint64_t *affected)
     return true;
 }
 
+/* Pops the best pair, merges every occurrence on its list, then pushes the
+ * pairs born meanwhile. O(list length + heap operations · log H). */
 static bpe_step_result linked_step(void *opaque, bpe_merge *out)
 {
     linked_state *s = opaque;
-    uint32_t best;
+    size_t best;
     uint64_t count;
     if (!pop_best_pair(s, &best, &count))
         return BPE_STEP_EXHAUSTED;
-    s->a = s->pairs[best].a;
-    s->b = s->pairs[best].b;
+    bpe_pair chosen = record_at(s, best)->pair;
+    uint32_t list = record_at(s, best)->occurrences;
+    s->a = chosen.a;
+    s->b = chosen.b;
     s->merged = bpe_vocab_add_merge(s->vocab, s->a, s->b);
     if (s->merged == BPE_NO_TOKEN)
         return BPE_STEP_NOMEM;
     /* Every occurrence is merged below, so the pair is gone for good. */
-    bpe_pairmap_remove(&s->index, s->a, s->b);
+    bpe_pairtable_remove(&s->pairs, best);
     s->merge_number++;
-    s->first_born = s->n_pairs;
+    s->first_born = bpe_pairtable_len(&s->pairs);
 
     /* The slice stays valid for the whole loop: lists are only frozen after it. */
-    uint32_t list = s->pairs[best].occurrences;
     const uint32_t *nodes = bpe_postings_ids(&s->postings, list);
     uint32_t n = bpe_postings_len(&s->postings, list);
     uint64_t affected = 0;
     for (uint32_t k = 0; k < n; k++)
         if (!merge_from(s, nodes[k], &affected))
             return BPE_STEP_NOMEM;
-    if (!finish_born_pairs(s, true))
+    if (!push_born_pairs(s))
         return BPE_STEP_NOMEM;
     *out = (bpe_merge){.left = s->a, .right = s->b, .id = s->merged, .count = count,
                        .words_affected = affected};

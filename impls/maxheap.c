@@ -1,5 +1,6 @@
 /* maxheap.c — see maxheap.h. */
 #include "maxheap.h"
+#include "array.h"
 
 #include <stdlib.h>
 
@@ -55,14 +56,10 @@ void bpe_maxheap_free(bpe_maxheap *h)
 
 bool bpe_maxheap_append(bpe_maxheap *h, bpe_heap_entry e)
 {
-    if (h->len == h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 1024;
-        bpe_heap_entry *entries = realloc(h->entries, cap * sizeof *entries);
-        if (!entries)
-            return false;
-        h->entries = entries;
-        h->cap = cap;
-    }
+    bpe_heap_entry *entries = bpe_array_reserve(h->entries, &h->cap, h->len + 1, sizeof *entries);
+    if (!entries)
+        return false;
+    h->entries = entries;
     h->entries[h->len++] = e;
     return true;
 }

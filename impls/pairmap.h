@@ -1,9 +1,9 @@
 /*
- * pairmap.h — a hash map from a pair of tokens (a, b) to a 64-bit value,
- * shared by the trainers (a pair's count, or its index in a trainer's own
- * array). Open addressing with linear probing and backward-shift deletion,
- * so there are no tombstones and a lookup stays O(1) expected however many
- * pairs come and go. Load factor at most 1/2; capacity a power of two.
+ * pairmap.h — a hash map from a pair of tokens (a, b) to a 64-bit value:
+ * naive.c's pair counts, and the pair table's positions (pairtable.h). Open
+ * addressing with linear probing and backward-shift deletion, so there are no
+ * tombstones and a lookup stays O(1) expected however many pairs come and go.
+ * Load factor at most 1/2; capacity a power of two.
  *
  * Iterate with: for (size_t i = 0; i < map.cap; i++) if (bpe_pairmap_slot_used(&map, i)) ...
  */

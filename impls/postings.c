@@ -1,5 +1,6 @@
 /* postings.c — see postings.h. */
 #include "postings.h"
+#include "array.h"
 
 #include <stdlib.h>
 
@@ -11,33 +12,20 @@ void bpe_postings_free(bpe_postings *p)
     *p = (bpe_postings){0};
 }
 
-/* Makes room for `need` elements of `size` bytes in *array, doubling its
- * capacity *cap (first 4096) but never to UINT32_MAX or beyond, so that no
- * index reaches BPE_POSTINGS_NONE. False on OOM or when `need` cannot fit.
- * Amortized O(1) per element. */
-static bool reserve(void **array, uint32_t *cap, uint64_t need, size_t size)
+/* Whether `need` elements can be counted and named by a uint32_t that never
+ * reaches BPE_POSTINGS_NONE. O(1). */
+static bool fits_32_bits(uint64_t need)
 {
-    if (need <= *cap)
-        return true;
-    uint64_t grown = *cap ? *cap : 4096;
-    while (grown < need)
-        grown *= 2;
-    if (grown >= UINT32_MAX)
-        grown = UINT32_MAX - 1;
-    if (grown < need)
-        return false;
-    void *bigger = realloc(*array, (size_t)grown * size);
-    if (!bigger)
-        return false;
-    *array = bigger;
-    *cap = (uint32_t)grown;
-    return true;
+    return need < UINT32_MAX;
 }
 
 uint32_t bpe_postings_open(bpe_postings *p)
 {
-    void *lists = p->lists;
-    if (!reserve(&lists, &p->cap_lists, (uint64_t)p->n_lists + 1, sizeof *p->lists))
+    if (!fits_32_bits((uint64_t)p->n_lists + 1))
+        return BPE_POSTINGS_NONE;
+    bpe_posting_list *lists = bpe_array_reserve(p->lists, &p->cap_lists, (size_t)p->n_lists + 1,
+                                                sizeof *lists);
+    if (!lists)
         return BPE_POSTINGS_NONE;
     p->lists = lists;
     p->lists[p->n_lists] = (bpe_posting_list){.start = BPE_POSTINGS_NONE, .len = 0};
@@ -49,8 +37,11 @@ bool bpe_postings_gather(bpe_postings *p, uint32_t list, uint32_t id)
     bpe_posting_list *l = &p->lists[list];
     if (l->start != BPE_POSTINGS_NONE && p->scratch[l->start].id == id)
         return true;
-    void *scratch = p->scratch;
-    if (!reserve(&scratch, &p->cap_scratch, (uint64_t)p->n_scratch + 1, sizeof *p->scratch))
+    if (!fits_32_bits((uint64_t)p->n_scratch + 1))
+        return false;
+    bpe_posting_cell *scratch = bpe_array_reserve(p->scratch, &p->cap_scratch,
+                                                  (size_t)p->n_scratch + 1, sizeof *scratch);
+    if (!scratch)
         return false;
     p->scratch = scratch;
     p->scratch[p->n_scratch] = (bpe_posting_cell){.list = list, .id = id};
@@ -61,8 +52,11 @@ bool bpe_postings_gather(bpe_postings *p, uint32_t list, uint32_t id)
 
 bool bpe_postings_freeze(bpe_postings *p)
 {
-    void *ids = p->ids;
-    if (!reserve(&ids, &p->cap_ids, (uint64_t)p->n_ids + p->n_scratch, sizeof *p->ids))
+    uint64_t need = (uint64_t)p->n_ids + p->n_scratch;
+    if (!fits_32_bits(need))
+        return false;
+    uint32_t *ids = bpe_array_reserve(p->ids, &p->cap_ids, (size_t)need, sizeof *ids);
+    if (!ids)
         return false;
     p->ids = ids;
     /* Pass 1: a slice per open list; len restarts at 0 and counts the ids

@@ -1,13 +1,19 @@
 /*
- * postings.h — lists written once: for each pair, the ids (words or symbol
- * nodes) where it occurs, stored as one contiguous slice per list. Shared by
- * the pair index (pairindex.h: inverted_index.c, heap.c) and linked_list.c.
+ * postings.h — storage for lists written once: for each pair, the ids (words
+ * or symbol nodes) where it occurs, kept as one contiguous slice per list.
+ * Used by inverted_index.c and heap.c (word ids) and linked_list.c (node ids).
  *
- * Why "written once" works. A pair gains occurrences only in the merge that
- * creates its newest token (fact 1 of inverted_index.c); afterwards its count
- * only falls. So a pair's list is complete when that merge ends and is never
- * appended to again — its entries only go stale. The lists are therefore
- * built in two stages:
+ * This file is a cache optimization, not a lesson. What the trainers need is
+ * only "a list of ids per pair, appended to while the merge that creates the
+ * pair runs, then only read" (why that is all, and why it is exact, is
+ * inverted_index.c's lesson). The plain way to store that is a growable array
+ * per pair (array.h), one malloc each; read that way, a list costs a cache
+ * miss to reach and the lists lie all over the heap. This arena stores the
+ * same lists, with the same ids in the same order, so that reading one is a
+ * sequential scan of one slice and no list costs a malloc.
+ *
+ * How. A pair gains ids only in the merge that creates it, so its list is
+ * complete when that merge ends. The lists are therefore built in two stages:
  *   1. gathering: during the merge, each new pair opens a list and its ids
  *      are appended, in the order they come, to a scratch arena of cells
  *      (list, id) shared by every list being gathered;
@@ -15,10 +21,7 @@
  *      each a slice of the main arena sized to its count, and one pass over
  *      the scratch cells drops each id into its list's slice. Both passes are
  *      sequential; each list's ids keep the order they were gathered in.
- * Reading a frozen list is then a sequential scan of one slice, with no
- * pointer chasing through cells scattered over the arena (on a corpus of 10^6
- * symbols, that is a cache miss per entry). create() is "merge 0": every
- * initial pair opens a list.
+ * A trainer's create() is "merge 0": every initial pair opens a list.
  *
  * Memory. Every id gathered is frozen once and slices are never reclaimed (a
  * dead pair's slice stays, unread). With at most 3·M ids over a run (M − W at
@@ -28,6 +31,9 @@
  * Invariant: lists below `first_open` are frozen (start, len describe their
  * slice of `ids`); lists from `first_open` on are open, and their ids are the
  * scratch cells naming them, in order.
+ *
+ * Ownership: the three arrays are owned by the bpe_postings and freed only in
+ * bpe_postings_free().
  */
 #ifndef BPE_POSTINGS_H
 #define BPE_POSTINGS_H
@@ -51,21 +57,31 @@ typedef struct {
 typedef struct {
     bpe_posting_list *lists;   /* list id → where its ids are; owned */
     uint32_t n_lists;          /* lists opened so far (ids are never reused) */
-    uint32_t cap_lists;        /* capacity of `lists` */
+    size_t cap_lists;          /* capacity of `lists` */
     uint32_t first_open;       /* lists ≥ this are open, the others frozen */
     uint32_t *ids;             /* every frozen slice, back to back; owned */
     uint32_t n_ids;            /* ids in use */
-    uint32_t cap_ids;          /* capacity of `ids` */
+    size_t cap_ids;            /* capacity of `ids` */
     bpe_posting_cell *scratch; /* the ids of the open lists, in gathering order; owned */
     uint32_t n_scratch;        /* cells in use; 0 after every freeze */
-    uint32_t cap_scratch;      /* capacity of `scratch` */
+    size_t cap_scratch;        /* capacity of `scratch` */
 } bpe_postings;
+
+/*
+ * Whether lists of word or node ids for `words` fit the arena's 32-bit
+ * counts: W and the ≤ 3·M ids of a run must stay below 2^32 (M nodes, too,
+ * for linked_list.c). A trainer checks this in create(). O(1).
+ */
+static inline bool bpe_postings_fit(const bpe_words *words)
+{
+    return words->n_words <= UINT32_MAX && words->n_symbols < UINT32_MAX / 3;
+}
 
 /* Frees the arenas. Accepts a zeroed struct, which is also the empty state. */
 void bpe_postings_free(bpe_postings *p);
 
 /* Opens a new, empty list and returns its id; BPE_POSTINGS_NONE on OOM or
- * when 2^32 − 1 lists exist. Amortized O(1). */
+ * when 2^32 − 2 lists exist. Amortized O(1). */
 uint32_t bpe_postings_open(bpe_postings *p);
 
 /* Adds id to an open list unless it is already its newest id (so a word met

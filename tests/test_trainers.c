@@ -189,6 +189,36 @@ static void counts_near_2_pow_62(void **state)
     test_words_free(&tw);
 }
 
+/* The bound is exact at 2^64 − 1, for the product count · (len − 1) and for
+ * the sum over words, and refuses one past it in either. */
+static void pair_count_bound_is_exact_at_2_pow_64(void **state)
+{
+    (void)state;
+    const uint64_t third = UINT64_MAX / 3; /* 3 · third = 2^64 − 1 exactly */
+    struct {
+        const char *words[2];
+        uint64_t counts[2];
+        size_t n;
+        bool fits;
+        uint64_t bound;
+    } cases[] = {
+        {{"abcd"}, {third}, 1, true, UINT64_MAX},          /* product lands on 2^64 − 1 */
+        {{"abcd"}, {third + 1}, 1, false, 0},              /* product passes it */
+        {{"abc", "xy"}, {UINT64_MAX / 2, 1}, 2, true, UINT64_MAX}, /* 2^64 − 2, plus 1 */
+        {{"abc", "xy"}, {UINT64_MAX / 2, 2}, 2, false, 0}, /* sum passes it */
+        {{"a", "b"}, {UINT64_MAX, UINT64_MAX}, 2, true, 0}, /* no pairs: any count */
+    };
+    for (size_t i = 0; i < N(cases); i++) {
+        test_words tw;
+        test_words_init(&tw, cases[i].n, cases[i].words, cases[i].counts);
+        uint64_t bound = 0;
+        assert_int_equal(bpe_pair_count_bound(&tw.table, &bound), cases[i].fits);
+        if (cases[i].fits)
+            assert_true(bound == cases[i].bound);
+        test_words_free(&tw);
+    }
+}
+
 /* A_i is the number of distinct words that contain the chosen pair. */
 static void words_affected_is_reported(void **state)
 {
@@ -249,6 +279,7 @@ int main(void)
         cmocka_unit_test(early_stop_when_no_pair_is_left),
         cmocka_unit_test(counts_are_64_bit),
         cmocka_unit_test(counts_near_2_pow_62),
+        cmocka_unit_test(pair_count_bound_is_exact_at_2_pow_64),
         cmocka_unit_test(words_affected_is_reported),
         cmocka_unit_test(registry_entries_are_complete),
     };
