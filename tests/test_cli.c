@@ -17,11 +17,11 @@
  *     (same W, ten times n) peaks within ±10% (ru_maxrss from wait4);
  *   - SIGTERM or SIGINT while training, and SIGXFSZ while writing (a file
  *     size limit, as `ulimit -f` sets), kill the run by that signal and
- *     leave nothing behind (harness/signals.h).
+ *     leave nothing behind (harness/base/signals.h).
  * Runs tests/ from the top of the tree; about 10 s, longer under ASan.
  */
 #define _XOPEN_SOURCE 700 /* nftw */
-#include "prng.h"
+#include "base/prng.h"
 #include "testutil.h"
 
 #include <cjson/cJSON.h>

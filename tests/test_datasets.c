@@ -18,11 +18,11 @@
  * test reads the unpacked corpora. Run from the top of the tree.
  */
 #include "testutil.h"
-#include "corpus.h"
-#include "datatools.h"
-#include "synth.h"
-#include "utf8.h"
-#include "wordtable.h"
+#include "input/corpus.h"
+#include "tools/datatools.h"
+#include "tools/synth.h"
+#include "base/utf8.h"
+#include "input/wordtable.h"
 
 #include <dirent.h>
 #include <math.h>

@@ -19,8 +19,8 @@
  *   3. Messages name the real problem and paths are never truncated.
  *   4. compare never passes on nothing (see also test_compare.c).
  */
-#include "gnuplot.h"
-#include "results.h"
+#include "report/gnuplot.h"
+#include "bench/results.h"
 #include "testutil.h"
 
 #include <dirent.h>

@@ -5,7 +5,7 @@
  * that names the field.
  */
 #include "testutil.h"
-#include "results.h"
+#include "bench/results.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * test_tools_io.c — what `slice`, `synth` and `bench` promise about the
  * files they write and the resources they use, and the streaming atomic
- * writer they share (harness/atomicfile.h):
+ * writer they share (harness/base/atomicfile.h):
  *   - atomicfile: the target appears whole at commit and not before; an
  *     abort, a failed write (a file size limit with SIGXFSZ ignored: a short
  *     write, then EFBIG) or a handled signal leaves no temporary file; a
@@ -25,9 +25,9 @@
  * a fresh directory under /tmp. Run from the top of the tree.
  */
 #define _XOPEN_SOURCE 700 /* nftw */
-#include "atomicfile.h"
-#include "results.h"
-#include "synth.h"
+#include "base/atomicfile.h"
+#include "bench/results.h"
+#include "tools/synth.h"
 #include "testutil.h"
 
 #include <dirent.h>

@@ -18,7 +18,7 @@
  * Runs from the top of the tree; about 10 s, longer under ASan.
  */
 #include "testutil.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
  * reported with the first differing merge (index, both pairs, both counts).
  */
 #include "testutil.h"
-#include "verify.h"
+#include "bench/verify.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* testutil.c — see testutil.h. */
 #include "testutil.h"
-#include "prng.h"
-#include "utf8.h"
+#include "base/prng.h"
+#include "base/utf8.h"
 
 #include <cjson/cJSON.h>
 

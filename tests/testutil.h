@@ -3,8 +3,8 @@
 #define BPE_TESTUTIL_H
 
 #include "bpe.h"
-#include "grid.h"
-#include "results.h"
+#include "bench/grid.h"
+#include "bench/results.h"
 
 #include <stdarg.h>
 #include <setjmp.h>
