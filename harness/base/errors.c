@@ -5,11 +5,18 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+bool set_error_v(char *err, size_t err_len, const char *fmt, va_list ap)
+{
+    if (err_len > 0)
+        vsnprintf(err, err_len, fmt, ap);
+    return false;
+}
+
 bool set_error(char *err, size_t err_len, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
+    set_error_v(err, err_len, fmt, ap);
     va_end(ap);
     return false;
 }

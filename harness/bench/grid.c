@@ -125,12 +125,13 @@ bool grid_parse_sizes(const char *text, grid_sizes *out, char *err, size_t err_l
 
 static bool set_trainers(bench_grid *g, const char *value, char *err, size_t err_len)
 {
-    bool want[32] = {false};
+    bool want[GRID_MAX_TRAINERS] = {false};
     size_t n_registry = 0;
     while (bpe_trainers[n_registry])
         n_registry++;
-    if (n_registry > 32)
-        return set_error(err, err_len, "the registry has more than 32 trainers; raise the limit in grid.h");
+    if (n_registry > GRID_MAX_TRAINERS)
+        return set_error(err, err_len, "the registry has more than %d trainers; raise "
+                         "GRID_MAX_TRAINERS in grid.h", GRID_MAX_TRAINERS);
     if (strcmp(value, "all") == 0) {
         for (size_t i = 0; i < n_registry; i++)
             want[i] = true;

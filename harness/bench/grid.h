@@ -39,8 +39,11 @@ typedef struct {
     grid_sizes sizes;  /* per-corpus sizes (sizes NAME=LIST), or n = 0 for the global list */
 } grid_corpus;
 
+/* The most trainers a grid runs (the registry's size may not exceed it). */
+enum { GRID_MAX_TRAINERS = 32 };
+
 typedef struct {
-    const bpe_trainer *trainers[32]; /* selected trainers, in registry order */
+    const bpe_trainer *trainers[GRID_MAX_TRAINERS]; /* selected trainers, in registry order */
     size_t n_trainers;               /* entries in trainers */
     grid_corpus *corpora;            /* owned */
     size_t n_corpora;                /* entries in corpora */

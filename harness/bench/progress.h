@@ -7,6 +7,8 @@
 #ifndef BPE_PROGRESS_H
 #define BPE_PROGRESS_H
 
+#include "base/errors.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -30,7 +32,7 @@ void progress_begin(progress *p, const char *what);
 void progress_end(progress *p, const char *what, const char *outcome, double seconds,
                   bool executed);
 /* Prints a message on its own line without garbling the progress line. */
-void progress_note(progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void progress_note(progress *p, const char *fmt, ...) BPE_PRINTF_LIKE(2, 3);
 /* Erases the redrawn line so other output can follow on a clean line. */
 void progress_clear(progress *p);
 /* Ends the progress display (a final newline on a terminal). */

@@ -7,12 +7,18 @@
 #define BPE_CLI_H
 
 #include "input/pretok.h"
+#include "base/errors.h"
 
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* `bpebench ARGS`: runs the subcommand argv[1] names (with argv + 1), or
+ * prints the overview (--help) or a one-line error (exit 2). What main()
+ * does; in cli.c so that a test can call it, or one cmd_*, in process. */
+int cli_main(int argc, char **argv);
 
 /* getopt_long codes of the options every corpus-reading command shares. */
 enum {
@@ -45,8 +51,8 @@ void cli_corpus_options_free(corpus_options *o);
  * when it is not one. */
 bool cli_parse_u64(const char *text, const char *option, uint64_t *out);
 
-int cmd_train(int argc, char **argv);
-int cmd_list(int argc, char **argv);
+int cmd_train(int argc, char **argv);   /* harness/cli/cmd_train.c */
+int cmd_list(int argc, char **argv);    /* harness/cli/cmd_train.c */
 int cmd_synth(int argc, char **argv);   /* harness/cli/cmd_synth.c */
 int cmd_slice(int argc, char **argv);   /* harness/cli/cmd_datatools.c */
 int cmd_stats(int argc, char **argv);   /* harness/cli/cmd_datatools.c */
@@ -56,10 +62,10 @@ int cmd_compare(int argc, char **argv); /* harness/cli/cmd_results.c */
 
 /* Prints "bpebench: " + message + newline to stderr, the message escaped for
  * display (untrusted.h): one line, whatever paths or tokens it names. */
-void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_error(const char *fmt, ...) BPE_PRINTF_LIKE(1, 2);
 /* The same, as "bpebench COMMAND: " + message. */
 void cli_command_error(const char *command, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    BPE_PRINTF_LIKE(2, 3);
 
 /*
  * What a command's option loop does when getopt_long returns '?' (main sets

@@ -714,7 +714,7 @@ static bool run_vocab(bench_run *b, const bench_slice *s, const runner_input *in
                       const char *probe_error, uint64_t vocab)
 {
     size_t first = b->results.n_records, n_lists = 0;
-    FILE *lists[32]; /* each trainer's merge list, unnamed (gone when closed or killed) */
+    FILE *lists[GRID_MAX_TRAINERS]; /* each trainer's merge list, unnamed (gone when closed or killed) */
     bool ok = true;
     for (size_t ti = 0; ok && ti < b->grid.n_trainers; ti++) {
         const bpe_trainer *t = b->grid.trainers[ti];

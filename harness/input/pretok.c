@@ -20,6 +20,7 @@
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "input/pretok.h"
+#include "base/errors.h"
 
 #include "base/utf8.h"
 
@@ -102,12 +103,12 @@ struct pretokenizer {
 };
 
 /* Formats a one-line error into the current call's buffer; returns false. */
-static bool fail(pretokenizer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool fail(pretokenizer *p, const char *fmt, ...) BPE_PRINTF_LIKE(2, 3);
 static bool fail(pretokenizer *p, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->err, p->err_len, fmt, ap);
+    set_error_v(p->err, p->err_len, fmt, ap);
     va_end(ap);
     return false;
 }

@@ -9,6 +9,7 @@
  * arithmetic mean of ratios is not).
  */
 #include "report/compare.h"
+#include "base/errors.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -200,7 +201,7 @@ bool compare_results(const bench_results *base, const bench_results *cur, double
 
 /* Appends "; " (after the first) and a formatted reason to why. */
 static void add_reason(char *why, size_t why_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    BPE_PRINTF_LIKE(3, 4);
 static void add_reason(char *why, size_t why_len, const char *fmt, ...)
 {
     size_t used = strlen(why);
