@@ -47,8 +47,10 @@ $(BUILD)/bpebench: $(BUILD)/harness/cli/main.o $(BUILD)/libbpebench.a
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libbpebench.a
 	$(CC) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 
-# test_tokenizer_files makes chosen rename() calls of the library fail.
+# test_tokenizer_files makes chosen rename() calls of the library fail, and
+# test_results chosen malloc() calls.
 $(BUILD)/tests/test_tokenizer_files: LDLIBS += -Wl,--wrap=rename
+$(BUILD)/tests/test_results: LDLIBS += -Wl,--wrap=malloc
 
 # The include-layer check (harness/README.md), then every test program, run
 # from the top of the tree; stops at the first failure.

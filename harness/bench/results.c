@@ -67,18 +67,33 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Min, max and their midpoint in one pass: the summary when memory for a
- * sorted copy is not available. O(n). */
-static bench_summary summarize_by_scan(const run_times *reps, size_t n, int phase)
+/* The k-th smallest (0-based) of the phase's samples, found by counting
+ * instead of sorting a copy: the fallback when memory for a copy runs out,
+ * so the median stays exact. O(n²), and n is the number of repetitions. */
+static double kth_smallest(const run_times *reps, size_t n, int phase, size_t k)
+{
+    for (size_t i = 0; i < n; i++) {
+        double x = bench_phase_seconds(&reps[i], phase);
+        size_t less = 0, equal = 0;
+        for (size_t j = 0; j < n; j++) {
+            double y = bench_phase_seconds(&reps[j], phase);
+            less += y < x;
+            equal += y == x;
+        }
+        if (less <= k && k < less + equal)
+            return x;
+    }
+    return bench_phase_seconds(&reps[0], phase); /* unreachable for finite samples */
+}
+
+/* Min, median and max without a copy of the samples. O(n²). */
+static bench_summary summarize_by_counting(const run_times *reps, size_t n, int phase)
 {
     bench_summary s;
-    s.min = s.max = bench_phase_seconds(&reps[0], phase);
-    for (size_t i = 1; i < n; i++) {
-        double x = bench_phase_seconds(&reps[i], phase);
-        s.min = x < s.min ? x : s.min;
-        s.max = x > s.max ? x : s.max;
-    }
-    s.median = (s.min + s.max) / 2;
+    s.min = kth_smallest(reps, n, phase, 0);
+    s.max = kth_smallest(reps, n, phase, n - 1);
+    double upper = kth_smallest(reps, n, phase, n / 2);
+    s.median = n % 2 ? upper : (kth_smallest(reps, n, phase, n / 2 - 1) + upper) / 2;
     return s;
 }
 
@@ -91,7 +106,7 @@ bench_summary bench_summarize(const run_times *reps, size_t n, int phase)
     double small[64];
     double *v = n <= 64 ? small : malloc(n * sizeof *v);
     if (!v)
-        return summarize_by_scan(reps, n, phase);
+        return summarize_by_counting(reps, n, phase);
     for (size_t i = 0; i < n; i++)
         v[i] = bench_phase_seconds(&reps[i], phase);
     qsort(v, n, sizeof *v, cmp_double);
@@ -165,6 +180,11 @@ bench_record *results_add(bench_results *r)
     bench_record *rec = &r->records[r->n_records++];
     memset(rec, 0, sizeof *rec);
     return rec;
+}
+
+bool record_finished(const bench_record *rec)
+{
+    return rec && rec->status == STATUS_OK && rec->n_reps > 0;
 }
 
 bool record_add_rep(bench_record *rec, const run_times *t)

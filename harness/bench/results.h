@@ -132,6 +132,10 @@ bench_record *results_add(bench_results *r);
 
 void record_free(bench_record *rec);
 
+/* Whether the run finished and has times: status ok, at least one
+ * repetition. NULL (a run not in the file) has not. */
+bool record_finished(const bench_record *rec);
+
 /* Appends one repetition's times to rec. False on OOM. */
 bool record_add_rep(bench_record *rec, const run_times *t);
 

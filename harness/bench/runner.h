@@ -63,13 +63,4 @@ typedef struct {
 bool runner_probe_input(const run_config *cfg, double time_limit_s, runner_input *out, char *err,
                         size_t err_len);
 
-/* Reads line `index` (0-based) of a merge list written by a child into
- * `line` (newline removed), reading from the start of the file; false when
- * it has fewer lines. For mismatch reports. */
-bool runner_merge_line(FILE *list, size_t index, char *line, size_t line_len);
-
-/* Index of the first line where two merge lists differ, or -1 when equal
- * (both read from the start). */
-long runner_first_difference(FILE *a, FILE *b);
-
 #endif

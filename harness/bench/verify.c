@@ -4,9 +4,49 @@
  * merge lists read to find and print the first differing merge.
  */
 #include "bench/verify.h"
-#include "bench/runner.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* Reads line `index` (0-based) of a merge list into `line` (newline
+ * removed), from the start of the file; false when it has fewer lines. */
+static bool merge_line(FILE *list, size_t index, char *line, size_t line_len)
+{
+    char *buf = NULL;
+    size_t cap = 0;
+    bool found = false;
+    rewind(list);
+    for (size_t i = 0; getline(&buf, &cap, list) > 0; i++)
+        if (i == index) {
+            buf[strcspn(buf, "\n")] = '\0';
+            snprintf(line, line_len, "%s", buf);
+            found = true;
+            break;
+        }
+    free(buf);
+    return found;
+}
+
+long verify_first_difference(FILE *a, FILE *b)
+{
+    char *la = NULL, *lb = NULL;
+    size_t ca = 0, cb = 0;
+    long index = -1;
+    rewind(a);
+    rewind(b);
+    for (long i = 0;; i++) {
+        ssize_t na = getline(&la, &ca, a), nb = getline(&lb, &cb, b);
+        if (na <= 0 && nb <= 0)
+            break;
+        if (na != nb || memcmp(la, lb, (size_t)na) != 0) {
+            index = i;
+            break;
+        }
+    }
+    free(la);
+    free(lb);
+    return index;
+}
 
 /* Prints one side of a differing merge: "(LEFT, RIGHT) count N". */
 static void print_merge_line(FILE *out, const char *trainer, FILE *list, long index)
@@ -14,7 +54,7 @@ static void print_merge_line(FILE *out, const char *trainer, FILE *list, long in
     char line[1024];
     char left[480], right[480];
     unsigned long long count;
-    if (!list || !runner_merge_line(list, (size_t)index, line, sizeof line)) {
+    if (!list || !merge_line(list, (size_t)index, line, sizeof line)) {
         fprintf(out, "    %-16s (no merge %ld: its list is shorter)\n", trainer, index);
         return;
     }
@@ -31,7 +71,7 @@ static void report_mismatch(FILE *out, const bench_record *good, FILE *good_list
     fprintf(out, "MISMATCH %s V=%llu: %s (digest %016llx) differs from %s (digest %016llx)\n",
             bad->corpus, (unsigned long long)bad->vocab_size, bad->trainer,
             (unsigned long long)bad->digest, good->trainer, (unsigned long long)good->digest);
-    long index = good_list && bad_list ? runner_first_difference(good_list, bad_list) : -1;
+    long index = good_list && bad_list ? verify_first_difference(good_list, bad_list) : -1;
     if (index < 0) {
         fprintf(out, "    (merge lists unavailable to locate the first difference)\n");
         return;
@@ -47,7 +87,8 @@ static void mark(bench_record *r, bool verified, const char *against)
     snprintf(r->verified_against, sizeof r->verified_against, "%s", against);
 }
 
-static bool finished(const bench_record *r)
+/* Whether a run has a merge list to compare: it finished with a digest. */
+static bool has_merge_list(const bench_record *r)
 {
     return r->status == STATUS_OK && r->has_digest;
 }
@@ -58,7 +99,7 @@ size_t verify_cell(bench_record *recs, size_t n, const char *reference,
     size_t ref = n, n_finished = 0, first = n;
     for (size_t i = 0; i < n; i++) {
         mark(&recs[i], false, "none");
-        if (!finished(&recs[i]))
+        if (!has_merge_list(&recs[i]))
             continue;
         n_finished++;
         first = first < n ? first : i;
@@ -74,7 +115,7 @@ size_t verify_cell(bench_record *recs, size_t n, const char *reference,
         return 0; /* nothing to compare with: every record stays "none" */
     size_t base = ref < n ? ref : first, mismatches = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!finished(&recs[i]))
+        if (!has_merge_list(&recs[i]))
             continue;
         bool same = recs[i].digest == recs[base].digest;
         mark(&recs[i], same, against);

@@ -490,18 +490,16 @@ static bool merge_repetition(bench_record *rec, const bench_record *one, size_t 
     } else if (rec->digest != one->digest || rec->n_counters != one->n_counters ||
                memcmp(rec->counters, one->counters, sizeof rec->counters) != 0) {
         rec->status = STATUS_ERROR;
-        snprintf(rec->error, sizeof rec->error,
-                 "repetition %zu gave a different merge digest or work counters than "
-                 "repetition 1: the trainer is not deterministic",
-                 rep + 1);
-        return false;
+        return set_error(rec->error, sizeof rec->error,
+                         "repetition %zu gave a different merge digest or work counters than "
+                         "repetition 1: the trainer is not deterministic",
+                         rep + 1);
     }
     if (one->peak_rss_bytes > rec->peak_rss_bytes)
         rec->peak_rss_bytes = one->peak_rss_bytes;
     if (!record_add_rep(rec, &one->reps[0])) {
         rec->status = STATUS_ERROR;
-        snprintf(rec->error, sizeof rec->error, "out of memory");
-        return false;
+        return set_error(rec->error, sizeof rec->error, "out of memory");
     }
     return true;
 }
@@ -539,10 +537,9 @@ static bool run_repetitions(bench_run *b, run_config *cfg, const bench_slice *s,
             snprintf(rec->error, sizeof rec->error, "%s", one.error);
             if (one.peak_rss_bytes > rec->peak_rss_bytes)
                 rec->peak_rss_bytes = one.peak_rss_bytes;
-        } else {
-            merge_repetition(rec, &one, (size_t)rep);
+        } else if (merge_repetition(rec, &one, (size_t)rep)) {
             spent += one.reps[0].total;
-        }
+        } /* else rec is now an error, which ends the loop */
         record_free(&one);
     }
     return true;

@@ -16,11 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool finished(const bench_record *r)
-{
-    return r->status == STATUS_OK && r->n_reps > 0;
-}
-
 /* Prints (when out) and counts every counter that differs between a and b. */
 static size_t counter_changes(const bench_record *a, const bench_record *b, FILE *out)
 {
@@ -87,13 +82,13 @@ static const char *time_verdict(const bench_record *a, const bench_record *b, in
 static const char *status_verdict(const bench_record *a, const bench_record *b,
                                   compare_summary *sum)
 {
-    if (finished(a) != finished(b))
+    if (record_finished(a) != record_finished(b))
         sum->compared++;
-    if (finished(a) && !finished(b)) {
+    if (record_finished(a) && !record_finished(b)) {
         sum->regressions++;
         return b->status == STATUS_TIMEOUT ? "REGRESSION (now timeout)" : "REGRESSION (now error)";
     }
-    if (!finished(a) && finished(b)) {
+    if (!record_finished(a) && record_finished(b)) {
         sum->improvements++;
         return "faster (finished now)";
     }
@@ -108,7 +103,7 @@ static void run_name(const bench_record *r, char *buf, size_t len)
 
 static void print_times(FILE *out, const bench_record *r, int phase)
 {
-    if (finished(r))
+    if (record_finished(r))
         fprintf(out, " %10.4g", bench_summarize(r->reps, r->n_reps, phase).median);
     else
         fprintf(out, " %10s", bench_status_name(r->status));
@@ -120,7 +115,7 @@ static void compare_one(const bench_record *a, const bench_record *b, double thr
                         size_t *n_logs)
 {
     double ratio = NAN;
-    const char *verdict = finished(a) && finished(b)
+    const char *verdict = record_finished(a) && record_finished(b)
                               ? time_verdict(a, b, phase, threshold, &ratio, sum)
                               : status_verdict(a, b, sum);
     if (isfinite(ratio) && ratio > 0) {
@@ -138,7 +133,7 @@ static void compare_one(const bench_record *a, const bench_record *b, double thr
         else
             fprintf(out, " %8s  %s\n", "-", verdict);
     }
-    if (finished(a) && finished(b)) {
+    if (record_finished(a) && record_finished(b)) {
         if (a->has_digest && b->has_digest && a->digest != b->digest) {
             sum->digest_changes++;
             if (out)

@@ -109,11 +109,6 @@ static void end_block(FILE *dat, int rows)
     fputs("\n\n", dat);
 }
 
-static bool finished(const bench_record *r)
-{
-    return r && r->status == STATUS_OK && r->n_reps > 0;
-}
-
 /* The series titles (variables series1 …, and nseries): the trainers' names,
  * optionally leaving out one, then `extra` if given. */
 static bool series_titles(figure *f, const report_index *ix, const char *skip, const char *extra,
@@ -185,7 +180,7 @@ static bool time_value(const report_index *ix, const bench_record *rec, const ch
                        uint64_t vocab, double out[3])
 {
     (void)ix, (void)slice, (void)vocab;
-    if (!finished(rec))
+    if (!record_finished(rec))
         return false;
     bench_summary s = bench_summarize(rec->reps, rec->n_reps, PHASE_TOTAL);
     out[0] = s.median, out[1] = s.min, out[2] = s.max;
@@ -196,7 +191,7 @@ static bool speedup_value(const report_index *ix, const bench_record *rec, const
                           uint64_t vocab, double out[3])
 {
     const bench_record *ref = report_find(ix, ix->reference, slice, vocab);
-    if (!finished(rec) || !finished(ref))
+    if (!record_finished(rec) || !record_finished(ref))
         return false;
     out[0] = report_median(ref, PHASE_TOTAL) / report_median(rec, PHASE_TOTAL);
     out[1] = report_median(ref, PHASE_MERGE) / report_median(rec, PHASE_MERGE);
@@ -208,7 +203,7 @@ static bool memory_value(const report_index *ix, const bench_record *rec, const 
                          uint64_t vocab, double out[3])
 {
     (void)ix, (void)slice, (void)vocab;
-    if (!finished(rec))
+    if (!record_finished(rec))
         return false;
     out[0] = (double)rec->peak_rss_bytes / MB;
     out[1] = (double)rec->trainer_rss_bytes / MB;

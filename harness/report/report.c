@@ -39,11 +39,6 @@
 
 #define MB 1e6
 
-static bool finished(const bench_record *r)
-{
-    return r && r->status == STATUS_OK && r->n_reps > 0;
-}
-
 /* ============================================================ formatting */
 
 /* Seconds with three significant digits, never in exponent form. */
@@ -75,7 +70,7 @@ static const char *no_time(const bench_record *rec)
 /* "1.23 (0.456)": median total and merge seconds, with ✗ when unverified. */
 static void fmt_time_cell(const bench_record *rec, char *buf, size_t len)
 {
-    if (!finished(rec)) {
+    if (!record_finished(rec)) {
         snprintf(buf, len, "%s", no_time(rec));
         return;
     }
@@ -89,12 +84,12 @@ static void fmt_time_cell(const bench_record *rec, char *buf, size_t len)
 static void fmt_speedup(const bench_record *ref, const bench_record *rec, int phase, char *buf,
                         size_t len)
 {
-    if (finished(ref) && finished(rec)) {
+    if (record_finished(ref) && record_finished(rec)) {
         double x = report_median(ref, phase) / report_median(rec, phase);
         snprintf(buf, len, isfinite(x) ? "%.3g×" : "—", x);
-    } else if (ref && ref->status == STATUS_TIMEOUT && finished(rec) && phase == PHASE_TOTAL) {
+    } else if (ref && ref->status == STATUS_TIMEOUT && record_finished(rec) && phase == PHASE_TOTAL) {
         snprintf(buf, len, "> %.3g×", ref->time_limit_s / report_median(rec, phase));
-    } else if (finished(ref) && rec && rec->status == STATUS_TIMEOUT && phase == PHASE_TOTAL) {
+    } else if (record_finished(ref) && rec && rec->status == STATUS_TIMEOUT && phase == PHASE_TOTAL) {
         snprintf(buf, len, "< %.3g×", report_median(ref, phase) / rec->time_limit_s);
     } else {
         snprintf(buf, len, "—");
@@ -232,7 +227,7 @@ static double pretokenize_rate(const report_index *ix, const report_slice *s, ui
     size_t n = 0;
     for (size_t i = 0; i < ix->r->n_records; i++) {
         const bench_record *rec = &ix->r->records[i];
-        if (strcmp(rec->corpus, s->name) == 0 && finished(rec))
+        if (strcmp(rec->corpus, s->name) == 0 && record_finished(rec))
             n += rec->n_reps;
     }
     run_times *all = n ? malloc(n * sizeof *all) : NULL;
@@ -241,7 +236,7 @@ static double pretokenize_rate(const report_index *ix, const report_slice *s, ui
     n = 0;
     for (size_t i = 0; i < ix->r->n_records; i++) {
         const bench_record *rec = &ix->r->records[i];
-        if (strcmp(rec->corpus, s->name) == 0 && finished(rec))
+        if (strcmp(rec->corpus, s->name) == 0 && record_finished(rec))
             for (size_t k = 0; k < rec->n_reps; k++)
                 all[n++] = rec->reps[k];
     }
@@ -446,7 +441,7 @@ static void section_memory(FILE *f, const report_index *ix, const report_files *
                     const bench_record *rec = report_find(ix, ix->trainers[t], ix->slices[s].name,
                                                           ix->vocab[v]);
                     char peak[32], own[32];
-                    if (!finished(rec)) {
+                    if (!record_finished(rec)) {
                         fprintf(f, " %s |", no_time(rec));
                         continue;
                     }
@@ -473,7 +468,7 @@ static void section_counters(FILE *f, const report_index *ix)
         const bench_record *first = NULL;
         for (size_t i = 0; i < ix->r->n_records && !first; i++)
             if (strcmp(ix->r->records[i].trainer, ix->trainers[t]) == 0 &&
-                finished(&ix->r->records[i]) && ix->r->records[i].n_counters > 0)
+                record_finished(&ix->r->records[i]) && ix->r->records[i].n_counters > 0)
                 first = &ix->r->records[i];
         if (!first)
             continue;
@@ -488,7 +483,7 @@ static void section_counters(FILE *f, const report_index *ix)
             for (size_t v = 0; v < ix->n_vocab; v++) {
                 const bench_record *rec = report_find(ix, ix->trainers[t], ix->slices[s].name,
                                                       ix->vocab[v]);
-                if (!finished(rec))
+                if (!record_finished(rec))
                     continue;
                 fprintf(f, "| %s | %llu | %llu |", rec->corpus,
                         (unsigned long long)rec->vocab_size, (unsigned long long)rec->merges);
