@@ -499,8 +499,6 @@ static const cli_case cases[] = {
      {"--vocab-size", "300", "--trainer", "fastest", "in.txt"}, 2, {"fastest", "bpebench list"}},
     {"no input", NULL, 0, NULL, NULL, {"--vocab-size", "300"}, 2, {"INPUT", "--help"}},
     /* ---- the output directory */
-    {"--out parent missing", TEXT("hello\n"), NULL, "no/such/dir",
-     {"--vocab-size", "300", "in.txt"}, 1, {"no/such/dir", "cannot create", "parent"}},
     {"--out is a file", TEXT("hello\n"), NULL, "in.txt", {"--vocab-size", "300", "in.txt"}, 1,
      {"not a directory"}},
     {"--out under a regular file", TEXT("hello\n"), regular_file_named_file, "file/out",

@@ -39,6 +39,7 @@
 #include "cli/cli.h"
 #include "base/clock.h"
 #include "base/errors.h"
+#include "base/outdir.h"
 #include "bench/grid.h"
 #include "bench/progress.h"
 #include "report/report.h"
@@ -65,7 +66,6 @@ typedef struct {
 } file_state;
 
 enum {
-    BENCH_MAX_NEW_DIRS = 4,  /* --out levels bench may create (each takes a signals.h slot) */
     BENCH_OUT_ROOM = 256,    /* bytes kept free after --out in PATH_MAX for files inside it */
 };
 
@@ -100,9 +100,8 @@ typedef struct {
     bench_results results;    /* what has been measured; owned */
     progress progress;        /* the stderr display */
     char results_path[PATH_MAX]; /* OUT/results.json */
-    char *new_dirs[BENCH_MAX_NEW_DIRS]; /* --out directories this run created, outermost
-                                           first, until results.json is in them; owned */
-    size_t n_new_dirs;        /* entries in new_dirs */
+    out_dir_made made_out;    /* --out directories this run created, until results.json is
+                                 in them (outdir.h) */
     size_t mismatches;        /* cells' runs that disagree with the reference */
     size_t errors;            /* runs with status error */
     const char *profile_slice;/* parsed --profile: slice name, or NULL */
@@ -131,7 +130,8 @@ static void bench_usage(FILE *out)
           "  --repeat-time SECONDS  start no further repetition of a run once its\n"
           "                         repetitions took this long (default 0: no cap)\n"
           "  --time-limit SECONDS   per repetition (default: 60); past it: timeout\n"
-          "  --out DIR              output directory (default: results/latest)\n"
+          "  --out DIR              output directory, created with its parents if missing\n"
+          "                         (default: results/latest)\n"
           "  --data-dir DIR         resolve relative corpus paths in DIR\n"
           "  --profile SPEC         per-merge profile of SLICE:VOCAB[:TRAINER], e.g.\n"
           "                         gutenberg-en@5M:5000, or auto (largest cell of the first\n"
@@ -628,81 +628,6 @@ static bool run_cell(bench_run *b, const bpe_trainer *t, const bench_slice *s, u
 
 /* ============================================================ --out */
 
-/* Forgets the --out directories this run created: kept once results.json
- * is in them, else removed (rmdir, deepest first: only what is still empty).
- * O(BENCH_MAX_NEW_DIRS). */
-static void settle_new_dirs(bench_run *b, bool keep)
-{
-    sigset_t saved;
-    signals_hold(&saved);
-    for (size_t i = b->n_new_dirs; i-- > 0;) {
-        if (!keep)
-            rmdir(b->new_dirs[i]);
-        signals_untrack(b->new_dirs[i]);
-        free(b->new_dirs[i]);
-    }
-    b->n_new_dirs = 0;
-    signals_release(&saved);
-}
-
-/* Creates directory `path` unless it exists. A new one is registered with
- * signals.h and remembered, as one step no signal can split, so that a
- * benchmark stopped before results.json exists leaves no empty directory.
- * False with a reason. */
-static bool make_dir(bench_run *b, const char *path, char *err, size_t err_len)
-{
-    struct stat st;
-    if (stat(path, &st) == 0)
-        return true; /* whatever it is; make_out_dir checks the last one */
-    if (b->n_new_dirs == BENCH_MAX_NEW_DIRS)
-        return set_error(err, err_len, "--out %s: would create more than %d new directories; "
-                         "create its parent first", b->grid.out_dir, BENCH_MAX_NEW_DIRS);
-    char *copy = strdup(path);
-    if (!copy)
-        return set_error(err, err_len, "out of memory");
-    sigset_t saved;
-    signals_hold(&saved);
-    bool made = mkdir(path, 0777) == 0;
-    int error = made ? 0 : errno;
-    if (made && !signals_track(path, true)) {
-        rmdir(path);
-        made = false;
-        error = ENAMETOOLONG;
-    }
-    if (made)
-        b->new_dirs[b->n_new_dirs++] = copy;
-    signals_release(&saved);
-    if (made || error == EEXIST)
-        return true;
-    free(copy);
-    return set_error(err, err_len, "--out: cannot create %s: %s", path, strerror(error));
-}
-
-/* mkdir -p for --out (check_settings has checked its length), then checks
- * that it is a writable directory. False with a reason. */
-static bool make_out_dir(bench_run *b, const char *dir, char *err, size_t err_len)
-{
-    char path[PATH_MAX];
-    size_t len = strlen(dir);
-    if (len >= sizeof path)
-        return set_error(err, err_len, "--out is too long");
-    memcpy(path, dir, len + 1);
-    for (size_t i = 1; i <= len; i++) {
-        if (path[i] != '/' && path[i] != '\0')
-            continue;
-        char kept = path[i];
-        path[i] = '\0';
-        bool ok = make_dir(b, path, err, err_len);
-        path[i] = kept;
-        if (!ok)
-            return false;
-    }
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK) != 0)
-        return set_error(err, err_len, "--out %s: not a writable directory; give another", dir);
-    return true;
-}
-
 /* ============================================================ the grid */
 
 /* Runs every trainer at one (slice, vocab), verifies the cell, and rewrites
@@ -761,7 +686,7 @@ static bool run_vocab(bench_run *b, const bench_slice *s, const runner_input *in
         cli_error("bench: %s", err);
         return false;
     }
-    settle_new_dirs(b, true); /* results.json is in them now */
+    out_dir_settle(&b->made_out, true); /* results.json is in them now */
     return true;
 }
 
@@ -790,7 +715,7 @@ static int run_grid(bench_run *b, int argc, char **argv)
 {
     char err[PATH_MAX + 200];
     const char *out = b->grid.out_dir;
-    if (!make_out_dir(b, out, err, sizeof err)) {
+    if (!out_dir_prepare(&b->made_out, out, err, sizeof err)) {
         cli_error("bench: %s", err);
         return EXIT_FAIL;
     }
@@ -906,7 +831,7 @@ int cmd_bench(int argc, char **argv)
     }
     if (status == EXIT_OK)
         status = run_grid(&b, argc, argv);
-    settle_new_dirs(&b, false); /* a run that wrote no results.json leaves no empty --out */
+    out_dir_settle(&b.made_out, false); /* a run that wrote no results.json leaves no empty --out */
     if (status == EXIT_OK)
         status = finish(&b);
     plan_free(&b);

@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "run/output.h"
 #include "run/run.h"
+#include "base/outdir.h"
 #include "base/signals.h"
 #include "base/untrusted.h"
 
@@ -28,7 +29,7 @@ static void train_usage(FILE *out)
           "  --trainer NAME         naive, incremental, inverted-index, heap, linked-list\n"
           "                         (bpebench list describes each)\n"
           "  --vocab-size V         256 byte tokens + special tokens + merges\n"
-          "  --out DIR              output directory (created if its parent exists)\n"
+          "  --out DIR              output directory, created with its parents if missing\n"
           "  --special-token S      a special token, repeatable (default: <|endoftext|>)\n"
           "  --no-special-tokens    no special tokens at all\n"
           "  --pattern P            gpt2 (default), gpt4, or a PCRE2 pattern\n"
@@ -60,84 +61,6 @@ static bool check_training_options(const run_config *cfg, const char *out_dir)
     }
     pretok_free(p);
     return true;
-}
-
-/* Whether a file can be created in DIR: a probe file, removed at once (and
- * on a signal in between). Prints why not. */
-static bool out_dir_writable(const char *dir)
-{
-    size_t n = strlen(dir) + 32;
-    char *probe = malloc(n);
-    if (!probe) {
-        cli_error("out of memory");
-        return false;
-    }
-    snprintf(probe, n, "%s/.bpebench-probe.XXXXXX", dir);
-    sigset_t saved;
-    signals_hold(&saved);
-    int fd = mkstemp(probe);
-    int saved_errno = errno;
-    if (fd >= 0) {
-        close(fd);
-        unlink(probe);
-    }
-    signals_release(&saved);
-    if (fd < 0)
-        cli_error("--out %s: cannot write there: %s; choose a writable directory", dir,
-                  strerror(saved_errno));
-    free(probe);
-    return fd >= 0;
-}
-
-/* Forgets the signal registration of a directory prepare_out_dir created,
- * and removes it unless `keep` (it stays only when the run succeeded). */
-static void release_out_dir(const char *dir, bool created, bool keep)
-{
-    if (!created)
-        return;
-    sigset_t saved;
-    signals_hold(&saved);
-    signals_untrack(dir);
-    signals_release(&saved);
-    if (!keep)
-        rmdir(dir);
-}
-
-/* Makes sure DIR exists (creating it if its parent does) and is writable,
- * before any training time is spent. *created says whether this run made it;
- * such a directory is registered for removal on a signal (signals.h) and is
- * removed again if the run fails. */
-static bool prepare_out_dir(const char *dir, bool *created)
-{
-    struct stat st;
-    *created = false;
-    if (stat(dir, &st) != 0) {
-        sigset_t saved;
-        signals_hold(&saved);
-        *created = mkdir(dir, 0777) == 0;
-        int saved_errno = errno;
-        if (*created && !signals_track(dir, true)) {
-            rmdir(dir);
-            *created = false;
-            saved_errno = ENAMETOOLONG;
-        }
-        signals_release(&saved);
-        /* Another run given the same --out may have made it meanwhile. */
-        bool made_by_another = !*created && saved_errno == EEXIST && stat(dir, &st) == 0;
-        if (!*created && !made_by_another) {
-            cli_error("--out %s: cannot create the directory: %s; create its parent first or "
-                      "choose another --out", dir, strerror(saved_errno));
-            return false;
-        }
-    }
-    if (!*created && !S_ISDIR(st.st_mode)) {
-        cli_error("--out %s: exists and is not a directory; choose a directory", dir);
-        return false;
-    }
-    if (out_dir_writable(dir))
-        return true;
-    release_out_dir(dir, *created, false);
-    return false;
 }
 
 /* The summary of SPEC §4: input, words, merges (and why it stopped), phases;
@@ -233,7 +156,7 @@ int cmd_train(int argc, char **argv)
     char err[2 * PATH_MAX]; /* room for a message naming a long path whole */
     char **files = NULL;
     size_t n_files = 0;
-    bool created_out = false;
+    out_dir_made made_out;
     run_outcome outcome;
     if (!corpus_list_inputs((const char *const *)argv + optind, (size_t)(argc - optind), true,
                             &files, &n_files, err, sizeof err)) {
@@ -242,7 +165,8 @@ int cmd_train(int argc, char **argv)
     }
     cfg.files = files;
     cfg.n_files = n_files;
-    if (!prepare_out_dir(out_dir, &created_out)) {
+    if (!out_dir_prepare(&made_out, out_dir, err, sizeof err)) {
+        cli_error("%s", err);
         corpus_free_files(files, n_files);
         goto done;
     }
@@ -258,7 +182,7 @@ int cmd_train(int argc, char **argv)
         }
         run_outcome_free(&outcome);
     }
-    release_out_dir(out_dir, created_out, status == EXIT_OK);
+    out_dir_settle(&made_out, status == EXIT_OK);
     corpus_free_files(files, n_files);
 done:
     cli_corpus_options_free(&copts);
