@@ -5,7 +5,7 @@
 CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2 -g
-CFLAGS  += -std=c11 -D_DEFAULT_SOURCE $(OPT) -Wall -Wextra -Iimpls -Iharness
+CFLAGS  += -std=c11 $(OPT) -Wall -Wextra -Iimpls -Iharness
 LDLIBS  += -lpcre2-8 -lcjson -lm
 
 # Debian packages the build and the benchmark need (harness/deps.sh); a C
@@ -112,7 +112,7 @@ bench-quick: all data
 # $(BUILD)/fuzz/corpus/<name>; any crashing input goes to $(BUILD)/fuzz/crash-*.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 30
-FUZZ_CFLAGS  := -std=c11 -D_DEFAULT_SOURCE -O1 -g -Wall -Wextra -Iimpls -Iharness -Itests \
+FUZZ_CFLAGS  := -std=c11 -O1 -g -Wall -Wextra -Iimpls -Iharness -Itests \
                 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_BINS    := $(patsubst tests/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz_*.c))
 FUZZ_OBJS    := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) tests/testutil.c)

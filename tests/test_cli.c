@@ -21,6 +21,7 @@
  * Runs tests/ from the top of the tree; about 10 s, longer under ASan.
  */
 #define _XOPEN_SOURCE 700 /* nftw */
+#define _DEFAULT_SOURCE /* wait4 */
 #include "base/prng.h"
 #include "testutil.h"
 

@@ -17,6 +17,7 @@
  * Everything runs on files made here, in a fresh directory under /tmp; no
  * test reads the unpacked corpora. Run from the top of the tree.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 #include "input/corpus.h"
 #include "tools/datatools.h"

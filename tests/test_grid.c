@@ -8,6 +8,7 @@
  * line, every config line goes through the checks of the command line, and
  * grid_to_config writes text that reads back as the same grid.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "bench/grid.h"
 #include "testutil.h"
 #include "base/untrusted.h"

@@ -19,6 +19,7 @@
  *   3. Messages name the real problem and paths are never truncated.
  *   4. compare never passes on nothing (see also test_compare.c).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "report/gnuplot.h"
 #include "bench/results.h"
 #include "testutil.h"

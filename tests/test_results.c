@@ -4,6 +4,7 @@
  * unknown fields are ignored, and malformed files are refused with a reason
  * that names the field.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 #include "bench/results.h"
 

@@ -8,6 +8,7 @@
  * The end-to-end checks (SIGTERM while training, SIGXFSZ while writing) are
  * in test_cli.c.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "base/signals.h"
 #include "testutil.h"
 

@@ -5,6 +5,7 @@
  * registered trainer, `train` writes a tokenizer, and an unknown option is
  * bad usage (exit 2), call after call in the same process.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 #include "cli/cli.h"
 

@@ -12,6 +12,7 @@
  *     a target that is a directory fails the set before anything changes;
  *   - a second writer of the same directory waits for the first's lock.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "run/output.h"
 #include "testutil.h"
 

@@ -25,6 +25,7 @@
  * a fresh directory under /tmp. Run from the top of the tree.
  */
 #define _XOPEN_SOURCE 700 /* nftw */
+#define _DEFAULT_SOURCE /* wait4 */
 #include "base/atomicfile.h"
 #include "bench/results.h"
 #include "tools/synth.h"

@@ -17,6 +17,7 @@
  *     system's limit are refused whole.
  * Runs from the top of the tree; about 10 s, longer under ASan.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 #include "base/utf8.h"
 

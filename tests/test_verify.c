@@ -3,6 +3,7 @@
  * are verified against what, and that a disagreement is counted and
  * reported with the first differing merge (index, both pairs, both counts).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 #include "bench/verify.h"
 

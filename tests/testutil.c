@@ -1,4 +1,5 @@
 /* testutil.c — see testutil.h. */
+#define _DEFAULT_SOURCE /* realpath, DT_DIR */
 #include "testutil.h"
 #include "base/prng.h"
 #include "base/utf8.h"

@@ -8,6 +8,7 @@
  * handled signals held, so the signal handler always finds exactly the
  * temporary files that exist.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "base/atomicfile.h"
 
 #include "base/errors.h"

@@ -1,4 +1,5 @@
 /* errors.c — see errors.h. */
+#define _POSIX_C_SOURCE 200809L
 #include "base/errors.h"
 
 #include <stdarg.h>

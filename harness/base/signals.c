@@ -8,6 +8,7 @@
  * handler always sees whole entries. No allocation anywhere: the handler may
  * run in the middle of malloc.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "base/signals.h"
 
 #include <limits.h>

@@ -2,6 +2,7 @@
  * treefile.c — finding the files shipped beside the binary (treefile.h):
  * /proc/self/exe, then its directory and up to three above it.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "base/treefile.h"
 
 #include <limits.h>

@@ -9,6 +9,7 @@
  * Makefile), `git rev-parse` at run time, and datasets/MANIFEST.tsv (the
  * one shipped beside the binary, base/treefile.h; none, no checksums).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "bench/results.h"
 #include "base/treefile.h"
 

@@ -7,6 +7,7 @@
  * vocab) are kept sorted ascending: bench.c runs small cells first, which is
  * what lets its skip-after-timeout rule save the most time.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "bench/grid.h"
 #include "base/errors.h"
 #include "base/untrusted.h"

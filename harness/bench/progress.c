@@ -6,6 +6,7 @@
  * nothing, and large slices cost more than small ones, so it is shown as
  * "~" and improves as the grid advances.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "bench/progress.h"
 #include "base/clock.h"
 

@@ -9,6 +9,7 @@
  * Ownership: a bench_results owns its records; a record owns its reps and
  * profile arrays; the context owns its strings. results_free frees it all.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "bench/results.h"
 #include "base/errors.h"
 #include "run/output.h"

@@ -30,6 +30,7 @@
  * Costs: one fork + exec-free child per repetition (a few milliseconds);
  * the pipe carries O(1) numbers, or O(m) with a per-merge profile.
  */
+#define _DEFAULT_SOURCE /* wait4 (rusage of a child) */
 #include "bench/runner.h"
 #include "base/clock.h"
 #include "run/output.h"

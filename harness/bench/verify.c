@@ -3,6 +3,7 @@
  * all that results.json keeps); only when two digests differ are the two
  * merge lists read to find and print the first differing merge.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "bench/verify.h"
 
 #include <stdlib.h>

@@ -36,6 +36,7 @@
  * or a run failed (after writing everything), or when a corpus changed;
  * 2 on bad usage.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
 #include "base/clock.h"
 #include "base/errors.h"

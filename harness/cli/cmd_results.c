@@ -2,6 +2,7 @@
  * cmd_results.c — the subcommands that read results files and measure
  * nothing: `bpebench report` (report.h) and `bpebench compare` (compare.h).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
 #include "report/compare.h"
 #include "report/report.h"

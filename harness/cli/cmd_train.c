@@ -1,6 +1,7 @@
 /*
  * cmd_train.c — `bpebench train` and `bpebench list` (SPEC §4).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
 #include "run/output.h"
 #include "run/run.h"

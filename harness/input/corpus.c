@@ -1,4 +1,5 @@
 /* corpus.c — see corpus.h. */
+#define _POSIX_C_SOURCE 200809L
 #include "input/corpus.h"
 
 #include "base/clock.h"

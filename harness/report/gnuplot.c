@@ -4,6 +4,7 @@
  *   3 the variables, 4 the data, 5 the PNG, 6 the SVG (unnamed files);
  * its command line is `gnuplot /dev/fd/3 SCRIPT`.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "report/gnuplot.h"
 
 #include "base/errors.h"

@@ -17,6 +17,7 @@
  * although the names in it were already checked at the door (results.c
  * refuses a results file whose trainer or corpus names are not safe names).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "base/treefile.h"
 #include "report/gnuplot.h"
 #include "report/plot.h"

@@ -20,6 +20,7 @@
  * file by file, each atomically (write_files; report.h says what a failure
  * leaves).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "base/errors.h"
 #include "run/output.h"
 #include "report/index.h"

@@ -3,6 +3,7 @@
  * (BPE.from_file / ByteLevel) and by the GPT-2 tools; files written
  * atomically, and a tokenizer's files replaced as one set (output.h).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "run/output.h"
 
 #include "base/byteunicode.h"

@@ -1,4 +1,5 @@
 /* run.c — see run.h. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "run/run.h"
 
 #include "base/clock.h"

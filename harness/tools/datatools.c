@@ -30,6 +30,7 @@
  * O(n) to count and classify, O(M) for P, O(W) for the top words, memory
  * O(W + M) (the word table).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "tools/datatools.h"
 #include "input/corpus.h"
 #include "base/errors.h"
