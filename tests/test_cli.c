@@ -713,7 +713,7 @@ static void write_failing_midway(void **state)
             child_limits limits = {.fsize = 1000, .ignore_sigxfsz = true};
             cli_result r;
             cli_run(root, args, &limits, &r);
-            const char *keys[] = {"vocab.json", "write failed", "File too large", "--out", NULL};
+            const char *keys[] = {"vocab.json", "write failed", "File too large", "choose another", NULL};
             assert_failed_with(&r, 1, keys, "write failing midway");
             list_dir(out_dir, names, sizeof names);
             assert_string_equal(names, exists ? "" : "-");

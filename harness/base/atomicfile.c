@@ -82,8 +82,8 @@ bool atomic_file_open(atomic_file *f, const char *path, char *err, size_t err_le
         return set_error(err, err_len, "the output path is empty; give a file name");
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return set_error(err, err_len, "%s: exists and is not a regular file (a directory, device "
-                         "or FIFO); give the path of a file to create or replace", path);
+        return set_error(err, err_len, "%s: exists and is not a regular file but %s; give the "
+                         "path of a file to create or replace", path, file_kind_name(st.st_mode));
     if (!signals_install_cleanup())
         return set_error(err, err_len, "cannot install the signal handlers: %s", strerror(errno));
     size_t n = strlen(path) + sizeof TEMP_SUFFIX;
@@ -167,10 +167,18 @@ bool atomic_file_commit(atomic_file *f, char *err, size_t err_len)
     signals_untrack(f->tmp);
     signals_release(&saved);
     if (!renamed)
-        set_error(err, err_len, "%s: cannot rename the finished file into place: %s", f->path,
+        set_error(err, err_len, "%s: cannot rename into place: %s; check the directory", f->path,
                   strerror(error));
     release_names(f);
     return renamed;
+}
+
+bool atomic_file_write_whole(const char *path, const void *data, size_t len, char *err,
+                             size_t err_len)
+{
+    atomic_file f;
+    return atomic_file_open(&f, path, err, err_len) &&
+           atomic_file_write(&f, data, len, err, err_len) && atomic_file_commit(&f, err, err_len);
 }
 
 /* byte_sink's write for an atomic file. */

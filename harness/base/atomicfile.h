@@ -72,6 +72,11 @@ bool atomic_file_commit(atomic_file *f, char *err, size_t err_len);
  * is untouched. Safe after any other call, and twice. */
 void atomic_file_abort(atomic_file *f);
 
+/* The three steps for a file whose bytes are all in memory: `len` bytes to
+ * `path`, whole or not at all. False with a reason; nothing is left. */
+bool atomic_file_write_whole(const char *path, const void *data, size_t len, char *err,
+                             size_t err_len);
+
 /* A destination for bytes produced in pieces (slice and synth stream their
  * output through one): write(ctx, data, len, err, err_len) takes the next
  * piece and returns false with a one-line reason to stop the producer. */

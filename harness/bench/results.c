@@ -11,8 +11,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench/results.h"
+#include "base/atomicfile.h"
 #include "base/errors.h"
-#include "run/output.h"
 #include "base/untrusted.h"
 
 #include <errno.h>
@@ -468,7 +468,7 @@ bool results_write(const bench_results *r, const char *path, char *err, size_t e
         snprintf(err, err_len, "out of memory serializing %s", path);
         return false;
     }
-    bool ok = output_write_atomic(path, text, strlen(text), err, err_len);
+    bool ok = atomic_file_write_whole(path, text, strlen(text), err, err_len);
     free(text);
     return ok;
 }

@@ -22,7 +22,7 @@
  * name can be read as '<command' or '|command' (gnuplot's pipes), and
  * nothing has a name while gnuplot runs: a signal at any moment leaves no
  * temporary file behind. The caller writes the returned bytes where they
- * belong (output_write_atomic). The child runs in "/" with stdin from
+ * belong (atomic_file_write_whole, base/atomicfile.h). The child runs in "/" with stdin from
  * /dev/null and asks to die with its parent (PR_SET_PDEATHSIG), as the
  * benchmark's runs do (runner.c).
  */

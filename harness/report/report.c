@@ -21,8 +21,8 @@
  * leaves).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "base/atomicfile.h"
 #include "base/errors.h"
-#include "run/output.h"
 #include "report/index.h"
 #include "report/plot.h"
 #include "report/report.h"
@@ -602,7 +602,7 @@ static bool write_files(const report_files *files, const char *dir, char *err, s
     for (; ok && done < files->n; done++) {
         join_path(path, dir, files->items[done].name, err, err_len);
         is_new[done] = lstat(path, &st) != 0;
-        ok = output_write_atomic(path, files->items[done].bytes, files->items[done].len, err,
+        ok = atomic_file_write_whole(path, files->items[done].bytes, files->items[done].len, err,
                                  err_len);
     }
     signals_hold(&saved);

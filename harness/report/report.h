@@ -12,7 +12,7 @@
  * Writes DIR/report.md and DIR/plots/ (NAME.dat, .png, .svg for every
  * figure). DIR must exist; DIR/plots is created if missing. Everything is
  * made in memory first, so a failure (a gnuplot error, say) writes nothing;
- * then each file is written atomically (output_write_atomic). If a write
+ * then each file is written atomically (atomic_file_write_whole, base/atomicfile.h). If a write
  * fails, the files that were new are removed again, and DIR/plots too when
  * this call created it; files it replaced stay replaced. False with a
  * one-line reason. Call signals_install_cleanup() first (signals.h) so that

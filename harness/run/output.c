@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "run/output.h"
+#include "base/atomicfile.h"
 
 #include "base/byteunicode.h"
 #include "base/errors.h"
@@ -35,116 +36,6 @@ char *output_token_string(const bpe_vocab *v, bpe_token t)
         at += byte_to_unicode_utf8(bytes[i], s + at);
     s[at] = '\0';
     return s;
-}
-
-/* Removes a temporary file that will not be renamed, and forgets it. */
-static void discard_temp(char *tmp)
-{
-    unlink(tmp);
-    signals_untrack(tmp);
-    free(tmp);
-}
-
-/* The mode a file created with open(..., 0666) would get: mkstemp makes its
- * files 0600, which would hide vocab.json from other users. */
-static mode_t new_file_mode(void)
-{
-    mode_t mask = umask(0);
-    umask(mask);
-    return 0666 & ~mask;
-}
-
-/* Creates the temporary file *tmp (a template) and registers it for removal
- * on a signal (signals.h), as one step no signal can split. */
-static int create_temp(char *tmp, bool *tracked)
-{
-    sigset_t saved;
-    signals_hold(&saved);
-    int fd = mkstemp(tmp);
-    *tracked = fd >= 0 && signals_track(tmp, false);
-    signals_release(&saved);
-    return fd;
-}
-
-/* Writes data to a new temporary file beside `path`; *tmp gets its name
- * (malloc'd). On failure nothing is left behind. */
-static bool write_temp(const char *path, const char *data, size_t len, char **tmp, char *err,
-                       size_t err_len)
-{
-    size_t n = strlen(path) + 16;
-    *tmp = malloc(n);
-    if (!*tmp) {
-        snprintf(err, err_len, "out of memory");
-        return false;
-    }
-    snprintf(*tmp, n, "%s.tmp.XXXXXX", path);
-    bool tracked;
-    int fd = create_temp(*tmp, &tracked);
-    if (fd < 0) {
-        snprintf(err, err_len, "%s: cannot create: %s; check that the directory exists and is "
-                               "writable", path, strerror(errno));
-        free(*tmp);
-        *tmp = NULL;
-        return false;
-    }
-    if (!tracked || fchmod(fd, new_file_mode()) != 0) {
-        snprintf(err, err_len, "%s: cannot prepare the temporary file: %s; check --out", path,
-                 tracked ? strerror(errno) : "path too long to track for signal cleanup");
-        close(fd);
-        discard_temp(*tmp);
-        *tmp = NULL;
-        return false;
-    }
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, data + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        done += (size_t)w;
-    }
-    int saved = done == len ? 0 : errno;
-    if (saved == 0 && fsync(fd) != 0)
-        saved = errno;
-    if (close(fd) != 0 && saved == 0)
-        saved = errno;
-    if (saved != 0 || done != len) {
-        snprintf(err, err_len, "%s: write failed after %zu of %zu bytes: %s; free space or "
-                               "choose another --out", path, done, len,
-                 strerror(saved ? saved : EIO));
-        discard_temp(*tmp);
-        *tmp = NULL;
-        return false;
-    }
-    return true;
-}
-
-/* Renames a finished temporary file into place; removes it on failure.
- * Call with the signals held (signals.h). */
-static bool commit_temp(char *tmp, const char *path, char *err, size_t err_len)
-{
-    if (rename(tmp, path) != 0) {
-        snprintf(err, err_len, "%s: cannot rename into place: %s; check --out", path,
-                 strerror(errno));
-        discard_temp(tmp);
-        return false;
-    }
-    signals_untrack(tmp);
-    free(tmp);
-    return true;
-}
-
-bool output_write_atomic(const char *path, const char *data, size_t len, char *err, size_t err_len)
-{
-    char *tmp;
-    if (!write_temp(path, data, len, &tmp, err, err_len))
-        return false;
-    sigset_t saved;
-    signals_hold(&saved);
-    bool ok = commit_temp(tmp, path, err, err_len);
-    signals_release(&saved);
-    return ok;
 }
 
 /* ------------------------------------------------------------- sets */
@@ -179,10 +70,10 @@ bool output_dir_fits(const char *dir, char *err, size_t err_len)
 
 /* One file of a set on its way into place. */
 typedef struct {
-    char *path;   /* DIR/name, the target; owned */
-    char *tmp;    /* the new contents, complete, until renamed (tracked, signals.h); owned */
-    char *backup; /* a second name of the old target while the set is replaced; owned, or NULL */
-    bool renamed; /* tmp has been renamed to path */
+    char *target;     /* DIR/name; owned */
+    atomic_file file; /* its new contents, finished but not yet renamed (atomicfile.h) */
+    char *backup;     /* a second name of the old target while the set is replaced; owned, or NULL */
+    bool renamed;     /* the new contents are at DIR/name */
 } staged_file;
 
 /* Opens DIR and takes the exclusive flock on it (released when *fd is
@@ -218,28 +109,28 @@ static bool lock_directory(const char *dir, int *fd, char *err, size_t err_len)
 static bool keep_old_target(staged_file *f, char *err, size_t err_len)
 {
     struct stat st;
-    if (lstat(f->path, &st) != 0) {
+    if (lstat(f->target, &st) != 0) {
         if (errno == ENOENT)
             return true;
-        return set_error(err, err_len, "%s: cannot examine: %s; check --out", f->path,
+        return set_error(err, err_len, "%s: cannot examine: %s; check --out", f->target,
                          strerror(errno));
     }
     if (!S_ISREG(st.st_mode))
         return set_error(err, err_len, "%s: exists and is %s, not a regular file; remove it or "
-                         "choose another --out", f->path, file_kind_name(st.st_mode));
-    size_t n = strlen(f->path) + 48;
+                         "choose another --out", f->target, file_kind_name(st.st_mode));
+    size_t n = strlen(f->target) + 48;
     if (!(f->backup = malloc(n)))
         return set_error(err, err_len, "out of memory");
     for (unsigned k = 0; k < 1000; k++) {
-        snprintf(f->backup, n, "%s.tmp.%ld.%u", f->path, (long)getpid(), k);
-        if (link(f->path, f->backup) == 0)
+        snprintf(f->backup, n, "%s.tmp.%ld.%u", f->target, (long)getpid(), k);
+        if (link(f->target, f->backup) == 0)
             return true;
         if (errno != EEXIST)
             break;
     }
     set_error(err, err_len, "%s: cannot keep the old file while replacing it (hard link): %s; "
               "remove the old files or choose an --out on a file system with hard links",
-              f->path, strerror(errno));
+              f->target, strerror(errno));
     free(f->backup);
     f->backup = NULL;
     return false;
@@ -255,17 +146,15 @@ static void roll_back(staged_file *files, size_t n, char *err, size_t err_len)
         staged_file *f = &files[i];
         if (!f->renamed)
             continue;
-        if (f->backup ? rename(f->backup, f->path) == 0 : unlink(f->path) == 0) {
-            free(f->tmp); /* that name is gone: nothing to remove */
-            f->tmp = NULL;
+        if (f->backup ? rename(f->backup, f->target) == 0 : unlink(f->target) == 0) {
             f->renamed = false;
         } else {
             size_t at = strlen(err);
             if (f->backup)
                 snprintf(err + at, err_len - at, "; could not put back the old %s (%s): it is "
-                         "kept as %s", f->path, strerror(errno), f->backup);
+                         "kept as %s", f->target, strerror(errno), f->backup);
             else
-                snprintf(err + at, err_len - at, "; could not remove the new %s (%s)", f->path,
+                snprintf(err + at, err_len - at, "; could not remove the new %s (%s)", f->target,
                          strerror(errno));
         }
         free(f->backup); /* renamed back, or the only copy left: not to be removed */
@@ -278,13 +167,12 @@ static bool rename_all(staged_file *files, size_t n, char *err, size_t err_len)
 {
     for (size_t i = 0; i < n; i++) {
         staged_file *f = &files[i];
-        if (rename(f->tmp, f->path) != 0) {
-            set_error(err, err_len, "%s: cannot rename into place: %s; the old files are kept; "
-                      "check --out", f->path, strerror(errno));
+        if (!atomic_file_commit(&f->file, err, err_len)) {
+            size_t at = strlen(err);
+            snprintf(err + at, err_len - at, "; the old files are kept; check --out");
             roll_back(files, n, err, err_len);
             return false;
         }
-        signals_untrack(f->tmp);
         f->renamed = true;
     }
     return true;
@@ -299,13 +187,25 @@ static void drop_staged(staged_file *files, size_t n)
         staged_file *f = &files[i];
         if (f->backup)
             unlink(f->backup);
-        if (f->tmp && !f->renamed)
-            discard_temp(f->tmp);
-        else
-            free(f->tmp);
-        free(f->path);
+        atomic_file_abort(&f->file); /* nothing left to do after a commit */
+        free(f->target);
         free(f->backup);
     }
+}
+
+/* Writes one file of the set whole to its temporary name, not renamed. */
+static bool stage(staged_file *f, const char *dir, const output_file *file, char *err,
+                  size_t err_len)
+{
+    if (!path_fits(dir, file->name, err, err_len))
+        return false;
+    size_t n = strlen(dir) + strlen(file->name) + 2;
+    if (!(f->target = malloc(n)))
+        return set_error(err, err_len, "out of memory");
+    snprintf(f->target, n, "%s/%s", dir, file->name);
+    return atomic_file_open(&f->file, f->target, err, err_len) &&
+           atomic_file_write(&f->file, file->data, file->len, err, err_len) &&
+           atomic_file_finish(&f->file, err, err_len);
 }
 
 bool output_write_set(const char *dir, const output_file *files, size_t n_files, char *err,
@@ -315,18 +215,10 @@ bool output_write_set(const char *dir, const output_file *files, size_t n_files,
     bool ok = staged != NULL;
     if (!ok)
         set_error(err, err_len, "out of memory");
-    for (size_t i = 0; ok && i < n_files; i++) {
-        if (!(ok = path_fits(dir, files[i].name, err, err_len)))
-            break;
-        size_t n = strlen(dir) + strlen(files[i].name) + 2;
-        if (!(staged[i].path = malloc(n))) {
-            ok = set_error(err, err_len, "out of memory");
-            break;
-        }
-        snprintf(staged[i].path, n, "%s/%s", dir, files[i].name);
-        ok = write_temp(staged[i].path, files[i].data, files[i].len, &staged[i].tmp, err,
-                        err_len);
-    }
+    for (size_t i = 0; ok && i < n_files; i++)
+        staged[i].file.fd = -1; /* holds nothing until staged (atomic_file_abort is a no-op) */
+    for (size_t i = 0; ok && i < n_files; i++)
+        ok = stage(&staged[i], dir, &files[i], err, err_len);
     int dir_fd = -1;
     ok = ok && lock_directory(dir, &dir_fd, err, err_len);
     /* From here to the end of the renames no handled signal can come: its

@@ -65,9 +65,6 @@ bool output_dir_fits(const char *dir, char *err, size_t err_len);
 bool output_write_tokenizer(const char *dir, const bpe_result *r, const char *const *specials,
                             size_t n_specials, char *err, size_t err_len);
 
-/* Writes `len` bytes to `path` atomically (temporary file, fsync, rename). */
-bool output_write_atomic(const char *path, const char *data, size_t len, char *err, size_t err_len);
-
 /* A token's string in the GPT-2 byte-to-unicode alphabet; malloc'd, NUL-terminated. */
 char *output_token_string(const bpe_vocab *v, bpe_token t);
 
