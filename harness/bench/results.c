@@ -354,34 +354,7 @@ static cJSON *profile_json(const bench_record *rec)
     return o;
 }
 
-static bool record_add_scalars(cJSON *o, const bench_record *rec)
-{
-    char digest[17];
-    snprintf(digest, sizeof digest, "%016llx", (unsigned long long)rec->digest);
-    return cJSON_AddStringToObject(o, "trainer", rec->trainer) &&
-           cJSON_AddStringToObject(o, "corpus", rec->corpus) &&
-           add_u64(o, "corpus_bytes", rec->corpus_bytes) &&
-           add_u64(o, "slice_bytes", rec->slice_bytes) &&
-           add_u64(o, "vocab_size", rec->vocab_size) &&
-           add_u64(o, "max_merges", rec->max_merges) && add_u64(o, "merges", rec->merges) &&
-           cJSON_AddBoolToObject(o, "exhausted", rec->exhausted) &&
-           add_u64(o, "words_distinct", rec->words_distinct) &&
-           add_u64(o, "symbols", rec->symbols) && add_u64(o, "pretokens", rec->pretokens) &&
-           add_u64(o, "pairs_initial", rec->pairs_initial) &&
-           add_u64(o, "repeats", rec->n_reps) &&
-           add_u64(o, "peak_rss_bytes", rec->peak_rss_bytes) &&
-           add_u64(o, "input_rss_bytes", rec->input_rss_bytes) &&
-           add_u64(o, "trainer_rss_bytes", rec->trainer_rss_bytes) &&
-           add_u64(o, "word_table_bytes", rec->word_table_bytes) &&
-           (rec->has_digest ? cJSON_AddStringToObject(o, "merges_digest", digest)
-                            : cJSON_AddNullToObject(o, "merges_digest")) &&
-           cJSON_AddBoolToObject(o, "verified", rec->verified) &&
-           cJSON_AddStringToObject(o, "verified_against", rec->verified_against) &&
-           cJSON_AddStringToObject(o, "status", bench_status_name(rec->status)) &&
-           (rec->status != STATUS_ERROR || cJSON_AddStringToObject(o, "error", rec->error)) &&
-           add_number(o, "time_limit_s", rec->time_limit_s) &&
-           cJSON_AddBoolToObject(o, "skipped_after_timeout", rec->skipped_after_timeout);
-}
+/* ------------------------------------------------------------- the input */
 
 /* "script_bytes": {script: bytes} for the scripts present. */
 static bool record_add_scripts(cJSON *o, const bench_record *rec)
@@ -391,6 +364,52 @@ static bool record_add_scripts(cJSON *o, const bench_record *rec)
         if (rec->script_bytes[k] && !add_u64(s, script_names[k], rec->script_bytes[k]))
             return false;
     return s != NULL;
+}
+
+bool record_add_input(cJSON *o, const bench_record *rec)
+{
+    return add_u64(o, "corpus_bytes", rec->corpus_bytes) &&
+           add_u64(o, "pretokens", rec->pretokens) &&
+           add_u64(o, "words_distinct", rec->words_distinct) &&
+           add_u64(o, "symbols", rec->symbols) &&
+           add_u64(o, "pairs_initial", rec->pairs_initial) &&
+           add_u64(o, "word_table_bytes", rec->word_table_bytes) &&
+           add_u64(o, "input_rss_bytes", rec->input_rss_bytes) && record_add_scripts(o, rec);
+}
+
+void record_copy_input(bench_record *to, const bench_record *from)
+{
+    to->corpus_bytes = from->corpus_bytes;
+    to->pretokens = from->pretokens;
+    to->words_distinct = from->words_distinct;
+    to->symbols = from->symbols;
+    to->pairs_initial = from->pairs_initial;
+    to->word_table_bytes = from->word_table_bytes;
+    to->input_rss_bytes = from->input_rss_bytes;
+    memcpy(to->script_bytes, from->script_bytes, sizeof to->script_bytes);
+}
+
+static bool record_add_scalars(cJSON *o, const bench_record *rec)
+{
+    char digest[17];
+    snprintf(digest, sizeof digest, "%016llx", (unsigned long long)rec->digest);
+    return cJSON_AddStringToObject(o, "trainer", rec->trainer) &&
+           cJSON_AddStringToObject(o, "corpus", rec->corpus) &&
+           add_u64(o, "slice_bytes", rec->slice_bytes) &&
+           add_u64(o, "vocab_size", rec->vocab_size) &&
+           add_u64(o, "max_merges", rec->max_merges) && add_u64(o, "merges", rec->merges) &&
+           cJSON_AddBoolToObject(o, "exhausted", rec->exhausted) &&
+           add_u64(o, "repeats", rec->n_reps) &&
+           add_u64(o, "peak_rss_bytes", rec->peak_rss_bytes) &&
+           add_u64(o, "trainer_rss_bytes", rec->trainer_rss_bytes) &&
+           (rec->has_digest ? cJSON_AddStringToObject(o, "merges_digest", digest)
+                            : cJSON_AddNullToObject(o, "merges_digest")) &&
+           cJSON_AddBoolToObject(o, "verified", rec->verified) &&
+           cJSON_AddStringToObject(o, "verified_against", rec->verified_against) &&
+           cJSON_AddStringToObject(o, "status", bench_status_name(rec->status)) &&
+           (rec->status != STATUS_ERROR || cJSON_AddStringToObject(o, "error", rec->error)) &&
+           add_number(o, "time_limit_s", rec->time_limit_s) &&
+           cJSON_AddBoolToObject(o, "skipped_after_timeout", rec->skipped_after_timeout);
 }
 
 static bool record_add_counters(cJSON *o, const bench_record *rec)
@@ -410,7 +429,7 @@ cJSON *record_to_json(const bench_record *rec)
         ok = attach(o, "median_s", phase_summary_json(rec, 0)) &&
              attach(o, "min_s", phase_summary_json(rec, 1)) &&
              attach(o, "max_s", phase_summary_json(rec, 2));
-    ok = ok && record_add_scripts(o, rec) && record_add_counters(o, rec);
+    ok = ok && record_add_input(o, rec) && record_add_counters(o, rec);
     if (ok && rec->n_profile > 0)
         ok = attach(o, "profile", profile_json(rec));
     if (!ok) {
@@ -653,6 +672,18 @@ static bool read_scripts(const cJSON *o, bench_record *rec, char *err, size_t er
     return true;
 }
 
+bool record_read_input(const cJSON *o, bench_record *rec, char *err, size_t err_len)
+{
+    return get_u64(o, "corpus_bytes", false, &rec->corpus_bytes, err, err_len) &&
+           get_u64(o, "pretokens", false, &rec->pretokens, err, err_len) &&
+           get_u64(o, "words_distinct", false, &rec->words_distinct, err, err_len) &&
+           get_u64(o, "symbols", false, &rec->symbols, err, err_len) &&
+           get_u64(o, "pairs_initial", false, &rec->pairs_initial, err, err_len) &&
+           get_u64(o, "word_table_bytes", false, &rec->word_table_bytes, err, err_len) &&
+           get_u64(o, "input_rss_bytes", false, &rec->input_rss_bytes, err, err_len) &&
+           read_scripts(o, rec, err, err_len);
+}
+
 static bool read_profile(const cJSON *o, bench_record *rec, char *err, size_t err_len)
 {
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, "profile");
@@ -710,26 +741,19 @@ bool record_from_json(const cJSON *o, bench_record *rec, char *err, size_t err_l
     rec->skipped_after_timeout = get_bool(o, "skipped_after_timeout");
     bool ok = get_str(o, "trainer", true, rec->trainer, sizeof rec->trainer, err, err_len) &&
               get_str(o, "corpus", true, rec->corpus, sizeof rec->corpus, err, err_len) &&
-              get_u64(o, "corpus_bytes", false, &rec->corpus_bytes, err, err_len) &&
               get_u64(o, "slice_bytes", false, &rec->slice_bytes, err, err_len) &&
               get_u64(o, "vocab_size", true, &rec->vocab_size, err, err_len) &&
               get_u64(o, "max_merges", false, &rec->max_merges, err, err_len) &&
               get_u64(o, "merges", false, &rec->merges, err, err_len) &&
-              get_u64(o, "words_distinct", false, &rec->words_distinct, err, err_len) &&
-              get_u64(o, "symbols", false, &rec->symbols, err, err_len) &&
-              get_u64(o, "pretokens", false, &rec->pretokens, err, err_len) &&
-              get_u64(o, "pairs_initial", false, &rec->pairs_initial, err, err_len) &&
+              record_read_input(o, rec, err, err_len) &&
               get_u64(o, "peak_rss_bytes", false, &rec->peak_rss_bytes, err, err_len) &&
-              get_u64(o, "input_rss_bytes", false, &rec->input_rss_bytes, err, err_len) &&
               get_u64(o, "trainer_rss_bytes", false, &rec->trainer_rss_bytes, err, err_len) &&
-              get_u64(o, "word_table_bytes", false, &rec->word_table_bytes, err, err_len) &&
               get_seconds(o, "time_limit_s", "field \"time_limit_s\"", &rec->time_limit_s, err,
                           err_len) &&
               get_str(o, "verified_against", false, rec->verified_against,
                       sizeof rec->verified_against, err, err_len) &&
               read_status(o, rec, err, err_len) && read_digest(o, rec, err, err_len) &&
               read_times(o, rec, err, err_len) && read_counters(o, rec, err, err_len) &&
-              read_scripts(o, rec, err, err_len) &&
               read_profile(o, rec, err, err_len);
     if (!ok)
         record_free(rec);

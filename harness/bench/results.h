@@ -146,6 +146,19 @@ bool record_add_rep(bench_record *rec, const run_times *t);
 bool context_collect(bench_context *c, int argc, char **argv, double time_limit_s, char *err,
                      size_t err_len);
 
+/*
+ * The fields of a record that describe its input, not the trainer's run:
+ * corpus_bytes (n), pretokens, words_distinct (W), symbols (M),
+ * pairs_initial (P), word_table_bytes, input_rss_bytes and script_bytes.
+ * The benchmark's input probe measures them once per corpus slice and sends
+ * them to the parent with these same functions that write and read them in
+ * results.json, so a new input statistic is a field here, a line in each of
+ * the three functions, and its measurement in the probe (runner.c).
+ */
+bool record_add_input(cJSON *o, const bench_record *rec);
+bool record_read_input(const cJSON *o, bench_record *rec, char *err, size_t err_len);
+void record_copy_input(bench_record *to, const bench_record *from);
+
 /* ------------------------------------------------------------- JSON */
 
 /* One record as a JSON object (summaries included). NULL on OOM. */

@@ -33,6 +33,7 @@
 #define _DEFAULT_SOURCE /* wait4 (rusage of a child) */
 #include "bench/runner.h"
 #include "base/clock.h"
+#include "base/errors.h"
 #include "run/output.h"
 
 #include <errno.h>
@@ -204,58 +205,32 @@ static uint64_t proc_status_bytes(const char *key)
     return kb * 1024;
 }
 
-/* Counts the words of cfg's files into t. False with a reason. */
-static bool probe_count(const run_config *cfg, word_table *t, pretok_stats *stats, char *err,
-                        size_t err_len)
-{
-    pretokenizer *p = pretok_new(&cfg->pretok, err, err_len);
-    if (!p)
-        return false;
-    corpus_read opts = {.max_bytes = cfg->max_bytes};
-    bool ok = corpus_count_words(p, &cfg->pretok, cfg->files, cfg->n_files, &opts, t, err, err_len);
-    *stats = *pretok_get_stats(p);
-    pretok_free(p);
-    return ok;
-}
-
-/* The child of runner_probe_input. Never returns. */
+/* The child of runner_probe_input: counts the input as every run does
+ * (run_count_input) and sends its record_add_input fields. Never returns. */
 static void probe_child(const run_config *cfg, int fd)
 {
     char err[512];
-    word_table t;
-    pretok_stats stats;
-    bpe_word *array = NULL;
-    bpe_words view;
-    uint64_t pairs_initial;
+    run_input in;
     cJSON *msg = cJSON_CreateObject();
-    if (!word_table_init(&t)) {
-        cJSON_AddStringToObject(msg, "error", "out of memory creating the word table");
+    if (!run_count_input(cfg, &in, err, sizeof err)) {
+        cJSON_AddStringToObject(msg, "error", err);
         child_send_and_exit(fd, msg);
     }
-    if (!probe_count(cfg, &t, &stats, err, sizeof err)) {
-        cJSON_AddStringToObject(msg, "error", err);
-    } else if (!word_table_view(&t, &array, &view)) {
-        cJSON_AddStringToObject(msg, "error", "out of memory building the word view");
-    } else if ((pairs_initial = words_initial_pairs(&view)) == UINT64_MAX) {
+    bench_record input = {
+        .corpus_bytes = in.corpus.bytes,
+        .pretokens = in.corpus.pretokens,
+        .words_distinct = in.view.n_words,
+        .symbols = in.view.n_symbols,
+        .pairs_initial = words_initial_pairs(&in.view),
+        .word_table_bytes = in.memory_bytes,
+        .input_rss_bytes = proc_status_bytes("VmRSS"),
+    };
+    words_script_bytes(&in.view, input.script_bytes);
+    if (input.pairs_initial == UINT64_MAX)
         cJSON_AddStringToObject(msg, "error", "out of memory counting the initial pairs");
-    } else {
-        cJSON_AddNumberToObject(msg, "input_rss_bytes", (double)proc_status_bytes("VmRSS"));
-        cJSON_AddNumberToObject(msg, "counting_hwm_bytes", (double)proc_status_bytes("VmHWM"));
-        cJSON_AddNumberToObject(msg, "corpus_bytes", (double)stats.bytes);
-        cJSON_AddNumberToObject(msg, "pretokens", (double)stats.pretokens);
-        cJSON_AddNumberToObject(msg, "words_distinct", (double)view.n_words);
-        cJSON_AddNumberToObject(msg, "symbols", (double)view.n_symbols);
-        cJSON_AddNumberToObject(msg, "word_table_bytes",
-                                (double)(word_table_memory(&t) + view.n_words * sizeof *array));
-        cJSON_AddNumberToObject(msg, "pairs_initial", (double)pairs_initial);
-        uint64_t scripts[SCRIPT_COUNT];
-        words_script_bytes(&view, scripts);
-        cJSON *by_script = cJSON_AddObjectToObject(msg, "script_bytes");
-        for (int k = 0; by_script && k < SCRIPT_COUNT; k++)
-            cJSON_AddNumberToObject(by_script, script_names[k], (double)scripts[k]);
-    }
-    free(array);
-    word_table_free(&t);
+    else if (!record_add_input(msg, &input))
+        cJSON_AddStringToObject(msg, "error", "out of memory reporting the input");
+    run_input_free(&in);
     child_send_and_exit(fd, msg);
 }
 
@@ -419,18 +394,11 @@ static void probe_child_thunk(const void *arg, int fd)
     probe_child(arg, fd);
 }
 
-/* A non-negative number field of the probe's message. */
-static uint64_t msg_u64(const cJSON *msg, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(msg, key);
-    return cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
-}
-
-bool runner_probe_input(const run_config *cfg, double time_limit_s, runner_input *out, char *err,
-                        size_t err_len)
+bool runner_probe_input(const run_config *cfg, double time_limit_s, bench_record *input,
+                        char *err, size_t err_len)
 {
     child_report rep;
-    memset(out, 0, sizeof *out);
+    memset(input, 0, sizeof *input);
     if (!run_in_child(probe_child_thunk, cfg, time_limit_s, &rep, err, err_len)) {
         free(rep.text);
         return false;
@@ -439,28 +407,17 @@ bool runner_probe_input(const run_config *cfg, double time_limit_s, runner_input
     const char *failure = child_failure(&rep, why, sizeof why);
     cJSON *msg = rep.timed_out || failure ? NULL : cJSON_ParseWithLength(rep.text, rep.len);
     const cJSON *error = cJSON_GetObjectItemCaseSensitive(msg, "error");
-    bool ok = msg && !error;
+    bool ok = false;
     if (rep.timed_out)
-        snprintf(err, err_len, "reading the input took longer than %.0f s", time_limit_s);
+        set_error(err, err_len, "reading the input took longer than %.0f s", time_limit_s);
     else if (failure)
-        snprintf(err, err_len, "input probe: %s", failure);
+        set_error(err, err_len, "input probe: %s", failure);
     else if (!msg)
-        snprintf(err, err_len, "input probe: unreadable report");
+        set_error(err, err_len, "input probe: unreadable report");
     else if (error)
-        snprintf(err, err_len, "%s", cJSON_IsString(error) ? error->valuestring : "input error");
-    if (ok) {
-        out->input_rss_bytes = msg_u64(msg, "input_rss_bytes");
-        out->counting_hwm_bytes = msg_u64(msg, "counting_hwm_bytes");
-        out->corpus_bytes = msg_u64(msg, "corpus_bytes");
-        out->pretokens = msg_u64(msg, "pretokens");
-        out->words_distinct = msg_u64(msg, "words_distinct");
-        out->symbols = msg_u64(msg, "symbols");
-        out->word_table_bytes = msg_u64(msg, "word_table_bytes");
-        out->pairs_initial = msg_u64(msg, "pairs_initial");
-        const cJSON *by_script = cJSON_GetObjectItemCaseSensitive(msg, "script_bytes");
-        for (int k = 0; k < SCRIPT_COUNT; k++)
-            out->script_bytes[k] = msg_u64(by_script, script_names[k]);
-    }
+        set_error(err, err_len, "%s", cJSON_IsString(error) ? error->valuestring : "input error");
+    else
+        ok = record_read_input(msg, input, err, err_len);
     cJSON_Delete(msg);
     free(rep.text);
     return ok;

@@ -42,25 +42,14 @@ typedef struct {
  */
 bool runner_run(const runner_job *job, bench_record *rec, char *err, size_t err_len);
 
-/* What the input probe measured. */
-typedef struct {
-    uint64_t input_rss_bytes;  /* VmRSS once the words are counted and the trainers' view built */
-    uint64_t counting_hwm_bytes; /* VmHWM at that moment: the peak while counting */
-    uint64_t corpus_bytes;     /* n */
-    uint64_t pretokens;        /* pretokens counted */
-    uint64_t words_distinct;   /* W */
-    uint64_t symbols;          /* M */
-    uint64_t word_table_bytes; /* heap of the table and the view */
-    uint64_t pairs_initial;    /* P before any merge (words_initial_pairs) */
-    uint64_t script_bytes[SCRIPT_COUNT]; /* the pretokenized text's bytes per script */
-} runner_input;
-
 /*
  * Reads and counts cfg's files (cfg->trainer and vocab are ignored) in a
- * child, like the first phases of run_training, and reports the memory the
- * input alone holds. False with a reason on failure or timeout.
+ * child with run_count_input, as every run starts, and fills the input
+ * fields of *input (record_add_input, results.h), among them the resident
+ * size with only the input counted. False with a reason on failure or
+ * timeout.
  */
-bool runner_probe_input(const run_config *cfg, double time_limit_s, runner_input *out, char *err,
-                        size_t err_len);
+bool runner_probe_input(const run_config *cfg, double time_limit_s, bench_record *input,
+                        char *err, size_t err_len);
 
 #endif

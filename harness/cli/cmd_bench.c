@@ -454,21 +454,14 @@ static bool remember_timeout(bench_run *b, const bpe_trainer *t, size_t corpus_i
 }
 
 /* The fields every record of a slice shares, from the input probe. */
-static void record_set_input(bench_record *rec, const bench_slice *s, const runner_input *in,
+static void record_set_input(bench_record *rec, const bench_slice *s, const bench_record *in,
                              uint64_t vocab, const pretok_config *pretok)
 {
     snprintf(rec->corpus, sizeof rec->corpus, "%s", s->name);
     rec->slice_bytes = s->bytes;
     rec->vocab_size = vocab;
     rec->max_merges = vocab - BPE_BYTE_TOKENS - pretok->n_specials;
-    rec->corpus_bytes = in->corpus_bytes;
-    rec->pretokens = in->pretokens;
-    rec->words_distinct = in->words_distinct;
-    rec->symbols = in->symbols;
-    rec->pairs_initial = in->pairs_initial;
-    memcpy(rec->script_bytes, in->script_bytes, sizeof rec->script_bytes);
-    rec->word_table_bytes = in->word_table_bytes;
-    rec->input_rss_bytes = in->input_rss_bytes;
+    record_copy_input(rec, in);
 }
 
 /* Folds repetition `one` into the cell's record. Repetitions must agree on
@@ -633,7 +626,7 @@ static bool run_cell(bench_run *b, const bpe_trainer *t, const bench_slice *s, u
 
 /* Runs every trainer at one (slice, vocab), verifies the cell, and rewrites
  * results.json. Time: the trainers' runs; O(records) to write the file. */
-static bool run_vocab(bench_run *b, const bench_slice *s, const runner_input *in,
+static bool run_vocab(bench_run *b, const bench_slice *s, const bench_record *in,
                       const char *probe_error, uint64_t vocab)
 {
     size_t first = b->results.n_records, n_lists = 0;
@@ -694,7 +687,7 @@ static bool run_vocab(bench_run *b, const bench_slice *s, const runner_input *in
 /* The probe, then every vocab size of one slice. */
 static bool run_slice(bench_run *b, const bench_slice *s)
 {
-    runner_input in;
+    bench_record in;
     char err[512];
     char label[160];
     snprintf(label, sizeof label, "reading %s (input probe)", s->name);

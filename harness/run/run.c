@@ -44,36 +44,53 @@ static void on_trainer_event(void *ctx, bpe_event event, const bpe_merge *merge)
     c->last_merge = now;
 }
 
-/* Reads and counts the corpus into `words`. */
-static bool count_corpus(const run_config *cfg, word_table *words, run_outcome *out, char *err,
-                         size_t err_len)
+/* The corpus had no words: why, naming the inputs. */
+static bool no_text(const run_config *cfg, const run_input *in, char *err, size_t err_len)
 {
+    const char *others = cfg->n_files > 1 ? " and the other inputs" : "";
+    if (in->corpus.unmatched_bytes > 0)
+        return set_error(err, err_len, "%s%s: no text to train on: --pattern matched none of "
+                         "the %llu bytes; fix the pattern or use gpt2 or gpt4", cfg->files[0],
+                         others, (unsigned long long)in->corpus.unmatched_bytes);
+    return set_error(err, err_len, "%s%s: no text to train on (%llu bytes, no pretokens once "
+                     "special tokens are cut out); give a corpus with text", cfg->files[0],
+                     others, (unsigned long long)in->corpus.bytes);
+}
+
+bool run_count_input(const run_config *cfg, run_input *in, char *err, size_t err_len)
+{
+    memset(in, 0, sizeof *in);
+    if (!word_table_init(&in->table))
+        return set_error(err, err_len, "out of memory");
     pretokenizer *p = pretok_new(&cfg->pretok, err, err_len);
-    if (!p)
-        return false;
-    corpus_read read = {.max_bytes = cfg->max_bytes};
-    double t0 = clock_now();
-    bool ok = corpus_count_words(p, &cfg->pretok, cfg->files, cfg->n_files, &read, words, err,
-                                 err_len);
-    double elapsed = clock_now() - t0;
-    out->times.read = read.read_seconds;
-    out->times.pretokenize = elapsed - read.read_seconds;
-    out->corpus = *pretok_get_stats(p);
-    pretok_free(p);
-    if (ok && words->n_entries == 0 && out->corpus.unmatched_bytes > 0) {
-        snprintf(err, err_len, "%s%s: no text to train on: --pattern matched none of the %llu "
-                               "bytes; fix the pattern or use gpt2 or gpt4",
-                 cfg->files[0], cfg->n_files > 1 ? " and the other inputs" : "",
-                 (unsigned long long)out->corpus.unmatched_bytes);
-        ok = false;
-    } else if (ok && words->n_entries == 0) {
-        snprintf(err, err_len, "%s%s: no text to train on (%llu bytes, no pretokens once special "
-                               "tokens are cut out); give a corpus with text",
-                 cfg->files[0], cfg->n_files > 1 ? " and the other inputs" : "",
-                 (unsigned long long)read.bytes_read);
-        ok = false;
+    bool ok = p != NULL;
+    if (ok) {
+        corpus_read read = {.max_bytes = cfg->max_bytes};
+        double t0 = clock_now();
+        ok = corpus_count_words(p, &cfg->pretok, cfg->files, cfg->n_files, &read, &in->table,
+                                err, err_len);
+        double elapsed = clock_now() - t0;
+        in->read_seconds = read.read_seconds;
+        in->pretokenize_seconds = elapsed - read.read_seconds;
+        in->corpus = *pretok_get_stats(p);
+        pretok_free(p);
     }
+    if (ok && in->table.n_entries == 0)
+        ok = no_text(cfg, in, err, err_len);
+    if (ok && !word_table_view(&in->table, &in->array, &in->view))
+        ok = set_error(err, err_len, "out of memory building the word list");
+    if (ok)
+        in->memory_bytes = word_table_memory(&in->table) + in->view.n_words * sizeof *in->array;
+    else
+        run_input_free(in);
     return ok;
+}
+
+void run_input_free(run_input *in)
+{
+    free(in->array);
+    word_table_free(&in->table);
+    memset(in, 0, sizeof *in);
 }
 
 bool run_max_merges(uint64_t vocab_size, size_t n_specials, uint64_t *max_merges, char *err,
@@ -96,22 +113,16 @@ bool run_training(const run_config *cfg, run_outcome *out, char *err, size_t err
         return false;
 
     double start = clock_now();
-    word_table words;
-    if (!word_table_init(&words)) {
-        snprintf(err, err_len, "out of memory");
-        return false;
-    }
-    bpe_word *array = NULL;
-    bpe_words view;
-    bool ok = count_corpus(cfg, &words, out, err, err_len);
-    if (ok && !word_table_view(&words, &array, &view)) {
-        snprintf(err, err_len, "out of memory building the word list");
-        ok = false;
-    }
+    run_input in;
+    bool ok = run_count_input(cfg, &in, err, err_len);
     if (ok) {
+        out->times.read = in.read_seconds;
+        out->times.pretokenize = in.pretokenize_seconds;
+        out->corpus = in.corpus;
+        const bpe_words view = in.view;
         out->words_distinct = view.n_words;
         out->symbols = view.n_symbols;
-        out->word_table_bytes = word_table_memory(&words) + view.n_words * sizeof *array;
+        out->word_table_bytes = in.memory_bytes;
         run_clock clock = {.cap_profiled = cfg->profile ? 1024 : 0};
         if (cfg->profile && !(clock.merge_seconds = malloc(1024 * sizeof(double))))
             clock.cap_profiled = 0;
@@ -126,20 +137,17 @@ bool run_training(const run_config *cfg, run_outcome *out, char *err, size_t err
         }
         out->merge_seconds = clock.merge_seconds;
         if (status == BPE_ERR_OVERFLOW) {
-            snprintf(err, err_len, "word counts too large: a pair count could exceed 2^64 - 1, "
-                                   "so training would not be exact; train on less text");
-            ok = false;
+            ok = set_error(err, err_len, "word counts too large: a pair count could exceed "
+                           "2^64 - 1, so training would not be exact; train on less text");
         } else if (status != BPE_OK) {
-            snprintf(err, err_len, "out of memory while training with %s (W = %zu, M = %llu)",
-                     cfg->trainer->name, view.n_words, (unsigned long long)view.n_symbols);
-            ok = false;
+            ok = set_error(err, err_len, "out of memory while training with %s (W = %zu, M = %llu)",
+                           cfg->trainer->name, view.n_words, (unsigned long long)view.n_symbols);
         } else {
             out->times.setup = clock.setup_done - before_setup;
             out->times.merge = after - clock.setup_done;
         }
     }
-    free(array);
-    word_table_free(&words);
+    run_input_free(&in);
     out->times.total = clock_now() - start;
     if (!ok)
         run_outcome_free(out);

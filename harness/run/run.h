@@ -43,6 +43,25 @@ typedef struct {
 bool run_max_merges(uint64_t vocab_size, size_t n_specials, uint64_t *max_merges, char *err,
                     size_t err_len);
 
+/* A corpus read and counted, as every run starts: the word table and the
+ * trainers' view of it. */
+typedef struct {
+    word_table table;         /* the distinct words and their counts; owned */
+    bpe_word *array;          /* the view's words (into table); owned */
+    bpe_words view;           /* what a trainer is given */
+    pretok_stats corpus;      /* n, pretokens, special tokens cut out, ... */
+    double read_seconds;      /* time inside read() */
+    double pretokenize_seconds; /* pretokenize + count, read excluded */
+    uint64_t memory_bytes;    /* heap held by the table and the view: the shared input */
+} run_input;
+
+/* Reads and counts cfg's files (its trainer and V are ignored), exactly as
+ * run_training does. False with a one-line reason (an unreadable file,
+ * invalid UTF-8, no text to train on, out of memory); then `in` holds
+ * nothing. O(n) time, O(W + M) memory. */
+bool run_count_input(const run_config *cfg, run_input *in, char *err, size_t err_len);
+void run_input_free(run_input *in);
+
 /* Checks V ≥ 256 + S; runs everything. False with a one-line reason in err. */
 bool run_training(const run_config *cfg, run_outcome *out, char *err, size_t err_len);
 void run_outcome_free(run_outcome *out);
