@@ -48,7 +48,7 @@ bench_summary bench_summarize(const run_times *reps, size_t n, int phase);
 
 typedef enum {
     STATUS_OK,      /* every repetition finished */
-    STATUS_TIMEOUT, /* a repetition passed the time limit (or was skipped, see bench.c) */
+    STATUS_TIMEOUT, /* a repetition passed the time limit (or was skipped, see cli/cmd_bench.c) */
     STATUS_ERROR,   /* the run failed; `error` says why */
 } bench_status;
 
@@ -89,7 +89,7 @@ typedef struct {
     bench_status status;       /* ok, timeout or error */
     char error[512];           /* the reason, when status is error */
     double time_limit_s;       /* the per-run limit in force */
-    bool skipped_after_timeout;/* timeout recorded without running (bench.c's rule) */
+    bool skipped_after_timeout;/* timeout recorded without running (cli/cmd_bench.c's rule) */
     double *profile_seconds;   /* per-merge time of the profiled run, or NULL; owned */
     uint64_t *profile_affected;/* per-merge A_i of the profiled run, or NULL; owned */
     size_t n_profile;          /* entries in both profile arrays */

@@ -468,12 +468,7 @@ static void record_set_input(bench_record *rec, const bench_slice *s, const benc
  * the merge digest and every work counter; a difference is an error. O(1). */
 static bool merge_repetition(bench_record *rec, const bench_record *one, size_t rep)
 {
-    if (rep == 0) {
-        rec->corpus_bytes = one->corpus_bytes;
-        rec->pretokens = one->pretokens;
-        rec->words_distinct = one->words_distinct;
-        rec->symbols = one->symbols;
-        rec->word_table_bytes = one->word_table_bytes;
+    if (rep == 0) { /* the input fields are the probe's (record_set_input): same text, same counts */
         rec->max_merges = one->max_merges;
         rec->merges = one->merges;
         rec->exhausted = one->exhausted;
