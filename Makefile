@@ -5,15 +5,18 @@
 CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2 -g
-CFLAGS  += -std=c11 -D_DEFAULT_SOURCE $(OPT) -Wall -Wextra -Iimpls -Iharness
+CFLAGS  += -std=c11 $(OPT) -Wall -Wextra -Iimpls -Iharness
 LDLIBS  += -lpcre2-8 -lcjson -lm
 
 # Debian packages the build and the benchmark need (harness/deps.sh); a C
 # compiler counts as present when `cc` runs.
 DEPS := cmd:cc=build-essential libpcre2-dev libcjson-dev libcmocka-dev cmd:gnuplot=gnuplot-nox xz-utils
 
-LIB_SRCS  := $(wildcard impls/*.c) $(filter-out harness/main.c,$(wildcard harness/*.c))
+# harness/ is in layers, one folder each (harness/README.md); the library is
+# impls/ and every harness file but cli/main.c.
+LIB_SRCS  := $(wildcard impls/*.c) $(filter-out harness/cli/main.c,$(wildcard harness/*/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+HEADERS   := $(wildcard impls/*.h harness/*/*.h tests/*.h)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TEST_UTIL := $(BUILD)/tests/testutil.o
@@ -26,28 +29,33 @@ all: deps $(BUILD)/bpebench
 deps:
 	@sh harness/deps.sh $(DEPS)
 
-$(BUILD)/%.o: %.c $(wildcard impls/*.h harness/*.h tests/*.h)
+$(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-# results.json records the flags the binary was built with (harness/context.c).
+# results.json records the flags the binary was built with (harness/bench/context.c).
 BUILD_FLAGS := $(CFLAGS)
-$(BUILD)/harness/context.o: CFLAGS += -DBPE_CFLAGS='"$(BUILD_FLAGS)"'
+$(BUILD)/harness/bench/context.o: CFLAGS += -DBPE_CFLAGS='"$(BUILD_FLAGS)"'
 
 $(BUILD)/libbpebench.a: $(LIB_OBJS)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/bpebench: $(BUILD)/harness/main.o $(BUILD)/libbpebench.a
+$(BUILD)/bpebench: $(BUILD)/harness/cli/main.o $(BUILD)/libbpebench.a
 	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libbpebench.a
 	$(CC) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 
-# test_tokenizer_files makes chosen rename() calls of the library fail.
+# test_tokenizer_files makes chosen rename() calls of the library fail, and
+# test_results chosen malloc() calls.
 $(BUILD)/tests/test_tokenizer_files: LDLIBS += -Wl,--wrap=rename
+$(BUILD)/tests/test_results: LDLIBS += -Wl,--wrap=malloc
 
-# Every test program, run from the top of the tree; stops at the first failure.
+# The include-layer check (harness/README.md), then every test program, run
+# from the top of the tree; stops at the first failure.
 test-run: $(TEST_BINS) $(BUILD)/bpebench
+	@sh tests/check_layers.sh
 	@for t in $(TEST_BINS); do \
 	    echo "== $$t"; BPEBENCH=$(BUILD)/bpebench BPE_DATA=$(DATA) $$t || exit 1; \
 	done
@@ -83,18 +91,18 @@ data: $(DATA)/.unpacked
 $(DATA)/.unpacked: datasets/MANIFEST.tsv datasets/unpack.sh $(wildcard datasets/*/*.xz)
 	@sh datasets/unpack.sh datasets $(DATA)
 
-# The benchmark (docs/benchmarking.md): the grid of harness/default-grid.conf over
+# The benchmark (docs/benchmarking.md): the grid of harness/bench/default-grid.conf over
 # the unpacked corpora, each run in its own process; results.json, report.md
 # and plots/ go to BENCH_OUT. bench-quick is the smoke-sized grid (--quick).
 BENCH_OUT ?= results/$(shell date +%Y-%m-%d)
 .PHONY: bench bench-quick
 
 bench: all data
-	$(BUILD)/bpebench bench --config harness/default-grid.conf --data-dir $(DATA) --out $(BENCH_OUT)
+	$(BUILD)/bpebench bench --config harness/bench/default-grid.conf --data-dir $(DATA) --out $(BENCH_OUT)
 	@echo "make bench: the report is $(BENCH_OUT)/report.md"
 
 bench-quick: all data
-	$(BUILD)/bpebench bench --config harness/default-grid.conf --quick --data-dir $(DATA) \
+	$(BUILD)/bpebench bench --config harness/bench/default-grid.conf --quick --data-dir $(DATA) \
 	    --out results/quick
 	@echo "make bench-quick: the report is results/quick/report.md"
 
@@ -104,7 +112,7 @@ bench-quick: all data
 # $(BUILD)/fuzz/corpus/<name>; any crashing input goes to $(BUILD)/fuzz/crash-*.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 30
-FUZZ_CFLAGS  := -std=c11 -D_DEFAULT_SOURCE -O1 -g -Wall -Wextra -Iimpls -Iharness -Itests \
+FUZZ_CFLAGS  := -std=c11 -O1 -g -Wall -Wextra -Iimpls -Iharness -Itests \
                 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_BINS    := $(patsubst tests/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz_*.c))
 FUZZ_OBJS    := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) tests/testutil.c)
@@ -114,11 +122,12 @@ FUZZ_OBJS    := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) tests/testutil.
 fuzz-deps:
 	@sh harness/deps.sh cmd:$(FUZZ_CC)=clang libclang-rt-14-dev
 
-$(BUILD)/fuzz/obj/%.o: %.c $(wildcard impls/*.h harness/*.h tests/*.h) | fuzz-deps
+$(BUILD)/fuzz/obj/%.o: %.c $(HEADERS) | fuzz-deps
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(BUILD)/fuzz/libbpebench.a: $(FUZZ_OBJS)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz_%.o $(BUILD)/fuzz/libbpebench.a
@@ -127,7 +136,7 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz_%.o $(BUILD)/fuzz/libbpebench
 # Real files a fuzzer also starts from (libFuzzer's -seed_inputs, comma-separated):
 # a results file bench wrote, and the default grid.
 FUZZ_SEEDS_fuzz_results := tests/fixtures/results-small.json
-FUZZ_SEEDS_fuzz_config  := harness/default-grid.conf
+FUZZ_SEEDS_fuzz_config  := harness/bench/default-grid.conf
 
 fuzz: $(FUZZ_BINS)
 	@$(foreach f,$(FUZZ_BINS),corpus=$(BUILD)/fuzz/corpus/$(notdir $f); mkdir -p $$corpus; \

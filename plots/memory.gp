@@ -4,7 +4,7 @@
 # counted (word table and its view); the rest of each peak is the trainer's.
 #
 # Inputs: see style.gp. The last series is the input. Data rows: V peak_MB
-# trainer_MB input_MB (see harness/plot.c).
+# trainer_MB input_MB (see harness/report/plot.c).
 load plotdir.'/style.gp'
 do for [fmt = 1:2] {
     eval begin_figure(fmt, panel_w * cols, panel_h * rows)

@@ -5,7 +5,7 @@
 # scan every word (naive) pay the same at every merge.
 #
 # Inputs: see style.gp (one panel title, "SLICE,V=…"), and aseries (a series
-# that has data, for A_i). Data rows: i seconds A_i 0 (see harness/plot.c).
+# that has data, for A_i). Data rows: i seconds A_i 0 (see harness/report/plot.c).
 npanels = 2
 load plotdir.'/style.gp'
 cols = 1

@@ -4,7 +4,7 @@
 # where both the reference and the trainer finished have a point.
 #
 # Inputs: see style.gp. Data rows: V speedup_total speedup_merge 0 (see
-# harness/plot.c).
+# harness/report/plot.c).
 # The reference is the first trainer, so series s uses trainer style s + 1.
 load plotdir.'/style.gp'
 do for [fmt = 1:2] {

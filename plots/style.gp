@@ -1,11 +1,11 @@
 # style.gp — what every bpebench figure shares; loaded by the other scripts.
 #
 # Each figure is drawn twice, as PNG (pngcairo) and SVG, from one data file
-# written by harness/plot.c. The figure is a grid of panels (at most three
+# written by harness/report/plot.c. The figure is a grid of panels (at most three
 # per row); each panel has one line per trainer, and a trainer keeps its
 # colour and marker in every panel and every figure.
 #
-# Inputs (variables harness/plot.c and harness/gnuplot.c set before this
+# Inputs (variables harness/report/plot.c and harness/report/gnuplot.c set before this
 # script runs): pngfile and svgfile (where the images go), datafile, plotdir,
 # npanels and panel1 … panelN (panel titles), nseries and series1 … seriesN
 # (series titles).

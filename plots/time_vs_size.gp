@@ -4,7 +4,7 @@
 # is the time limit, drawn when a run of the corpus timed out).
 #
 # Inputs: see style.gp, and limit (seconds; 0 when nothing timed out).
-# Data rows: n_MB median min max (see harness/plot.c).
+# Data rows: n_MB median min max (see harness/report/plot.c).
 load plotdir.'/style.gp'
 # The time limit, dashed, only when a run of this corpus timed out (limit > 0).
 limit_curve = limit > 0 ? sprintf(", %g with lines dt 2 lc rgb 'gray40' lw 1 title 'time limit %g s'", limit, limit) : ''

@@ -1,7 +1,7 @@
 /*
- * fuzz_config.c — the benchmark's config files (harness/grid.c) on
+ * fuzz_config.c — the benchmark's config files (harness/bench/grid.c) on
  * arbitrary bytes and on mutations of a real one (make fuzz seeds it with
- * harness/default-grid.conf). These properties must hold (any violation
+ * harness/bench/default-grid.conf). These properties must hold (any violation
  * aborts, so libFuzzer keeps the input as a crash):
  *   1. no crash, no sanitizer report, whatever the bytes;
  *   2. a grid read from a config file can be written back (grid_to_config
@@ -13,9 +13,9 @@
  * Built and run by `make fuzz` (clang, -fsanitize=fuzzer,address,undefined).
  * The file name does not start with test_, so `make test` leaves it alone.
  */
-#include "grid.h"
+#include "bench/grid.h"
 #include "testutil.h"
-#include "untrusted.h"
+#include "base/untrusted.h"
 
 #include <stdio.h>
 #include <stdlib.h>

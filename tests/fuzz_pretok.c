@@ -15,7 +15,7 @@
  *   4. special tokens are cut where SPEC §2.1 says: each is one of the
  *      configured tokens, the longest one matching there, and no special
  *      token starts inside a text piece;
- *   5. UTF-8, checked against the independent decoder of harness/utf8.c: in
+ *   5. UTF-8, checked against the independent decoder of harness/base/utf8.c: in
  *      bytes mode every piece is either valid UTF-8 or a run of bytes none of
  *      which starts a valid character; in error mode, success means every
  *      piece is valid UTF-8, and a failure names exactly the offset of the
@@ -33,9 +33,9 @@
  * Built and run by `make fuzz` (clang, -fsanitize=fuzzer,address,undefined).
  * The file name does not start with test_, so `make test` leaves it alone.
  */
-#include "pretok.h"
-#include "utf8.h"
-#include "wordtable.h"
+#include "input/pretok.h"
+#include "base/utf8.h"
+#include "input/wordtable.h"
 
 #include <stdio.h>
 #include <stdlib.h>

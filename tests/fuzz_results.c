@@ -1,5 +1,5 @@
 /*
- * fuzz_results.c — the results reader (harness/results.c) on arbitrary
+ * fuzz_results.c — the results reader (harness/bench/results.c) on arbitrary
  * bytes and on mutations of a real results file (make fuzz seeds it with
  * tests/fixtures/results-small.json). These properties must hold (any
  * violation aborts, so libFuzzer keeps the input as a crash):
@@ -12,10 +12,10 @@
  * Built and run by `make fuzz` (clang, -fsanitize=fuzzer,address,undefined).
  * The file name does not start with test_, so `make test` leaves it alone.
  */
-#include "compare.h"
-#include "results.h"
+#include "report/compare.h"
+#include "bench/results.h"
 #include "testutil.h"
-#include "untrusted.h"
+#include "base/untrusted.h"
 
 #include <math.h>
 #include <stdio.h>

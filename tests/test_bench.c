@@ -8,7 +8,8 @@
  * SIGTERM or SIGINT must keep the cells it finished and leave nothing
  * behind: no partial file, and no run going on without it.
  */
-#include "results.h"
+#define _POSIX_C_SOURCE 200809L
+#include "bench/results.h"
 #include "testutil.h"
 
 #include <dirent.h>

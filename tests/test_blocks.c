@@ -13,7 +13,7 @@
  */
 #include "array.h"
 #include "pairtable.h"
-#include "prng.h"
+#include "base/prng.h"
 #include "testutil.h"
 
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * run finished on both sides) fails, saying why.
  */
 #include "testutil.h"
-#include "compare.h"
+#include "report/compare.h"
 
 #include <string.h>
 

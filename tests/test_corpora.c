@@ -9,7 +9,7 @@
  * The corpora are the ones `make data` unpacks (directory in $BPE_DATA,
  * default build/data); `make test` depends on it.
  */
-#include "corpus.h"
+#include "input/corpus.h"
 #include "testutil.h"
 
 #include <stdio.h>

@@ -17,12 +17,13 @@
  * Everything runs on files made here, in a fresh directory under /tmp; no
  * test reads the unpacked corpora. Run from the top of the tree.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
-#include "corpus.h"
-#include "datatools.h"
-#include "synth.h"
-#include "utf8.h"
-#include "wordtable.h"
+#include "input/corpus.h"
+#include "tools/datatools.h"
+#include "tools/synth.h"
+#include "base/utf8.h"
+#include "input/wordtable.h"
 
 #include <dirent.h>
 #include <math.h>

@@ -19,7 +19,7 @@
  * (printed on failure) on every platform.
  */
 #include "testutil.h"
-#include "prng.h"
+#include "base/prng.h"
 
 #include <stdio.h>
 #include <string.h>

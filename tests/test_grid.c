@@ -1,5 +1,5 @@
 /*
- * test_grid.c — the benchmark grid's settings (harness/grid.h) from the
+ * test_grid.c — the benchmark grid's settings (harness/bench/grid.h) from the
  * command line and from config files: corpus names and slice sizes must be
  * safe names wherever they come from (a hostile NAME in `--corpus
  * NAME=PATH` or in a config file runs nothing: `bench` refuses it with one
@@ -8,9 +8,10 @@
  * line, every config line goes through the checks of the command line, and
  * grid_to_config writes text that reads back as the same grid.
  */
-#include "grid.h"
+#define _POSIX_C_SOURCE 200809L
+#include "bench/grid.h"
 #include "testutil.h"
-#include "untrusted.h"
+#include "base/untrusted.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -184,7 +185,7 @@ static void the_config_writer_round_trips(void **state)
         "data-dir = /data\n"
         "profile = a@1Mi:300:heap\n";
     size_t len;
-    char *default_grid = test_slurp("harness/default-grid.conf", &len);
+    char *default_grid = test_slurp("harness/bench/default-grid.conf", &len);
     assert_non_null(default_grid);
     const char *texts[] = {default_grid, every_key, ""};
     size_t lens[] = {len, sizeof every_key - 1, 0};

@@ -9,7 +9,7 @@
  *     compaction in the middle of a run) and the merges still equal naive's.
  */
 #include "maxheap.h"
-#include "prng.h"
+#include "base/prng.h"
 #include "testutil.h"
 
 #include <stdlib.h>

@@ -4,8 +4,9 @@
  * GPT-2's own, and vocab.json and merges.txt parse back (cJSON and a small
  * merges reader) to the very merge list that was trained.
  */
-#include "byteunicode.h"
-#include "output.h"
+#define _POSIX_C_SOURCE 200809L
+#include "base/byteunicode.h"
+#include "run/output.h"
 #include "testutil.h"
 
 #include <cjson/cJSON.h>

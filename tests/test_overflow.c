@@ -7,7 +7,7 @@
  * test_trainers.c: counts_near_2_pow_62.)
  */
 #include "testutil.h"
-#include "wordtable.h"
+#include "input/wordtable.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
  * UTF-8 in both modes. Every case is also fed in small chunks (1, 2, 3, 5, 7
  * and 64 bytes) to prove that streaming never changes a piece.
  */
-#include "pretok.h"
+#include "input/pretok.h"
 #include "testutil.h"
 
 #include <stdio.h>

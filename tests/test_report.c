@@ -19,8 +19,9 @@
  *   3. Messages name the real problem and paths are never truncated.
  *   4. compare never passes on nothing (see also test_compare.c).
  */
-#include "gnuplot.h"
-#include "results.h"
+#define _POSIX_C_SOURCE 200809L
+#include "report/gnuplot.h"
+#include "bench/results.h"
 #include "testutil.h"
 
 #include <dirent.h>
@@ -544,7 +545,8 @@ static void a_failed_report_leaves_nothing(void **state)
     assert_int_equal(mkdir(blocker, 0755), 0);
     const char *args[] = {"report", path, "--out", out, NULL};
     test_output o = run(args, root, NULL);
-    const char *keys[] = {"plots/speedup_corpus1.png: cannot rename into place", NULL};
+    const char *keys[] = {"plots/speedup_corpus1.png: exists and is not a regular file but a "
+                          "directory", NULL};
     assert_one_line_failure(&o, 1, keys, "a figure that cannot be written");
     char plots[PATH_MAX + 16];
     snprintf(plots, sizeof plots, "%s/plots", out);

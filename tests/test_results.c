@@ -4,8 +4,9 @@
  * unknown fields are ignored, and malformed files are refused with a reason
  * that names the field.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
-#include "results.h"
+#include "bench/results.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +183,34 @@ static void summaries_come_from_the_repetitions(void **state)
     s = bench_summarize(r.records[0].reps, r.records[0].n_reps, PHASE_TOTAL);
     assert_true(s.median == 2 && s.min == 1 && s.max == 3);
     results_free(&r);
+}
+
+/* malloc fails while `failing_malloc` is set (this test is linked with
+ * -Wl,--wrap=malloc, see the Makefile): the library's calls come here. */
+void *__real_malloc(size_t size);
+void *__wrap_malloc(size_t size);
+static bool failing_malloc;
+void *__wrap_malloc(size_t size)
+{
+    return failing_malloc ? NULL : __real_malloc(size);
+}
+
+static void the_median_stays_exact_when_memory_runs_out(void **state)
+{
+    (void)state;
+    enum { N = 101 }; /* more than the summary sorts on the stack */
+    static run_times reps[N + 1];
+    for (size_t i = 0; i <= N; i++) /* a skewed sample: the midpoint of min and max is not the median */
+        reps[i].merge = (double)((i * 37) % (N + 1)) * ((i % 3) ? 1.0 : 10.0);
+    for (size_t n = N; n <= N + 1; n++) { /* odd and even counts */
+        bench_summary sorted = bench_summarize(reps, n, PHASE_MERGE);
+        failing_malloc = true;
+        bench_summary counted = bench_summarize(reps, n, PHASE_MERGE);
+        failing_malloc = false;
+        assert_true(sorted.median == counted.median);
+        assert_true(sorted.min == counted.min && sorted.max == counted.max);
+        assert_true(counted.median != (counted.min + counted.max) / 2);
+    }
 }
 
 static void unknown_fields_are_ignored(void **state)
@@ -417,6 +446,7 @@ int main(void)
         cmocka_unit_test(write_and_read_a_file),
         cmocka_unit_test(numbers_read_back_exactly),
         cmocka_unit_test(summaries_come_from_the_repetitions),
+        cmocka_unit_test(the_median_stays_exact_when_memory_runs_out),
         cmocka_unit_test(unknown_fields_are_ignored),
         cmocka_unit_test(malformed_files_are_refused),
         cmocka_unit_test(only_major_version_1_is_read),

@@ -1,5 +1,5 @@
 /*
- * test_signals.c — the registry of harness/signals.h on its own: what a
+ * test_signals.c — the registry of harness/base/signals.h on its own: what a
  * handled signal removes (tracked files, then their empty directory) and
  * what it must not (untracked paths, a directory somebody filled, paths a
  * parent process registered), that an ignored signal stays ignored, and that
@@ -8,7 +8,8 @@
  * The end-to-end checks (SIGTERM while training, SIGXFSZ while writing) are
  * in test_cli.c.
  */
-#include "signals.h"
+#define _POSIX_C_SOURCE 200809L
+#include "base/signals.h"
 #include "testutil.h"
 
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /*
  * test_tokenizer_files.c — a tokenizer's files are never corrupt and never
- * half-replaced (harness/output.h, docs/spec.md §3):
+ * half-replaced (harness/run/output.h, docs/spec.md §3):
  *   - the special-token rule: a token vocab.json would spell like a byte
  *     token or a learnable token, or that is not UTF-8, is refused with a
  *     reason; accepted ones leave vocab.json mapping exactly V distinct keys
@@ -12,7 +12,8 @@
  *     a target that is a directory fails the set before anything changes;
  *   - a second writer of the same directory waits for the first's lock.
  */
-#include "output.h"
+#define _POSIX_C_SOURCE 200809L
+#include "run/output.h"
 #include "testutil.h"
 
 #include <dirent.h>

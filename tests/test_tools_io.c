@@ -1,7 +1,7 @@
 /*
  * test_tools_io.c — what `slice`, `synth` and `bench` promise about the
  * files they write and the resources they use, and the streaming atomic
- * writer they share (harness/atomicfile.h):
+ * writer they share (harness/base/atomicfile.h):
  *   - atomicfile: the target appears whole at commit and not before; an
  *     abort, a failed write (a file size limit with SIGXFSZ ignored: a short
  *     write, then EFBIG) or a handled signal leaves no temporary file; a
@@ -24,16 +24,15 @@
  * Every command runs as the built binary ($BPEBENCH) in a child process, in
  * a fresh directory under /tmp. Run from the top of the tree.
  */
-#define _XOPEN_SOURCE 700 /* nftw */
-#include "atomicfile.h"
-#include "results.h"
-#include "synth.h"
+#define _DEFAULT_SOURCE /* wait4 */
+#include "base/atomicfile.h"
+#include "bench/results.h"
+#include "tools/synth.h"
 #include "testutil.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,19 +43,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Whether this test (and so the binary, built with the same flags) runs
- * under AddressSanitizer, whose shadow memory makes resident sizes larger. */
-#if defined(__SANITIZE_ADDRESS__)
-static const bool under_asan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-static const bool under_asan = true;
-#else
-static const bool under_asan = false;
-#endif
-#else
-static const bool under_asan = false;
-#endif
 
 /* ============================================================ processes */
 
@@ -75,23 +61,11 @@ typedef struct {
 
 static pid_t running; /* a child to kill if an assertion fails midway */
 
-/* The binary under test, as an absolute path. */
-static const char *binary(void)
-{
-    static char path[PATH_MAX];
-    if (!path[0]) {
-        const char *b = getenv("BPEBENCH") ? getenv("BPEBENCH") : "build/bpebench";
-        if (!realpath(b, path))
-            fail_msg("%s: %s; build it first (make test-run sets BPEBENCH)", b, strerror(errno));
-    }
-    return path;
-}
-
 /* Starts `bpebench args...` with stdout to /dev/null and stderr to
  * err_path, default signal actions and the given limits. */
 static pid_t spawn(const char *const *args, const child_limits *limits, const char *err_path)
 {
-    const char *argv[40] = {binary()};
+    const char *argv[40] = {test_bpebench()};
     size_t n = 1;
     for (; args[n - 1]; n++) {
         assert_true(n < 39);
@@ -191,19 +165,6 @@ static void make_root(char *root, size_t len)
     assert_non_null(mkdtemp(root));
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path) == 0 || errno == ENOENT ? 0 : -1;
-}
-
-static void remove_tree(const char *root)
-{
-    assert_int_equal(nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
-}
-
 static bool exists(const char *path)
 {
     struct stat st;
@@ -215,35 +176,6 @@ static uint64_t file_size(const char *path)
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
     return (uint64_t)st.st_size;
-}
-
-static const char *temp_found; /* set by find_temp: a temporary file seen */
-
-static int find_temp(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    if (strstr(path + ftw->base, ".tmp.")) {
-        static char found[PATH_MAX];
-        snprintf(found, sizeof found, "%s", path);
-        temp_found = found;
-    }
-    return 0;
-}
-
-/* A temporary file (*.tmp.*) under dir, or NULL. */
-static const char *temporary_file_in(const char *dir)
-{
-    temp_found = NULL;
-    assert_int_equal(nftw(dir, find_temp, 16, FTW_PHYS), 0);
-    return temp_found;
-}
-
-static void assert_no_temporary_files(const char *dir)
-{
-    const char *left = temporary_file_in(dir);
-    if (left)
-        fail_msg("temporary file left behind: %s", left);
 }
 
 /* Stops the child (SIGSTOP) and waits until it is stopped; false when it
@@ -273,7 +205,8 @@ static bool signal_while_writing(const char *const *args, const char *dir, int s
     for (int tries = 0; !caught && tries < 20000; tries++) {
         if (!stop_child(pid))
             return false;
-        caught = temporary_file_in(dir) != NULL;
+        char found[PATH_MAX];
+        caught = test_find_temporary(dir, found, sizeof found);
         if (caught)
             assert_int_equal(kill(pid, signo), 0);
         assert_int_equal(kill(pid, SIGCONT), 0);
@@ -330,7 +263,8 @@ static void atomic_file_whole_or_nothing(void **state)
         len += piece;
     }
     assert_false(exists(path));
-    assert_non_null(temporary_file_in(root));
+    char found[PATH_MAX];
+    assert_true(test_find_temporary(root, found, sizeof found));
     assert_true(atomic_file_commit(&f, err, sizeof err));
     assert_int_equal(file_size(path), len);
     assert_no_temporary_files(root);
@@ -346,7 +280,7 @@ static void atomic_file_whole_or_nothing(void **state)
     atomic_file_abort(&f); /* twice is harmless */
     assert_int_equal(file_size(path), len);
     assert_no_temporary_files(root);
-    remove_tree(root);
+    test_remove_tree(root);
 }
 
 /* A directory, a device, an empty path and a missing directory are
@@ -367,7 +301,7 @@ static void atomic_file_refuses_what_it_cannot_replace(void **state)
     assert_false(atomic_file_open(&f, path, err, sizeof err));
     assert_non_null(strstr(err, path));
     assert_no_temporary_files(root);
-    remove_tree(root);
+    test_remove_tree(root);
 }
 
 /* Runs body in a child process and returns its wait status. */
@@ -431,7 +365,7 @@ static void atomic_file_failures_and_signals_leave_nothing(void **state)
         fail_msg("expected death by SIGTERM, got 0x%x", status);
     assert_false(exists(path));
     assert_no_temporary_files(root);
-    remove_tree(root);
+    test_remove_tree(root);
 }
 
 /* ============================================================ slice */
@@ -451,11 +385,11 @@ static void slice_memory_follows_the_input(void **state)
     run(args, NULL, root, &r);
     assert_exit(&r, 0, "slice --bytes 100000000000");
     assert_true(same_contents(in, out));
-    long limit_kb = under_asan ? 16 << 10 : 8 << 10; /* the file is 24 MiB */
+    long limit_kb = test_under_asan ? 16 << 10 : 8 << 10; /* the file is 24 MiB */
     if (r.maxrss_kb > limit_kb)
         fail_msg("slice peaked at %ld KiB for a 24 MiB file (limit %ld KiB)", r.maxrss_kb,
                  limit_kb);
-    remove_tree(root);
+    test_remove_tree(root);
 }
 
 /* Whether process pid holds `path` open with its read position below
@@ -549,7 +483,7 @@ static void slice_refuses_a_file_that_changes(void **state)
         assert_message(&r, in);
         assert_false(exists(out));
         assert_no_temporary_files(root);
-        remove_tree(root);
+        test_remove_tree(root);
     }
 }
 
@@ -588,7 +522,7 @@ static void slice_signals_leave_nothing(void **state)
     assert_killed_by(&r, SIGXFSZ, "slice past a file size limit");
     assert_false(exists(out));
     assert_no_temporary_files(root);
-    remove_tree(root);
+    test_remove_tree(root);
 }
 
 /* ============================================================ synth */
@@ -606,10 +540,10 @@ static void synth_memory_does_not_follow_bytes(void **state)
     assert_exit(&r, 0, "synth --bytes 67108864");
     uint64_t size = file_size(out);
     assert_true(size <= 67108864 && size > 67108864 - 100);
-    long limit_kb = under_asan ? 32 << 10 : 16 << 10;
+    long limit_kb = test_under_asan ? 32 << 10 : 16 << 10;
     if (r.maxrss_kb > limit_kb)
         fail_msg("synth peaked at %ld KiB writing 64 MiB (limit %ld KiB)", r.maxrss_kb, limit_kb);
-    remove_tree(root);
+    test_remove_tree(root);
 }
 
 /* Signals while synth streams a huge corpus, and SIGXFSZ at a file size
@@ -637,7 +571,7 @@ static void synth_signals_leave_nothing(void **state)
     assert_killed_by(&r, SIGXFSZ, "synth past a file size limit");
     assert_false(exists(out));
     assert_no_temporary_files(root);
-    remove_tree(root);
+    test_remove_tree(root);
 }
 
 /* The number after "give --words " in a message. */
@@ -707,7 +641,7 @@ static void synth_refuses_what_it_cannot_make_quickly(void **state)
     assert_message(&r, "--words 1024");
     assert_false(exists(out));
     assert_no_temporary_files(root);
-    remove_tree(root);
+    test_remove_tree(root);
 }
 
 /* ============================================================ bench */
@@ -787,7 +721,7 @@ static void bench_checks_the_pretokenizer_first(void **state)
         assert_message(&r, cases[i].words);
         assert_false(exists(p.out));
     }
-    remove_tree(p.root);
+    test_remove_tree(p.root);
 }
 
 /* A new --out (two levels) goes again when bench dies before results.json
@@ -816,7 +750,7 @@ static void bench_removes_its_new_out_when_stopped(void **state)
     if (exists(top))
         fail_msg("bench killed by SIGXFSZ left %s", top);
     assert_no_temporary_files(p.root);
-    remove_tree(p.root);
+    test_remove_tree(p.root);
 }
 
 /* Values that used to be cut, ignored or run as a grid of duplicates. */
@@ -860,7 +794,7 @@ static void bench_refuses_bad_values(void **state)
         assert_false(exists(p.out));
         assert_false(exists(long_top));
     }
-    remove_tree(p.root);
+    test_remove_tree(p.root);
 }
 
 /* The corpus changes between the cells: bench stops with a message naming
@@ -886,7 +820,7 @@ static void bench_stops_when_the_corpus_changes(void **state)
     assert_int_equal(back.n_records, 1); /* naive at V = 300 */
     assert_int_equal(back.records[0].vocab_size, 300);
     results_free(&back);
-    remove_tree(p.root);
+    test_remove_tree(p.root);
 }
 
 int main(void)

@@ -17,8 +17,9 @@
  *     system's limit are refused whole.
  * Runs from the top of the tree; about 10 s, longer under ASan.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -695,6 +696,67 @@ static void long_paths_are_refused_whole(void **state)
     test_remove_tree(root);
 }
 
+/* ============================================================ --out */
+
+/* Whether root/rel exists. */
+static bool exists_in(const char *root, const char *rel)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* train and bench follow one --out rule (harness/base/outdir.h): missing
+ * parents are created, up to four new levels; a failed train removes every
+ * directory it created; a fifth level is refused before anything is made. */
+static void out_parents_follow_one_rule(void **state)
+{
+    (void)state;
+    char root[64];
+    make_root(root, sizeof root);
+    test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
+    test_write_file_in(root, "bad.txt", TEXT("valid words, then \xff\n"));
+    run_result r;
+    run(root,
+        (const char *[]){"train", "--trainer", "naive", "--vocab-size", "300", "--out", "a/b/c",
+                         "in.txt", NULL},
+        &r);
+    assert_succeeded(&r, "train into new a/b/c");
+    assert_true(exists_in(root, "a/b/c/merges.txt"));
+    free_run(&r);
+    run(root,
+        (const char *[]){"train", "--trainer", "naive", "--vocab-size", "300", "--out", "x/y/z",
+                         "bad.txt", NULL},
+        &r);
+    assert_failed(&r, 1, (const char *[]){"bad.txt", NULL}, "train of invalid UTF-8 into x/y/z");
+    assert_false(exists_in(root, "x"));
+    free_run(&r);
+    run(root,
+        (const char *[]){"train", "--trainer", "naive", "--vocab-size", "300", "--out", "d1/d2/d3/d4/d5",
+                         "in.txt", NULL},
+        &r);
+    assert_failed(&r, 1, (const char *[]){"d1/d2/d3/d4/d5", "more than 4 new directories", NULL},
+                  "train into five new levels");
+    assert_false(exists_in(root, "d1"));
+    free_run(&r);
+    run(root, (const char *[]){"bench", "--corpus", "c=in.txt", "--trainers", "naive", "--vocab",
+                               "300", "--repeats", "1", "--out", "p/q/r", NULL},
+        &r);
+    if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
+        fail_msg("bench into new p/q/r: status 0x%x; stderr: %s", r.status, r.err);
+    assert_true(exists_in(root, "p/q/r/results.json"));
+    free_run(&r);
+    run(root, (const char *[]){"bench", "--corpus", "c=in.txt", "--trainers", "naive", "--vocab",
+                               "300", "--repeats", "1", "--out", "e1/e2/e3/e4/e5", NULL},
+        &r);
+    assert_failed(&r, 1, (const char *[]){"e1/e2/e3/e4/e5", "more than 4 new directories", NULL},
+                  "bench into five new levels");
+    assert_false(exists_in(root, "e1"));
+    free_run(&r);
+    test_remove_tree(root);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* a run that stops reading its input must not kill the test */
@@ -710,6 +772,7 @@ int main(void)
         cmocka_unit_test(unknown_options_get_one_line),
         cmocka_unit_test(names_and_words_are_escaped),
         cmocka_unit_test(long_paths_are_refused_whole),
+        cmocka_unit_test(out_parents_follow_one_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,10 +1,10 @@
 /*
  * test_untrusted.c — the safe-name rule and the display escape
- * (harness/untrusted.h): hostile names are refused, escapes show every byte
+ * (harness/base/untrusted.h): hostile names are refused, escapes show every byte
  * and never cut an escape in half.
  */
 #include "testutil.h"
-#include "untrusted.h"
+#include "base/untrusted.h"
 
 #include <string.h>
 

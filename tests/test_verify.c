@@ -3,8 +3,9 @@
  * are verified against what, and that a disagreement is counted and
  * reported with the first differing merge (index, both pairs, both counts).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
-#include "verify.h"
+#include "bench/verify.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,8 @@
 /* testutil.c — see testutil.h. */
+#define _DEFAULT_SOURCE /* realpath, DT_DIR */
 #include "testutil.h"
-#include "prng.h"
-#include "utf8.h"
+#include "base/prng.h"
+#include "base/utf8.h"
 
 #include <cjson/cJSON.h>
 
@@ -366,7 +367,7 @@ bool test_find_temporary(const char *root, char *found, size_t found_len)
         char *child = malloc(strlen(root) + strlen(e->d_name) + 2);
         assert_non_null(child);
         sprintf(child, "%s/%s", root, e->d_name);
-        if (strstr(e->d_name, ".tmp.")) {
+        if (strstr(e->d_name, ".tmp.") || strncmp(e->d_name, ".bpebench-probe", 15) == 0) {
             snprintf(found, found_len, "%s", child);
             hit = true;
         } else if (e->d_type == DT_DIR) {
@@ -378,6 +379,25 @@ bool test_find_temporary(const char *root, char *found, size_t found_len)
         closedir(d);
     return hit;
 }
+
+void assert_no_temporary_files(const char *root)
+{
+    char found[PATH_MAX];
+    if (test_find_temporary(root, found, sizeof found))
+        fail_msg("temporary file left behind: %s", found);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+const bool test_under_asan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+const bool test_under_asan = true;
+#else
+const bool test_under_asan = false;
+#endif
+#else
+const bool test_under_asan = false;
+#endif
 
 void test_write_slow_corpus(const char *path)
 {

@@ -3,8 +3,8 @@
 #define BPE_TESTUTIL_H
 
 #include "bpe.h"
-#include "grid.h"
-#include "results.h"
+#include "bench/grid.h"
+#include "bench/results.h"
 
 #include <stdarg.h>
 #include <setjmp.h>
@@ -97,9 +97,17 @@ char *test_slurp(const char *path, size_t *len);
 void test_write_file(const char *path, const void *data, size_t len);
 /* Removes path and, for a directory, everything in it (as rm -rf). */
 void test_remove_tree(const char *path);
-/* A temporary output file (a name containing ".tmp.") anywhere under root:
- * true with its path in found. */
+/* A temporary output file (a name containing ".tmp.", or train's
+ * .bpebench-probe.* of --out) anywhere under root: true with its path in
+ * found. */
 bool test_find_temporary(const char *root, char *found, size_t found_len);
+/* Fails the test when test_find_temporary finds one. */
+void assert_no_temporary_files(const char *root);
+
+/* Whether the tests (and so the binary under test, built with the same
+ * flags) run under AddressSanitizer, which reserves terabytes of address
+ * space (no address-space limit there) and makes resident sizes larger. */
+extern const bool test_under_asan;
 
 /* Writes len bytes to dir/name (fails the test on error). */
 void test_write_file_in(const char *dir, const char *name, const void *data, size_t len);

@@ -1,0 +1,225 @@
+/*
+ * context.c — the "context" block of results.json: where and how the
+ * numbers were measured (date, host, CPU model, cores, compiler and flags,
+ * git commit, dataset checksums). Without it two results files cannot be
+ * compared honestly: a different CPU or compiler explains a ratio better
+ * than any code change.
+ *
+ * Sources: /proc/cpuinfo, sysconf, __VERSION__, BPE_CFLAGS (passed by the
+ * Makefile), `git rev-parse` at run time, and datasets/MANIFEST.tsv (the
+ * one shipped beside the binary, base/treefile.h; none, no checksums).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "bench/results.h"
+#include "base/treefile.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef BPE_CFLAGS
+#define BPE_CFLAGS "unknown (built without the Makefile)"
+#endif
+
+#if defined(__clang__)
+#define COMPILER_NAME "clang "
+#elif defined(__GNUC__)
+#define COMPILER_NAME "gcc "
+#else
+#define COMPILER_NAME ""
+#endif
+
+/* The first line a shell command prints (trailing newline removed), or NULL. */
+static char *command_first_line(const char *cmd)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return NULL;
+    char line[256];
+    char *out = NULL;
+    if (fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        out = strdup(line);
+    }
+    pclose(p);
+    return out;
+}
+
+/* "abcdef123456" (with "-dirty" when tracked files changed), or "unknown". */
+static char *git_commit(void)
+{
+    char *head = command_first_line("git rev-parse --short=12 HEAD 2>/dev/null");
+    if (!head || !*head) {
+        free(head);
+        return strdup("unknown");
+    }
+    char *dirty = command_first_line("git status --porcelain --untracked-files=no 2>/dev/null");
+    if (dirty && *dirty) {
+        size_t n = strlen(head) + sizeof "-dirty";
+        char *h = malloc(n);
+        if (h)
+            snprintf(h, n, "%s-dirty", head);
+        free(head);
+        head = h;
+    }
+    free(dirty);
+    return head;
+}
+
+/* The "model name" line of /proc/cpuinfo, or "unknown". */
+static char *cpu_model(void)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) != 0)
+            continue;
+        char *colon = strchr(line, ':');
+        if (!colon)
+            continue;
+        char *v = colon + 1;
+        v += strspn(v, " \t");
+        v[strcspn(v, "\r\n")] = '\0';
+        fclose(f);
+        return strdup(v);
+    }
+    if (f)
+        fclose(f);
+    return strdup("unknown");
+}
+
+static char *now_iso8601(void)
+{
+    char buf[64];
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", &tm);
+    return strdup(buf);
+}
+
+/* argv joined with spaces. */
+static char *join_argv(int argc, char **argv)
+{
+    size_t n = 1;
+    for (int i = 0; i < argc; i++)
+        n += strlen(argv[i]) + 1;
+    char *s = malloc(n);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (int i = 0; i < argc; i++) {
+        if (i)
+            strcat(s, " ");
+        strcat(s, argv[i]);
+    }
+    return s;
+}
+
+/* Index of `name` among the tab-separated fields of a header line, or -1. */
+static int tsv_column(const char *header, const char *name)
+{
+    int col = 0;
+    size_t len = strlen(name);
+    for (const char *p = header;; col++) {
+        size_t field = strcspn(p, "\t\r\n");
+        if (field == len && strncmp(p, name, len) == 0)
+            return col;
+        if (p[field] != '\t')
+            return -1;
+        p += field + 1;
+    }
+}
+
+/* A copy of field `col` of a tab-separated line, or NULL. */
+static char *tsv_field(const char *line, int col)
+{
+    const char *p = line;
+    for (int c = 0; c < col; c++) {
+        p = strchr(p, '\t');
+        if (!p)
+            return NULL;
+        p++;
+    }
+    return strndup(p, strcspn(p, "\t\r\n"));
+}
+
+/* Reads (path, sha256) pairs from the manifest. A missing file is not an
+ * error (the list stays empty). O(size of the manifest). */
+static bool read_manifest(bench_context *c, const char *path, char *err, size_t err_len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return true;
+    char *line = NULL;
+    size_t cap = 0;
+    bool ok = true;
+    int path_col = -1, sha_col = -1;
+    if (getline(&line, &cap, f) > 0) {
+        path_col = tsv_column(line, "path");
+        sha_col = tsv_column(line, "sha256");
+    }
+    if (path_col < 0 || sha_col < 0) {
+        snprintf(err, err_len, "%s: first line must name the columns \"path\" and \"sha256\"",
+                 path);
+        ok = false;
+    }
+    while (ok && getline(&line, &cap, f) > 0) {
+        if (line[0] == '\n' || line[0] == '#')
+            continue;
+        bench_dataset *d = realloc(c->datasets, (c->n_datasets + 1) * sizeof *d);
+        if (!d) {
+            snprintf(err, err_len, "out of memory reading %s", path);
+            ok = false;
+            break;
+        }
+        c->datasets = d;
+        d = &c->datasets[c->n_datasets];
+        d->path = tsv_field(line, path_col);
+        d->sha256 = tsv_field(line, sha_col);
+        if (!d->path || !d->sha256) {
+            free(d->path);
+            free(d->sha256);
+            snprintf(err, err_len, "%s: line %zu has fewer columns than the header", path,
+                     c->n_datasets + 2);
+            ok = false;
+            break;
+        }
+        c->n_datasets++;
+    }
+    free(line);
+    fclose(f);
+    return ok;
+}
+
+bool context_collect(bench_context *c, int argc, char **argv, double time_limit_s, char *err,
+                     size_t err_len)
+{
+    memset(c, 0, sizeof *c);
+    char host[256] = "unknown";
+    if (gethostname(host, sizeof host) != 0)
+        strcpy(host, "unknown");
+    host[sizeof host - 1] = '\0';
+    c->date = now_iso8601();
+    c->host = strdup(host);
+    c->cpu = cpu_model();
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    c->cores = cores > 0 ? (int)cores : 0;
+    c->compiler = strdup(COMPILER_NAME __VERSION__);
+    c->cflags = strdup(BPE_CFLAGS);
+    c->git_commit = git_commit();
+    c->command = join_argv(argc, argv);
+    c->time_limit_s = time_limit_s;
+    if (!c->date || !c->host || !c->cpu || !c->compiler || !c->cflags || !c->git_commit ||
+        !c->command) {
+        snprintf(err, err_len, "out of memory collecting the benchmark context");
+        return false;
+    }
+    char manifest[PATH_MAX];
+    if (!tree_locate("datasets/MANIFEST.tsv", manifest, sizeof manifest))
+        return true;
+    return read_manifest(c, manifest, err, err_len);
+}

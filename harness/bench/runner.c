@@ -1,0 +1,424 @@
+/*
+ * runner.c — one benchmark repetition per forked process.
+ *
+ * Why a process per run: the peak resident set size (ru_maxrss) is a
+ * per-process high-water mark that never goes down. Measured in one long
+ * process, every run after the largest would report the largest run's peak.
+ * A fresh child starts from the parent's small footprint, so wait4() gives
+ * the run's own peak. A child is also easy to stop: past the time limit the
+ * parent kills it and records `timeout`.
+ *
+ * Protocol. The parent makes a pipe and forks. The child runs run_training()
+ * (the same code `bpebench train` runs), writes its merge list to an unnamed
+ * file the parent made (for the first-difference report when digests
+ * disagree), serializes its measurements as one results.json record
+ * (record_to_json, so there is one serializer) to the pipe, and leaves with
+ * _exit(). The parent reads the pipe with poll() against a deadline; at end
+ * of file it reaps the child with wait4(), whose rusage carries ru_maxrss; at
+ * the deadline it sends SIGKILL first. The child asks the kernel for SIGKILL
+ * when its parent dies (PR_SET_PDEATHSIG), so a benchmark killed by a signal
+ * never leaves a run going on without it; and since the child's only
+ * outputs are the pipe and an unnamed file, nothing it made stays behind.
+ *
+ * The input probe is a second kind of child: it only reads and counts the
+ * corpus slice and builds the trainers' view of the word table, then reads
+ * VmRSS from /proc/self/status. That is the part of every run's memory that
+ * belongs to the shared input; the rest of a run's peak is the trainer's.
+ * (run.h runs counting and training in one call with no hook in between, so
+ * the split is measured in a separate process of the same shape.)
+ *
+ * Costs: one fork + exec-free child per repetition (a few milliseconds);
+ * the pipe carries O(1) numbers, or O(m) with a per-merge profile.
+ */
+#define _DEFAULT_SOURCE /* wait4 (rusage of a child) */
+#include "bench/runner.h"
+#include "base/clock.h"
+#include "base/errors.h"
+#include "run/output.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ============================================================ child side */
+
+/* Writes all of buf to fd, retrying short writes. */
+static bool write_all(int fd, const char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, buf, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        buf += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* Serializes a JSON value to fd and ends the child: exit status 0 when the
+ * message was delivered. Never returns. */
+static void child_send_and_exit(int fd, cJSON *msg)
+{
+    char *text = msg ? cJSON_PrintUnformatted(msg) : NULL;
+    bool ok = text && write_all(fd, text, strlen(text));
+    free(text);
+    cJSON_Delete(msg);
+    close(fd);
+    _exit(ok ? 0 : 3);
+}
+
+/* Appends "LEFT RIGHT COUNT\n" for every merge to a buffer and writes it to
+ * `list` (an unnamed file shared with the parent). O(m · token length). */
+static bool write_merge_list(FILE *list, const bpe_result *r, char *err, size_t err_len)
+{
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    bool ok = buf != NULL;
+    for (size_t i = 0; ok && i < r->n_merges; i++) {
+        char *a = output_token_string(&r->vocab, r->merges[i].left);
+        char *b = output_token_string(&r->vocab, r->merges[i].right);
+        ok = a && b;
+        size_t need = ok ? strlen(a) + strlen(b) + 32 : 0;
+        if (ok && len + need > cap) {
+            while (len + need > cap)
+                cap *= 2;
+            char *grown = realloc(buf, cap);
+            ok = grown != NULL;
+            if (ok)
+                buf = grown;
+        }
+        if (ok)
+            len += (size_t)snprintf(buf + len, cap - len, "%s %s %llu\n", a, b,
+                                    (unsigned long long)r->merges[i].count);
+        free(a);
+        free(b);
+    }
+    if (!ok) {
+        snprintf(err, err_len, "out of memory writing the merge list");
+    } else if (!write_all(fileno(list), buf, len)) {
+        snprintf(err, err_len, "writing the merge list to a temporary file: %s", strerror(errno));
+        ok = false;
+    }
+    free(buf);
+    return ok;
+}
+
+/* Copies the trainer's counters with their names. O(counters). */
+static void record_set_counters(bench_record *rec, const bpe_trainer *t, const bpe_counters *c)
+{
+    rec->n_counters = 0;
+    for (int i = 0; i < BPE_MAX_COUNTERS && t->counter_names[i]; i++) {
+        snprintf(rec->counters[i].name, sizeof rec->counters[i].name, "%s", t->counter_names[i]);
+        rec->counters[i].value = c->value[i];
+        rec->n_counters++;
+    }
+}
+
+/* Copies the per-merge profile (time and A_i). False on OOM. O(m). */
+static bool record_set_profile(bench_record *rec, const run_outcome *out)
+{
+    size_t m = out->result.n_merges;
+    if (!out->merge_seconds || m == 0)
+        return true;
+    rec->profile_seconds = malloc(m * sizeof *rec->profile_seconds);
+    rec->profile_affected = malloc(m * sizeof *rec->profile_affected);
+    if (!rec->profile_seconds || !rec->profile_affected)
+        return false;
+    for (size_t i = 0; i < m; i++) {
+        rec->profile_seconds[i] = out->merge_seconds[i];
+        rec->profile_affected[i] = out->result.merges[i].words_affected;
+    }
+    rec->n_profile = m;
+    return true;
+}
+
+/* Everything one finished run measured, as a record with one repetition. */
+static bool record_from_outcome(bench_record *rec, const run_config *cfg, const run_outcome *out)
+{
+    rec->status = STATUS_OK;
+    snprintf(rec->trainer, sizeof rec->trainer, "%s", cfg->trainer->name);
+    rec->corpus_bytes = out->corpus.bytes;
+    rec->pretokens = out->corpus.pretokens;
+    rec->words_distinct = out->words_distinct;
+    rec->symbols = out->symbols;
+    rec->word_table_bytes = out->word_table_bytes;
+    rec->vocab_size = cfg->vocab_size;
+    rec->max_merges = out->max_merges;
+    rec->merges = out->result.n_merges;
+    rec->exhausted = out->result.exhausted;
+    rec->digest = bpe_merges_digest(&out->result);
+    rec->has_digest = true;
+    record_set_counters(rec, cfg->trainer, &out->result.counters);
+    return record_add_rep(rec, &out->times) && record_set_profile(rec, out);
+}
+
+/* The child of runner_run. Never returns. */
+static void run_child(const runner_job *job, int fd)
+{
+    bench_record rec;
+    memset(&rec, 0, sizeof rec);
+    run_outcome out;
+    char err[sizeof rec.error];
+    if (!run_training(job->cfg, &out, err, sizeof err)) {
+        rec.status = STATUS_ERROR;
+        snprintf(rec.error, sizeof rec.error, "%s", err);
+    } else {
+        if (!record_from_outcome(&rec, job->cfg, &out)) {
+            rec.status = STATUS_ERROR;
+            snprintf(rec.error, sizeof rec.error, "out of memory after training");
+        } else if (job->merges_out &&
+                   !write_merge_list(job->merges_out, &out.result, err, sizeof err)) {
+            rec.status = STATUS_ERROR;
+            snprintf(rec.error, sizeof rec.error, "%s", err);
+        }
+        run_outcome_free(&out);
+    }
+    cJSON *msg = record_to_json(&rec);
+    record_free(&rec);
+    child_send_and_exit(fd, msg);
+}
+
+/* A "VmXXX:   1234 kB" line of /proc/self/status, in bytes (0 if absent). */
+static uint64_t proc_status_bytes(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    uint64_t kb = 0;
+    size_t klen = strlen(key);
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+            kb = strtoull(line + klen + 1, NULL, 10);
+            break;
+        }
+    if (f)
+        fclose(f);
+    return kb * 1024;
+}
+
+/* The child of runner_probe_input: counts the input as every run does
+ * (run_count_input) and sends its record_add_input fields. Never returns. */
+static void probe_child(const run_config *cfg, int fd)
+{
+    char err[512];
+    run_input in;
+    cJSON *msg = cJSON_CreateObject();
+    if (!run_count_input(cfg, &in, err, sizeof err)) {
+        cJSON_AddStringToObject(msg, "error", err);
+        child_send_and_exit(fd, msg);
+    }
+    bench_record input = {
+        .corpus_bytes = in.corpus.bytes,
+        .pretokens = in.corpus.pretokens,
+        .words_distinct = in.view.n_words,
+        .symbols = in.view.n_symbols,
+        .pairs_initial = words_initial_pairs(&in.view),
+        .word_table_bytes = in.memory_bytes,
+        .input_rss_bytes = proc_status_bytes("VmRSS"),
+    };
+    words_script_bytes(&in.view, input.script_bytes);
+    if (input.pairs_initial == UINT64_MAX)
+        cJSON_AddStringToObject(msg, "error", "out of memory counting the initial pairs");
+    else if (!record_add_input(msg, &input))
+        cJSON_AddStringToObject(msg, "error", "out of memory reporting the input");
+    run_input_free(&in);
+    child_send_and_exit(fd, msg);
+}
+
+/* ============================================================ parent side */
+
+/* What a child left behind. */
+typedef struct {
+    char *text;      /* everything it wrote to the pipe; malloc'd, NUL-terminated */
+    size_t len;      /* bytes in text */
+    bool timed_out;  /* the deadline passed and the child was killed */
+    int wait_status; /* from wait4 */
+    uint64_t maxrss; /* ru_maxrss in bytes */
+} child_report;
+
+/* Reads fd until end of file or the deadline (≤ 0: none). False on OOM or a read error. */
+static bool read_pipe(int fd, double deadline, child_report *rep)
+{
+    size_t cap = 1 << 16;
+    rep->text = malloc(cap);
+    if (!rep->text)
+        return false;
+    for (;;) {
+        int wait_ms = -1;
+        if (deadline > 0) {
+            double left = deadline - clock_now();
+            if (left <= 0) {
+                rep->timed_out = true;
+                break;
+            }
+            wait_ms = (int)(left * 1000) + 1;
+        }
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int r = poll(&pfd, 1, wait_ms);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return false;
+        if (r == 0)
+            continue; /* the deadline check above decides */
+        if (rep->len + 4096 >= cap) {
+            char *t = realloc(rep->text, cap *= 2);
+            if (!t)
+                return false;
+            rep->text = t;
+        }
+        ssize_t n = read(fd, rep->text + rep->len, cap - rep->len - 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return false;
+        if (n == 0)
+            break;
+        rep->len += (size_t)n;
+    }
+    rep->text[rep->len] = '\0';
+    return true;
+}
+
+/* Forks; the child runs body(arg, write_fd). The parent collects its output,
+ * kills it at the deadline, and reaps it. False when fork/pipe/OOM fail.
+ * Time: the child's, bounded by the limit; O(report size) to collect. */
+static bool run_in_child(void (*body)(const void *arg, int fd), const void *arg,
+                         double time_limit_s, child_report *rep, char *err, size_t err_len)
+{
+    memset(rep, 0, sizeof *rep);
+    int fds[2];
+    if (pipe(fds) != 0) {
+        snprintf(err, err_len, "pipe: %s", strerror(errno));
+        return false;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    double deadline = time_limit_s > 0 ? clock_now() + time_limit_s : 0;
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, err_len, "fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return false;
+    }
+    if (pid == 0) {
+        /* Die with the parent; if it is already gone, do not start. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(5);
+        close(fds[0]);
+        body(arg, fds[1]);
+        _exit(4); /* body never returns */
+    }
+    close(fds[1]);
+    bool ok = read_pipe(fds[0], deadline, rep);
+    if (!ok || rep->timed_out)
+        kill(pid, SIGKILL);
+    close(fds[0]);
+    struct rusage ru;
+    while (wait4(pid, &rep->wait_status, 0, &ru) < 0)
+        if (errno != EINTR) {
+            snprintf(err, err_len, "wait4: %s", strerror(errno));
+            return false;
+        }
+    rep->maxrss = (uint64_t)ru.ru_maxrss * 1024; /* Linux reports kilobytes */
+    if (!ok)
+        snprintf(err, err_len, "out of memory or read error collecting a child's report");
+    return ok;
+}
+
+/* Why a child that did not time out gave no usable report, or NULL if it exited 0. */
+static const char *child_failure(const child_report *rep, char *buf, size_t len)
+{
+    int st = rep->wait_status;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        return NULL;
+    if (WIFSIGNALED(st))
+        snprintf(buf, len, "the run's process was killed by signal %d (%s)", WTERMSIG(st),
+                 strsignal(WTERMSIG(st)));
+    else
+        snprintf(buf, len, "the run's process exited with status %d", WEXITSTATUS(st));
+    return buf;
+}
+
+static void run_child_thunk(const void *arg, int fd)
+{
+    run_child(arg, fd);
+}
+
+bool runner_run(const runner_job *job, bench_record *rec, char *err, size_t err_len)
+{
+    child_report rep;
+    memset(rec, 0, sizeof *rec);
+    if (!run_in_child(run_child_thunk, job, job->time_limit_s, &rep, err, err_len)) {
+        free(rep.text);
+        return false;
+    }
+    char why[256];
+    const char *failure = rep.timed_out ? NULL : child_failure(&rep, why, sizeof why);
+    if (rep.timed_out) {
+        rec->status = STATUS_TIMEOUT;
+    } else if (failure) {
+        rec->status = STATUS_ERROR;
+        snprintf(rec->error, sizeof rec->error, "%s", failure);
+    } else {
+        cJSON *msg = cJSON_ParseWithLength(rep.text, rep.len);
+        char perr[256];
+        if (!msg || !record_from_json(msg, rec, perr, sizeof perr)) {
+            rec->status = STATUS_ERROR;
+            snprintf(rec->error, sizeof rec->error, "unreadable report from the run's process%s%s",
+                     msg ? ": " : "", msg ? perr : "");
+        }
+        cJSON_Delete(msg);
+    }
+    snprintf(rec->trainer, sizeof rec->trainer, "%s", job->cfg->trainer->name);
+    rec->vocab_size = job->cfg->vocab_size;
+    rec->time_limit_s = job->time_limit_s;
+    rec->peak_rss_bytes = rep.maxrss;
+    free(rep.text);
+    return true;
+}
+
+static void probe_child_thunk(const void *arg, int fd)
+{
+    probe_child(arg, fd);
+}
+
+bool runner_probe_input(const run_config *cfg, double time_limit_s, bench_record *input,
+                        char *err, size_t err_len)
+{
+    child_report rep;
+    memset(input, 0, sizeof *input);
+    if (!run_in_child(probe_child_thunk, cfg, time_limit_s, &rep, err, err_len)) {
+        free(rep.text);
+        return false;
+    }
+    char why[256];
+    const char *failure = child_failure(&rep, why, sizeof why);
+    cJSON *msg = rep.timed_out || failure ? NULL : cJSON_ParseWithLength(rep.text, rep.len);
+    const cJSON *error = cJSON_GetObjectItemCaseSensitive(msg, "error");
+    bool ok = false;
+    if (rep.timed_out)
+        set_error(err, err_len, "reading the input took longer than %.0f s", time_limit_s);
+    else if (failure)
+        set_error(err, err_len, "input probe: %s", failure);
+    else if (!msg)
+        set_error(err, err_len, "input probe: unreadable report");
+    else if (error)
+        set_error(err, err_len, "%s", cJSON_IsString(error) ? error->valuestring : "input error");
+    else
+        ok = record_read_input(msg, input, err, err_len);
+    cJSON_Delete(msg);
+    free(rep.text);
+    return ok;
+}

@@ -1,0 +1,55 @@
+/*
+ * runner.h — one benchmark repetition in a process of its own (SPEC §5,
+ * isolation): fork, the child runs run_training() and sends back its
+ * measurements as one JSON record over a pipe, the parent enforces the time
+ * limit and reads the child's peak resident set size from wait4().
+ *
+ * Also the "input probe": a child that only reads and counts the corpus
+ * slice, to measure how much of a run's memory belongs to the shared input
+ * (the word table) rather than to the trainer.
+ */
+#ifndef BPE_RUNNER_H
+#define BPE_RUNNER_H
+
+#include "input/wordstats.h"
+#include "bench/results.h"
+
+#include <stdio.h>
+
+typedef struct {
+    const run_config *cfg;   /* what to run (files, slice, trainer, V, profile) */
+    double time_limit_s;     /* wall-clock limit for the whole child; ≤ 0: none */
+    FILE *merges_out;        /* an unnamed file (tmpfile()) the child writes its merge list
+                                to, or NULL; owned by the caller */
+} runner_job;
+
+/*
+ * Runs one repetition. On return rec holds either the child's record (one
+ * repetition in rec->reps, status ok), or status timeout (the child was
+ * killed at the limit) or error (with the reason). rec->peak_rss_bytes is the
+ * child's ru_maxrss. rec must be zeroed or freed before; free it with
+ * record_free. False only when the parent itself fails (fork, pipe, OOM),
+ * with a reason in err.
+ *
+ * The merge list has one line per merge, "LEFT RIGHT COUNT", tokens in the
+ * GPT-2 byte-to-unicode alphabet of merges.txt (SPEC §3). It goes to an
+ * unnamed file, so that an interrupted benchmark leaves no file behind: the
+ * kernel removes it with the last process that holds it open.
+ *
+ * The child never outlives the parent: it is killed when the parent dies,
+ * whatever the cause (Linux's parent-death signal), so an interrupted
+ * benchmark leaves no run behind either.
+ */
+bool runner_run(const runner_job *job, bench_record *rec, char *err, size_t err_len);
+
+/*
+ * Reads and counts cfg's files (cfg->trainer and vocab are ignored) in a
+ * child with run_count_input, as every run starts, and fills the input
+ * fields of *input (record_add_input, results.h), among them the resident
+ * size with only the input counted. False with a reason on failure or
+ * timeout.
+ */
+bool runner_probe_input(const run_config *cfg, double time_limit_s, bench_record *input,
+                        char *err, size_t err_len);
+
+#endif

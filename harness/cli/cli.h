@@ -1,0 +1,80 @@
+/*
+ * cli.h — the subcommands of build/bpebench (SPEC §4). Each takes argc/argv
+ * starting at its own name and returns the process exit status: 0 success,
+ * 2 bad usage, 1 anything else (with one line on stderr).
+ */
+#ifndef BPE_CLI_H
+#define BPE_CLI_H
+
+#include "input/pretok.h"
+#include "base/errors.h"
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* `bpebench ARGS`: runs the subcommand argv[1] names (with argv + 1), or
+ * prints the overview (--help) or a one-line error (exit 2). What main()
+ * does; in cli.c so that a test can call it, or one cmd_*, in process. */
+int cli_main(int argc, char **argv);
+
+/* getopt_long codes of the options every corpus-reading command shares. */
+enum {
+    OPT_SPECIAL_TOKEN = 1000, /* --special-token S (repeatable) */
+    OPT_NO_SPECIAL_TOKENS,    /* --no-special-tokens */
+    OPT_PATTERN,              /* --pattern P */
+    OPT_INVALID_UTF8,         /* --invalid-utf8=error|bytes */
+};
+
+/* The SPEC §2 inputs besides the files: specials, pattern, UTF-8 mode. */
+typedef struct {
+    const char **specials;    /* given special tokens (argv strings); owned array */
+    size_t n_specials;        /* how many were given */
+    bool no_specials;         /* --no-special-tokens */
+    const char *pattern;      /* gpt2 (default), gpt4 or a PCRE2 pattern */
+    invalid_utf8_mode invalid_utf8; /* error (default) or bytes */
+} corpus_options;
+
+/* Applies one shared option (a code above). Returns false, after printing
+ * the reason, when its value is bad (exit 2): among others a special token
+ * that vocab.json could not hold (output_special_token_ok: the one rule for
+ * every command), or --special-token together with --no-special-tokens. */
+bool cli_corpus_option(corpus_options *o, int code, const char *arg);
+/* The pretokenizer config: default special token <|endoftext|> unless some
+ * were given or --no-special-tokens. */
+pretok_config cli_pretok_config(const corpus_options *o);
+void cli_corpus_options_free(corpus_options *o);
+
+/* Parses a whole decimal number for `option`; prints why and returns false
+ * when it is not one. */
+bool cli_parse_u64(const char *text, const char *option, uint64_t *out);
+
+int cmd_train(int argc, char **argv);   /* harness/cli/cmd_train.c */
+int cmd_list(int argc, char **argv);    /* harness/cli/cmd_train.c */
+int cmd_synth(int argc, char **argv);   /* harness/cli/cmd_synth.c */
+int cmd_slice(int argc, char **argv);   /* harness/cli/cmd_datatools.c */
+int cmd_stats(int argc, char **argv);   /* harness/cli/cmd_datatools.c */
+int cmd_bench(int argc, char **argv);   /* harness/cli/cmd_bench.c */
+int cmd_report(int argc, char **argv);  /* harness/cli/cmd_results.c */
+int cmd_compare(int argc, char **argv); /* harness/cli/cmd_results.c */
+
+/* Prints "bpebench: " + message + newline to stderr, the message escaped for
+ * display (untrusted.h): one line, whatever paths or tokens it names. */
+void cli_error(const char *fmt, ...) BPE_PRINTF_LIKE(1, 2);
+/* The same, as "bpebench COMMAND: " + message. */
+void cli_command_error(const char *command, const char *fmt, ...)
+    BPE_PRINTF_LIKE(2, 3);
+
+/*
+ * What a command's option loop does when getopt_long returns '?' (main sets
+ * opterr = 0, so getopt_long itself prints nothing): prints one line, such as
+ *     bpebench train: unknown option '--x' (see bpebench train --help)
+ * or "option '--out' needs a value", "option '--help' takes no value",
+ * "ambiguous option '--s'", and returns EXIT_USAGE. `options` is the table
+ * given to getopt_long; argv the command's. O(options).
+ */
+int cli_bad_option(const char *command, const struct option *options, char *const *argv);
+
+#endif

@@ -1,0 +1,832 @@
+/*
+ * bench.c — `bpebench bench`: the benchmark grid of SPEC §5.
+ *
+ * The grid is corpora × slice sizes × vocab sizes × trainers (grid.h says
+ * how it is given). For every corpus slice an input probe (runner.h)
+ * measures the memory of the input alone; then for every vocab size every
+ * trainer runs `repeats` times, each repetition in its own forked process
+ * (runner.h), and the cell's merge digests are verified (verify.h) before
+ * the cell is written to results.json. At the end the report (report.h) is
+ * built from the JSON file alone.
+ *
+ * Order and the skip-after-timeout rule. Cells run small first: slices by
+ * size, then vocab sizes ascending. A trainer's work never shrinks when the
+ * corpus or the vocabulary grows, so once trainer T times out on corpus C at
+ * (n, V), every cell of T on C with n' ≥ n and V' ≥ V is recorded as
+ * `timeout` without running, with "skipped_after_timeout": true. That keeps
+ * the default grid within its time budget while never dropping a cell.
+ *
+ * Checks before the grid. Everything that can be judged without running is
+ * judged once, up front, and is bad usage (exit 2): the pattern and special
+ * tokens (compiled and loaded once, as `train` does), V ≥ 256 + S, vocab
+ * sizes and slice sizes given twice, --profile (exactly SLICE:VOCAB or
+ * SLICE:VOCAB:TRAINER naming a cell), path lengths, and corpus files that
+ * are not regular files (every run reads its corpus anew, so a FIFO or a
+ * device would hand each run other text). Each file's size and modification
+ * time are noted then; a file that differs after a cell's runs stops the
+ * benchmark before that cell is recorded (exit 1).
+ *
+ * Files. bench writes OUT/results.json (rewritten atomically after every
+ * cell, output.h) and, at the end, the report (report.h); the runs' merge
+ * lists are unnamed temporary files. The --out directories it has to create
+ * are registered with signals.h until results.json is in them, so that a
+ * benchmark stopped or failing before its first cell leaves nothing behind.
+ *
+ * Exit status: 0; 1 when any cell's merge list disagrees with the reference
+ * or a run failed (after writing everything), or when a corpus changed;
+ * 2 on bad usage.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/cli.h"
+#include "base/clock.h"
+#include "base/errors.h"
+#include "base/outdir.h"
+#include "bench/grid.h"
+#include "bench/progress.h"
+#include "report/report.h"
+#include "bench/results.h"
+#include "bench/runner.h"
+#include "base/signals.h"
+#include "base/untrusted.h"
+#include "bench/verify.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What a corpus file looked like when the plan was made; every run must
+ * read the same text, so a file that changes stops the benchmark. */
+typedef struct {
+    uint64_t size;         /* st_size */
+    struct timespec mtime; /* st_mtim, the last modification */
+} file_state;
+
+enum {
+    BENCH_OUT_ROOM = 256,    /* bytes kept free after --out in PATH_MAX for files inside it */
+};
+
+/* One corpus slice of the plan. */
+typedef struct {
+    const grid_corpus *corpus; /* the --corpus it comes from; not owned */
+    size_t corpus_index;       /* its position in the grid (for the skip rule) */
+    char **files;              /* the corpus's files, expanded; shared by its slices, see plan_free */
+    size_t n_files;            /* entries in files */
+    file_state *states;        /* each file as planned; shared and freed like files */
+    bool owns_files;           /* this slice frees files (the corpus's first slice) */
+    uint64_t bytes;            /* prefix asked for; 0 = whole corpus */
+    char name[96];             /* "NAME@LABEL", the corpus name in results */
+} bench_slice;
+
+/* A timeout that rules out larger cells of the same trainer and corpus. */
+typedef struct {
+    const bpe_trainer *trainer; /* who timed out */
+    size_t corpus_index;        /* on which corpus */
+    uint64_t corpus_bytes;      /* at which n */
+    uint64_t vocab_size;        /* at which V */
+} bench_timeout;
+
+/* Everything one `bench` invocation holds. */
+typedef struct {
+    bench_grid grid;          /* the settings; owned */
+    pretok_config pretok;     /* specials, pattern, UTF-8 mode (from the shared options) */
+    bench_slice *slices;      /* the plan; owned */
+    size_t n_slices;          /* entries in slices */
+    bench_timeout *timeouts;  /* the skip rule's memory; owned */
+    size_t n_timeouts;        /* entries in timeouts */
+    bench_results results;    /* what has been measured; owned */
+    progress progress;        /* the stderr display */
+    char results_path[PATH_MAX]; /* OUT/results.json */
+    out_dir_made made_out;    /* --out directories this run created, until results.json is
+                                 in them (outdir.h) */
+    size_t mismatches;        /* cells' runs that disagree with the reference */
+    size_t errors;            /* runs with status error */
+    const char *profile_slice;/* parsed --profile: slice name, or NULL */
+    uint64_t profile_vocab;   /* its vocab size */
+    const char *profile_trainer; /* its trainer, or NULL for every trainer */
+    char profile_buf[160];    /* storage for the parsed --profile strings */
+} bench_run;
+
+/* ============================================================ options */
+
+static void bench_usage(FILE *out)
+{
+    fputs("usage: bpebench bench [--config FILE] [--quick] [options]\n"
+          "\n"
+          "Runs every trainer over corpora x slice sizes x vocab sizes, each run in its own\n"
+          "process, verifies the merge lists, and writes OUT/results.json, OUT/report.md and\n"
+          "OUT/plots/. Settings apply in this order: defaults, --config FILE, --quick, options.\n"
+          "A config file holds the same settings, one \"key = value\" per line (# comments).\n"
+          "\n"
+          "  --trainers LIST        comma-separated names, or all (default)\n"
+          "  --corpus NAME=PATH     a corpus (file or directory), repeatable\n"
+          "  --sizes LIST           slice sizes: 500K,5M,1Gi,... or all (default: all);\n"
+          "                         NAME=LIST sets the sizes of one corpus only\n"
+          "  --vocab LIST           vocab sizes, e.g. 1000,2000,5000 (default: 1000)\n"
+          "  --repeats N            repetitions per run (default: 3)\n"
+          "  --repeat-time SECONDS  start no further repetition of a run once its\n"
+          "                         repetitions took this long (default 0: no cap)\n"
+          "  --time-limit SECONDS   per repetition (default: 60); past it: timeout\n"
+          "  --out DIR              output directory, created with its parents if missing\n"
+          "                         (default: results/latest)\n"
+          "  --data-dir DIR         resolve relative corpus paths in DIR\n"
+          "  --profile SPEC         per-merge profile of SLICE:VOCAB[:TRAINER], e.g.\n"
+          "                         gutenberg-en@5M:5000, or auto (largest cell of the first\n"
+          "                         corpus)\n"
+          "  --config FILE          read settings from FILE\n"
+          "  --quick                smoke-sized grid: slices 100K,500K, vocab 500,1000,\n"
+          "                         2 repeats, 30 s limit, profile auto\n"
+          "  --special-token S, --no-special-tokens, --pattern P, --invalid-utf8=MODE\n"
+          "                         as for bpebench train\n"
+          "  --help                 this text\n"
+          "\n"
+          "Once a trainer times out on a corpus at (n, V), its runs on that corpus with\n"
+          "n' >= n and V' >= V are recorded as timeout without running\n"
+          "(\"skipped_after_timeout\": true). See docs/benchmarking.md.\n",
+          out);
+}
+
+/* One command-line setting, applied after the config file and --quick. */
+typedef struct {
+    const char *key;   /* grid key */
+    const char *value; /* argv string */
+} cli_setting;
+
+enum { OPT_CONFIG = 2000, OPT_QUICK, OPT_HELP, OPT_GRID };
+
+/* Parses argv into settings; returns EXIT_OK, or an exit status to stop with. */
+static int parse_args(int argc, char **argv, bench_run *b, corpus_options *copts)
+{
+    static const struct option longopts[] = {
+        {"trainers", required_argument, NULL, OPT_GRID},
+        {"corpus", required_argument, NULL, OPT_GRID},
+        {"sizes", required_argument, NULL, OPT_GRID},
+        {"vocab", required_argument, NULL, OPT_GRID},
+        {"repeats", required_argument, NULL, OPT_GRID},
+        {"repeat-time", required_argument, NULL, OPT_GRID},
+        {"time-limit", required_argument, NULL, OPT_GRID},
+        {"out", required_argument, NULL, OPT_GRID},
+        {"data-dir", required_argument, NULL, OPT_GRID},
+        {"profile", required_argument, NULL, OPT_GRID},
+        {"config", required_argument, NULL, OPT_CONFIG},
+        {"quick", no_argument, NULL, OPT_QUICK},
+        {"help", no_argument, NULL, OPT_HELP},
+        {"special-token", required_argument, NULL, OPT_SPECIAL_TOKEN},
+        {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
+        {"pattern", required_argument, NULL, OPT_PATTERN},
+        {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
+        {NULL, 0, NULL, 0},
+    };
+    cli_setting *settings = calloc((size_t)argc, sizeof *settings);
+    if (!settings) {
+        cli_error("out of memory");
+        return EXIT_FAIL;
+    }
+    size_t n_settings = 0;
+    const char *config = NULL;
+    bool quick = false;
+    int code, index = 0, status = EXIT_OK;
+    optind = 1;
+    while (status == EXIT_OK && (code = getopt_long(argc, argv, "", longopts, &index)) != -1) {
+        if (code == OPT_GRID)
+            settings[n_settings++] = (cli_setting){longopts[index].name, optarg};
+        else if (code == OPT_CONFIG)
+            config = optarg;
+        else if (code == OPT_QUICK)
+            quick = true;
+        else if (code == OPT_HELP) {
+            bench_usage(stdout);
+            status = -1;
+        } else if (code == '?')
+            status = cli_bad_option("bench", longopts, argv);
+        else if (!cli_corpus_option(copts, code, optarg))
+            status = EXIT_USAGE;
+    }
+    if (status == EXIT_OK && optind < argc) {
+        cli_error("bench: unexpected argument '%s'; corpora are given with --corpus NAME=PATH",
+                  argv[optind]);
+        status = EXIT_USAGE;
+    }
+    char err[600];
+    if (status == EXIT_OK && config && !grid_load_config(&b->grid, config, err, sizeof err)) {
+        cli_error("bench: %s", err);
+        status = EXIT_USAGE;
+    }
+    if (status == EXIT_OK && quick && !grid_apply_quick(&b->grid, err, sizeof err)) {
+        cli_error("bench: %s", err);
+        status = EXIT_USAGE;
+    }
+    for (size_t i = 0; status == EXIT_OK && i < n_settings; i++)
+        if (!grid_set(&b->grid, settings[i].key, settings[i].value, true, err, sizeof err)) {
+            cli_error("bench: --%s", err);
+            status = EXIT_USAGE;
+        }
+    free(settings);
+    if (status == EXIT_OK && b->grid.n_corpora == 0) {
+        cli_error("bench: no corpus; give --corpus NAME=PATH or --config FILE "
+                  "(make bench uses harness/bench/default-grid.conf)");
+        status = EXIT_USAGE;
+    }
+    return status;
+}
+
+/* ============================================================ the plan */
+
+/* "data_dir/path" for a relative path when a data dir is set, else path;
+ * false when that does not fit in PATH_MAX. */
+static bool resolve_path(const bench_grid *g, const char *path, char *out, size_t len)
+{
+    int n = g->data_dir && path[0] != '/' ? snprintf(out, len, "%s/%s", g->data_dir, path)
+                                          : snprintf(out, len, "%s", path);
+    return n >= 0 && (size_t)n < len;
+}
+
+/* Each file's size and modification time, which every run of the plan must
+ * find again, and their total size. Every file must be a regular file: each
+ * run reads the corpus anew, and a FIFO or a device would give each run
+ * other text (or never end). False with a reason. O(files). */
+static bool snapshot_files(char **files, size_t n, file_state **states, uint64_t *total,
+                           char *err, size_t err_len)
+{
+    *total = 0;
+    *states = malloc((n + 1) * sizeof **states);
+    if (!*states)
+        return set_error(err, err_len, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        bool ok = stat(files[i], &st) == 0;
+        if (!ok || !S_ISREG(st.st_mode)) {
+            if (ok)
+                set_error(err, err_len, "%s is not a regular file (a FIFO or a device); every "
+                          "run reads the corpus anew, so give files", files[i]);
+            else
+                set_error(err, err_len, "%s: %s; check the path", files[i], strerror(errno));
+            free(*states);
+            *states = NULL;
+            return false;
+        }
+        (*states)[i] = (file_state){(uint64_t)st.st_size, st.st_mtim};
+        *total += (uint64_t)st.st_size;
+    }
+    return true;
+}
+
+/* Whether the slice's files still have the size and modification time they
+ * had when the plan was made; else a reason naming the file. O(files). */
+static bool slice_unchanged(const bench_slice *s, char *err, size_t err_len)
+{
+    for (size_t i = 0; i < s->n_files; i++) {
+        struct stat st;
+        const file_state *was = &s->states[i];
+        if (stat(s->files[i], &st) != 0)
+            return set_error(err, err_len, "%s: gone or unreadable since the benchmark began (%s)",
+                             s->files[i], strerror(errno));
+        if ((uint64_t)st.st_size != was->size || st.st_mtim.tv_sec != was->mtime.tv_sec ||
+            st.st_mtim.tv_nsec != was->mtime.tv_nsec)
+            return set_error(err, err_len, "%s: changed during the benchmark (%llu bytes at "
+                             "the start, %llu now)", s->files[i],
+                             (unsigned long long)was->size, (unsigned long long)st.st_size);
+    }
+    return true;
+}
+
+static bool add_slice(bench_run *b, const bench_slice *s)
+{
+    bench_slice *all = realloc(b->slices, (b->n_slices + 1) * sizeof *all);
+    if (!all)
+        return false;
+    b->slices = all;
+    b->slices[b->n_slices++] = *s;
+    return true;
+}
+
+/* Expands one corpus into its slices: sizes at or above the corpus's size
+ * become one "all" slice; two sizes of the same bytes are refused (their
+ * runs would be the same). False with a reason. O(files + sizes). */
+static bool plan_corpus(bench_run *b, size_t ci, char *err, size_t err_len)
+{
+    const grid_corpus *c = &b->grid.corpora[ci];
+    char path[PATH_MAX];
+    if (!resolve_path(&b->grid, c->path, path, sizeof path))
+        return set_error(err, err_len, "the path is longer than %d bytes", PATH_MAX - 1);
+    const char *inputs[] = {path};
+    char **files;
+    size_t n_files;
+    file_state *states;
+    uint64_t total;
+    if (!corpus_list_files(inputs, 1, &files, &n_files, err, err_len))
+        return false;
+    if (!snapshot_files(files, n_files, &states, &total, err, err_len)) {
+        corpus_free_files(files, n_files);
+        return false;
+    }
+    const grid_sizes *sizes = grid_corpus_sizes(&b->grid, c);
+    bool owner = true, have_all = false, ok = true;
+    for (size_t i = 0; ok && i < sizes->n && !have_all; i++) {
+        bench_slice s = {.corpus = c, .corpus_index = ci, .files = files, .n_files = n_files,
+                         .states = states, .owns_files = owner, .bytes = sizes->items[i].bytes};
+        const char *label = sizes->items[i].label;
+        if (s.bytes == 0 || s.bytes >= total) {
+            s.bytes = 0;
+            label = "all";
+            have_all = true;
+        }
+        snprintf(s.name, sizeof s.name, "%s@%s", c->name, label);
+        if (!(ok = add_slice(b, &s)))
+            set_error(err, err_len, "out of memory");
+        owner = owner && !ok;
+    }
+    if (owner) { /* no slice took them */
+        corpus_free_files(files, n_files);
+        free(states);
+    }
+    return ok;
+}
+
+static void plan_free(bench_run *b)
+{
+    for (size_t i = 0; i < b->n_slices; i++)
+        if (b->slices[i].owns_files) {
+            corpus_free_files(b->slices[i].files, b->slices[i].n_files);
+            free(b->slices[i].states);
+        }
+    free(b->slices);
+    b->slices = NULL;
+    b->n_slices = 0;
+}
+
+/* Splits --profile SLICE:VOCAB[:TRAINER] into b's profile fields (kept in
+ * b->profile_buf). False for anything else: an empty field, a fourth one, a
+ * VOCAB that is not a whole number, or a spec too long to name a cell. */
+static bool parse_profile(bench_run *b, const char *spec)
+{
+    size_t len = strlen(spec), n = 0;
+    if (len >= sizeof b->profile_buf)
+        return false;
+    memcpy(b->profile_buf, spec, len + 1);
+    char *fields[3];
+    for (char *p = b->profile_buf; p; n++) {
+        if (n == 3 || !*p || *p == ':')
+            return false;
+        fields[n] = p;
+        p = strchr(p, ':');
+        if (p)
+            *p++ = '\0';
+    }
+    if (n < 2 || fields[1][0] < '0' || fields[1][0] > '9')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long vocab = strtoull(fields[1], &end, 10);
+    if (*end || errno)
+        return false;
+    b->profile_slice = fields[0];
+    b->profile_vocab = vocab;
+    b->profile_trainer = n == 3 ? fields[2] : NULL;
+    return true;
+}
+
+/* Parses --profile and checks it names a cell of the plan. "auto": the
+ * first corpus's last slice at the largest vocab. */
+static bool plan_profile(bench_run *b, char *err, size_t err_len)
+{
+    const char *spec = b->grid.profile;
+    if (!spec)
+        return true;
+    if (strcmp(spec, "auto") == 0) {
+        size_t last = 0;
+        while (last + 1 < b->n_slices && b->slices[last + 1].corpus_index == 0)
+            last++;
+        b->profile_slice = b->slices[last].name;
+        b->profile_vocab = b->grid.vocab[b->grid.n_vocab - 1];
+        return true;
+    }
+    bool slice_ok = false, vocab_ok = false, trainer_ok = false;
+    if (parse_profile(b, spec)) {
+        trainer_ok = !b->profile_trainer;
+        for (size_t i = 0; i < b->n_slices; i++)
+            slice_ok |= strcmp(b->slices[i].name, b->profile_slice) == 0;
+        for (size_t i = 0; i < b->grid.n_vocab; i++)
+            vocab_ok |= b->grid.vocab[i] == b->profile_vocab;
+        for (size_t i = 0; b->profile_trainer && i < b->grid.n_trainers; i++)
+            trainer_ok |= strcmp(b->grid.trainers[i]->name, b->profile_trainer) == 0;
+    }
+    if (slice_ok && vocab_ok && trainer_ok)
+        return true;
+    int used = snprintf(err, err_len,
+                        "--profile %s: not a cell of this grid; give SLICE:VOCAB[:TRAINER] with "
+                        "a slice among",
+                        spec);
+    for (size_t i = 0; i < b->n_slices && used > 0 && (size_t)used < err_len; i++)
+        used += snprintf(err + used, err_len - (size_t)used, " %s", b->slices[i].name);
+    return false;
+}
+
+/* ============================================================ one cell */
+
+/* True when an earlier timeout of this trainer on this corpus rules the cell out.
+ * O(timeouts so far). */
+static bool ruled_out(const bench_run *b, const bpe_trainer *t, size_t corpus_index,
+                      uint64_t n, uint64_t vocab)
+{
+    for (size_t i = 0; i < b->n_timeouts; i++) {
+        const bench_timeout *to = &b->timeouts[i];
+        if (to->trainer == t && to->corpus_index == corpus_index && to->corpus_bytes <= n &&
+            to->vocab_size <= vocab)
+            return true;
+    }
+    return false;
+}
+
+static bool remember_timeout(bench_run *b, const bpe_trainer *t, size_t corpus_index, uint64_t n,
+                             uint64_t vocab)
+{
+    bench_timeout *all = realloc(b->timeouts, (b->n_timeouts + 1) * sizeof *all);
+    if (!all)
+        return false;
+    b->timeouts = all;
+    b->timeouts[b->n_timeouts++] = (bench_timeout){t, corpus_index, n, vocab};
+    return true;
+}
+
+/* The fields every record of a slice shares, from the input probe. */
+static void record_set_input(bench_record *rec, const bench_slice *s, const bench_record *in,
+                             uint64_t vocab, const pretok_config *pretok)
+{
+    snprintf(rec->corpus, sizeof rec->corpus, "%s", s->name);
+    rec->slice_bytes = s->bytes;
+    rec->vocab_size = vocab;
+    rec->max_merges = vocab - BPE_BYTE_TOKENS - pretok->n_specials;
+    record_copy_input(rec, in);
+}
+
+/* Folds repetition `one` into the cell's record. Repetitions must agree on
+ * the merge digest and every work counter; a difference is an error. O(1). */
+static bool merge_repetition(bench_record *rec, const bench_record *one, size_t rep)
+{
+    if (rep == 0) { /* the input fields are the probe's (record_set_input): same text, same counts */
+        rec->max_merges = one->max_merges;
+        rec->merges = one->merges;
+        rec->exhausted = one->exhausted;
+        rec->digest = one->digest;
+        rec->has_digest = one->has_digest;
+        rec->n_counters = one->n_counters;
+        memcpy(rec->counters, one->counters, sizeof rec->counters);
+    } else if (rec->digest != one->digest || rec->n_counters != one->n_counters ||
+               memcmp(rec->counters, one->counters, sizeof rec->counters) != 0) {
+        rec->status = STATUS_ERROR;
+        return set_error(rec->error, sizeof rec->error,
+                         "repetition %zu gave a different merge digest or work counters than "
+                         "repetition 1: the trainer is not deterministic",
+                         rep + 1);
+    }
+    if (one->peak_rss_bytes > rec->peak_rss_bytes)
+        rec->peak_rss_bytes = one->peak_rss_bytes;
+    if (!record_add_rep(rec, &one->reps[0])) {
+        rec->status = STATUS_ERROR;
+        return set_error(rec->error, sizeof rec->error, "out of memory");
+    }
+    return true;
+}
+
+/* "heap gutenberg-en@5M V=2000" */
+static void describe(char *buf, size_t len, const bpe_trainer *t, const bench_slice *s,
+                     uint64_t vocab)
+{
+    snprintf(buf, len, "%s %s V=%llu", t->name, s->name, (unsigned long long)vocab);
+}
+
+/* Runs the repetitions of one cell into rec (stopping early at a timeout,
+ * an error, or once repeat-time is spent). False when the parent fails.
+ * Time: up to repeats × the time limit. */
+static bool run_repetitions(bench_run *b, run_config *cfg, const bench_slice *s,
+                            bench_record *rec, FILE *merges_out)
+{
+    char what[192], label[224], err[512];
+    describe(what, sizeof what, cfg->trainer, s, cfg->vocab_size);
+    rec->status = STATUS_OK;
+    double spent = 0;
+    for (int rep = 0; rep < b->grid.repeats && rec->status == STATUS_OK; rep++) {
+        if (rep > 0 && b->grid.repeat_time_s > 0 && spent >= b->grid.repeat_time_s)
+            break; /* enough time spent on this cell: fewer repetitions, recorded as such */
+        snprintf(label, sizeof label, "%s rep %d/%d", what, rep + 1, b->grid.repeats);
+        progress_begin(&b->progress, label);
+        runner_job job = {cfg, b->grid.time_limit_s, rep == 0 ? merges_out : NULL};
+        bench_record one;
+        if (!runner_run(&job, &one, err, sizeof err)) {
+            cli_error("bench: %s", err);
+            return false;
+        }
+        if (one.status != STATUS_OK) {
+            rec->status = one.status;
+            snprintf(rec->error, sizeof rec->error, "%s", one.error);
+            if (one.peak_rss_bytes > rec->peak_rss_bytes)
+                rec->peak_rss_bytes = one.peak_rss_bytes;
+        } else if (merge_repetition(rec, &one, (size_t)rep)) {
+            spent += one.reps[0].total;
+        } /* else rec is now an error, which ends the loop */
+        record_free(&one);
+    }
+    return true;
+}
+
+/* The extra, untimed-in-results run that records the per-merge profile. */
+static bool run_profile(bench_run *b, run_config *cfg, const bench_slice *s, bench_record *rec)
+{
+    char what[192], label[224], err[512];
+    describe(what, sizeof what, cfg->trainer, s, cfg->vocab_size);
+    snprintf(label, sizeof label, "%s profile", what);
+    progress_begin(&b->progress, label);
+    cfg->profile = true;
+    runner_job job = {cfg, b->grid.time_limit_s, NULL};
+    bench_record one;
+    bool ok = runner_run(&job, &one, err, sizeof err);
+    cfg->profile = false;
+    if (!ok) {
+        cli_error("bench: %s", err);
+        return false;
+    }
+    if (one.status == STATUS_OK && one.digest == rec->digest) {
+        rec->profile_seconds = one.profile_seconds;
+        rec->profile_affected = one.profile_affected;
+        rec->n_profile = one.n_profile;
+        one.profile_seconds = NULL;
+        one.profile_affected = NULL;
+    } else {
+        progress_note(&b->progress, "bench: the profile run of %s %s; no profile recorded",
+                      what, one.status == STATUS_OK ? "gave another digest" : "did not finish");
+    }
+    record_free(&one);
+    return true;
+}
+
+static bool wants_profile(const bench_run *b, const bpe_trainer *t, const bench_slice *s,
+                          uint64_t vocab)
+{
+    return b->profile_slice && strcmp(b->profile_slice, s->name) == 0 &&
+           b->profile_vocab == vocab &&
+           (!b->profile_trainer || strcmp(b->profile_trainer, t->name) == 0);
+}
+
+/* Runs (or skips) one trainer on one cell. rec is already filled from the
+ * probe. Time: the repetitions plus the optional profile run. */
+static bool run_cell(bench_run *b, const bpe_trainer *t, const bench_slice *s, uint64_t vocab,
+                     bench_record *rec, FILE *merges_out)
+{
+    char what[192], outcome[160];
+    describe(what, sizeof what, t, s, vocab);
+    snprintf(rec->trainer, sizeof rec->trainer, "%s", t->name);
+    rec->time_limit_s = b->grid.time_limit_s;
+    if (ruled_out(b, t, s->corpus_index, rec->corpus_bytes, vocab)) {
+        rec->status = STATUS_TIMEOUT;
+        rec->skipped_after_timeout = true;
+        progress_end(&b->progress, what, "timeout (skipped after an earlier timeout)", 0, false);
+        return true;
+    }
+    run_config cfg = {.files = s->files, .n_files = s->n_files, .max_bytes = s->bytes,
+                      .pretok = b->pretok, .trainer = t, .vocab_size = vocab};
+    double start = clock_now();
+    if (!run_repetitions(b, &cfg, s, rec, merges_out))
+        return false;
+    if (rec->status == STATUS_OK && wants_profile(b, t, s, vocab) && !run_profile(b, &cfg, s, rec))
+        return false;
+    rec->trainer_rss_bytes = rec->peak_rss_bytes > rec->input_rss_bytes
+                                 ? rec->peak_rss_bytes - rec->input_rss_bytes
+                                 : 0;
+    if (rec->status == STATUS_TIMEOUT &&
+        !remember_timeout(b, t, s->corpus_index, rec->corpus_bytes, vocab))
+        return false;
+    if (rec->status == STATUS_OK) {
+        bench_summary total = bench_summarize(rec->reps, rec->n_reps, PHASE_TOTAL);
+        snprintf(outcome, sizeof outcome, "ok, median %.3f s (min %.3f, max %.3f)", total.median,
+                 total.min, total.max);
+    } else if (rec->status == STATUS_TIMEOUT) {
+        snprintf(outcome, sizeof outcome, "timeout (> %g s)", b->grid.time_limit_s);
+    } else {
+        b->errors++;
+        snprintf(outcome, sizeof outcome, "error");
+        progress_note(&b->progress, "bench: %s: %s", what, rec->error);
+    }
+    progress_end(&b->progress, what, outcome, clock_now() - start, true);
+    return true;
+}
+
+/* ============================================================ --out */
+
+/* ============================================================ the grid */
+
+/* Runs every trainer at one (slice, vocab), verifies the cell, and rewrites
+ * results.json. Time: the trainers' runs; O(records) to write the file. */
+static bool run_vocab(bench_run *b, const bench_slice *s, const bench_record *in,
+                      const char *probe_error, uint64_t vocab)
+{
+    size_t first = b->results.n_records, n_lists = 0;
+    FILE *lists[GRID_MAX_TRAINERS]; /* each trainer's merge list, unnamed (gone when closed or killed) */
+    bool ok = true;
+    for (size_t ti = 0; ok && ti < b->grid.n_trainers; ti++) {
+        const bpe_trainer *t = b->grid.trainers[ti];
+        bench_record *rec = results_add(&b->results);
+        FILE *list = rec ? tmpfile() : NULL;
+        if (!list) {
+            if (rec)
+                cli_error("bench: cannot create a temporary file for a merge list in /tmp: %s; "
+                          "make /tmp writable", strerror(errno));
+            else
+                cli_error("bench: out of memory");
+            ok = false;
+            break;
+        }
+        lists[n_lists++] = list;
+        record_set_input(rec, s, in, vocab, &b->pretok);
+        if (probe_error) {
+            char what[192];
+            describe(what, sizeof what, t, s, vocab);
+            snprintf(rec->trainer, sizeof rec->trainer, "%s", t->name);
+            rec->status = STATUS_ERROR;
+            rec->time_limit_s = b->grid.time_limit_s;
+            snprintf(rec->error, sizeof rec->error, "%s", probe_error);
+            b->errors++;
+            progress_end(&b->progress, what, "error (reading the input failed)", 0, false);
+            continue;
+        }
+        ok = run_cell(b, t, s, vocab, rec, list);
+    }
+    char err[PATH_MAX + 200];
+    if (ok && !slice_unchanged(s, err, sizeof err)) {
+        progress_clear(&b->progress);
+        cli_error("bench: %s; the runs of %s may have read different text, so they are not "
+                  "recorded; rerun once nothing writes to it", err, s->name);
+        ok = false;
+    }
+    if (ok) {
+        progress_clear(&b->progress);
+        b->mismatches += verify_cell(&b->results.records[first], n_lists, bpe_trainers[0]->name,
+                                     lists, stderr);
+    }
+    for (size_t i = 0; i < n_lists; i++)
+        fclose(lists[i]);
+    if (!ok)
+        return false;
+    if (!results_write(&b->results, b->results_path, err, sizeof err)) {
+        cli_error("bench: %s", err);
+        return false;
+    }
+    out_dir_settle(&b->made_out, true); /* results.json is in them now */
+    return true;
+}
+
+/* The probe, then every vocab size of one slice. */
+static bool run_slice(bench_run *b, const bench_slice *s)
+{
+    bench_record in;
+    char err[512];
+    char label[160];
+    snprintf(label, sizeof label, "reading %s (input probe)", s->name);
+    progress_begin(&b->progress, label);
+    run_config cfg = {.files = s->files, .n_files = s->n_files, .max_bytes = s->bytes,
+                      .pretok = b->pretok, .trainer = b->grid.trainers[0], .vocab_size = 0};
+    /* reading alone gets a generous limit of its own: it is not what is measured */
+    bool ok = runner_probe_input(&cfg, b->grid.time_limit_s + 600, &in, err, sizeof err);
+    if (!ok)
+        progress_note(&b->progress, "bench: %s: %s", s->name, err);
+    for (size_t vi = 0; vi < b->grid.n_vocab; vi++)
+        if (!run_vocab(b, s, &in, ok ? NULL : err, b->grid.vocab[vi]))
+            return false;
+    return true;
+}
+
+/* The whole grid, the final report, and the exit status. */
+static int run_grid(bench_run *b, int argc, char **argv)
+{
+    char err[PATH_MAX + 200];
+    const char *out = b->grid.out_dir;
+    if (!out_dir_prepare(&b->made_out, out, err, sizeof err)) {
+        cli_error("bench: %s", err);
+        return EXIT_FAIL;
+    }
+    snprintf(b->results_path, sizeof b->results_path, "%s/results.json", out);
+    if (!context_collect(&b->results.context, argc, argv, b->grid.time_limit_s, err,
+                         sizeof err)) {
+        cli_error("bench: %s", err);
+        return EXIT_FAIL;
+    }
+    progress_start(&b->progress, stderr,
+                   b->n_slices * b->grid.n_vocab * b->grid.n_trainers);
+    bool ok = true;
+    for (size_t i = 0; ok && i < b->n_slices; i++)
+        ok = run_slice(b, &b->slices[i]);
+    progress_finish(&b->progress);
+    if (!ok)
+        return EXIT_FAIL;
+    return EXIT_OK;
+}
+
+/* Builds the report from the written JSON alone, then prints where it is. */
+static int finish(bench_run *b)
+{
+    char err[PATH_MAX + 200];
+    bench_results back;
+    if (!results_read(b->results_path, &back, err, sizeof err)) {
+        cli_error("bench: %s", err);
+        return EXIT_FAIL;
+    }
+    bool ok = report_write(&back, b->grid.out_dir, err, sizeof err);
+    results_free(&back);
+    if (!ok) {
+        cli_error("bench: report: %s", err);
+        return EXIT_FAIL;
+    }
+    size_t n_ok = 0, n_timeout = 0, n_skipped = 0, n_verified = 0;
+    for (size_t i = 0; i < b->results.n_records; i++) {
+        const bench_record *r = &b->results.records[i];
+        n_ok += r->status == STATUS_OK;
+        n_timeout += r->status == STATUS_TIMEOUT;
+        n_skipped += r->skipped_after_timeout;
+        n_verified += r->verified;
+    }
+    printf("bench: %zu runs: %zu ok (%zu verified), %zu timeout (%zu skipped after a timeout), "
+           "%zu error\n",
+           b->results.n_records, n_ok, n_verified, n_timeout, n_skipped, b->errors);
+    char shown_results[2 * PATH_MAX], shown_out[2 * PATH_MAX];
+    printf("results: %s\nreport:  %s/report.md\n",
+           display_escape(b->results_path, strlen(b->results_path), shown_results,
+                          sizeof shown_results),
+           display_escape(b->grid.out_dir, strlen(b->grid.out_dir), shown_out, sizeof shown_out));
+    if (b->mismatches || b->errors) {
+        cli_error("bench: %zu run%s disagree with the reference merge list and %zu failed "
+                  "(see above); results kept in %s",
+                  b->mismatches, b->mismatches == 1 ? "" : "s", b->errors, b->results_path);
+        return EXIT_FAIL;
+    }
+    return EXIT_OK;
+}
+
+/* Checks the settings that need no corpus, once, before anything is read or
+ * created, as `train` does: V ≥ 256 + S at the smallest vocab size, an --out path with room for the files inside it, and a
+ * pattern and special tokens the pretokenizer accepts — a bad one is bad
+ * usage, not a grid of failed runs. False with a reason. */
+static bool check_settings(const bench_run *b, char *err, size_t err_len)
+{
+    uint64_t max_merges; /* the grid's vocab sizes are sorted: check the first */
+    if (!run_max_merges(b->grid.vocab[0], b->pretok.n_specials, &max_merges, err, err_len))
+        return false;
+    size_t out_len = strlen(b->grid.out_dir);
+    if (out_len + BENCH_OUT_ROOM >= PATH_MAX)
+        return set_error(err, err_len, "--out is %zu bytes long; give a path shorter than %d "
+                         "bytes, so that the files inside it fit in PATH_MAX", out_len,
+                         PATH_MAX - BENCH_OUT_ROOM);
+    pretokenizer *p = pretok_new(&b->pretok, err, err_len);
+    if (!p)
+        return false;
+    pretok_free(p);
+    return true;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    bench_run b;
+    memset(&b, 0, sizeof b);
+    corpus_options copts;
+    memset(&copts, 0, sizeof copts);
+    if (!grid_init(&b.grid)) {
+        cli_error("out of memory");
+        return EXIT_FAIL;
+    }
+    int status = parse_args(argc, argv, &b, &copts);
+    char err[PATH_MAX + 2048];
+    if (status == EXIT_OK) {
+        b.pretok = cli_pretok_config(&copts);
+        if (!check_settings(&b, err, sizeof err)) {
+            cli_error("bench: %s", err);
+            status = EXIT_USAGE;
+        }
+    }
+    if (status == EXIT_OK && !signals_install_cleanup()) { /* no half-written results.json */
+        cli_error("bench: cannot install signal handlers: %s", strerror(errno));
+        status = EXIT_FAIL;
+    }
+    for (size_t i = 0; status == EXIT_OK && i < b.grid.n_corpora; i++)
+        if (!plan_corpus(&b, i, err, sizeof err)) {
+            cli_error("bench: --corpus %s: %s", b.grid.corpora[i].name, err);
+            status = EXIT_USAGE;
+        }
+    if (status == EXIT_OK && !plan_profile(&b, err, sizeof err)) {
+        cli_error("bench: %s", err);
+        status = EXIT_USAGE;
+    }
+    if (status == EXIT_OK)
+        status = run_grid(&b, argc, argv);
+    out_dir_settle(&b.made_out, false); /* a run that wrote no results.json leaves no empty --out */
+    if (status == EXIT_OK)
+        status = finish(&b);
+    plan_free(&b);
+    free(b.timeouts);
+    results_free(&b.results);
+    grid_free(&b.grid);
+    cli_corpus_options_free(&copts);
+    return status < 0 ? EXIT_OK : status;
+}

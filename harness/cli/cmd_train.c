@@ -1,0 +1,218 @@
+/*
+ * cmd_train.c — `bpebench train` and `bpebench list` (SPEC §4).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/cli.h"
+#include "run/output.h"
+#include "run/run.h"
+#include "base/outdir.h"
+#include "base/signals.h"
+#include "base/untrusted.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void train_usage(FILE *out)
+{
+    fputs("usage: bpebench train --trainer NAME --vocab-size V --out DIR [options] INPUT...\n"
+          "\n"
+          "Trains a byte-level BPE tokenizer on INPUT (files, or directories: every regular\n"
+          "file in them, in name order; - reads standard input, as in\n"
+          "zcat big.gz | bpebench train ... -) and writes DIR/vocab.json and DIR/merges.txt,\n"
+          "replacing both or neither.\n"
+          "\n"
+          "  --trainer NAME         naive, incremental, inverted-index, heap, linked-list\n"
+          "                         (bpebench list describes each)\n"
+          "  --vocab-size V         256 byte tokens + special tokens + merges\n"
+          "  --out DIR              output directory, created with its parents if missing\n"
+          "  --special-token S      a special token, repeatable (default: <|endoftext|>)\n"
+          "  --no-special-tokens    no special tokens at all\n"
+          "  --pattern P            gpt2 (default), gpt4, or a PCRE2 pattern\n"
+          "  --invalid-utf8=MODE    error (default) or bytes: keep invalid bytes as tokens\n"
+          "  --help                 this text\n",
+          out);
+}
+
+/* Checks the options that only make sense together, before any file is
+ * touched: V ≥ 256 + S, an --out short enough for the files' paths, and
+ * special tokens and pattern that the pretokenizer accepts (compiling the
+ * pattern once costs milliseconds). Prints why not. */
+static bool check_training_options(const run_config *cfg, const char *out_dir)
+{
+    char err[1024];
+    uint64_t max_merges;
+    if (!output_dir_fits(out_dir, err, sizeof err)) {
+        cli_error("%s", err);
+        return false;
+    }
+    if (!run_max_merges(cfg->vocab_size, cfg->pretok.n_specials, &max_merges, err, sizeof err)) {
+        cli_error("%s", err);
+        return false;
+    }
+    pretokenizer *p = pretok_new(&cfg->pretok, err, sizeof err);
+    if (!p) {
+        cli_error("%s", err);
+        return false;
+    }
+    pretok_free(p);
+    return true;
+}
+
+/* The summary of SPEC §4: input, words, merges (and why it stopped), phases;
+ * the --out path escaped for display, as every path we print. */
+static void print_summary(const run_config *cfg, const run_outcome *o, const char *dir)
+{
+    const pretok_stats *c = &o->corpus;
+    char shown[4 * PATH_MAX];
+    display_escape(dir, strlen(dir), shown, sizeof shown);
+    printf("trainer    %s, vocab size %llu = 256 bytes + %zu special + %llu merges\n",
+           cfg->trainer->name, (unsigned long long)cfg->vocab_size, cfg->pretok.n_specials,
+           (unsigned long long)o->max_merges);
+    printf("input      %llu bytes in %zu file%s, %llu special tokens cut out\n",
+           (unsigned long long)c->bytes, cfg->n_files, cfg->n_files == 1 ? "" : "s",
+           (unsigned long long)c->specials);
+    printf("pretokens  %llu, distinct words W = %llu, symbols M = %llu, mean length L = %.2f\n",
+           (unsigned long long)c->pretokens, (unsigned long long)o->words_distinct,
+           (unsigned long long)o->symbols,
+           o->words_distinct ? (double)o->symbols / (double)o->words_distinct : 0.0);
+    if (c->invalid_runs)
+        printf("invalid    %llu runs of invalid UTF-8 kept as byte tokens\n",
+               (unsigned long long)c->invalid_runs);
+    if (c->unmatched_bytes)
+        printf("skipped    %llu bytes the pattern did not match (as regex.finditer skips them)\n",
+               (unsigned long long)c->unmatched_bytes);
+    if (o->result.exhausted)
+        printf("merges     %zu of %llu: stopped early, no pair occurs any more\n",
+               o->result.n_merges, (unsigned long long)o->max_merges);
+    else
+        printf("merges     %zu\n", o->result.n_merges);
+    printf("time       read %.3f s, pretokenize+count %.3f s, setup %.3f s, merge %.3f s, "
+           "total %.3f s\n",
+           o->times.read, o->times.pretokenize, o->times.setup, o->times.merge, o->times.total);
+    printf("wrote      %s/vocab.json, %s/merges.txt\n", shown, shown);
+}
+
+int cmd_train(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"trainer", required_argument, NULL, 't'},
+        {"vocab-size", required_argument, NULL, 'v'},
+        {"out", required_argument, NULL, 'o'},
+        {"special-token", required_argument, NULL, OPT_SPECIAL_TOKEN},
+        {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
+        {"pattern", required_argument, NULL, OPT_PATTERN},
+        {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
+        {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0},
+    };
+    corpus_options copts = {0};
+    const char *trainer_name = NULL, *out_dir = NULL;
+    uint64_t vocab_size = 0;
+    bool have_vocab = false;
+    int opt, status = EXIT_USAGE;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        if (opt == 'h') {
+            train_usage(stdout);
+            cli_corpus_options_free(&copts);
+            return EXIT_OK;
+        } else if (opt == 't') {
+            trainer_name = optarg;
+        } else if (opt == 'v') {
+            if (!(have_vocab = cli_parse_u64(optarg, "--vocab-size", &vocab_size)))
+                goto done;
+        } else if (opt == 'o') {
+            out_dir = optarg;
+        } else if (!cli_corpus_option(&copts, opt, optarg)) {
+            if (opt == '?')
+                cli_bad_option("train", options, argv);
+            goto done;
+        }
+    }
+    const bpe_trainer *trainer = trainer_name ? bpe_trainer_find(trainer_name) : NULL;
+    if (!trainer_name || !have_vocab || !out_dir || optind >= argc) {
+        cli_error("train needs --trainer, --vocab-size, --out and at least one INPUT; "
+                  "see bpebench train --help");
+        goto done;
+    }
+    if (!trainer) {
+        cli_error("unknown trainer '%s'; bpebench list shows the trainers", trainer_name);
+        goto done;
+    }
+    run_config cfg = {.pretok = cli_pretok_config(&copts), .trainer = trainer,
+                      .vocab_size = vocab_size};
+    if (!check_training_options(&cfg, out_dir))
+        goto done;
+    status = EXIT_FAIL;
+    if (!signals_install_cleanup()) {
+        cli_error("cannot install the signal handlers: %s", strerror(errno));
+        goto done;
+    }
+    char err[2 * PATH_MAX]; /* room for a message naming a long path whole */
+    char **files = NULL;
+    size_t n_files = 0;
+    out_dir_made made_out;
+    run_outcome outcome;
+    if (!corpus_list_inputs((const char *const *)argv + optind, (size_t)(argc - optind), true,
+                            &files, &n_files, err, sizeof err)) {
+        cli_error("%s", err);
+        goto done;
+    }
+    cfg.files = files;
+    cfg.n_files = n_files;
+    if (!out_dir_prepare(&made_out, out_dir, err, sizeof err)) {
+        cli_error("%s", err);
+        corpus_free_files(files, n_files);
+        goto done;
+    }
+    if (!run_training(&cfg, &outcome, err, sizeof err)) {
+        cli_error("%s", err);
+    } else {
+        if (!output_write_tokenizer(out_dir, &outcome.result, cfg.pretok.specials,
+                                    cfg.pretok.n_specials, err, sizeof err))
+            cli_error("%s", err);
+        else {
+            print_summary(&cfg, &outcome, out_dir);
+            status = EXIT_OK;
+        }
+        run_outcome_free(&outcome);
+    }
+    out_dir_settle(&made_out, status == EXIT_OK);
+    corpus_free_files(files, n_files);
+done:
+    cli_corpus_options_free(&copts);
+    return status;
+}
+
+/* -------------------------------------------------------------- list */
+
+int cmd_list(int argc, char **argv)
+{
+    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        puts("usage: bpebench list\n\nLists the trainers in teaching order, each with its idea,\n"
+             "its complexity (n, W, L, M, P, m, A_i as in docs/algorithms.md) and its work counters.");
+        return EXIT_OK;
+    }
+    if (argc > 1 && argv[1][0] == '-') {
+        cli_command_error("list", "unknown option '%s' (see bpebench list --help)", argv[1]);
+        return EXIT_USAGE;
+    }
+    if (argc > 1) {
+        cli_error("list takes no arguments; see bpebench list --help");
+        return EXIT_USAGE;
+    }
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
+        printf("%-15s %s\n%-15s %s\n%-15s counters:", (*t)->name, (*t)->idea, "",
+               (*t)->complexity, "");
+        for (int i = 0; (*t)->counter_names[i]; i++)
+            printf(" %s", (*t)->counter_names[i]);
+        printf("\n\n");
+    }
+    return EXIT_OK;
+}

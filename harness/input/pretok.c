@@ -1,0 +1,549 @@
+/*
+ * pretok.c — special tokens, UTF-8 and PCRE2 pretokenization (SPEC §2.1–2.4),
+ * streamed.
+ *
+ * Text arrives in chunks and is appended to `pending`. Each round cuts the
+ * pending bytes into stretches between special tokens; each stretch into runs
+ * of valid UTF-8 and runs of invalid bytes; each valid run into pretokens with
+ * successive PCRE2 matches (what Python's regex.finditer does). Whatever a
+ * later chunk could still change is kept for the next round:
+ *   - the start of a possible special token at the end of the chunk;
+ *   - a UTF-8 sequence cut by the end of the chunk;
+ *   - a regex match that reaches the end of the chunk — PCRE2_PARTIAL_HARD
+ *     reports it as partial instead of as a (possibly too short) match;
+ *   - plus a few code points before it, as context for lookbehinds and so
+ *     that `^` and `\A` cannot match in the middle of a piece.
+ * The bytes kept are re-read by the next round, and a round waits until at
+ * least as many new bytes have arrived as were kept, so re-reading costs at
+ * most twice the new bytes: the total work is O(n) even when one pretoken
+ * spans many chunks, and the memory O(chunk + longest pretoken).
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "input/pretok.h"
+#include "base/errors.h"
+
+#include "base/utf8.h"
+
+#include <pcre2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- patterns */
+
+static const char GPT2_PATTERN[] =
+    "'(?:[sdmt]|ll|ve|re)| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+static const char GPT4_PATTERN[] =
+    "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*"
+    "|\\s*[\\r\\n]|\\s+(?!\\S)|\\s+";
+
+/* PCRE2 limits: pathological input fails with a clear error, never a crash. */
+enum {
+    MATCH_LIMIT = 100000000,      /* backtracking steps per match */
+    DEPTH_LIMIT = 1000000,        /* nested backtracking depth (interpreter) */
+    JIT_STACK_MAX = 64 << 20,     /* bytes of JIT stack */
+};
+
+const char *pretok_pattern_source(const char *name)
+{
+    if (strcmp(name, "gpt2") == 0)
+        return GPT2_PATTERN;
+    if (strcmp(name, "gpt4") == 0)
+        return GPT4_PATTERN;
+    return name;
+}
+
+/* --------------------------------------------------------------- state */
+
+/* Pretokens waiting to be counted: each is hashed and its word-table slot
+ * prefetched when it is matched, and counted BATCH_WORDS matches later, so
+ * that the regex's work on the next matches hides the memory latency of the
+ * table (wordtable.h). The pieces point into `pending`, so the batch is
+ * emptied before pending changes. */
+enum { BATCH_WORDS = 16 };
+
+typedef struct {
+    const uint8_t *piece[BATCH_WORDS]; /* the pretokens' bytes, inside pending */
+    size_t len[BATCH_WORDS];           /* their lengths */
+    uint64_t hash[BATCH_WORDS];        /* word_table_hash of each */
+    size_t n;                          /* pretokens waiting */
+} word_batch;
+
+struct pretokenizer {
+    pcre2_code *code;             /* the compiled pattern; owned */
+    pcre2_match_data *match;      /* reused for every match; owned */
+    pcre2_match_context *mctx;    /* limits and the JIT stack; owned */
+    pcre2_jit_stack *jit_stack;   /* owned; NULL when JIT is unavailable */
+    bool jit;                     /* the pattern is JIT-compiled */
+    uint32_t lookbehind;          /* code points of context a match may look back */
+
+    const char *const *specials;  /* borrowed from the config */
+    size_t *special_len;          /* lengths of the specials; owned */
+    size_t n_specials;            /* S */
+    bool starts_special[256];     /* bytes that begin some special token */
+    int shared_first_byte;        /* the byte every special token starts with, or -1 */
+    invalid_utf8_mode invalid_utf8; /* error or bytes */
+
+    const char *name;             /* the current input, for messages; borrowed */
+    word_table *words;            /* where pretokens are counted; NULL when emitting */
+    word_batch batch;             /* pretokens matched and not yet counted in `words` */
+    pretok_emit_fn emit;          /* or: where pretokens are passed */
+    void *emit_ctx;               /* passed to emit */
+
+    uint8_t *pending;             /* bytes received and not yet consumed; owned */
+    size_t pending_len;           /* bytes in `pending` */
+    size_t pending_cap;           /* capacity of `pending` */
+    size_t context;               /* pending[0, context) is already consumed, kept as regex context */
+    uint64_t pending_offset;      /* input offset of pending[0] */
+    size_t retry_len;             /* next round waits until pending holds this many bytes */
+    pretok_stats stats;           /* running totals */
+    char *err;                    /* where the current call reports an error */
+    size_t err_len;               /* its size */
+};
+
+/* Formats a one-line error into the current call's buffer; returns false. */
+static bool fail(pretokenizer *p, const char *fmt, ...) BPE_PRINTF_LIKE(2, 3);
+static bool fail(pretokenizer *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    set_error_v(p->err, p->err_len, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* --------------------------------------------------------------- output */
+
+/* Counts the waiting pretokens in the word table, in the order they came. */
+static bool count_batch(pretokenizer *p)
+{
+    word_batch *b = &p->batch;
+    for (size_t i = 0; i < b->n; i++)
+        if (!word_table_add_hashed(p->words, b->piece[i], b->len[i], b->hash[i], 1)) {
+            b->n = 0;
+            if (p->words->n_entries >= UINT32_MAX - 1) /* the table's limit, not the machine's */
+                return fail(p, "%s: more than %u distinct words, the word table's limit; "
+                               "train on less text", p->name, UINT32_MAX - 2);
+            return fail(p, "%s: out of memory while counting words (%zu distinct so far)",
+                        p->name, p->words->n_entries);
+        }
+    b->n = 0;
+    return true;
+}
+
+/* Counts (or emits) one pretoken; a counted one waits in the batch. */
+static bool take_piece(pretokenizer *p, const uint8_t *piece, size_t len)
+{
+    p->stats.pretokens++;
+    if (p->emit) {
+        p->emit(p->emit_ctx, piece, len, false);
+        return true;
+    }
+    if (len > UINT32_MAX)
+        return fail(p, "%s: a pretoken at byte offset %llu is longer than 4 GiB; "
+                       "use a pattern that splits it", p->name,
+                    (unsigned long long)(p->pending_offset + (uint64_t)(piece - p->pending)));
+    word_batch *b = &p->batch;
+    uint64_t hash = word_table_hash(piece, len);
+    word_table_prefetch(p->words, hash);
+    b->piece[b->n] = piece;
+    b->len[b->n] = len;
+    b->hash[b->n] = hash;
+    return ++b->n < BATCH_WORDS || count_batch(p);
+}
+
+/* ---------------------------------------------------------------- regex */
+
+/* Describes a PCRE2 match error at `offset` of the input; returns false. */
+static bool regex_failure(pretokenizer *p, int rc, uint64_t offset)
+{
+    PCRE2_UCHAR message[160];
+    pcre2_get_error_message(rc, message, sizeof message);
+    return fail(p, "%s: pattern matching failed at byte offset %llu (%s); the text there is "
+                   "pathological for this pattern: split the line or simplify --pattern",
+                p->name, (unsigned long long)offset, (const char *)message);
+}
+
+/* Runs one match at `start` of subject[0, len); returns PCRE2's code. */
+static int match_once(pretokenizer *p, const uint8_t *subject, size_t len, size_t start,
+                      uint32_t options)
+{
+    options |= PCRE2_NO_UTF_CHECK; /* validated by utf8_valid_prefix */
+    if (p->jit)
+        return pcre2_jit_match(p->code, subject, len, start, options, p->match, p->mctx);
+    return pcre2_match(p->code, subject, len, start, options, p->match, p->mctx);
+}
+
+/*
+ * Splits the valid run pending[run, end) into pretokens, starting at `from`
+ * (run ≤ from; the bytes before `from` are context only). When `open`, the
+ * run may continue in the next chunk: a match touching `end` is partial and
+ * *consumed is set to where it starts. O(end − from) for the patterns we ship.
+ */
+static bool split_valid_run(pretokenizer *p, size_t run, size_t from, size_t end, bool open,
+                            size_t *consumed)
+{
+    const uint8_t *subject = p->pending + run;
+    size_t len = end - run, at = from - run;
+    uint32_t options = open ? PCRE2_PARTIAL_HARD : 0;
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(p->match);
+    uint32_t not_empty_here = 0; /* after an empty match, finditer wants a non-empty one */
+    while (at < len) {
+        int rc = match_once(p, subject, len, at, options | not_empty_here);
+        if (rc == PCRE2_ERROR_PARTIAL) { /* decide when more text has arrived */
+            if (ov[0] > at) /* no match can start before the partial one: skipped */
+                p->stats.unmatched_bytes += ov[0] - at;
+            *consumed = run + (ov[0] > at ? ov[0] : at);
+            return true;
+        }
+        if (rc == PCRE2_ERROR_NOMATCH) {
+            p->stats.unmatched_bytes += len - at;
+            break;
+        }
+        if (rc < 0)
+            return regex_failure(p, rc, p->pending_offset + run + at);
+        p->stats.unmatched_bytes += ov[0] - at;
+        at = ov[0];
+        not_empty_here = ov[1] == ov[0] ? PCRE2_NOTEMPTY_ATSTART : 0;
+        if (ov[1] == ov[0])
+            continue; /* an empty match yields no pretoken */
+        if (!take_piece(p, subject + ov[0], ov[1] - ov[0]))
+            return false;
+        at = ov[1];
+    }
+    *consumed = end;
+    return true;
+}
+
+/* ----------------------------------------------------------- text runs */
+
+/* End of the maximal run of invalid bytes starting at i (< end). When the
+ * text is `open`, a run that reaches `end` (or an unfinished sequence there)
+ * might continue: *undecided is set. In closed text an unfinished sequence at
+ * `end` is invalid and joins the run. O(run). */
+static size_t invalid_run_end(const uint8_t *s, size_t i, size_t end, bool open, bool *undecided)
+{
+    while (i < end) {
+        int n = utf8_sequence_length(s + i, end - i);
+        if (n > 0)
+            break;
+        if (n < 0) { /* unfinished sequence running to `end` */
+            if (open)
+                break;
+            i = end;
+            break;
+        }
+        i++;
+    }
+    *undecided = open && (i == end || utf8_sequence_length(s + i, end - i) < 0);
+    return i;
+}
+
+/*
+ * Pretokenizes pending[from, end): text with no special token in it. `run`
+ * (≤ from) is where the valid run containing `from` began (context). When
+ * `open`, the text may continue in the next chunk; *consumed says how far it
+ * was finished and *run_out where the valid run containing *consumed began.
+ */
+static bool split_text(pretokenizer *p, size_t run, size_t from, size_t end, bool open,
+                       size_t *consumed, size_t *run_out)
+{
+    size_t i = from;
+    for (;;) {
+        int stop;
+        size_t valid_end = i + utf8_valid_prefix(p->pending + i, end - i, &stop);
+        bool run_is_open = open && stop != 1; /* only invalid bytes close it */
+        if (!split_valid_run(p, run, i, valid_end, run_is_open, consumed))
+            return false;
+        *run_out = run;
+        if (stop == 0 || (stop == -1 && open))
+            return true;
+        /* Invalid bytes, or a sequence cut off by the true end of the input. */
+        uint64_t offset = p->pending_offset + valid_end;
+        if (p->invalid_utf8 == INVALID_UTF8_ERROR)
+            return fail(p, "%s: invalid UTF-8 at byte offset %llu (byte 0x%02X); fix the file or "
+                           "pass --invalid-utf8=bytes to keep such bytes as tokens",
+                        p->name, (unsigned long long)offset, p->pending[valid_end]);
+        bool undecided;
+        size_t bad_end = invalid_run_end(p->pending, valid_end, end, open, &undecided);
+        if (undecided) { /* the run may go on: decide next round */
+            *consumed = valid_end;
+            *run_out = valid_end;
+            return true;
+        }
+        p->stats.invalid_runs++;
+        if (!take_piece(p, p->pending + valid_end, bad_end - valid_end))
+            return false;
+        if (bad_end == end) {
+            *consumed = *run_out = end;
+            return true;
+        }
+        i = run = bad_end;
+    }
+}
+
+/* ------------------------------------------------------- special tokens */
+
+typedef enum { SPECIAL_NONE, SPECIAL_FOUND, SPECIAL_UNDECIDED } special_match;
+
+/* The longest special token at pending[i], if any. UNDECIDED when a special
+ * token could still match there once more bytes arrive. O(S · longest special). */
+static special_match special_at(const pretokenizer *p, size_t i, bool final, size_t *len)
+{
+    size_t avail = p->pending_len - i;
+    special_match found = SPECIAL_NONE;
+    *len = 0;
+    for (size_t k = 0; k < p->n_specials; k++) {
+        size_t n = p->special_len[k];
+        size_t cmp = n < avail ? n : avail;
+        if (memcmp(p->pending + i, p->specials[k], cmp) != 0)
+            continue;
+        if (n > avail) {
+            if (!final)
+                return SPECIAL_UNDECIDED;
+            continue;
+        }
+        if (n > *len) {
+            *len = n;
+            found = SPECIAL_FOUND;
+        }
+    }
+    return found;
+}
+
+/* The next special token at or after `from`: its position in *at (or the end
+ * of pending) and its length in *len. Candidates are found with memchr when
+ * every special token starts with the same byte (the usual case), else by a
+ * table of first bytes. O(distance scanned). */
+static special_match next_special(const pretokenizer *p, size_t from, bool final, size_t *at,
+                                  size_t *len)
+{
+    const uint8_t *base = p->pending, *end = p->pending + p->pending_len;
+    for (const uint8_t *c = base + from; p->n_specials > 0 && c < end; c++) {
+        if (p->shared_first_byte >= 0) {
+            c = memchr(c, p->shared_first_byte, (size_t)(end - c));
+            if (!c)
+                break;
+        } else if (!p->starts_special[*c]) {
+            continue;
+        }
+        special_match m = special_at(p, (size_t)(c - base), final, len);
+        if (m != SPECIAL_NONE) {
+            *at = (size_t)(c - base);
+            return m;
+        }
+    }
+    *at = p->pending_len;
+    return SPECIAL_NONE;
+}
+
+/* ----------------------------------------------------------------- rounds */
+
+/* Moves the unconsumed tail (with a little context) to the front of pending. */
+static void keep_tail(pretokenizer *p, size_t run, size_t consumed)
+{
+    size_t keep = consumed;
+    uint32_t back = p->lookbehind > 0 ? p->lookbehind : 1;
+    while (back > 0 && keep > run) { /* step back whole code points within the run */
+        keep--;
+        if ((p->pending[keep] & 0xC0) != 0x80)
+            back--;
+    }
+    p->context = consumed - keep;
+    p->pending_offset += keep;
+    p->pending_len -= keep;
+    memmove(p->pending, p->pending + keep, p->pending_len);
+}
+
+/* Consumes as much of pending as is final; everything when `final`. */
+static bool process_pending(pretokenizer *p, bool final)
+{
+    size_t run = 0, from = p->context;
+    for (;;) {
+        size_t at, len, consumed = from, run_out = run;
+        special_match m = next_special(p, from, final, &at, &len);
+        bool open = !final && m != SPECIAL_FOUND;
+        if (!split_text(p, run, from, at, open, &consumed, &run_out))
+            return false;
+        if (open) {
+            if (!count_batch(p)) /* before keep_tail moves the bytes */
+                return false;
+            keep_tail(p, run_out, consumed);
+            return true;
+        }
+        if (m == SPECIAL_NONE) { /* final and nothing left */
+            if (!count_batch(p))
+                return false;
+            p->pending_offset += p->pending_len;
+            p->pending_len = p->context = 0;
+            return true;
+        }
+        p->stats.specials++;
+        if (p->emit)
+            p->emit(p->emit_ctx, p->pending + at, len, true);
+        run = from = at + len;
+    }
+}
+
+/* ------------------------------------------------------------- the API */
+
+static bool compile_pattern(pretokenizer *p, const char *pattern)
+{
+    int rc;
+    PCRE2_SIZE offset;
+    p->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP,
+                            &rc, &offset, NULL);
+    if (!p->code) {
+        PCRE2_UCHAR message[160];
+        pcre2_get_error_message(rc, message, sizeof message);
+        return fail(p, "bad --pattern: %s at offset %zu; fix the pattern or use gpt2 or gpt4",
+                    (const char *)message, (size_t)offset);
+    }
+    p->jit = pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE | PCRE2_JIT_PARTIAL_HARD) == 0;
+    pcre2_pattern_info(p->code, PCRE2_INFO_MAXLOOKBEHIND, &p->lookbehind);
+    p->match = pcre2_match_data_create_from_pattern(p->code, NULL);
+    p->mctx = pcre2_match_context_create(NULL);
+    if (!p->match || !p->mctx)
+        return fail(p, "out of memory compiling the pattern");
+    pcre2_set_match_limit(p->mctx, MATCH_LIMIT);
+    pcre2_set_depth_limit(p->mctx, DEPTH_LIMIT);
+    if (p->jit) {
+        p->jit_stack = pcre2_jit_stack_create(32 * 1024, JIT_STACK_MAX, NULL);
+        if (!p->jit_stack)
+            return fail(p, "out of memory for the JIT stack");
+        pcre2_jit_stack_assign(p->mctx, NULL, p->jit_stack);
+    }
+    return true;
+}
+
+/* Checks the special tokens: non-empty, distinct. Duplicates would make ids
+ * ambiguous; an empty one would match everywhere. */
+static bool load_specials(pretokenizer *p, const pretok_config *cfg)
+{
+    p->specials = cfg->specials;
+    p->n_specials = cfg->n_specials;
+    p->special_len = calloc(cfg->n_specials + 1, sizeof *p->special_len);
+    if (!p->special_len)
+        return fail(p, "out of memory");
+    for (size_t k = 0; k < cfg->n_specials; k++) {
+        size_t n = strlen(cfg->specials[k]);
+        if (n == 0)
+            return fail(p, "bad --special-token: the empty string; give a non-empty token");
+        for (size_t j = 0; j < k; j++)
+            if (strcmp(cfg->specials[j], cfg->specials[k]) == 0)
+                return fail(p, "bad --special-token: \"%s\" is given twice; give each once",
+                            cfg->specials[k]);
+        p->special_len[k] = n;
+        p->starts_special[(uint8_t)cfg->specials[k][0]] = true;
+    }
+    p->shared_first_byte = cfg->n_specials ? (uint8_t)cfg->specials[0][0] : -1;
+    for (size_t k = 1; k < cfg->n_specials; k++)
+        if ((uint8_t)cfg->specials[k][0] != p->shared_first_byte)
+            p->shared_first_byte = -1;
+    return true;
+}
+
+pretokenizer *pretok_new(const pretok_config *cfg, char *err, size_t err_len)
+{
+    pretokenizer *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, err_len, "out of memory");
+        return NULL;
+    }
+    p->err = err;
+    p->err_len = err_len;
+    p->invalid_utf8 = cfg->invalid_utf8;
+    if (!load_specials(p, cfg) || !compile_pattern(p, pretok_pattern_source(cfg->pattern))) {
+        pretok_free(p);
+        return NULL;
+    }
+    /* Never NULL, even before the first chunk: pointer arithmetic on an
+     * empty pending buffer (an empty file) must stay defined. */
+    p->pending_cap = 1 << 16;
+    if (!(p->pending = malloc(p->pending_cap))) {
+        snprintf(err, err_len, "out of memory");
+        pretok_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void pretok_free(pretokenizer *p)
+{
+    if (!p)
+        return;
+    pcre2_match_data_free(p->match);
+    pcre2_match_context_free(p->mctx);
+    pcre2_jit_stack_free(p->jit_stack);
+    pcre2_code_free(p->code);
+    free(p->special_len);
+    free(p->pending);
+    free(p);
+}
+
+void pretok_begin(pretokenizer *p, const char *name, word_table *words)
+{
+    p->name = name;
+    p->words = words;
+    p->batch.n = 0; /* what a failed run left waiting points into bytes now gone */
+    p->pending_len = p->context = p->retry_len = 0;
+    p->pending_offset = 0;
+}
+
+bool pretok_feed(pretokenizer *p, const uint8_t *data, size_t len, char *err, size_t err_len)
+{
+    p->err = err;
+    p->err_len = err_len;
+    if (p->pending_len + len > p->pending_cap) {
+        size_t cap = p->pending_cap;
+        while (cap < p->pending_len + len)
+            cap *= 2;
+        uint8_t *grown = realloc(p->pending, cap);
+        if (!grown)
+            return fail(p, "%s: out of memory holding a %zu-byte pretoken", p->name,
+                        p->pending_len + len);
+        p->pending = grown;
+        p->pending_cap = cap;
+    }
+    memcpy(p->pending + p->pending_len, data, len);
+    p->pending_len += len;
+    p->stats.bytes += len;
+    /* A round re-reads the kept tail. Waiting until at least as many new bytes
+     * have arrived keeps that O(n) in total even when one pretoken spans many
+     * chunks (a 50 MB line without spaces), instead of O(n^2 / chunk). */
+    if (p->pending_len < p->retry_len)
+        return true;
+    bool ok = process_pending(p, false);
+    p->retry_len = 2 * p->pending_len;
+    return ok;
+}
+
+bool pretok_end(pretokenizer *p, char *err, size_t err_len)
+{
+    p->err = err;
+    p->err_len = err_len;
+    return process_pending(p, true);
+}
+
+bool pretok_split(pretokenizer *p, const char *name, const uint8_t *text, size_t len, size_t chunk,
+                  pretok_emit_fn emit, void *ctx, char *err, size_t err_len)
+{
+    pretok_begin(p, name, NULL);
+    p->emit = emit;
+    p->emit_ctx = ctx;
+    bool ok = true;
+    for (size_t at = 0; ok && at < len; at += chunk ? chunk : len) {
+        size_t n = chunk && len - at > chunk ? chunk : len - at;
+        ok = pretok_feed(p, text + at, n, err, err_len);
+    }
+    ok = ok && pretok_end(p, err, err_len);
+    p->emit = NULL;
+    p->emit_ctx = NULL;
+    return ok;
+}
+
+const pretok_stats *pretok_get_stats(const pretokenizer *p)
+{
+    return &p->stats;
+}

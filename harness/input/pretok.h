@@ -1,0 +1,69 @@
+/*
+ * pretok.h — SPEC §2.1–2.4: cut text at special tokens, check UTF-8, split
+ * each piece with the PCRE2 pattern, and count the pretokens in a word table.
+ *
+ * The corpus is streamed: text arrives in chunks of any size and the
+ * pretokenizer keeps back only what the next chunk could still change (an
+ * unfinished UTF-8 sequence, the start of a special token, a regex match that
+ * reaches the end of the chunk). Memory is O(chunk + longest pretoken), not O(n).
+ */
+#ifndef BPE_PRETOK_H
+#define BPE_PRETOK_H
+
+#include "input/wordtable.h"
+
+#include <stdio.h>
+
+typedef enum {
+    INVALID_UTF8_ERROR, /* stop at the first invalid sequence (default) */
+    INVALID_UTF8_BYTES, /* each maximal run of invalid bytes is a pretoken of its own */
+} invalid_utf8_mode;
+
+/* What to pretokenize with. Strings are borrowed for the pretokenizer's life. */
+typedef struct {
+    const char *const *specials; /* special tokens, each non-empty and distinct */
+    size_t n_specials;           /* S */
+    const char *pattern;         /* "gpt2", "gpt4", or a PCRE2 pattern */
+    invalid_utf8_mode invalid_utf8; /* what to do with bytes that are not UTF-8 */
+} pretok_config;
+
+/* The PCRE2 source of a named pattern ("gpt2", "gpt4"), or `name` itself. */
+const char *pretok_pattern_source(const char *name);
+
+/* What one pretokenizer has seen. */
+typedef struct {
+    uint64_t bytes;          /* n: input bytes, specials included */
+    uint64_t pretokens;      /* pieces counted into the word table */
+    uint64_t specials;       /* special-token occurrences cut out */
+    uint64_t invalid_runs;   /* runs of invalid UTF-8 kept as bytes (bytes mode) */
+    uint64_t unmatched_bytes;/* bytes a user pattern did not match (skipped, as finditer does) */
+} pretok_stats;
+
+typedef struct pretokenizer pretokenizer;
+
+/* Compiles the pattern (JIT) and the special-token matcher. On error returns
+ * NULL with a one-line reason in err (e.g. the pattern's offset). */
+pretokenizer *pretok_new(const pretok_config *cfg, char *err, size_t err_len);
+void pretok_free(pretokenizer *p);
+
+/*
+ * Streams one input (a file, or any named source). Call pretok_begin, then
+ * pretok_feed with successive chunks, then pretok_end. Pieces are counted into
+ * `words`. `name` is used in error messages ("FILE: invalid UTF-8 at byte
+ * offset N ..."). Each call returns false with a one-line reason in err.
+ */
+void pretok_begin(pretokenizer *p, const char *name, word_table *words);
+bool pretok_feed(pretokenizer *p, const uint8_t *data, size_t len, char *err, size_t err_len);
+bool pretok_end(pretokenizer *p, char *err, size_t err_len);
+
+/* Pretokenizes a whole in-memory text as one input; the pieces (and each
+ * special token) are passed to `emit` in order instead of being counted.
+ * The text is fed `chunk` bytes at a time (0: all at once), so tests can check
+ * that streaming never changes the pieces. For tests and `bpebench stats`. */
+typedef void (*pretok_emit_fn)(void *ctx, const uint8_t *piece, size_t len, bool is_special);
+bool pretok_split(pretokenizer *p, const char *name, const uint8_t *text, size_t len, size_t chunk,
+                  pretok_emit_fn emit, void *ctx, char *err, size_t err_len);
+
+const pretok_stats *pretok_get_stats(const pretokenizer *p);
+
+#endif

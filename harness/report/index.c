@@ -1,0 +1,178 @@
+/*
+ * index.c — a results file indexed for the report, and the report's files
+ * in memory (index.h).
+ */
+#include "report/index.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ============================================================ the index */
+
+/* The corpus family of a slice name: what comes before '@'. */
+static void family_of(const char *corpus, char *out, size_t len)
+{
+    snprintf(out, len, "%.*s", (int)strcspn(corpus, "@"), corpus);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_slice(const void *a, const void *b)
+{
+    const report_slice *x = a, *y = b;
+    if (x->family != y->family)
+        return (x->family > y->family) - (x->family < y->family);
+    return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+}
+
+/* Adds name to a list of distinct names (kept in order of first appearance). */
+static bool add_name(char (**list)[32], size_t *n, const char *name)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*list)[i], name) == 0)
+            return true;
+    char(*grown)[32] = realloc(*list, (*n + 1) * sizeof **list);
+    if (!grown)
+        return false;
+    *list = grown;
+    snprintf(grown[(*n)++], sizeof *grown, "%s", name);
+    return true;
+}
+
+static bool add_family(report_index *ix, const char *family, size_t *index)
+{
+    for (size_t i = 0; i < ix->n_families; i++)
+        if (strcmp(ix->families[i], family) == 0) {
+            *index = i;
+            return true;
+        }
+    char(*grown)[96] = realloc(ix->families, (ix->n_families + 1) * sizeof *grown);
+    if (!grown)
+        return false;
+    ix->families = grown;
+    snprintf(grown[ix->n_families], sizeof *grown, "%s", family);
+    *index = ix->n_families++;
+    return true;
+}
+
+static bool add_vocab(report_index *ix, uint64_t v)
+{
+    for (size_t i = 0; i < ix->n_vocab; i++)
+        if (ix->vocab[i] == v)
+            return true;
+    uint64_t *grown = realloc(ix->vocab, (ix->n_vocab + 1) * sizeof *grown);
+    if (!grown)
+        return false;
+    ix->vocab = grown;
+    ix->vocab[ix->n_vocab++] = v;
+    return true;
+}
+
+static bool add_slice(report_index *ix, const bench_record *rec)
+{
+    for (size_t i = 0; i < ix->n_slices; i++)
+        if (strcmp(ix->slices[i].name, rec->corpus) == 0) {
+            if (rec->corpus_bytes > ix->slices[i].bytes)
+                ix->slices[i].bytes = rec->corpus_bytes;
+            return true;
+        }
+    char family[96];
+    family_of(rec->corpus, family, sizeof family);
+    report_slice s = {.bytes = rec->corpus_bytes};
+    snprintf(s.name, sizeof s.name, "%s", rec->corpus);
+    if (!add_family(ix, family, &s.family))
+        return false;
+    report_slice *grown = realloc(ix->slices, (ix->n_slices + 1) * sizeof *grown);
+    if (!grown)
+        return false;
+    ix->slices = grown;
+    ix->slices[ix->n_slices++] = s;
+    return true;
+}
+
+bool report_index_build(report_index *ix, const bench_results *r)
+{
+    memset(ix, 0, sizeof *ix);
+    ix->r = r;
+    for (size_t i = 0; i < r->n_records; i++) {
+        const bench_record *rec = &r->records[i];
+        if (!add_name(&ix->trainers, &ix->n_trainers, rec->trainer) ||
+            !add_vocab(ix, rec->vocab_size) || !add_slice(ix, rec)) {
+            report_index_free(ix);
+            return false;
+        }
+    }
+    if (ix->n_vocab)
+        qsort(ix->vocab, ix->n_vocab, sizeof *ix->vocab, cmp_u64);
+    if (ix->n_slices)
+        qsort(ix->slices, ix->n_slices, sizeof *ix->slices, cmp_slice);
+    for (size_t t = 0; t < ix->n_trainers; t++)
+        if (strcmp(ix->trainers[t], bpe_trainers[0]->name) == 0)
+            ix->reference = ix->trainers[t];
+    if (!results_index_build(&ix->runs, r)) {
+        report_index_free(ix);
+        return false;
+    }
+    return true;
+}
+
+void report_index_free(report_index *ix)
+{
+    results_index_free(&ix->runs);
+    free(ix->trainers);
+    free(ix->vocab);
+    free(ix->families);
+    free(ix->slices);
+    memset(ix, 0, sizeof *ix);
+}
+
+const bench_record *report_find(const report_index *ix, const char *trainer, const char *slice,
+                                uint64_t vocab)
+{
+    return trainer ? results_index_find(&ix->runs, trainer, slice, vocab) : NULL;
+}
+
+double report_median(const bench_record *rec, int phase)
+{
+    return bench_summarize(rec->reps, rec->n_reps, phase).median;
+}
+
+/* ============================================================ report files */
+
+bool report_files_add(report_files *files, const char *name, char *bytes, size_t len, char *err,
+                      size_t err_len)
+{
+    report_file *grown = realloc(files->items, (files->n + 1) * sizeof *grown);
+    if (!grown || strlen(name) >= sizeof grown->name) {
+        free(bytes);
+        files->items = grown ? grown : files->items;
+        snprintf(err, err_len, "%s", grown ? "file name too long" : "out of memory");
+        return false;
+    }
+    files->items = grown;
+    report_file *f = &files->items[files->n++];
+    strcpy(f->name, name);
+    f->bytes = bytes;
+    f->len = len;
+    return true;
+}
+
+bool report_files_has(const report_files *files, const char *name)
+{
+    for (size_t i = 0; i < files->n; i++)
+        if (strcmp(files->items[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+void report_files_free(report_files *files)
+{
+    for (size_t i = 0; i < files->n; i++)
+        free(files->items[i].bytes);
+    free(files->items);
+    memset(files, 0, sizeof *files);
+}

@@ -1,0 +1,63 @@
+/*
+ * index.h — what the report is made from: a results file indexed by
+ * trainer, corpus slice and vocab size (report_index), and the report's
+ * files, made in memory before any is written (report_files). report.c
+ * and plot.c both build on it.
+ */
+#ifndef BPE_REPORT_INDEX_H
+#define BPE_REPORT_INDEX_H
+
+#include "bench/results.h"
+
+/* What a results file contains, indexed for building tables and plots. */
+typedef struct {
+    char name[96];   /* corpus slice name, e.g. "gutenberg-en@5M" */
+    size_t family;   /* index into report_index.families */
+    uint64_t bytes;  /* n of the slice (corpus_bytes) */
+} report_slice;
+
+typedef struct {
+    const bench_results *r;   /* the results; not owned */
+    char (*trainers)[32];     /* trainer names in order of first appearance; owned */
+    size_t n_trainers;        /* entries in trainers */
+    uint64_t *vocab;          /* vocab sizes, ascending; owned */
+    size_t n_vocab;           /* entries in vocab */
+    char (*families)[96];     /* corpus names without the "@size"; owned */
+    size_t n_families;        /* entries in families */
+    report_slice *slices;     /* by family, then by n ascending; owned */
+    size_t n_slices;          /* entries in slices */
+    const char *reference;    /* the reference trainer's name if it is in the results, else NULL */
+    results_index runs;       /* the records by (trainer, slice, vocab), for report_find; owned */
+} report_index;
+
+bool report_index_build(report_index *ix, const bench_results *r);
+void report_index_free(report_index *ix);
+/* The record of (trainer, slice, vocab), or NULL. O(log records). */
+const bench_record *report_find(const report_index *ix, const char *trainer, const char *slice,
+                                uint64_t vocab);
+/* Median total (or merge) seconds of a finished record. */
+double report_median(const bench_record *rec, int phase);
+
+/* One file of the report, made in memory; report_write writes them all
+ * once every one is ready. */
+typedef struct {
+    char name[256]; /* path relative to the report's directory, e.g. "plots/memory_c.png" */
+    char *bytes;    /* contents; owned */
+    size_t len;     /* their length */
+} report_file;
+
+/* The files of one report. */
+typedef struct {
+    report_file *items; /* owned */
+    size_t n;           /* entries */
+} report_files;
+
+/* Appends a file, taking ownership of `bytes` (freed here on failure).
+ * False on OOM or a name too long. */
+bool report_files_add(report_files *files, const char *name, char *bytes, size_t len, char *err,
+                      size_t err_len);
+/* Whether a file of that name is in the list. O(files). */
+bool report_files_has(const report_files *files, const char *name);
+void report_files_free(report_files *files);
+
+#endif

@@ -1,0 +1,416 @@
+/*
+ * plot.c — the report's figures: data files made from the results, drawn
+ * by gnuplot with the scripts in plots/KIND.gp (one script per kind of
+ * figure). Everything is made in memory; report_write writes the files.
+ *
+ * Data file layout (what every script expects). A figure has panels (one
+ * per corpus slice, or per vocab size); a panel has one series per trainer.
+ * The file holds one gnuplot data block per (panel, series), panel-major,
+ * blocks separated by two blank lines, so series s of panel p is
+ * `index (p-1)*nseries + (s-1)`. A series without data is one line of NaN,
+ * so indexes stay aligned and colours stay tied to trainers across panels.
+ * Panels without any data are left out.
+ *
+ * Script variables: nseries and series1 … seriesN (the series titles),
+ * npanels and panel1 … panelP (the panel titles), plus the script's own
+ * (limit, aseries). Every title goes through gnuplot_set_string (gnuplot.h),
+ * although the names in it were already checked at the door (results.c
+ * refuses a results file whose trainer or corpus names are not safe names).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "base/treefile.h"
+#include "report/gnuplot.h"
+#include "report/plot.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MB 1e6
+
+/* The characters of safe names (untrusted.h) and '@' (of slice names) stay
+ * as they are, so that different names give different files; anything else
+ * (which the results reader never lets through) becomes '_'. */
+void plot_name(char *buf, size_t len, const char *kind, const char *family)
+{
+    int n = snprintf(buf, len, "plots/%s_", kind);
+    for (const char *p = family; n > 0 && (size_t)n + 1 < len && *p; p++)
+        buf[n++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                                  (*p >= '0' && *p <= '9') || strchr("-._+@", *p)
+                              ? *p
+                              : '_');
+    if (n > 0 && (size_t)n < len)
+        buf[n] = '\0';
+}
+
+/* ============================================================ one figure */
+
+/* One figure being made: its data and its script's variables, in memory. */
+typedef struct {
+    FILE *dat;         /* the data file (open_memstream) */
+    char *dat_text;    /* its buffer once closed; owned */
+    size_t dat_len;    /* its length */
+    FILE *vars;        /* the script's variables (open_memstream) */
+    char *vars_text;   /* their buffer once closed; owned */
+    size_t vars_len;   /* their length */
+    int n_panels;      /* panels written */
+} figure;
+
+static bool figure_open(figure *f, char *err, size_t err_len)
+{
+    memset(f, 0, sizeof *f);
+    f->dat = open_memstream(&f->dat_text, &f->dat_len);
+    f->vars = open_memstream(&f->vars_text, &f->vars_len);
+    if (f->dat && f->vars)
+        return true;
+    if (f->dat)
+        fclose(f->dat);
+    if (f->vars)
+        fclose(f->vars);
+    free(f->dat_text);
+    free(f->vars_text);
+    snprintf(err, err_len, "out of memory");
+    return false;
+}
+
+/* Closes the streams; false on OOM. Frees nothing. */
+static bool figure_close(figure *f)
+{
+    bool ok = fclose(f->dat) == 0;
+    ok = fclose(f->vars) == 0 && ok;
+    f->dat = f->vars = NULL;
+    return ok;
+}
+
+static void figure_free(figure *f)
+{
+    if (f->dat || f->vars)
+        figure_close(f);
+    free(f->dat_text);
+    free(f->vars_text);
+    memset(f, 0, sizeof *f);
+}
+
+/* Adds the title of the next panel (variable panelP). */
+static bool add_panel_title(figure *f, const char *title, char *err, size_t err_len)
+{
+    char var[32];
+    snprintf(var, sizeof var, "panel%d", ++f->n_panels);
+    return gnuplot_set_string(f->vars, var, title, err, err_len);
+}
+
+/* Ends one data block (a series). */
+static void end_block(FILE *dat, int rows)
+{
+    if (rows == 0)
+        fputs("NaN NaN NaN NaN\n", dat);
+    fputs("\n\n", dat);
+}
+
+/* The series titles (variables series1 …, and nseries): the trainers' names,
+ * optionally leaving out one, then `extra` if given. */
+static bool series_titles(figure *f, const report_index *ix, const char *skip, const char *extra,
+                          char *err, size_t err_len)
+{
+    int n = 0;
+    char var[32];
+    for (size_t t = 0; t < ix->n_trainers; t++) {
+        if (skip && strcmp(ix->trainers[t], skip) == 0)
+            continue;
+        snprintf(var, sizeof var, "series%d", ++n);
+        if (!gnuplot_set_string(f->vars, var, ix->trainers[t], err, err_len))
+            return false;
+    }
+    if (extra) {
+        snprintf(var, sizeof var, "series%d", ++n);
+        if (!gnuplot_set_string(f->vars, var, extra, err, err_len))
+            return false;
+    }
+    fprintf(f->vars, "nseries=%d\n", n);
+    return true;
+}
+
+/* Draws the figure with plots/KIND.gp and adds NAME.dat, .png and .svg to
+ * files. Frees the figure. */
+static bool figure_draw(figure *f, const char *kind, const char *name, report_files *files,
+                        char *err, size_t err_len)
+{
+    char rel[64], script[PATH_MAX];
+    fprintf(f->vars, "npanels=%d\n", f->n_panels);
+    bool ok = figure_close(f);
+    if (!ok)
+        snprintf(err, err_len, "out of memory");
+    snprintf(rel, sizeof rel, "plots/%s.gp", kind);
+    if (ok && !tree_locate(rel, script, sizeof script)) {
+        snprintf(err, err_len, "cannot find %s beside the bpebench binary (it is looked for in "
+                               "the source tree the binary was built in)", rel);
+        ok = false;
+    }
+    gnuplot_images img;
+    if (ok)
+        ok = gnuplot_draw(script, f->vars_text, f->vars_len, f->dat_text, f->dat_len, &img, err,
+                          err_len);
+    if (ok) {
+        static const char *const ext[3] = {"dat", "png", "svg"};
+        char *bytes[3] = {f->dat_text, img.png, img.svg};
+        size_t lens[3] = {f->dat_len, img.png_len, img.svg_len};
+        f->dat_text = NULL; /* each goes to files, or is freed here */
+        for (int i = 0; i < 3; i++) {
+            char path[256];
+            snprintf(path, sizeof path, "%s.%s", name, ext[i]);
+            if (ok)
+                ok = report_files_add(files, path, bytes[i], lens[i], err, err_len);
+            else
+                free(bytes[i]);
+        }
+    }
+    figure_free(f);
+    return ok;
+}
+
+/* ============================================================ the figures */
+
+/* A cell's value for one figure kind; false when there is none. */
+typedef bool (*cell_value)(const report_index *ix, const bench_record *rec, const char *slice,
+                           uint64_t vocab, double out[3]);
+
+static bool time_value(const report_index *ix, const bench_record *rec, const char *slice,
+                       uint64_t vocab, double out[3])
+{
+    (void)ix, (void)slice, (void)vocab;
+    if (!record_finished(rec))
+        return false;
+    bench_summary s = bench_summarize(rec->reps, rec->n_reps, PHASE_TOTAL);
+    out[0] = s.median, out[1] = s.min, out[2] = s.max;
+    return true;
+}
+
+static bool speedup_value(const report_index *ix, const bench_record *rec, const char *slice,
+                          uint64_t vocab, double out[3])
+{
+    const bench_record *ref = report_find(ix, ix->reference, slice, vocab);
+    if (!record_finished(rec) || !record_finished(ref))
+        return false;
+    out[0] = report_median(ref, PHASE_TOTAL) / report_median(rec, PHASE_TOTAL);
+    out[1] = report_median(ref, PHASE_MERGE) / report_median(rec, PHASE_MERGE);
+    out[2] = 0;
+    return isfinite(out[0]) && isfinite(out[1]);
+}
+
+static bool memory_value(const report_index *ix, const bench_record *rec, const char *slice,
+                         uint64_t vocab, double out[3])
+{
+    (void)ix, (void)slice, (void)vocab;
+    if (!record_finished(rec))
+        return false;
+    out[0] = (double)rec->peak_rss_bytes / MB;
+    out[1] = (double)rec->trainer_rss_bytes / MB;
+    out[2] = (double)rec->input_rss_bytes / MB;
+    return true;
+}
+
+/* Writes one panel's series: for every trainer (but `skip`), the points
+ * along the panel's x axis. by_vocab: x = V over `vocab`, slice fixed; else
+ * x = n in MB over the family's slices, vocab fixed. Returns points written. */
+static int write_panel(const report_index *ix, FILE *dat, cell_value value, const char *skip,
+                       bool by_vocab, const report_slice *slice, size_t family, uint64_t vocab)
+{
+    int points = 0;
+    for (size_t t = 0; t < ix->n_trainers; t++) {
+        if (skip && strcmp(ix->trainers[t], skip) == 0)
+            continue;
+        int rows = 0;
+        double v[3];
+        size_t n = by_vocab ? ix->n_vocab : ix->n_slices;
+        for (size_t i = 0; i < n; i++) {
+            const report_slice *s = by_vocab ? slice : &ix->slices[i];
+            uint64_t V = by_vocab ? ix->vocab[i] : vocab;
+            if (!by_vocab && s->family != family)
+                continue;
+            const bench_record *rec = report_find(ix, ix->trainers[t], s->name, V);
+            double x = by_vocab ? (double)V : (double)s->bytes / MB;
+            if (!value(ix, rec, s->name, V, v) || !(v[0] > 0) || !(x > 0))
+                continue; /* no value, or none a log axis can show (memory not measured) */
+            fprintf(dat, "%.10g %.6g %.6g %.6g\n", x, v[0], v[1], v[2]);
+            rows++;
+        }
+        end_block(dat, rows);
+        points += rows;
+    }
+    return points;
+}
+
+/* Writes the input-memory series (one per panel, after the trainers). */
+static void write_input_series(const report_index *ix, FILE *dat, const report_slice *slice)
+{
+    int rows = 0;
+    for (size_t i = 0; i < ix->n_vocab; i++)
+        for (size_t t = 0; t < ix->n_trainers; t++) {
+            const bench_record *rec = report_find(ix, ix->trainers[t], slice->name, ix->vocab[i]);
+            if (rec && rec->input_rss_bytes) {
+                fprintf(dat, "%llu %.6g 0 0\n", (unsigned long long)ix->vocab[i],
+                        (double)rec->input_rss_bytes / MB);
+                rows++;
+                break;
+            }
+        }
+    end_block(dat, rows);
+}
+
+/* The variable limit: the longest time limit of a run of the family that
+ * timed out (the scripts then draw it), else 0. */
+static void limit_setting(const report_index *ix, size_t family, FILE *vars)
+{
+    double limit = 0;
+    for (size_t i = 0; i < ix->r->n_records; i++) {
+        const bench_record *rec = &ix->r->records[i];
+        char fam[96];
+        snprintf(fam, sizeof fam, "%.*s", (int)strcspn(rec->corpus, "@"), rec->corpus);
+        if (rec->status == STATUS_TIMEOUT && strcmp(fam, ix->families[family]) == 0)
+            limit = rec->time_limit_s > limit ? rec->time_limit_s : limit;
+    }
+    fprintf(vars, "limit=%.17g\n", limit);
+}
+
+/* A figure whose panels are the family's slices, x = vocab size. */
+static bool figure_by_slice(const report_index *ix, report_files *files, size_t family,
+                            const char *kind, cell_value value, const char *skip,
+                            bool input_series, char *err, size_t err_len)
+{
+    char name[160];
+    plot_name(name, sizeof name, kind, ix->families[family]);
+    figure f;
+    if (!figure_open(&f, err, err_len))
+        return false;
+    bool ok = series_titles(&f, ix, skip, input_series ? "input" : NULL, err, err_len);
+    for (size_t i = 0; ok && i < ix->n_slices; i++) {
+        const report_slice *s = &ix->slices[i];
+        if (s->family != family)
+            continue;
+        long start = ftell(f.dat);
+        int points = write_panel(ix, f.dat, value, skip, true, s, family, 0);
+        if (input_series)
+            write_input_series(ix, f.dat, s);
+        if (points == 0) /* no data: take the panel back out */
+            fseek(f.dat, start, SEEK_SET);
+        else
+            ok = add_panel_title(&f, s->name, err, err_len);
+    }
+    if (!ok || f.n_panels == 0) { /* nothing to draw (no naive run finished, say): no file */
+        figure_free(&f);
+        return ok;
+    }
+    limit_setting(ix, family, f.vars);
+    return figure_draw(&f, kind, name, files, err, err_len);
+}
+
+/* Time vs corpus size: panels are vocab sizes, x = n. Only for families
+ * with two slices or more. */
+static bool figure_by_size(const report_index *ix, report_files *files, size_t family, char *err,
+                           size_t err_len)
+{
+    size_t n_family_slices = 0;
+    for (size_t i = 0; i < ix->n_slices; i++)
+        n_family_slices += ix->slices[i].family == family;
+    if (n_family_slices < 2)
+        return true;
+    char name[160], title[32];
+    plot_name(name, sizeof name, "time_vs_size", ix->families[family]);
+    figure f;
+    if (!figure_open(&f, err, err_len))
+        return false;
+    bool ok = series_titles(&f, ix, NULL, NULL, err, err_len);
+    for (size_t v = 0; ok && v < ix->n_vocab; v++) {
+        long start = ftell(f.dat);
+        if (write_panel(ix, f.dat, time_value, NULL, false, NULL, family, ix->vocab[v]) == 0) {
+            fseek(f.dat, start, SEEK_SET);
+            continue;
+        }
+        snprintf(title, sizeof title, "V=%llu", (unsigned long long)ix->vocab[v]);
+        ok = add_panel_title(&f, title, err, err_len);
+    }
+    if (!ok || f.n_panels == 0) {
+        figure_free(&f);
+        return ok;
+    }
+    limit_setting(ix, family, f.vars);
+    return figure_draw(&f, "time_vs_size", name, files, err, err_len);
+}
+
+/* The per-merge profile of one (slice, vocab), if any trainer has one: one
+ * series per trainer; rows "merge_index seconds A_i 0". */
+static bool figure_profile(const report_index *ix, report_files *files, const char *slice,
+                           uint64_t vocab, char *err, size_t err_len)
+{
+    int with_profile = 0;
+    for (size_t t = 0; t < ix->n_trainers; t++) {
+        const bench_record *rec = report_find(ix, ix->trainers[t], slice, vocab);
+        with_profile += rec && rec->n_profile > 0;
+    }
+    if (!with_profile)
+        return true;
+    char cell[128], name[200], title[160];
+    snprintf(cell, sizeof cell, "%s_V%llu", slice, (unsigned long long)vocab);
+    plot_name(name, sizeof name, "profile", cell);
+    figure f;
+    if (!figure_open(&f, err, err_len))
+        return false;
+    /* Values a log axis cannot show (0 s, A_i = 0) are written as missing;
+     * with no time or no A_i to show at all, there is no figure. */
+    int aseries = 0;
+    size_t times = 0;
+    for (size_t t = 0; t < ix->n_trainers; t++) {
+        const bench_record *rec = report_find(ix, ix->trainers[t], slice, vocab);
+        size_t n = rec ? rec->n_profile : 0;
+        for (size_t i = 0; i < n; i++) {
+            double s = rec->profile_seconds[i];
+            uint64_t a = rec->profile_affected[i];
+            char seconds[32] = "NaN", words[32] = "NaN";
+            if (s > 0)
+                snprintf(seconds, sizeof seconds, "%.6g", s);
+            if (a > 0)
+                snprintf(words, sizeof words, "%llu", (unsigned long long)a);
+            fprintf(f.dat, "%zu %s %s 0\n", i + 1, seconds, words);
+            times += s > 0;
+            if (a > 0 && !aseries)
+                aseries = (int)t + 1;
+        }
+        end_block(f.dat, (int)n);
+    }
+    if (times == 0 || aseries == 0) {
+        figure_free(&f);
+        return true;
+    }
+    snprintf(title, sizeof title, "%s,V=%llu", slice, (unsigned long long)vocab);
+    fprintf(f.vars, "aseries=%d\n", aseries);
+    if (!series_titles(&f, ix, NULL, NULL, err, err_len) ||
+        !add_panel_title(&f, title, err, err_len)) {
+        figure_free(&f);
+        return false;
+    }
+    return figure_draw(&f, "profile", name, files, err, err_len);
+}
+
+/* Every figure of every corpus family, then the profiles. One gnuplot run per
+ * figure (tens of milliseconds each); data files are O(records) each. */
+bool plots_make(const report_index *ix, report_files *files, char *err, size_t err_len)
+{
+    for (size_t fam = 0; fam < ix->n_families; fam++) {
+        if (!figure_by_slice(ix, files, fam, "time_vs_vocab", time_value, NULL, false, err,
+                             err_len) ||
+            !figure_by_size(ix, files, fam, err, err_len) ||
+            !figure_by_slice(ix, files, fam, "memory", memory_value, NULL, true, err, err_len))
+            return false;
+        if (ix->reference && !figure_by_slice(ix, files, fam, "speedup", speedup_value,
+                                              ix->reference, false, err, err_len))
+            return false;
+    }
+    for (size_t s = 0; s < ix->n_slices; s++)
+        for (size_t v = 0; v < ix->n_vocab; v++)
+            if (!figure_profile(ix, files, ix->slices[s].name, ix->vocab[v], err, err_len))
+                return false;
+    return true;
+}

@@ -1,0 +1,657 @@
+/*
+ * report.c — report.md from a results file, and `bpebench report`.
+ *
+ * The tables follow the seed articles' shape: for every corpus family and
+ * vocab size, one row per corpus size and one column per trainer; cells are
+ * the median total time with the merge loop's share in parentheses. Then the
+ * speedup over the reference (naive), memory with the input/trainer split,
+ * the work counters, the corpus statistics in the SPEC §1 legend, and the
+ * per-merge profiles. Every figure comes from the JSON; nothing is measured
+ * here.
+ *
+ * A cell that did not finish shows why: "timeout" (ran past the limit),
+ * "timeout†" (not run: a smaller cell of the same trainer and corpus timed
+ * out, see cli/cmd_bench.c), "error". Speedups against a timed-out side are bounds
+ * ("> 12×": the reference took longer than the limit).
+ *
+ * Names in the tables are safe names (the results reader refuses others);
+ * the free text of the context block goes in as escaped code spans
+ * (md_code). The page and the figures are made in memory, then written
+ * file by file, each atomically (write_files; report.h says what a failure
+ * leaves).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "base/atomicfile.h"
+#include "base/errors.h"
+#include "report/index.h"
+#include "report/plot.h"
+#include "report/report.h"
+#include "base/signals.h"
+#include "base/untrusted.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MB 1e6
+
+/* ============================================================ formatting */
+
+/* Seconds with three significant digits, never in exponent form. */
+static void fmt_seconds(double s, char *buf, size_t len)
+{
+    if (s >= 1000)
+        snprintf(buf, len, "%.0f", s);
+    else if (s >= 0.001)
+        snprintf(buf, len, "%.3g", s);
+    else
+        snprintf(buf, len, "%.2f ms", s * 1000);
+}
+
+static void fmt_mb(uint64_t bytes, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.1f", (double)bytes / MB);
+}
+
+/* Why a record has no time: timeout, timeout† (skipped), error, or — (absent). */
+static const char *no_time(const bench_record *rec)
+{
+    if (!rec)
+        return "—";
+    if (rec->status == STATUS_TIMEOUT)
+        return rec->skipped_after_timeout ? "timeout†" : "timeout";
+    return rec->status == STATUS_ERROR ? "error" : "—";
+}
+
+/* "1.23 (0.456)": median total and merge seconds, with ✗ when unverified. */
+static void fmt_time_cell(const bench_record *rec, char *buf, size_t len)
+{
+    if (!record_finished(rec)) {
+        snprintf(buf, len, "%s", no_time(rec));
+        return;
+    }
+    char total[32], merge[32];
+    fmt_seconds(report_median(rec, PHASE_TOTAL), total, sizeof total);
+    fmt_seconds(report_median(rec, PHASE_MERGE), merge, sizeof merge);
+    snprintf(buf, len, "%s (%s)%s", total, merge, rec->verified ? "" : " ✗");
+}
+
+/* Speedup of rec over ref for one phase, with bounds when a side timed out. */
+static void fmt_speedup(const bench_record *ref, const bench_record *rec, int phase, char *buf,
+                        size_t len)
+{
+    if (record_finished(ref) && record_finished(rec)) {
+        double x = report_median(ref, phase) / report_median(rec, phase);
+        snprintf(buf, len, isfinite(x) ? "%.3g×" : "—", x);
+    } else if (ref && ref->status == STATUS_TIMEOUT && record_finished(rec) && phase == PHASE_TOTAL) {
+        snprintf(buf, len, "> %.3g×", ref->time_limit_s / report_median(rec, phase));
+    } else if (record_finished(ref) && rec && rec->status == STATUS_TIMEOUT && phase == PHASE_TOTAL) {
+        snprintf(buf, len, "< %.3g×", report_median(ref, phase) / rec->time_limit_s);
+    } else {
+        snprintf(buf, len, "—");
+    }
+}
+
+/* "| a | b |" header and its separator for the trainers. */
+static void table_header(FILE *f, const report_index *ix, const char *first, const char *skip)
+{
+    fprintf(f, "| %s |", first);
+    for (size_t t = 0; t < ix->n_trainers; t++)
+        if (!skip || strcmp(ix->trainers[t], skip) != 0)
+            fprintf(f, " %s |", ix->trainers[t]);
+    fprintf(f, "\n|---|");
+    for (size_t t = 0; t < ix->n_trainers; t++)
+        if (!skip || strcmp(ix->trainers[t], skip) != 0)
+            fprintf(f, "---:|");
+    fputc('\n', f);
+}
+
+/* The first record of a slice (any trainer, any vocab), for its statistics. */
+static const bench_record *slice_record(const report_index *ix, const report_slice *s)
+{
+    const bench_record *any = NULL;
+    for (size_t i = 0; i < ix->r->n_records; i++) {
+        const bench_record *rec = &ix->r->records[i];
+        if (strcmp(rec->corpus, s->name) != 0)
+            continue;
+        if (rec->words_distinct)
+            return rec;
+        any = any ? any : rec;
+    }
+    return any;
+}
+
+/* "gutenberg-en@5M" → "5M"; the size label of a slice. */
+static const char *size_label(const char *slice)
+{
+    const char *at = strchr(slice, '@');
+    return at ? at + 1 : slice;
+}
+
+/* Embeds a figure when plots_make made it. */
+static void embed_plot(FILE *f, const report_files *files, const char *kind, const char *family,
+                       const char *caption)
+{
+    char name[200], png[256];
+    plot_name(name, sizeof name, kind, family);
+    snprintf(png, sizeof png, "%s.png", name);
+    if (!report_files_has(files, png))
+        return;
+    fprintf(f, "![%s](%s.png)\n\n*%s* ([SVG](%s.svg), data: `%s.dat`)\n\n", caption, name,
+            caption, name, name);
+}
+
+enum { MD_SHOWN = 1024, MD_CODE_MAX = 3 * MD_SHOWN + 4 }; /* shown text; the span with fences */
+
+/* `text` (from a results file: anything) as a markdown code span, in buf
+ * (MD_CODE_MAX bytes): escaped for display first (one line, no control
+ * bytes; untrusted.h), then fenced with one backtick more than the longest
+ * run it holds, so that no text can end the span or become markup
+ * (CommonMark). "unknown" when empty. Returns buf. */
+static const char *md_code(const char *text, char buf[MD_CODE_MAX])
+{
+    char shown[MD_SHOWN];
+    display_escape(text, strlen(text), shown, sizeof shown);
+    size_t n = strlen(shown), run = 0, longest = 0;
+    if (n == 0) {
+        snprintf(buf, MD_CODE_MAX, "unknown");
+        return buf;
+    }
+    for (size_t i = 0; i < n; i++) {
+        run = shown[i] == '`' ? run + 1 : 0;
+        longest = run > longest ? run : longest;
+    }
+    char fence[sizeof shown + 1];
+    memset(fence, '`', longest + 1);
+    fence[longest + 1] = '\0';
+    /* A span whose text starts or ends with a backtick or a space needs one
+     * space of padding on both sides (removed again when shown). */
+    const char *pad = strchr("` ", shown[0]) || strchr("` ", shown[n - 1]) ? " " : "";
+    snprintf(buf, MD_CODE_MAX, "%s%s%s%s%s", fence, pad, shown, pad, fence);
+    return buf;
+}
+
+/* ============================================================ sections */
+
+static void section_context(FILE *f, const bench_results *r)
+{
+    const bench_context *c = &r->context;
+    char date[MD_CODE_MAX], host[MD_CODE_MAX], cpu[MD_CODE_MAX], compiler[MD_CODE_MAX],
+        cflags[MD_CODE_MAX], commit[MD_CODE_MAX], command[MD_CODE_MAX];
+    fprintf(f, "# bpebench results\n\nMeasured %s on %s (%s, %d cores), %s, CFLAGS %s, commit "
+               "%s.\n\nCommand: %s. Time limit per run: %g s.\n\n",
+            md_code(c->date, date), md_code(c->host, host), md_code(c->cpu, cpu), c->cores,
+            md_code(c->compiler, compiler), md_code(c->cflags, cflags),
+            md_code(c->git_commit, commit), md_code(c->command, command), c->time_limit_s);
+    fprintf(f, "Every number and figure below is computed from `results.json` in this directory;\n"
+               "`bpebench report results.json --out DIR` rebuilds this page without measuring.\n"
+               "Times are wall-clock seconds (CLOCK_MONOTONIC), the median over the repetitions,\n"
+               "each repetition in a fresh process. The machine may have been shared: compare\n"
+               "min and max in results.json before trusting small differences.\n\n");
+}
+
+static void section_verification(FILE *f, const bench_results *r)
+{
+    size_t ok = 0, by_ref = 0, by_agreement = 0, unverified = 0, wrong = 0;
+    for (size_t i = 0; i < r->n_records; i++) {
+        const bench_record *rec = &r->records[i];
+        if (rec->status != STATUS_OK)
+            continue;
+        ok++;
+        if (rec->verified && strncmp(rec->verified_against, "agreement", 9) == 0)
+            by_agreement++;
+        else if (rec->verified)
+            by_ref++;
+        else if (strcmp(rec->verified_against, "none") == 0)
+            unverified++;
+        else
+            wrong++;
+    }
+    fprintf(f, "## Verification\n\n");
+    fprintf(f, "Of %zu finished runs, %zu produced the reference trainer's merge list (same "
+               "digest), %zu agreed with every other trainer that finished where the reference "
+               "did not, %zu could not be checked (the only one to finish), and %zu disagreed"
+               "%s.\n\n",
+            ok, by_ref, by_agreement, unverified, wrong, wrong ? " (marked ✗ below)" : "");
+}
+
+/* Pretokenize+count throughput on a slice, in MB/s: n over the median of the
+ * pretokenize phase across every repetition of every finished run on it
+ * (each run reads and counts the same bytes again). 0 when none finished. */
+static double pretokenize_rate(const report_index *ix, const report_slice *s, uint64_t bytes)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ix->r->n_records; i++) {
+        const bench_record *rec = &ix->r->records[i];
+        if (strcmp(rec->corpus, s->name) == 0 && record_finished(rec))
+            n += rec->n_reps;
+    }
+    run_times *all = n ? malloc(n * sizeof *all) : NULL;
+    if (!all)
+        return 0;
+    n = 0;
+    for (size_t i = 0; i < ix->r->n_records; i++) {
+        const bench_record *rec = &ix->r->records[i];
+        if (strcmp(rec->corpus, s->name) == 0 && record_finished(rec))
+            for (size_t k = 0; k < rec->n_reps; k++)
+                all[n++] = rec->reps[k];
+    }
+    double median = bench_summarize(all, n, PHASE_PRETOKENIZE).median;
+    free(all);
+    return median > 0 ? (double)bytes / MB / median : 0;
+}
+
+/* "latin 54%, cjk 14%, …": the scripts of at least 0.5% of the pretokenized
+ * bytes, most first; "—" when the record has none. O(SCRIPT_COUNT²). */
+static void fmt_scripts(const bench_record *rec, char *out, size_t len)
+{
+    uint64_t total = 0;
+    bool shown[SCRIPT_COUNT] = {false};
+    for (int k = 0; k < SCRIPT_COUNT; k++)
+        total += rec->script_bytes[k];
+    snprintf(out, len, "—");
+    for (size_t used = 0;;) {
+        int best = -1;
+        for (int k = 0; k < SCRIPT_COUNT; k++)
+            if (!shown[k] && (best < 0 || rec->script_bytes[k] > rec->script_bytes[best]))
+                best = k;
+        if (best < 0 || total == 0 || rec->script_bytes[best] * 200 < total)
+            return;
+        shown[best] = true;
+        int n = snprintf(out + used, len - used, "%s%s %.0f%%", used ? ", " : "",
+                         script_names[best], 100.0 * (double)rec->script_bytes[best] / (double)total);
+        if (n < 0 || (size_t)n >= len - used)
+            return;
+        used += (size_t)n;
+    }
+}
+
+/* What the text is made of: P before any merge and the scripts. */
+static void table_composition(FILE *f, const report_index *ix)
+{
+    fprintf(f, "P₀ = distinct adjacent byte pairs before the first merge; scripts: share of the "
+               "pretokenized bytes (Σ count(w)·len(w)) by Unicode script, those of at least "
+               "0.5%% (`bpebench stats` classifies the raw text of whole files, special tokens "
+               "included).\n\n"
+               "| corpus | P₀ | scripts |\n|---|---:|---|\n");
+    for (size_t i = 0; i < ix->n_slices; i++) {
+        const bench_record *rec = slice_record(ix, &ix->slices[i]);
+        char pairs[24] = "—", scripts[256] = "—";
+        if (rec && rec->pairs_initial)
+            snprintf(pairs, sizeof pairs, "%llu", (unsigned long long)rec->pairs_initial);
+        if (rec)
+            fmt_scripts(rec, scripts, sizeof scripts);
+        fprintf(f, "| %s | %s | %s |\n", ix->slices[i].name, pairs, scripts);
+    }
+    fputc('\n', f);
+}
+
+static void section_corpora(FILE *f, const report_index *ix)
+{
+    fprintf(f, "## Corpora\n\n"
+               "n = bytes read, W = distinct pretokens (words), M = Σ len(w) over distinct "
+               "words (symbols before any merge), L = M/W (SPEC §1). Pretokenize+count: n "
+               "over the median time of that phase across every repetition of every run on "
+               "the slice, single-threaded.\n\n"
+               "| corpus | n (MB) | pretokens | W | M | L = M/W | pretokenize+count (MB/s) "
+               "| input RSS (MB) | word table (MB) |\n"
+               "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (size_t i = 0; i < ix->n_slices; i++) {
+        const bench_record *rec = slice_record(ix, &ix->slices[i]);
+        if (!rec || !rec->words_distinct) {
+            fprintf(f, "| %s | — | — | — | — | — | — | — | — |\n", ix->slices[i].name);
+            continue;
+        }
+        char in[32], wt[32], rate[32] = "—";
+        fmt_mb(rec->input_rss_bytes, in, sizeof in);
+        fmt_mb(rec->word_table_bytes, wt, sizeof wt);
+        double mb_per_s = pretokenize_rate(ix, &ix->slices[i], rec->corpus_bytes);
+        if (mb_per_s > 0)
+            snprintf(rate, sizeof rate, "%.0f", mb_per_s);
+        fprintf(f, "| %s | %.2f | %llu | %llu | %llu | %.2f | %s | %s | %s |\n",
+                ix->slices[i].name, (double)rec->corpus_bytes / MB,
+                (unsigned long long)rec->pretokens, (unsigned long long)rec->words_distinct,
+                (unsigned long long)rec->symbols,
+                (double)rec->symbols / (double)rec->words_distinct, rate, in, wt);
+    }
+    fputc('\n', f);
+    table_composition(f, ix);
+}
+
+/* V − 256 − S as the records of this vocab size state it. */
+static uint64_t max_merges(const report_index *ix, uint64_t vocab)
+{
+    for (size_t i = 0; i < ix->r->n_records; i++)
+        if (ix->r->records[i].vocab_size == vocab && ix->r->records[i].max_merges)
+            return ix->r->records[i].max_merges;
+    return 0;
+}
+
+static void section_times(FILE *f, const report_index *ix, const report_files *files)
+{
+    fprintf(f, "## Training time\n\n"
+               "Cells: median total seconds (merge loop in parentheses). timeout: ran past the "
+               "limit; timeout†: not run because a smaller run of the same trainer on the same "
+               "corpus timed out; ✗: merge list not verified.\n\n");
+    for (size_t fam = 0; fam < ix->n_families; fam++) {
+        fprintf(f, "### %s\n\n", ix->families[fam]);
+        for (size_t v = 0; v < ix->n_vocab; v++) {
+            fprintf(f, "V = %llu (%llu merges at most)\n\n", (unsigned long long)ix->vocab[v],
+                    (unsigned long long)max_merges(ix, ix->vocab[v]));
+            table_header(f, ix, "size", NULL);
+            for (size_t s = 0; s < ix->n_slices; s++) {
+                if (ix->slices[s].family != fam)
+                    continue;
+                fprintf(f, "| %s |", size_label(ix->slices[s].name));
+                for (size_t t = 0; t < ix->n_trainers; t++) {
+                    char cell[96];
+                    fmt_time_cell(report_find(ix, ix->trainers[t], ix->slices[s].name,
+                                              ix->vocab[v]),
+                                  cell, sizeof cell);
+                    fprintf(f, " %s |", cell);
+                }
+                fputc('\n', f);
+            }
+            fputc('\n', f);
+        }
+        embed_plot(f, files, "time_vs_vocab", ix->families[fam],
+                   "Median total time against vocab size, one panel per corpus slice (log-log; "
+                   "bars: min–max over repetitions).");
+        embed_plot(f, files, "time_vs_size", ix->families[fam],
+                   "Median total time against corpus size, one panel per vocab size (log-log).");
+    }
+}
+
+static void section_speedup(FILE *f, const report_index *ix, const report_files *files)
+{
+    fprintf(f, "## Speedup over %s\n\n", ix->reference ? ix->reference : "the reference");
+    if (!ix->reference) {
+        fprintf(f, "The reference trainer (%s) was not part of this run.\n\n",
+                bpe_trainers[0]->name);
+        return;
+    }
+    fprintf(f, "Cells: median total time of %s ÷ the trainer's (merge loop alone in "
+               "parentheses). \"> x×\": %s timed out, so x is a lower bound; \"< x×\": the "
+               "trainer timed out.\n\n",
+            ix->reference, ix->reference);
+    for (size_t fam = 0; fam < ix->n_families; fam++)
+        for (size_t v = 0; v < ix->n_vocab; v++) {
+            fprintf(f, "%s, V = %llu\n\n", ix->families[fam], (unsigned long long)ix->vocab[v]);
+            table_header(f, ix, "size", ix->reference);
+            for (size_t s = 0; s < ix->n_slices; s++) {
+                if (ix->slices[s].family != fam)
+                    continue;
+                const char *slice = ix->slices[s].name;
+                const bench_record *ref = report_find(ix, ix->reference, slice, ix->vocab[v]);
+                fprintf(f, "| %s |", size_label(slice));
+                for (size_t t = 0; t < ix->n_trainers; t++) {
+                    if (strcmp(ix->trainers[t], ix->reference) == 0)
+                        continue;
+                    const bench_record *rec = report_find(ix, ix->trainers[t], slice,
+                                                          ix->vocab[v]);
+                    char total[32], merge[32];
+                    fmt_speedup(ref, rec, PHASE_TOTAL, total, sizeof total);
+                    fmt_speedup(ref, rec, PHASE_MERGE, merge, sizeof merge);
+                    if (strcmp(merge, "—") == 0)
+                        fprintf(f, " %s |", total);
+                    else
+                        fprintf(f, " %s (%s) |", total, merge);
+                }
+                fputc('\n', f);
+            }
+            fputc('\n', f);
+        }
+    for (size_t fam = 0; fam < ix->n_families; fam++)
+        embed_plot(f, files, "speedup", ix->families[fam],
+                   "Speedup over naive against vocab size (solid: total time; dashed: merge "
+                   "loop).");
+}
+
+static void section_memory(FILE *f, const report_index *ix, const report_files *files)
+{
+    fprintf(f, "## Memory\n\n"
+               "Peak resident set size of each run's own process (ru_maxrss), in MB (10^6 "
+               "bytes). \"input\" is the resident size of a process that has only read and "
+               "counted the slice (word table + the trainers' view of it, plus the program "
+               "itself): the part every trainer shares. Cells: peak (trainer's own part = "
+               "peak − input).\n\n");
+    for (size_t fam = 0; fam < ix->n_families; fam++) {
+        fprintf(f, "### %s\n\n| size | V | input |", ix->families[fam]);
+        for (size_t t = 0; t < ix->n_trainers; t++)
+            fprintf(f, " %s |", ix->trainers[t]);
+        fprintf(f, "\n|---|---:|---:|");
+        for (size_t t = 0; t < ix->n_trainers; t++)
+            fprintf(f, "---:|");
+        fputc('\n', f);
+        for (size_t s = 0; s < ix->n_slices; s++) {
+            if (ix->slices[s].family != fam)
+                continue;
+            const bench_record *any = slice_record(ix, &ix->slices[s]);
+            char input[32] = "—";
+            if (any && any->input_rss_bytes)
+                fmt_mb(any->input_rss_bytes, input, sizeof input);
+            for (size_t v = 0; v < ix->n_vocab; v++) {
+                fprintf(f, "| %s | %llu | %s |", size_label(ix->slices[s].name),
+                        (unsigned long long)ix->vocab[v], input);
+                for (size_t t = 0; t < ix->n_trainers; t++) {
+                    const bench_record *rec = report_find(ix, ix->trainers[t], ix->slices[s].name,
+                                                          ix->vocab[v]);
+                    char peak[32], own[32];
+                    if (!record_finished(rec)) {
+                        fprintf(f, " %s |", no_time(rec));
+                        continue;
+                    }
+                    fmt_mb(rec->peak_rss_bytes, peak, sizeof peak);
+                    fmt_mb(rec->trainer_rss_bytes, own, sizeof own);
+                    fprintf(f, " %s (%s) |", peak, own);
+                }
+                fputc('\n', f);
+            }
+        }
+        fputc('\n', f);
+        embed_plot(f, files, "memory", ix->families[fam],
+                   "Peak resident memory against vocab size; dashed: the shared input alone.");
+    }
+}
+
+static void section_counters(FILE *f, const report_index *ix)
+{
+    fprintf(f, "## Work counters\n\n"
+               "Deterministic counts of each trainer's work (the same on every machine; "
+               "`bpebench compare` requires them to match exactly). What each counts is in "
+               "the trainer's source header.\n\n");
+    for (size_t t = 0; t < ix->n_trainers; t++) {
+        const bench_record *first = NULL;
+        for (size_t i = 0; i < ix->r->n_records && !first; i++)
+            if (strcmp(ix->r->records[i].trainer, ix->trainers[t]) == 0 &&
+                record_finished(&ix->r->records[i]) && ix->r->records[i].n_counters > 0)
+                first = &ix->r->records[i];
+        if (!first)
+            continue;
+        fprintf(f, "### %s\n\n| corpus | V | merges |", ix->trainers[t]);
+        for (int c = 0; c < first->n_counters; c++)
+            fprintf(f, " %s |", first->counters[c].name);
+        fprintf(f, "\n|---|---:|---:|");
+        for (int c = 0; c < first->n_counters; c++)
+            fprintf(f, "---:|");
+        fputc('\n', f);
+        for (size_t s = 0; s < ix->n_slices; s++)
+            for (size_t v = 0; v < ix->n_vocab; v++) {
+                const bench_record *rec = report_find(ix, ix->trainers[t], ix->slices[s].name,
+                                                      ix->vocab[v]);
+                if (!record_finished(rec))
+                    continue;
+                fprintf(f, "| %s | %llu | %llu |", rec->corpus,
+                        (unsigned long long)rec->vocab_size, (unsigned long long)rec->merges);
+                for (int c = 0; c < rec->n_counters; c++)
+                    fprintf(f, " %llu |", (unsigned long long)rec->counters[c].value);
+                fputc('\n', f);
+            }
+        fputc('\n', f);
+    }
+}
+
+/* Sum of profile seconds over merges [from, to). */
+static double profile_sum(const bench_record *rec, size_t from, size_t to)
+{
+    double s = 0;
+    for (size_t i = from; i < to && i < rec->n_profile; i++)
+        s += rec->profile_seconds[i];
+    return s;
+}
+
+static void section_profiles(FILE *f, const report_index *ix, const report_files *files)
+{
+    bool any = false;
+    for (size_t i = 0; i < ix->r->n_records; i++)
+        any |= ix->r->records[i].n_profile > 0;
+    if (!any)
+        return;
+    fprintf(f, "## Per-merge profile\n\n"
+               "One extra run per profiled cell records the time of every merge and A_i, the "
+               "number of distinct words containing the chosen pair (that run is not among the "
+               "timed repetitions). Share of the merge loop spent in the first 1%% and 10%% of "
+               "merges:\n\n"
+               "| cell | trainer | m | merge loop (s) | first 1%% | first 10%% | A_1 | A_m |\n"
+               "|---|---|---:|---:|---:|---:|---:|---:|\n");
+    for (size_t i = 0; i < ix->r->n_records; i++) {
+        const bench_record *rec = &ix->r->records[i];
+        size_t m = rec->n_profile;
+        if (m == 0)
+            continue;
+        double total = profile_sum(rec, 0, m);
+        size_t one = (m + 99) / 100, ten = (m + 9) / 10;
+        fprintf(f, "| %s V=%llu | %s | %zu | %.3g | %.0f%% | %.0f%% | %llu | %llu |\n",
+                rec->corpus, (unsigned long long)rec->vocab_size, rec->trainer, m, total,
+                total > 0 ? 100 * profile_sum(rec, 0, one) / total : 0,
+                total > 0 ? 100 * profile_sum(rec, 0, ten) / total : 0,
+                (unsigned long long)rec->profile_affected[0],
+                (unsigned long long)rec->profile_affected[m - 1]);
+    }
+    fputc('\n', f);
+    for (size_t s = 0; s < ix->n_slices; s++)
+        for (size_t v = 0; v < ix->n_vocab; v++) {
+            char cell[128];
+            snprintf(cell, sizeof cell, "%s_V%llu", ix->slices[s].name,
+                     (unsigned long long)ix->vocab[v]);
+            embed_plot(f, files, "profile", cell,
+                       "Time of each merge (top) and A_i (bottom) against the merge index.");
+        }
+}
+
+/* ============================================================ entry points */
+
+/* DIR/NAME in buf (PATH_MAX bytes); false, with the reason, when longer
+ * (the message gives the length, not the path, which would not fit it). */
+static bool join_path(char *buf, const char *dir, const char *name, char *err, size_t err_len)
+{
+    int n = snprintf(buf, PATH_MAX, "%s/%s", dir, name);
+    if (n < 0 || n >= PATH_MAX)
+        return set_error(err, err_len, "%s in the report's directory would have a path of %zu "
+                                       "bytes, longer than PATH_MAX - 1 (%d); choose a shorter "
+                                       "--out", name, strlen(dir) + 1 + strlen(name),
+                         PATH_MAX - 1);
+    return true;
+}
+
+/* Removes the files of files[0, n) that is_new marks (the failure path). */
+static void remove_new_files(const report_files *files, size_t n, const bool *is_new,
+                             const char *dir)
+{
+    char path[PATH_MAX];
+    for (size_t i = 0; i < n; i++)
+        if (is_new[i] && snprintf(path, sizeof path, "%s/%s", dir, files->items[i].name) < PATH_MAX)
+            unlink(path);
+}
+
+/* Writes every file under dir, each atomically; see report_write for what a
+ * failure leaves. O(total bytes), plus one fsync per file. */
+static bool write_files(const report_files *files, const char *dir, char *err, size_t err_len)
+{
+    char plots[PATH_MAX], path[PATH_MAX];
+    if (!join_path(plots, dir, "plots", err, err_len))
+        return false;
+    for (size_t i = 0; i < files->n; i++) /* every path fits before anything is written */
+        if (!join_path(path, dir, files->items[i].name, err, err_len))
+            return false;
+    bool *is_new = calloc(files->n + 1, sizeof *is_new);
+    if (!is_new)
+        return set_error(err, err_len, "out of memory");
+    sigset_t saved;
+    signals_hold(&saved); /* a new plots/ is tracked from its first moment */
+    bool made_plots = mkdir(plots, 0777) == 0;
+    int mkdir_errno = errno;
+    if (made_plots)
+        signals_track(plots, true);
+    signals_release(&saved);
+    bool ok = made_plots || mkdir_errno == EEXIST ||
+              set_error(err, err_len, "%s: cannot create: %s", plots, strerror(mkdir_errno));
+    /* An existing plots/ must be a directory of its own: through a symbolic
+     * link (a results bundle may hold one) the figures would land elsewhere. */
+    struct stat st;
+    if (ok && !made_plots && (lstat(plots, &st) != 0 || !S_ISDIR(st.st_mode)))
+        ok = set_error(err, err_len, "%s is a symbolic link or not a directory; the report "
+                                     "writes its figures only into a directory: remove it",
+                       plots);
+    size_t done = 0;
+    for (; ok && done < files->n; done++) {
+        join_path(path, dir, files->items[done].name, err, err_len);
+        is_new[done] = lstat(path, &st) != 0;
+        ok = atomic_file_write_whole(path, files->items[done].bytes, files->items[done].len, err,
+                                 err_len);
+    }
+    signals_hold(&saved);
+    if (!ok)
+        remove_new_files(files, done, is_new, dir);
+    if (made_plots) {
+        if (!ok)
+            rmdir(plots);
+        signals_untrack(plots);
+    }
+    signals_release(&saved);
+    free(is_new);
+    return ok;
+}
+
+/* Builds the index, the figures and the page in memory, then writes them
+ * all. O(slices · vocab sizes · trainers · records) for the lookups:
+ * milliseconds for grids of hundreds of runs; gnuplot dominates. */
+bool report_write(const bench_results *r, const char *dir, char *err, size_t err_len)
+{
+    report_index ix;
+    if (!report_index_build(&ix, r))
+        return set_error(err, err_len, "out of memory indexing the results");
+    report_files files = {NULL, 0};
+    bool ok = plots_make(&ix, &files, err, err_len);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = ok ? open_memstream(&text, &len) : NULL;
+    if (ok && !f)
+        ok = set_error(err, err_len, "out of memory writing the report");
+    if (ok) {
+        section_context(f, r);
+        section_verification(f, r);
+        section_corpora(f, &ix);
+        section_times(f, &ix, &files);
+        section_speedup(f, &ix, &files);
+        section_memory(f, &ix, &files);
+        section_counters(f, &ix);
+        section_profiles(f, &ix, &files);
+        ok = fclose(f) == 0 || set_error(err, err_len, "out of memory writing the report");
+    }
+    if (ok) { /* last, so that the page appears after its figures */
+        ok = report_files_add(&files, "report.md", text, len, err, err_len);
+        text = NULL;
+    }
+    if (ok)
+        ok = write_files(&files, dir, err, err_len);
+    free(text);
+    report_files_free(&files);
+    report_index_free(&ix);
+    return ok;
+}

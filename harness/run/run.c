@@ -1,0 +1,162 @@
+/* run.c — see run.h. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "run/run.h"
+
+#include "base/clock.h"
+#include "base/errors.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What the observer needs to time the trainer's phases. */
+typedef struct {
+    double setup_done;      /* clock when create() returned */
+    double last_merge;      /* clock at the previous merge (or setup_done) */
+    double *merge_seconds;  /* with profile: time of each merge; owned by the outcome */
+    size_t n_profiled;      /* entries filled */
+    size_t cap_profiled;    /* capacity of merge_seconds */
+    bool profile_failed;    /* ran out of memory for the profile */
+} run_clock;
+
+/* Records the end of setup and, with a profile, each merge's time. */
+static void on_trainer_event(void *ctx, bpe_event event, const bpe_merge *merge)
+{
+    run_clock *c = ctx;
+    double now = clock_now();
+    (void)merge;
+    if (event == BPE_EVENT_SETUP_DONE) {
+        c->setup_done = c->last_merge = now;
+        return;
+    }
+    if (c->cap_profiled == 0 || c->profile_failed)
+        return;
+    if (c->n_profiled == c->cap_profiled) {
+        double *grown = realloc(c->merge_seconds, 2 * c->cap_profiled * sizeof *grown);
+        if (!grown) {
+            c->profile_failed = true;
+            return;
+        }
+        c->merge_seconds = grown;
+        c->cap_profiled *= 2;
+    }
+    c->merge_seconds[c->n_profiled++] = now - c->last_merge;
+    c->last_merge = now;
+}
+
+/* The corpus had no words: why, naming the inputs. */
+static bool no_text(const run_config *cfg, const run_input *in, char *err, size_t err_len)
+{
+    const char *others = cfg->n_files > 1 ? " and the other inputs" : "";
+    if (in->corpus.unmatched_bytes > 0)
+        return set_error(err, err_len, "%s%s: no text to train on: --pattern matched none of "
+                         "the %llu bytes; fix the pattern or use gpt2 or gpt4", cfg->files[0],
+                         others, (unsigned long long)in->corpus.unmatched_bytes);
+    return set_error(err, err_len, "%s%s: no text to train on (%llu bytes, no pretokens once "
+                     "special tokens are cut out); give a corpus with text", cfg->files[0],
+                     others, (unsigned long long)in->corpus.bytes);
+}
+
+bool run_count_input(const run_config *cfg, run_input *in, char *err, size_t err_len)
+{
+    memset(in, 0, sizeof *in);
+    if (!word_table_init(&in->table))
+        return set_error(err, err_len, "out of memory");
+    pretokenizer *p = pretok_new(&cfg->pretok, err, err_len);
+    bool ok = p != NULL;
+    if (ok) {
+        corpus_read read = {.max_bytes = cfg->max_bytes};
+        double t0 = clock_now();
+        ok = corpus_count_words(p, &cfg->pretok, cfg->files, cfg->n_files, &read, &in->table,
+                                err, err_len);
+        double elapsed = clock_now() - t0;
+        in->read_seconds = read.read_seconds;
+        in->pretokenize_seconds = elapsed - read.read_seconds;
+        in->corpus = *pretok_get_stats(p);
+        pretok_free(p);
+    }
+    if (ok && in->table.n_entries == 0)
+        ok = no_text(cfg, in, err, err_len);
+    if (ok && !word_table_view(&in->table, &in->array, &in->view))
+        ok = set_error(err, err_len, "out of memory building the word list");
+    if (ok)
+        in->memory_bytes = word_table_memory(&in->table) + in->view.n_words * sizeof *in->array;
+    else
+        run_input_free(in);
+    return ok;
+}
+
+void run_input_free(run_input *in)
+{
+    free(in->array);
+    word_table_free(&in->table);
+    memset(in, 0, sizeof *in);
+}
+
+bool run_max_merges(uint64_t vocab_size, size_t n_specials, uint64_t *max_merges, char *err,
+                    size_t err_len)
+{
+    uint64_t floor = BPE_BYTE_TOKENS + (uint64_t)n_specials;
+    if (vocab_size < floor)
+        return set_error(err, err_len, "--vocab-size %llu is too small: it must be at least "
+                                       "256 + %zu special token%s = %llu",
+                         (unsigned long long)vocab_size, n_specials, n_specials == 1 ? "" : "s",
+                         (unsigned long long)floor);
+    *max_merges = vocab_size - floor;
+    return true;
+}
+
+bool run_training(const run_config *cfg, run_outcome *out, char *err, size_t err_len)
+{
+    memset(out, 0, sizeof *out);
+    if (!run_max_merges(cfg->vocab_size, cfg->pretok.n_specials, &out->max_merges, err, err_len))
+        return false;
+
+    double start = clock_now();
+    run_input in;
+    bool ok = run_count_input(cfg, &in, err, err_len);
+    if (ok) {
+        out->times.read = in.read_seconds;
+        out->times.pretokenize = in.pretokenize_seconds;
+        out->corpus = in.corpus;
+        const bpe_words view = in.view;
+        out->words_distinct = view.n_words;
+        out->symbols = view.n_symbols;
+        out->word_table_bytes = in.memory_bytes;
+        run_clock clock = {.cap_profiled = cfg->profile ? 1024 : 0};
+        if (cfg->profile && !(clock.merge_seconds = malloc(1024 * sizeof(double))))
+            clock.cap_profiled = 0;
+        bpe_observer observer = {.on_event = on_trainer_event, .ctx = &clock};
+        double before_setup = clock_now();
+        bpe_status status = bpe_train(cfg->trainer, &view, out->max_merges, &observer,
+                                      &out->result);
+        double after = clock_now();
+        if (clock.profile_failed) { /* a partial profile would mislead: drop it */
+            free(clock.merge_seconds);
+            clock.merge_seconds = NULL;
+        }
+        out->merge_seconds = clock.merge_seconds;
+        if (status == BPE_ERR_OVERFLOW) {
+            ok = set_error(err, err_len, "word counts too large: a pair count could exceed "
+                           "2^64 - 1, so training would not be exact; train on less text");
+        } else if (status != BPE_OK) {
+            ok = set_error(err, err_len, "out of memory while training with %s (W = %zu, M = %llu)",
+                           cfg->trainer->name, view.n_words, (unsigned long long)view.n_symbols);
+        } else {
+            out->times.setup = clock.setup_done - before_setup;
+            out->times.merge = after - clock.setup_done;
+        }
+    }
+    run_input_free(&in);
+    out->times.total = clock_now() - start;
+    if (!ok)
+        run_outcome_free(out);
+    return ok;
+}
+
+void run_outcome_free(run_outcome *out)
+{
+    bpe_result_free(&out->result);
+    free(out->merge_seconds);
+    out->merge_seconds = NULL;
+}

@@ -1,0 +1,69 @@
+/*
+ * run.h — one training run from files to merges, timed per phase (SPEC §5):
+ * read, pretokenize+count, trainer setup, merge loop, total. Shared by
+ * `bpebench train` and by every benchmark run, so both measure the same thing.
+ */
+#ifndef BPE_RUN_H
+#define BPE_RUN_H
+
+#include "input/corpus.h"
+
+typedef struct {
+    char *const *files;          /* inputs, already expanded (corpus_list_files) */
+    size_t n_files;              /* how many */
+    uint64_t max_bytes;          /* 0 for all, else a word-safe prefix */
+    pretok_config pretok;        /* specials, pattern, invalid-UTF-8 mode */
+    const bpe_trainer *trainer;  /* which trainer */
+    uint64_t vocab_size;         /* V; merges = V − 256 − S */
+    bool profile;                /* record time and A_i for each merge */
+} run_config;
+
+/* Phase times in seconds (SPEC §5). */
+typedef struct {
+    double read;        /* time inside read() */
+    double pretokenize; /* pretokenize + count, read excluded */
+    double setup;       /* trainer create() */
+    double merge;       /* the merge loop */
+    double total;       /* all of the above and the glue between them */
+} run_times;
+
+typedef struct {
+    run_times times;          /* per phase */
+    pretok_stats corpus;      /* n, pretokens, specials, ... */
+    uint64_t words_distinct;  /* W */
+    uint64_t symbols;         /* M */
+    uint64_t word_table_bytes;/* heap held by the word table and its view: the shared input */
+    uint64_t max_merges;      /* V − 256 − S */
+    bpe_result result;        /* the merges; free with run_outcome_free */
+    double *merge_seconds;    /* with profile: time of each merge (n_merges entries), else NULL */
+} run_outcome;
+
+/* The merges V allows: V − 256 − S (SPEC §2.5). False, with the reason in
+ * err, when V < 256 + S. */
+bool run_max_merges(uint64_t vocab_size, size_t n_specials, uint64_t *max_merges, char *err,
+                    size_t err_len);
+
+/* A corpus read and counted, as every run starts: the word table and the
+ * trainers' view of it. */
+typedef struct {
+    word_table table;         /* the distinct words and their counts; owned */
+    bpe_word *array;          /* the view's words (into table); owned */
+    bpe_words view;           /* what a trainer is given */
+    pretok_stats corpus;      /* n, pretokens, special tokens cut out, ... */
+    double read_seconds;      /* time inside read() */
+    double pretokenize_seconds; /* pretokenize + count, read excluded */
+    uint64_t memory_bytes;    /* heap held by the table and the view: the shared input */
+} run_input;
+
+/* Reads and counts cfg's files (its trainer and V are ignored), exactly as
+ * run_training does. False with a one-line reason (an unreadable file,
+ * invalid UTF-8, no text to train on, out of memory); then `in` holds
+ * nothing. O(n) time, O(W + M) memory. */
+bool run_count_input(const run_config *cfg, run_input *in, char *err, size_t err_len);
+void run_input_free(run_input *in);
+
+/* Checks V ≥ 256 + S; runs everything. False with a one-line reason in err. */
+bool run_training(const run_config *cfg, run_outcome *out, char *err, size_t err_len);
+void run_outcome_free(run_outcome *out);
+
+#endif
