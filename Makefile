@@ -52,13 +52,17 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libbpebench.a
 $(BUILD)/tests/test_tokenizer_files: LDLIBS += -Wl,--wrap=rename
 $(BUILD)/tests/test_results: LDLIBS += -Wl,--wrap=malloc
 
-# The include-layer check (harness/README.md), then every test program, run
-# from the top of the tree; stops at the first failure.
+# The include-layer check (harness/README.md), every test program, run from
+# the top of the tree, then the hostile sweep (158 abusive command lines,
+# tests/hostile_sweep.sh); stops at the first failure.
 test-run: $(TEST_BINS) $(BUILD)/bpebench
 	@sh tests/check_layers.sh
 	@for t in $(TEST_BINS); do \
 	    echo "== $$t"; BPEBENCH=$(BUILD)/bpebench BPE_DATA=$(DATA) $$t || exit 1; \
 	done
+	@BPEBENCH=$(BUILD)/bpebench bash tests/hostile_sweep.sh > $(BUILD)/hostile_sweep.log || \
+	    { grep DEFECT $(BUILD)/hostile_sweep.log; exit 1; }
+	@tail -n 1 $(BUILD)/hostile_sweep.log
 
 # Every program and test, built (not run) as one target.
 .PHONY: programs warnings

@@ -84,12 +84,39 @@ static void unknown_option_is_bad_usage_on_a_second_call(void **state)
     free(printed);
 }
 
+/* Found by the hostile sweep of issue 11: a missing command and an empty
+ * --out are bad usage with one line, and synth refuses a --bytes the disk
+ * cannot hold before writing anything. */
+static void hostile_sweep_cases(void **state)
+{
+    (void)state;
+    char *printed = NULL;
+    char *none[] = {"bpebench", NULL};
+    assert_int_equal(run_captured(1, none, &printed), EXIT_USAGE);
+    free(printed);
+    char *empty_out[] = {"bpebench", "train", "--trainer", "naive", "--vocab-size", "300",
+                         "--out", "", "tests/test_subcommands.c", NULL};
+    assert_int_equal(run_captured(9, empty_out, &printed), EXIT_USAGE);
+    free(printed);
+    char dir[] = "/tmp/bpe-subcommands-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char out[sizeof dir + 16];
+    snprintf(out, sizeof out, "%s/big.txt", dir);
+    char *huge[] = {"bpebench", "synth", "--words", "10", "--bytes", "18446744073709551615",
+                    "--out", out, NULL};
+    assert_int_equal(run_captured(8, huge, &printed), EXIT_FAIL);
+    free(printed);
+    assert_int_equal(test_count_entries(dir), 0); /* no file, no temporary file */
+    test_remove_tree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(list_names_every_trainer_in_process),
         cmocka_unit_test(train_writes_a_tokenizer_in_process),
         cmocka_unit_test(unknown_option_is_bad_usage_on_a_second_call),
+        cmocka_unit_test(hostile_sweep_cases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

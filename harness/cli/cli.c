@@ -76,7 +76,7 @@ int cli_main(int argc, char **argv)
     opterr = 0; /* getopt_long prints nothing: each command reports with cli_bad_option */
     optind = 0; /* a fresh scan for this call (glibc resets all its state at 0) */
     if (argc < 2) {
-        usage(stderr);
+        cli_error("no command; run bpebench --help for the list");
         return EXIT_USAGE;
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||

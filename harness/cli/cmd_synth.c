@@ -9,6 +9,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <sys/statvfs.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,6 +111,14 @@ static int synth_to_file(const synth_config *cfg, const char *out_path)
     uint64_t len;
     if (!atomic_file_open(&out, out_path, err, sizeof err)) {
         cli_error("%s", err);
+        return EXIT_FAIL;
+    }
+    struct statvfs fs; /* a --bytes the disk cannot hold is refused now, not after hours */
+    if (fstatvfs(out.fd, &fs) == 0 && cfg->bytes / fs.f_frsize > fs.f_bavail) {
+        atomic_file_abort(&out);
+        cli_error("synth: --bytes %llu is more than the %llu bytes free where %s goes; give "
+                  "fewer bytes or another --out", (unsigned long long)cfg->bytes,
+                  (unsigned long long)fs.f_bavail * fs.f_frsize, out_path);
         return EXIT_FAIL;
     }
     byte_sink sink = atomic_file_sink(&out);

@@ -141,6 +141,10 @@ int cmd_train(int argc, char **argv)
                   "see bpebench train --help");
         goto done;
     }
+    if (!*out_dir) {
+        cli_error("--out is empty; give a directory");
+        goto done;
+    }
     if (!trainer) {
         cli_error("unknown trainer '%s'; bpebench list shows the trainers", trainer_name);
         goto done;

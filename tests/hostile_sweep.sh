@@ -1,0 +1,145 @@
+#!/bin/bash
+# hostile_sweep.sh — bpebench used as a hostile user would (issue 11's
+# sweep, kept so that it keeps passing): names that are shell or gnuplot
+# code, special tokens that would corrupt vocab.json, outputs that are
+# links, FIFOs or directories, results files with impossible values, typed
+# numbers far beyond the input, FIFOs and devices as inputs, escapes in
+# messages. Each case runs the binary with a time limit and checks the exit
+# status it must have (0, 2 for bad usage, or any failure), that it was not
+# killed or stopped by the time limit, that a failure prints one line with
+# no raw control byte, that no payload ran (PWNED never appears) and that no
+# temporary file (*.tmp.*) is left. Prints one line per case; exits 1 if any
+# case is a defect. Usage: BPEBENCH=build/bpebench bash tests/hostile_sweep.sh
+B=$(realpath "${BPEBENCH:-build/bpebench}")
+W=$(mktemp -d /tmp/bpebench-sweep-XXXXXX); trap 'rm -rf "$W"' EXIT; cd "$W" || exit 2
+PWNED=$W/PWNED
+printf 'hello world, a world of words.\nthe world says hello\n' > in.txt
+n=0; bad=0
+# case NAME EXPECT(ok|fail|usage|any-nonzero) -- args...
+case_() {
+  local name=$1 expect=$2; shift 3
+  n=$((n+1)); rm -f "$PWNED"
+  timeout 60 "$B" "$@" > out.txt 2> err.txt < /dev/null; local rc=$?
+  local lines=$(wc -l < err.txt) verdict=OK why=""
+  if [ $rc -ge 124 ]; then verdict=DEFECT; why="rc=$rc (timeout/signal)"; fi
+  case $expect in
+    ok) [ $rc -eq 0 ] || { verdict=DEFECT; why="$why expected 0 got $rc"; } ;;
+    usage) [ $rc -eq 2 ] || { verdict=DEFECT; why="$why expected 2 got $rc"; } ;;
+    fail) [ $rc -ne 0 ] || { verdict=DEFECT; why="$why expected failure got 0"; } ;;
+  esac
+  if [ $rc -ne 0 ] && [ $rc -lt 124 ] && [ "$lines" -gt 1 ] && [ "$1" != bench ]; then verdict=DEFECT; why="$why stderr $lines lines"; fi
+  [ -e "$PWNED" ] && { verdict=DEFECT; why="$why PAYLOAD RAN"; }
+  find "$W" -name '*.tmp.*' | grep -q . && { verdict=DEFECT; why="$why temp left: $(find "$W" -name '*.tmp.*' | head -1)"; find "$W" -name '*.tmp.*' -delete; }
+  grep -qP '[\x00-\x08\x0b-\x1f\x7f]' err.txt && { verdict=DEFECT; why="$why raw control byte in stderr"; }
+  [ $verdict = DEFECT ] && bad=$((bad+1))
+  printf '%3d %-7s %-55s rc=%d %s | %s\n' $n $verdict "$name" $rc "$why" "$(head -c 150 err.txt | tr '\n' ' ')"
+}
+
+P="touch $PWNED"
+T=(train --trainer naive --vocab-size 300)
+BQ=(bench --trainers naive --vocab 300 --repeats 1)
+# ---- 1. names reaching gnuplot or a shell
+for name in "';system \"$P\";'" "\$($P)" "\`$P\`" "a;$P" $'a\nb' 'a"b' "a'b" '..' '.hidden' 'a/b' "$(printf 'x%.0s' {1..64})" 'аbc' 'a b' '' 'x@5M' '-x' 'a\b' '{a}' 'a|b' 'a$HOME'; do
+  case_ "bench --corpus name $(printf %q "$name" | head -c 40)" usage -- "${BQ[@]}" --corpus "$name=in.txt" --out o1
+done
+case_ "bench --corpus safe name" ok -- "${BQ[@]}" --corpus 'c1=in.txt' --out o1
+mk_results() { # trainer corpus -> r.json
+  cat > r.json <<J
+{"schema_version":1,"context":{},"results":[{"trainer":$1,"corpus":$2,"vocab_size":300,"status":"ok","times_s":{"read":[0],"pretokenize":[0],"setup":[0],"merge":[1],"total":[1]}}]}
+J
+}
+for name in "\"';system \\\"$P\\\";'\"" "\"\$($P)\"" "\"\`$P\`\"" "\"a\\nb\"" "\"a\\u0000b\"" "\"a\\\"b\"" "\"x\\u202eb\"" "\"$(printf 'y%.0s' {1..80})\"" "\"a@b@c\"" "\"\\u001b[31m\""; do
+  mk_results "$name" '"c@all"'; case_ "report trainer $(echo $name | head -c 40)" fail -- report r.json --out rep1
+  mk_results '"naive"' "$name"; case_ "report corpus $(echo $name | head -c 40)" fail -- report r.json --out rep2
+  mk_results "$name" '"c@all"'; case_ "compare trainer $(echo $name | head -c 40)" fail -- compare r.json r.json
+done
+mk_results '"naive"' '"c@all"'; case_ "report safe names" ok -- report r.json --out rep3
+for line in "trainers = naive;$P" "corpus \$($P) = in.txt" "corpus a\`$P\` = in.txt" "out = \$($P)" "vocab = 300;$P" "corpus c = in.txt
+sizes c = \$($P)"; do
+  printf '%s\nvocab = 300\nrepeats = 1\n' "$line" > g.conf
+  case_ "config line $(echo "$line" | head -1 | head -c 40)" fail -- bench --config g.conf --out o2
+done
+# ---- 2. special tokens
+for tok in a $'\xff' 'Ġworld' '' 'Ā' $'<|a\n|>' "$(printf 'z%.0s' {1..5000})" $'\xc3' $'\xed\xa0\x80' 'Ġ' 'ĠĠ' '<|a|>'; do
+  case_ "train --special-token $(printf %q "$tok" | head -c 30)" any -- "${T[@]}" --out s1 --special-token "$tok" in.txt
+done
+case_ "train duplicate special tokens" any -- "${T[@]}" --out s2 --special-token '<|a|>' --special-token '<|a|>' in.txt
+case_ "train overlapping special tokens" any -- "${T[@]}" --out s3 --special-token '<|a|>' --special-token '<|a|>b' in.txt
+# ---- 3. train outputs
+echo old > victim.txt; mkdir -p s4; ln -sf ../victim.txt s4/vocab.json
+case_ "train --out with vocab.json symlink to a file outside" any -- "${T[@]}" --out s4 in.txt
+[ "$(cat victim.txt)" = old ] || { echo "    DEFECT: victim.txt changed through a symlink"; bad=$((bad+1)); }
+mkdir -p s5; mkfifo s5/vocab.json
+case_ "train --out with vocab.json a FIFO" fail -- "${T[@]}" --out s5 in.txt
+mkdir -p s6/merges.txt; case_ "train --out with merges.txt a directory" fail -- "${T[@]}" --out s6 in.txt
+case_ "train --out is in.txt" fail -- "${T[@]}" --out in.txt in.txt
+case_ "train --out /proc/self" fail -- "${T[@]}" --out /proc/self in.txt
+case_ "train --out /dev/null" fail -- "${T[@]}" --out /dev/null in.txt
+case_ "train --out ''" usage -- "${T[@]}" --out '' in.txt
+ln -sfn s7real s7; mkdir -p s7real; case_ "train --out a symlink to a dir" ok -- "${T[@]}" --out s7 in.txt
+case_ "train --out its own input's dir" ok -- "${T[@]}" --out . in.txt
+# ---- 5. compare
+echo -n > empty.json; case_ "compare empty file" fail -- compare empty.json empty.json
+echo '{}' > o.json; case_ "compare {}" fail -- compare o.json o.json
+echo '{"schema_version":2,"context":{},"results":[]}' > v2.json; case_ "compare schema 2" fail -- compare v2.json v2.json
+echo '{"schema_version":1,"context":{},"results":[]}' > none.json; case_ "compare no results" fail -- compare none.json none.json
+for t in NaN -1 1e400 '"1"' null Infinity; do
+  printf '{"schema_version":1,"context":{},"results":[{"trainer":"naive","corpus":"c","vocab_size":300,"status":"ok","times_s":{"read":[0],"pretokenize":[0],"setup":[0],"merge":[%s],"total":[1]}}]}' "$t" > t.json
+  case_ "compare merge time $t" fail -- compare t.json t.json
+done
+mk_results '"naive"' '"c@all"'; cp r.json base.json
+printf '{"schema_version":1,"context":{},"results":[%s,%s]}' '{"trainer":"naive","corpus":"c@all","vocab_size":300,"status":"ok","times_s":{"read":[0],"pretokenize":[0],"setup":[0],"merge":[1],"total":[1]}}' '{"trainer":"naive","corpus":"c@all","vocab_size":300,"status":"ok","times_s":{"read":[0],"pretokenize":[0],"setup":[0],"merge":[1],"total":[1]}}' > dup.json
+printf '{"schema_version":1,"context":{},"results":[%s]}' '{"trainer":"heap","corpus":"c@all","vocab_size":300,"status":"ok","times_s":{"read":[0],"pretokenize":[0],"setup":[0],"merge":[1],"total":[1]}}' > other.json
+case_ "compare duplicated run" fail -- compare dup.json base.json
+case_ "compare nothing matches" fail -- compare base.json other.json
+case_ "compare same file" ok -- compare base.json base.json
+for th in -1 nan inf 1e999 abc ''; do case_ "compare --threshold $th" usage -- compare --threshold "$th" base.json base.json; done
+# ---- 6. typed numbers
+case_ "slice --bytes 2^64-1 small file" ok -- slice --bytes 18446744073709551615 --out sl1.txt in.txt
+case_ "slice --bytes 0" usage -- slice --bytes 0 --out sl2.txt in.txt
+case_ "slice --bytes -1" usage -- slice --bytes -1 --out sl3.txt in.txt
+case_ "slice --bytes 18446744073709551616" usage -- slice --bytes 18446744073709551616 --out sl4.txt in.txt
+case_ "slice --bytes 1e9" usage -- slice --bytes 1e9 --out sl5.txt in.txt
+for v in 18446744073709551615 18446744073709551616 0 255 -300 1e5 ' 300' '300 ' 0x200; do
+  case_ "train --vocab-size '$v'" any -- train --trainer naive --vocab-size "$v" --out vv in.txt
+done
+case_ "synth --alphabet a infeasible" usage -- synth --alphabet a --words 1024 --mean-length 100 --bytes 1000 --out sy1.txt
+case_ "synth --bytes huge" any -- synth --words 10 --bytes 18446744073709551615 --out sy2.txt
+case_ "synth --words 0" usage -- synth --words 0 --bytes 100 --out sy3.txt
+for opt in "--sizes 0" "--sizes 0.0001K" "--repeats 0" "--repeats 99999999999" "--time-limit 0" "--time-limit -1" "--time-limit nan" "--time-limit inf" "--vocab 0" "--vocab 255" "--vocab 300,300"; do
+  case_ "bench $opt" usage -- bench --corpus c=in.txt --trainers naive --out o3 $opt
+done
+# ---- 7. inputs
+mkfifo ff; case_ "train a FIFO directly" fail -- "${T[@]}" --out i1 ff
+case_ "train /dev/zero" fail -- "${T[@]}" --out i2 /dev/zero
+case_ "train /dev/null" fail -- "${T[@]}" --out i3 /dev/null
+mkdir -p loop; ln -sfn ../loop loop/self; case_ "train dir with a symlink loop" any -- "${T[@]}" --out i4 loop
+: > empty.txt; case_ "train empty file" fail -- "${T[@]}" --out i5 empty.txt
+case_ "train stdin empty" fail -- "${T[@]}" --out i6 -
+case_ "train missing file" fail -- "${T[@]}" --out i7 nope.txt
+mkdir -p emptydir; case_ "train empty dir" fail -- "${T[@]}" --out i8 emptydir
+printf 'a\0b c\0d\n' > nul.txt; case_ "train NUL bytes" ok -- "${T[@]}" --out i9 nul.txt
+printf 'ok \xff\xfe bad\n' > inv.txt; case_ "train invalid UTF-8" fail -- "${T[@]}" --out i10 inv.txt
+case_ "train invalid UTF-8 as bytes" ok -- "${T[@]}" --out i11 --invalid-utf8=bytes inv.txt
+case_ "stats on FIFO" fail -- stats ff
+case_ "slice of /dev/zero" fail -- slice --bytes 100 --out sl6.txt /dev/zero
+case_ "bench corpus FIFO" usage -- "${BQ[@]}" --corpus c=ff --out o4
+case_ "bench --config directory" usage -- bench --config . --out o5
+printf 'vocab = 300\0\n' > nul.conf; case_ "bench --config with NUL" usage -- bench --config nul.conf --out o6
+case_ "bench --config /dev/zero" usage -- bench --config /dev/zero --out o7
+case_ "train --pattern bad" usage -- "${T[@]}" --out i12 --pattern '(' in.txt
+case_ "bench --pattern bad" usage -- "${BQ[@]}" --corpus c=in.txt --pattern '(' --out o8
+# ---- 8. messages
+case_ "train unknown option" usage -- train --x
+case_ "bench unknown option" usage -- bench --x
+case_ "report unknown option" usage -- report --x
+case_ "train --out with ANSI escape" any -- "${T[@]}" --out $'\e[31mred' nope.txt
+case_ "train input with newline name" fail -- "${T[@]}" --out i13 $'no\nsuch'
+case_ "train --trainer OSC escape" usage -- train --trainer $'\e]0;title\a' --vocab-size 300 --out i14 in.txt
+case_ "train overlong path" fail -- "${T[@]}" --out i15 "$(printf 'd/%.0s' {1..3000})x.txt"
+case_ "train overlong --out" fail -- "${T[@]}" --out "$(printf 'e%.0s' {1..5000})" in.txt
+case_ "report missing --out given" any -- report nope.json
+case_ "unknown command" usage -- frobnicate
+case_ "no command" usage --
+echo "hostile_sweep: $n cases, $bad defects"
+[ $bad -eq 0 ]
