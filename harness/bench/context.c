@@ -11,6 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench/results.h"
+#include "array.h"
 #include "base/treefile.h"
 
 #include <limits.h>
@@ -170,7 +171,8 @@ static bool read_manifest(bench_context *c, const char *path, char *err, size_t 
     while (ok && getline(&line, &cap, f) > 0) {
         if (line[0] == '\n' || line[0] == '#')
             continue;
-        bench_dataset *d = realloc(c->datasets, (c->n_datasets + 1) * sizeof *d);
+        bench_dataset *d = bpe_array_reserve(c->datasets, &c->cap_datasets, c->n_datasets + 1,
+                                             sizeof *d);
         if (!d) {
             snprintf(err, err_len, "out of memory reading %s", path);
             ok = false;

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "input/corpus.h"
 
+#include "array.h"
 #include "base/clock.h"
 #include "base/errors.h"
 
@@ -34,14 +35,10 @@ static int compare_names(const void *a, const void *b)
 /* Appends a copy of `path` to the list. False on OOM. */
 static bool push_file(char ***files, size_t *n, size_t *cap, const char *path)
 {
-    if (*n == *cap) {
-        size_t grown_cap = *cap ? *cap * 2 : 16;
-        char **grown = realloc(*files, grown_cap * sizeof *grown);
-        if (!grown)
-            return false;
-        *files = grown;
-        *cap = grown_cap;
-    }
+    char **grown = bpe_array_reserve(*files, cap, *n + 1, sizeof *grown);
+    if (!grown)
+        return false;
+    *files = grown;
     if (!((*files)[*n] = strdup(path)))
         return false;
     (*n)++;

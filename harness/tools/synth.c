@@ -85,6 +85,7 @@
  * n is (synth_generate, which keeps the text, O(n + W·L)).
  */
 #include "tools/synth.h"
+#include "array.h"
 #include "base/errors.h"
 #include "base/prng.h"
 #include "base/utf8.h"
@@ -561,14 +562,11 @@ static uint64_t hash_bytes(const uint8_t *s, size_t len)
  * (growing the arena if needed); returns its length in bytes, 0 on OOM. O(chars). */
 static size_t draw_candidate(vocabulary *v, const alphabet *a, uint32_t chars, uint64_t *rng)
 {
-    if (v->arena_cap - v->arena_len < (size_t)chars * 4) {
-        size_t cap = 2 * v->arena_cap + (size_t)chars * 4;
-        uint8_t *grown = realloc(v->arena, cap);
-        if (!grown)
-            return 0;
-        v->arena = grown;
-        v->arena_cap = cap;
-    }
+    uint8_t *grown =
+        bpe_array_reserve(v->arena, &v->arena_cap, v->arena_len + (size_t)chars * 4, 1);
+    if (!grown)
+        return 0;
+    v->arena = grown;
     size_t len = 0;
     for (uint32_t i = 0; i < chars; i++) {
         const synth_char *c = &a->chars[uniform_below(rng, a->n)];
@@ -776,16 +774,10 @@ typedef struct {
 static bool memory_write(void *ctx, const void *data, size_t len, char *err, size_t err_len)
 {
     memory_text *m = ctx;
-    if (len > m->cap - m->len) {
-        size_t cap = m->cap ? 2 * m->cap : TEXT_BUFFER;
-        while (cap - m->len < len)
-            cap *= 2;
-        uint8_t *grown = realloc(m->data, cap);
-        if (!grown)
-            return set_error(err, err_len, "out of memory for %zu bytes of text", m->len + len);
-        m->data = grown;
-        m->cap = cap;
-    }
+    uint8_t *grown = bpe_array_reserve(m->data, &m->cap, m->len + len, 1);
+    if (!grown)
+        return set_error(err, err_len, "out of memory for %zu bytes of text", m->len + len);
+    m->data = grown;
     memcpy(m->data + m->len, data, len);
     m->len += len;
     return true;
