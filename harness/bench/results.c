@@ -462,10 +462,8 @@ char *results_to_string(const bench_results *r)
 bool results_write(const bench_results *r, const char *path, char *err, size_t err_len)
 {
     char *text = results_to_string(r);
-    if (!text) {
-        snprintf(err, err_len, "out of memory serializing %s", path);
-        return false;
-    }
+    if (!text)
+        return set_error(err, err_len, "out of memory serializing %s", path);
     bool ok = output_write_atomic(path, text, strlen(text), err, err_len);
     free(text);
     return ok;

@@ -109,11 +109,9 @@ static bool push_directory(char ***files, size_t *n, size_t *cap, const char *di
                            size_t err_len)
 {
     DIR *d = opendir(dir);
-    if (!d) {
-        snprintf(err, err_len, "%s: cannot open directory: %s; check its permissions", dir,
-                 strerror(errno));
-        return false;
-    }
+    if (!d)
+        return set_error(err, err_len, "%s: cannot open directory: %s; check its permissions", dir,
+                         strerror(errno));
     size_t first = *n;
     bool ok = true;
     for (struct dirent *e; ok && (e = readdir(d));) {
@@ -122,28 +120,23 @@ static bool push_directory(char ***files, size_t *n, size_t *cap, const char *di
         size_t len = strlen(dir) + strlen(e->d_name) + 2;
         char *path = malloc(len);
         if (!path) {
-            ok = false;
-            snprintf(err, err_len, "out of memory listing %s", dir);
+            ok = set_error(err, err_len, "out of memory listing %s", dir);
             break;
         }
         snprintf(path, len, "%s/%s", dir, e->d_name);
         input_kind kind;
         const char *what;
         ok = examine_input(path, true, &kind, &what, err, err_len);
-        if (ok && kind == INPUT_FILE && !push_file(files, n, cap, path)) {
-            ok = false;
-            snprintf(err, err_len, "out of memory listing %s", dir);
-        }
+        if (ok && kind == INPUT_FILE && !push_file(files, n, cap, path))
+            ok = set_error(err, err_len, "out of memory listing %s", dir);
         free(path);
     }
     closedir(d);
     if (!ok)
         return false;
-    if (*n == first) {
-        snprintf(err, err_len, "%s: the directory holds no regular files; give a file or a "
-                               "directory of text files", dir);
-        return false;
-    }
+    if (*n == first)
+        return set_error(err, err_len, "%s: the directory holds no regular files; give a file or a "
+                                       "directory of text files", dir);
     qsort(*files + first, *n - first, sizeof **files, compare_names);
     return true;
 }
@@ -352,9 +345,8 @@ static bool count_file(pretokenizer *p, const pretok_config *cfg, const char *pa
         bool read_ok = read_full(fd, chunk, want, &got);
         opts->read_seconds += clock_now() - t0;
         if (!read_ok) {
-            snprintf(err, err_len, "%s: read failed at byte offset %llu: %s; check the file",
-                     name, (unsigned long long)(bytes_read + got), strerror(errno));
-            ok = false;
+            ok = set_error(err, err_len, "%s: read failed at byte offset %llu: %s; check the file",
+                           name, (unsigned long long)(bytes_read + got), strerror(errno));
             break;
         }
         bytes_read += got;
@@ -381,10 +373,8 @@ bool corpus_count_words(pretokenizer *p, const pretok_config *cfg, char *const *
                         size_t err_len)
 {
     uint8_t *chunk = malloc(CHUNK_BYTES + 1);
-    if (!chunk) {
-        snprintf(err, err_len, "out of memory");
-        return false;
-    }
+    if (!chunk)
+        return set_error(err, err_len, "out of memory");
     bool ok = true, cut = false;
     for (size_t i = 0; ok && !cut && i < n_files; i++) {
         uint64_t budget = 0, used = 0;

@@ -449,7 +449,7 @@ pretokenizer *pretok_new(const pretok_config *cfg, char *err, size_t err_len)
 {
     pretokenizer *p = calloc(1, sizeof *p);
     if (!p) {
-        snprintf(err, err_len, "out of memory");
+        set_error(err, err_len, "out of memory");
         return NULL;
     }
     p->err = err;
@@ -463,7 +463,7 @@ pretokenizer *pretok_new(const pretok_config *cfg, char *err, size_t err_len)
      * empty pending buffer (an empty file) must stay defined. */
     p->pending_cap = 1 << 16;
     if (!(p->pending = malloc(p->pending_cap))) {
-        snprintf(err, err_len, "out of memory");
+        set_error(err, err_len, "out of memory");
         pretok_free(p);
         return NULL;
     }

@@ -5,6 +5,7 @@
 #include "report/index.h"
 
 #include "array.h"
+#include "base/errors.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -154,8 +155,7 @@ bool report_files_add(report_files *files, const char *name, char *bytes, size_t
     if (!grown || strlen(name) >= sizeof grown->name) {
         free(bytes);
         files->items = grown ? grown : files->items;
-        snprintf(err, err_len, "%s", grown ? "file name too long" : "out of memory");
-        return false;
+        return set_error(err, err_len, "%s", grown ? "file name too long" : "out of memory");
     }
     files->items = grown;
     report_file *f = &files->items[files->n++];

@@ -301,20 +301,18 @@ static bool alphabet_from_string(const char *spec, alphabet *a, char *err, size_
 {
     size_t len = strlen(spec), n = 0;
     uint32_t *cps = malloc((len + 1) * sizeof *cps);
-    if (!cps) {
-        snprintf(err, err_len, "out of memory for --alphabet");
-        return false;
-    }
+    if (!cps)
+        return set_error(err, err_len, "out of memory for --alphabet");
     for (size_t i = 0; i < len;) {
         uint32_t cp;
         int step = utf8_decode((const uint8_t *)spec + i, len - i, &cp);
         if (step == 0 || is_space(cp)) {
-            snprintf(err, err_len,
-                     step == 0 ? "--alphabet '%s': invalid UTF-8 at byte offset %zu; give "
-                                 "characters in UTF-8, or latin, cjk, devanagari or bytes"
-                               : "--alphabet '%s': whitespace at byte offset %zu would split "
-                                 "words; leave it out",
-                     spec, i);
+            set_error(err, err_len,
+                      step == 0 ? "--alphabet '%s': invalid UTF-8 at byte offset %zu; give "
+                                  "characters in UTF-8, or latin, cjk, devanagari or bytes"
+                                : "--alphabet '%s': whitespace at byte offset %zu would split "
+                                  "words; leave it out",
+                      spec, i);
             free(cps);
             return false;
         }
@@ -325,8 +323,7 @@ static bool alphabet_from_string(const char *spec, alphabet *a, char *err, size_
     a->chars = malloc((n + 1) * sizeof *a->chars);
     if (!a->chars) {
         free(cps);
-        snprintf(err, err_len, "out of memory for --alphabet");
-        return false;
+        return set_error(err, err_len, "out of memory for --alphabet");
     }
     for (size_t i = 0; i < n; i++)
         if (i == 0 || cps[i] != cps[i - 1]) {
@@ -342,17 +339,14 @@ static bool alphabet_make(const char *spec, alphabet *a, char *err, size_t err_l
 {
     a->chars = NULL;
     a->n = 0;
-    if (!spec || !*spec) {
-        snprintf(err, err_len, "--alphabet is empty; give latin, cjk, devanagari, bytes or "
-                               "the characters to use");
-        return false;
-    }
+    if (!spec || !*spec)
+        return set_error(err, err_len, "--alphabet is empty; give latin, cjk, devanagari, bytes or "
+                                       "the characters to use");
     for (size_t i = 0; i < sizeof NAMED_ALPHABETS / sizeof *NAMED_ALPHABETS; i++)
         if (strcmp(spec, NAMED_ALPHABETS[i].name) == 0) {
             if (alphabet_from_range(&NAMED_ALPHABETS[i], a))
                 return true;
-            snprintf(err, err_len, "out of memory for --alphabet %s", spec);
-            return false;
+            return set_error(err, err_len, "out of memory for --alphabet %s", spec);
         }
     return alphabet_from_string(spec, a, err, err_len);
 }
@@ -602,16 +596,14 @@ static bool add_type(vocabulary *v, const alphabet *a, uint32_t mean_len, uint64
     for (uint32_t chars = draw_length(rng, mean_len); chars <= SYNTH_MAX_WORD_CHARS; chars++)
         for (int try = 0; try < TRIES_PER_LENGTH; try++) {
             size_t len = draw_candidate(v, a, chars, rng);
-            if (len == 0) {
-                snprintf(err, err_len, "out of memory for the vocabulary of %u words", v->n);
-                return false;
-            }
+            if (len == 0)
+                return set_error(err, err_len, "out of memory for the vocabulary of %u words",
+                                 v->n);
             if (commit_if_new(v, len, chars))
                 return true;
         }
-    snprintf(err, err_len, "no new word of up to %d characters after %u distinct ones; use a "
-             "larger --alphabet or fewer --words", SYNTH_MAX_WORD_CHARS, v->n);
-    return false;
+    return set_error(err, err_len, "no new word of up to %d characters after %u distinct ones; "
+                     "use a larger --alphabet or fewer --words", SYNTH_MAX_WORD_CHARS, v->n);
 }
 
 /* ----------------------------------------------------------------- ranks */
