@@ -5,6 +5,7 @@
 #include "array.h"
 #include "base/clock.h"
 #include "base/errors.h"
+#include "base/fdio.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -232,23 +233,6 @@ size_t corpus_safe_cut(const uint8_t *text, size_t len, size_t limit, const char
     for (cut = limit; cut > 0 && (text[cut] & 0xC0) == 0x80;)
         cut--; /* no boundary in the look-back: at least never split a character */
     return cut;
-}
-
-/* Reads until `want` bytes or the end of the file; *got says how many. */
-static bool read_full(int fd, uint8_t *buf, size_t want, size_t *got)
-{
-    *got = 0;
-    while (*got < want) {
-        ssize_t n = read(fd, buf + *got, want - *got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return false;
-        if (n == 0)
-            break;
-        *got += (size_t)n;
-    }
-    return true;
 }
 
 /* Opens an input for count_file: standard input for CORPUS_STDIN, else the

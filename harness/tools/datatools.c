@@ -34,6 +34,7 @@
 #include "tools/datatools.h"
 #include "input/corpus.h"
 #include "base/errors.h"
+#include "base/fdio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,24 +47,6 @@
 enum { SCRIPT_CHUNK = 1 << 20 }; /* bytes read at a time when classifying */
 
 /* -------------------------------------------------------------- slices */
-
-/* Reads until `want` bytes or the end of the input, retrying after EINTR;
- * *got says how many. False on a read error. O(want). */
-static bool read_full(int fd, uint8_t *buf, size_t want, size_t *got)
-{
-    *got = 0;
-    while (*got < want) {
-        ssize_t n = read(fd, buf + *got, want - *got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return false;
-        if (n == 0)
-            break;
-        *got += (size_t)n;
-    }
-    return true;
-}
 
 /* One input file being sliced. */
 typedef struct {
