@@ -96,7 +96,7 @@ static bool grow_slots(word_table *t)
 }
 
 /* The first blocks of `entries` and `arena` (both then double, array.h):
- * large enough that a corpus's first words do not reallocate them again and again. */
+ * large enough that a corpus's first words do not make them grow again and again. */
 #define FIRST_ENTRIES 1024
 #define FIRST_ARENA_BYTES 65536
 
