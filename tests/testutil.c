@@ -1,6 +1,7 @@
 /* testutil.c — see testutil.h. */
 #define _DEFAULT_SOURCE /* realpath, DT_DIR */
 #include "testutil.h"
+#include "array.h"
 #include "base/prng.h"
 #include "base/utf8.h"
 
@@ -312,11 +313,8 @@ char *test_slurp(const char *path, size_t *len)
     char *text = NULL;
     size_t used = 0, cap = 0, got;
     do {
-        if (used + 65536 + 1 > cap) {
-            cap = 2 * (used + 65536 + 1);
-            text = realloc(text, cap);
-            assert_non_null(text);
-        }
+        text = bpe_array_reserve(text, &cap, used + 65536 + 1, 1);
+        assert_non_null(text);
         got = fread(text + used, 1, 65536, f);
         used += got;
     } while (got > 0);

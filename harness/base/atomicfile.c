@@ -12,6 +12,7 @@
 #include "base/atomicfile.h"
 
 #include "base/errors.h"
+#include "base/fdio.h"
 #include "base/signals.h"
 
 #include <errno.h>
@@ -114,20 +115,13 @@ bool atomic_file_write(atomic_file *f, const void *data, size_t len, char *err, 
 {
     if (f->fd < 0)
         return set_error(err, err_len, "internal error: write to a file that is not open");
-    const char *bytes = data;
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = write(f->fd, bytes + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) { /* 0: no progress, which would loop forever */
-            set_error(err, err_len, "%s: write failed after %llu bytes: %s; free some space or "
-                      "choose another path", f->path, (unsigned long long)(f->written + done),
-                      strerror(w < 0 ? errno : ENOSPC));
-            atomic_file_abort(f);
-            return false;
-        }
-        done += (size_t)w;
+    size_t done = write_full(f->fd, data, len);
+    if (done < len) {
+        set_error(err, err_len, "%s: write failed after %llu bytes: %s; free some space or "
+                  "choose another path", f->path, (unsigned long long)(f->written + done),
+                  strerror(errno));
+        atomic_file_abort(f);
+        return false;
     }
     f->written += done;
     return true;

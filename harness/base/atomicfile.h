@@ -31,7 +31,8 @@
  *
  * atomic_file_open installs the cleanup handler of signals.h itself
  * (idempotent), so no command that writes can forget to. Writes retry after
- * EINTR and after short writes; a write that makes no progress is an error.
+ * EINTR and after short writes (write_full, base/fdio.h); a write that makes
+ * no progress is an error.
  * Memory: O(length of PATH); no buffering (pieces go straight to write(2)).
  */
 #ifndef BPE_ATOMICFILE_H

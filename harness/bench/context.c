@@ -11,6 +11,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench/results.h"
+#include "array.h"
+#include "base/errors.h"
 #include "base/treefile.h"
 
 #include <limits.h>
@@ -162,18 +164,16 @@ static bool read_manifest(bench_context *c, const char *path, char *err, size_t 
         path_col = tsv_column(line, "path");
         sha_col = tsv_column(line, "sha256");
     }
-    if (path_col < 0 || sha_col < 0) {
-        snprintf(err, err_len, "%s: first line must name the columns \"path\" and \"sha256\"",
-                 path);
-        ok = false;
-    }
+    if (path_col < 0 || sha_col < 0)
+        ok = set_error(err, err_len, "%s: first line must name the columns \"path\" and \"sha256\"",
+                       path);
     while (ok && getline(&line, &cap, f) > 0) {
         if (line[0] == '\n' || line[0] == '#')
             continue;
-        bench_dataset *d = realloc(c->datasets, (c->n_datasets + 1) * sizeof *d);
+        bench_dataset *d = bpe_array_reserve(c->datasets, &c->cap_datasets, c->n_datasets + 1,
+                                             sizeof *d);
         if (!d) {
-            snprintf(err, err_len, "out of memory reading %s", path);
-            ok = false;
+            ok = set_error(err, err_len, "out of memory reading %s", path);
             break;
         }
         c->datasets = d;
@@ -183,9 +183,8 @@ static bool read_manifest(bench_context *c, const char *path, char *err, size_t 
         if (!d->path || !d->sha256) {
             free(d->path);
             free(d->sha256);
-            snprintf(err, err_len, "%s: line %zu has fewer columns than the header", path,
-                     c->n_datasets + 2);
-            ok = false;
+            ok = set_error(err, err_len, "%s: line %zu has fewer columns than the header", path,
+                           c->n_datasets + 2);
             break;
         }
         c->n_datasets++;
@@ -214,10 +213,8 @@ bool context_collect(bench_context *c, int argc, char **argv, double time_limit_
     c->command = join_argv(argc, argv);
     c->time_limit_s = time_limit_s;
     if (!c->date || !c->host || !c->cpu || !c->compiler || !c->cflags || !c->git_commit ||
-        !c->command) {
-        snprintf(err, err_len, "out of memory collecting the benchmark context");
-        return false;
-    }
+        !c->command)
+        return set_error(err, err_len, "out of memory collecting the benchmark context");
     char manifest[PATH_MAX];
     if (!tree_locate("datasets/MANIFEST.tsv", manifest, sizeof manifest))
         return true;

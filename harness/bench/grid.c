@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench/grid.h"
+#include "array.h"
 #include "base/errors.h"
 #include "base/untrusted.h"
 
@@ -87,14 +88,14 @@ static int cmp_size(const void *a, const void *b)
 /* Splits on commas, parses each size, sorts. O(k log k) for k sizes. */
 bool grid_parse_sizes(const char *text, grid_sizes *out, char *err, size_t err_len)
 {
-    grid_sizes s = {NULL, 0};
+    grid_sizes s = {0};
     char *copy = strdup(text), *save = NULL;
     bool ok = copy != NULL;
     if (!ok)
         set_error(err, err_len, "out of memory");
     for (char *tok = ok ? strtok_r(copy, ", ", &save) : NULL; ok && tok;
          tok = strtok_r(NULL, ", ", &save)) {
-        grid_size *items = realloc(s.items, (s.n + 1) * sizeof *items);
+        grid_size *items = bpe_array_reserve(s.items, &s.cap, s.n + 1, sizeof *items);
         ok = items != NULL;
         if (!ok) {
             set_error(err, err_len, "out of memory");
@@ -184,7 +185,8 @@ static bool add_corpus(bench_grid *g, const char *value, bool from_cli, char *er
         if (strncmp(g->corpora[i].name, value, name_len) == 0 && !g->corpora[i].name[name_len])
             c = &g->corpora[i];
     if (!c) {
-        grid_corpus *all = realloc(g->corpora, (g->n_corpora + 1) * sizeof *all);
+        grid_corpus *all = bpe_array_reserve(g->corpora, &g->cap_corpora, g->n_corpora + 1,
+                                             sizeof *all);
         if (!all)
             return set_error(err, err_len, "out of memory");
         g->corpora = all;
@@ -333,8 +335,7 @@ bool grid_apply_quick(bench_grid *g, char *err, size_t err_len)
 {
     for (size_t i = 0; i < g->n_corpora; i++) {
         free(g->corpora[i].sizes.items);
-        g->corpora[i].sizes.items = NULL;
-        g->corpora[i].sizes.n = 0;
+        g->corpora[i].sizes = (grid_sizes){0};
     }
     return grid_parse_sizes("100K,500K", &g->sizes, err, err_len) &&
            set_vocab(g, "500,1000", err, err_len) && set_repeats(g, "2", err, err_len) &&

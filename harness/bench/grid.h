@@ -30,6 +30,7 @@ typedef struct {
 typedef struct {
     grid_size *items; /* sorted by bytes ascending, "all" last; owned */
     size_t n;         /* entries */
+    size_t cap;       /* entries allocated */
 } grid_sizes;
 
 /* One --corpus NAME=PATH. */
@@ -47,6 +48,7 @@ typedef struct {
     size_t n_trainers;               /* entries in trainers */
     grid_corpus *corpora;            /* owned */
     size_t n_corpora;                /* entries in corpora */
+    size_t cap_corpora;              /* entries allocated in corpora */
     bool corpora_from_cli;           /* the command line has started its own corpus list */
     grid_sizes sizes;                /* global slice sizes */
     uint64_t *vocab;                 /* vocab sizes, ascending; owned */

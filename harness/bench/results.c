@@ -11,6 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench/results.h"
+#include "array.h"
 #include "base/atomicfile.h"
 #include "base/errors.h"
 #include "base/untrusted.h"
@@ -139,7 +140,7 @@ void record_free(bench_record *rec)
     rec->reps = NULL;
     rec->profile_seconds = NULL;
     rec->profile_affected = NULL;
-    rec->n_reps = rec->n_profile = 0;
+    rec->n_reps = rec->cap_reps = rec->n_profile = 0;
 }
 
 static void context_free(bench_context *c)
@@ -170,14 +171,11 @@ void results_free(bench_results *r)
 
 bench_record *results_add(bench_results *r)
 {
-    if (r->n_records == r->cap_records) {
-        size_t cap = r->cap_records ? r->cap_records * 2 : 64;
-        bench_record *recs = realloc(r->records, cap * sizeof *recs);
-        if (!recs)
-            return NULL;
-        r->records = recs;
-        r->cap_records = cap;
-    }
+    bench_record *recs = bpe_array_reserve(r->records, &r->cap_records, r->n_records + 1,
+                                           sizeof *recs);
+    if (!recs)
+        return NULL;
+    r->records = recs;
     bench_record *rec = &r->records[r->n_records++];
     memset(rec, 0, sizeof *rec);
     return rec;
@@ -190,7 +188,7 @@ bool record_finished(const bench_record *rec)
 
 bool record_add_rep(bench_record *rec, const run_times *t)
 {
-    run_times *reps = realloc(rec->reps, (rec->n_reps + 1) * sizeof *reps);
+    run_times *reps = bpe_array_reserve(rec->reps, &rec->cap_reps, rec->n_reps + 1, sizeof *reps);
     if (!reps)
         return false;
     reps[rec->n_reps++] = *t;
@@ -483,10 +481,8 @@ char *results_to_string(const bench_results *r)
 bool results_write(const bench_results *r, const char *path, char *err, size_t err_len)
 {
     char *text = results_to_string(r);
-    if (!text) {
-        snprintf(err, err_len, "out of memory serializing %s", path);
-        return false;
-    }
+    if (!text)
+        return set_error(err, err_len, "out of memory serializing %s", path);
     bool ok = atomic_file_write_whole(path, text, strlen(text), err, err_len);
     free(text);
     return ok;
@@ -614,7 +610,7 @@ static bool read_times(const cJSON *o, bench_record *rec, char *err, size_t err_
     }
     if (n > 0 && !(rec->reps = calloc((size_t)n, sizeof *rec->reps)))
         return set_error(err, err_len, "out of memory");
-    rec->n_reps = (size_t)n;
+    rec->n_reps = rec->cap_reps = (size_t)n;
     for (int p = 0; p < BENCH_PHASES; p++) {
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(t, bench_phase_names[p]);
         int i = 0;
@@ -795,7 +791,8 @@ static bool context_from_json(const cJSON *c, bench_context *ctx, char *err, siz
     {
         if (!cJSON_IsString(x) || !x->string)
             continue;
-        bench_dataset *ds = realloc(ctx->datasets, (ctx->n_datasets + 1) * sizeof *ds);
+        bench_dataset *ds = bpe_array_reserve(ctx->datasets, &ctx->cap_datasets,
+                                              ctx->n_datasets + 1, sizeof *ds);
         if (!ds)
             return set_error(err, err_len, "out of memory");
         ctx->datasets = ds;
@@ -945,15 +942,12 @@ bool results_read(const char *path, bench_results *r, char *err, size_t err_len)
     size_t len = 0, cap = 0;
     bool ok = true;
     for (;;) {
-        if (len + 65536 > cap) {
-            cap = cap ? cap * 2 : 1 << 20;
-            char *t = realloc(text, cap);
-            if (!t) {
-                ok = set_error(err, err_len, "%s: out of memory", path);
-                break;
-            }
-            text = t;
+        char *t = bpe_array_reserve(text, &cap, len + 65536, 1);
+        if (!t) {
+            ok = set_error(err, err_len, "%s: out of memory", path);
+            break;
         }
+        text = t;
         size_t got = fread(text + len, 1, cap - len, f);
         len += got;
         if (got == 0)

@@ -76,6 +76,7 @@ typedef struct {
     uint64_t script_bytes[SCRIPT_COUNT]; /* the pretokenized text's bytes per script */
     run_times *reps;           /* each completed repetition's phase times; owned */
     size_t n_reps;             /* entries in reps */
+    size_t cap_reps;           /* entries allocated in reps */
     uint64_t peak_rss_bytes;   /* largest ru_maxrss of the run's child processes */
     uint64_t input_rss_bytes;  /* resident size with only the input counted (the shared part) */
     uint64_t trainer_rss_bytes;/* peak minus input: what the trainer itself added */
@@ -114,6 +115,7 @@ typedef struct {
     double time_limit_s; /* per-run time limit */
     bench_dataset *datasets; /* checksums of the dataset files; owned */
     size_t n_datasets;       /* entries in datasets */
+    size_t cap_datasets;     /* entries allocated in datasets */
 } bench_context;
 
 typedef struct {

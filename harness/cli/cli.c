@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "run/output.h"
 #include "base/untrusted.h"
+#include "array.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -177,7 +178,8 @@ bool cli_corpus_option(corpus_options *o, int code, const char *arg)
             cli_error("%s", err);
             return false;
         }
-        const char **grown = realloc(o->specials, (o->n_specials + 1) * sizeof *grown);
+        const char **grown = bpe_array_reserve(o->specials, &o->cap_specials, o->n_specials + 1,
+                                                sizeof *grown);
         if (!grown) {
             cli_error("out of memory");
             return false;

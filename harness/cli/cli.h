@@ -32,6 +32,7 @@ enum {
 typedef struct {
     const char **specials;    /* given special tokens (argv strings); owned array */
     size_t n_specials;        /* how many were given */
+    size_t cap_specials;      /* entries allocated in specials */
     bool no_specials;         /* --no-special-tokens */
     const char *pattern;      /* gpt2 (default), gpt4 or a PCRE2 pattern */
     invalid_utf8_mode invalid_utf8; /* error (default) or bytes */

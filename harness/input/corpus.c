@@ -2,8 +2,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "input/corpus.h"
 
+#include "array.h"
 #include "base/clock.h"
 #include "base/errors.h"
+#include "base/fdio.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -34,14 +36,10 @@ static int compare_names(const void *a, const void *b)
 /* Appends a copy of `path` to the list. False on OOM. */
 static bool push_file(char ***files, size_t *n, size_t *cap, const char *path)
 {
-    if (*n == *cap) {
-        size_t grown_cap = *cap ? *cap * 2 : 16;
-        char **grown = realloc(*files, grown_cap * sizeof *grown);
-        if (!grown)
-            return false;
-        *files = grown;
-        *cap = grown_cap;
-    }
+    char **grown = bpe_array_reserve(*files, cap, *n + 1, sizeof *grown);
+    if (!grown)
+        return false;
+    *files = grown;
     if (!((*files)[*n] = strdup(path)))
         return false;
     (*n)++;
@@ -112,11 +110,9 @@ static bool push_directory(char ***files, size_t *n, size_t *cap, const char *di
                            size_t err_len)
 {
     DIR *d = opendir(dir);
-    if (!d) {
-        snprintf(err, err_len, "%s: cannot open directory: %s; check its permissions", dir,
-                 strerror(errno));
-        return false;
-    }
+    if (!d)
+        return set_error(err, err_len, "%s: cannot open directory: %s; check its permissions", dir,
+                         strerror(errno));
     size_t first = *n;
     bool ok = true;
     for (struct dirent *e; ok && (e = readdir(d));) {
@@ -125,28 +121,23 @@ static bool push_directory(char ***files, size_t *n, size_t *cap, const char *di
         size_t len = strlen(dir) + strlen(e->d_name) + 2;
         char *path = malloc(len);
         if (!path) {
-            ok = false;
-            snprintf(err, err_len, "out of memory listing %s", dir);
+            ok = set_error(err, err_len, "out of memory listing %s", dir);
             break;
         }
         snprintf(path, len, "%s/%s", dir, e->d_name);
         input_kind kind;
         const char *what;
         ok = examine_input(path, true, &kind, &what, err, err_len);
-        if (ok && kind == INPUT_FILE && !push_file(files, n, cap, path)) {
-            ok = false;
-            snprintf(err, err_len, "out of memory listing %s", dir);
-        }
+        if (ok && kind == INPUT_FILE && !push_file(files, n, cap, path))
+            ok = set_error(err, err_len, "out of memory listing %s", dir);
         free(path);
     }
     closedir(d);
     if (!ok)
         return false;
-    if (*n == first) {
-        snprintf(err, err_len, "%s: the directory holds no regular files; give a file or a "
-                               "directory of text files", dir);
-        return false;
-    }
+    if (*n == first)
+        return set_error(err, err_len, "%s: the directory holds no regular files; give a file or a "
+                                       "directory of text files", dir);
     qsort(*files + first, *n - first, sizeof **files, compare_names);
     return true;
 }
@@ -244,23 +235,6 @@ size_t corpus_safe_cut(const uint8_t *text, size_t len, size_t limit, const char
     return cut;
 }
 
-/* Reads until `want` bytes or the end of the file; *got says how many. */
-static bool read_full(int fd, uint8_t *buf, size_t want, size_t *got)
-{
-    *got = 0;
-    while (*got < want) {
-        ssize_t n = read(fd, buf + *got, want - *got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return false;
-        if (n == 0)
-            break;
-        *got += (size_t)n;
-    }
-    return true;
-}
-
 /* Opens an input for count_file: standard input for CORPUS_STDIN, else the
  * file, which must still be regular (it was when listed; opening with
  * O_NONBLOCK means a FIFO put there since cannot block us). *st is the
@@ -355,9 +329,8 @@ static bool count_file(pretokenizer *p, const pretok_config *cfg, const char *pa
         bool read_ok = read_full(fd, chunk, want, &got);
         opts->read_seconds += clock_now() - t0;
         if (!read_ok) {
-            snprintf(err, err_len, "%s: read failed at byte offset %llu: %s; check the file",
-                     name, (unsigned long long)(bytes_read + got), strerror(errno));
-            ok = false;
+            ok = set_error(err, err_len, "%s: read failed at byte offset %llu: %s; check the file",
+                           name, (unsigned long long)(bytes_read + got), strerror(errno));
             break;
         }
         bytes_read += got;
@@ -384,10 +357,8 @@ bool corpus_count_words(pretokenizer *p, const pretok_config *cfg, char *const *
                         size_t err_len)
 {
     uint8_t *chunk = malloc(CHUNK_BYTES + 1);
-    if (!chunk) {
-        snprintf(err, err_len, "out of memory");
-        return false;
-    }
+    if (!chunk)
+        return set_error(err, err_len, "out of memory");
     bool ok = true, cut = false;
     for (size_t i = 0; ok && !cut && i < n_files; i++) {
         uint64_t budget = 0, used = 0;

@@ -22,6 +22,7 @@
 #include "input/pretok.h"
 #include "base/errors.h"
 
+#include "array.h"
 #include "base/utf8.h"
 
 #include <pcre2.h>
@@ -448,7 +449,7 @@ pretokenizer *pretok_new(const pretok_config *cfg, char *err, size_t err_len)
 {
     pretokenizer *p = calloc(1, sizeof *p);
     if (!p) {
-        snprintf(err, err_len, "out of memory");
+        set_error(err, err_len, "out of memory");
         return NULL;
     }
     p->err = err;
@@ -462,7 +463,7 @@ pretokenizer *pretok_new(const pretok_config *cfg, char *err, size_t err_len)
      * empty pending buffer (an empty file) must stay defined. */
     p->pending_cap = 1 << 16;
     if (!(p->pending = malloc(p->pending_cap))) {
-        snprintf(err, err_len, "out of memory");
+        set_error(err, err_len, "out of memory");
         pretok_free(p);
         return NULL;
     }
@@ -495,17 +496,11 @@ bool pretok_feed(pretokenizer *p, const uint8_t *data, size_t len, char *err, si
 {
     p->err = err;
     p->err_len = err_len;
-    if (p->pending_len + len > p->pending_cap) {
-        size_t cap = p->pending_cap;
-        while (cap < p->pending_len + len)
-            cap *= 2;
-        uint8_t *grown = realloc(p->pending, cap);
-        if (!grown)
-            return fail(p, "%s: out of memory holding a %zu-byte pretoken", p->name,
-                        p->pending_len + len);
-        p->pending = grown;
-        p->pending_cap = cap;
-    }
+    uint8_t *grown = bpe_array_reserve(p->pending, &p->pending_cap, p->pending_len + len, 1);
+    if (!grown)
+        return fail(p, "%s: out of memory holding a %zu-byte pretoken", p->name,
+                    p->pending_len + len);
+    p->pending = grown;
     memcpy(p->pending + p->pending_len, data, len);
     p->pending_len += len;
     p->stats.bytes += len;

@@ -1,6 +1,8 @@
 /* wordtable.c — see wordtable.h. */
 #include "input/wordtable.h"
 
+#include "array.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,27 +95,31 @@ static bool grow_slots(word_table *t)
     return true;
 }
 
+/* The first blocks of `entries` and `arena` (both then double, array.h):
+ * large enough that a corpus's first words do not make them grow again and again. */
+#define FIRST_ENTRIES 1024
+#define FIRST_ARENA_BYTES 65536
+
+/* The larger of two sizes. */
+static size_t at_least(size_t need, size_t first)
+{
+    return need > first ? need : first;
+}
+
 /* Appends a new distinct word (entry + its bytes in the arena). Amortized O(len). */
 static bool append_entry(word_table *t, const uint8_t *bytes, size_t len, uint32_t hash)
 {
-    if (t->n_entries == t->entry_cap) {
-        size_t cap = t->entry_cap ? t->entry_cap * 2 : 1024;
-        word_entry *entries = realloc(t->entries, cap * sizeof *entries);
-        if (!entries)
-            return false;
-        t->entries = entries;
-        t->entry_cap = cap;
-    }
-    if (t->arena_used + len > t->arena_cap) {
-        uint64_t cap = t->arena_cap ? t->arena_cap : 65536;
-        while (cap < t->arena_used + len)
-            cap *= 2;
-        uint8_t *arena = realloc(t->arena, cap);
-        if (!arena)
-            return false;
-        t->arena = arena;
-        t->arena_cap = cap;
-    }
+    word_entry *entries = bpe_array_reserve(t->entries, &t->entry_cap,
+                                            at_least(t->n_entries + 1, FIRST_ENTRIES),
+                                            sizeof *entries);
+    if (!entries)
+        return false;
+    t->entries = entries;
+    uint8_t *arena = bpe_array_reserve(t->arena, &t->arena_cap,
+                                       at_least((size_t)t->arena_used + len, FIRST_ARENA_BYTES), 1);
+    if (!arena)
+        return false;
+    t->arena = arena;
     memcpy(t->arena + t->arena_used, bytes, len);
     t->entries[t->n_entries++] = (word_entry){
         .offset = t->arena_used, .count = 0, .len = (uint32_t)len, .hash = hash};

@@ -29,7 +29,7 @@ typedef struct {
     size_t entry_cap;     /* capacity of `entries` */
     uint8_t *arena;       /* every distinct word's bytes, back to back */
     uint64_t arena_used;  /* bytes used in `arena` = M */
-    uint64_t arena_cap;   /* capacity of `arena` */
+    size_t arena_cap;     /* capacity of `arena` */
     uint64_t pretokens;   /* words added, counting repeats */
 } word_table;
 

@@ -8,6 +8,7 @@
 #include "report/gnuplot.h"
 
 #include "base/errors.h"
+#include "base/fdio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,9 +84,10 @@ void gnuplot_images_free(gnuplot_images *img)
     memset(img, 0, sizeof *img);
 }
 
-/* Reads the whole of an unnamed file another process wrote (through its own
- * descriptor, so our FILE buffer knows nothing of it) into *out (malloc'd,
- * NUL-terminated). False on OOM or a read error. O(size). */
+/* Reads the whole of an unnamed file another process wrote, from its start
+ * and through the descriptor (our FILE buffer knows nothing of what was
+ * written), into *out (malloc'd, NUL-terminated). False on OOM or a read
+ * error. O(size). */
 static bool read_back(FILE *f, char **out, size_t *len)
 {
     int fd = fileno(f);
@@ -95,17 +97,10 @@ static bool read_back(FILE *f, char **out, size_t *len)
     if (fstat(fd, &st) != 0 || !(*out = malloc((size_t)st.st_size + 1)))
         return false;
     size_t done = 0, want = (size_t)st.st_size;
-    while (done < want) {
-        ssize_t got = pread(fd, *out + done, want - done, (off_t)done);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        done += (size_t)got;
-    }
+    bool ok = lseek(fd, 0, SEEK_SET) == 0 && read_full(fd, *out, want, &done);
     (*out)[done] = '\0';
     *len = done;
-    return done == want;
+    return ok && done == want;
 }
 
 /* Whether a PNG ends with its IEND chunk, as a whole one does: gnuplot does

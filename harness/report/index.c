@@ -4,6 +4,9 @@
  */
 #include "report/index.h"
 
+#include "array.h"
+#include "base/errors.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,12 +33,12 @@ static int cmp_slice(const void *a, const void *b)
 }
 
 /* Adds name to a list of distinct names (kept in order of first appearance). */
-static bool add_name(char (**list)[32], size_t *n, const char *name)
+static bool add_name(char (**list)[32], size_t *n, size_t *cap, const char *name)
 {
     for (size_t i = 0; i < *n; i++)
         if (strcmp((*list)[i], name) == 0)
             return true;
-    char(*grown)[32] = realloc(*list, (*n + 1) * sizeof **list);
+    char(*grown)[32] = bpe_array_reserve(*list, cap, *n + 1, sizeof **list);
     if (!grown)
         return false;
     *list = grown;
@@ -50,7 +53,8 @@ static bool add_family(report_index *ix, const char *family, size_t *index)
             *index = i;
             return true;
         }
-    char(*grown)[96] = realloc(ix->families, (ix->n_families + 1) * sizeof *grown);
+    char(*grown)[96] = bpe_array_reserve(ix->families, &ix->cap_families, ix->n_families + 1,
+                                         sizeof *grown);
     if (!grown)
         return false;
     ix->families = grown;
@@ -64,7 +68,7 @@ static bool add_vocab(report_index *ix, uint64_t v)
     for (size_t i = 0; i < ix->n_vocab; i++)
         if (ix->vocab[i] == v)
             return true;
-    uint64_t *grown = realloc(ix->vocab, (ix->n_vocab + 1) * sizeof *grown);
+    uint64_t *grown = bpe_array_reserve(ix->vocab, &ix->cap_vocab, ix->n_vocab + 1, sizeof *grown);
     if (!grown)
         return false;
     ix->vocab = grown;
@@ -86,7 +90,8 @@ static bool add_slice(report_index *ix, const bench_record *rec)
     snprintf(s.name, sizeof s.name, "%s", rec->corpus);
     if (!add_family(ix, family, &s.family))
         return false;
-    report_slice *grown = realloc(ix->slices, (ix->n_slices + 1) * sizeof *grown);
+    report_slice *grown = bpe_array_reserve(ix->slices, &ix->cap_slices, ix->n_slices + 1,
+                                             sizeof *grown);
     if (!grown)
         return false;
     ix->slices = grown;
@@ -100,7 +105,7 @@ bool report_index_build(report_index *ix, const bench_results *r)
     ix->r = r;
     for (size_t i = 0; i < r->n_records; i++) {
         const bench_record *rec = &r->records[i];
-        if (!add_name(&ix->trainers, &ix->n_trainers, rec->trainer) ||
+        if (!add_name(&ix->trainers, &ix->n_trainers, &ix->cap_trainers, rec->trainer) ||
             !add_vocab(ix, rec->vocab_size) || !add_slice(ix, rec)) {
             report_index_free(ix);
             return false;
@@ -146,12 +151,11 @@ double report_median(const bench_record *rec, int phase)
 bool report_files_add(report_files *files, const char *name, char *bytes, size_t len, char *err,
                       size_t err_len)
 {
-    report_file *grown = realloc(files->items, (files->n + 1) * sizeof *grown);
+    report_file *grown = bpe_array_reserve(files->items, &files->cap, files->n + 1, sizeof *grown);
     if (!grown || strlen(name) >= sizeof grown->name) {
         free(bytes);
         files->items = grown ? grown : files->items;
-        snprintf(err, err_len, "%s", grown ? "file name too long" : "out of memory");
-        return false;
+        return set_error(err, err_len, "%s", grown ? "file name too long" : "out of memory");
     }
     files->items = grown;
     report_file *f = &files->items[files->n++];

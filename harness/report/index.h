@@ -20,12 +20,16 @@ typedef struct {
     const bench_results *r;   /* the results; not owned */
     char (*trainers)[32];     /* trainer names in order of first appearance; owned */
     size_t n_trainers;        /* entries in trainers */
+    size_t cap_trainers;      /* entries allocated in trainers */
     uint64_t *vocab;          /* vocab sizes, ascending; owned */
     size_t n_vocab;           /* entries in vocab */
+    size_t cap_vocab;         /* entries allocated in vocab */
     char (*families)[96];     /* corpus names without the "@size"; owned */
     size_t n_families;        /* entries in families */
+    size_t cap_families;      /* entries allocated in families */
     report_slice *slices;     /* by family, then by n ascending; owned */
     size_t n_slices;          /* entries in slices */
+    size_t cap_slices;        /* entries allocated in slices */
     const char *reference;    /* the reference trainer's name if it is in the results, else NULL */
     results_index runs;       /* the records by (trainer, slice, vocab), for report_find; owned */
 } report_index;
@@ -50,6 +54,7 @@ typedef struct {
 typedef struct {
     report_file *items; /* owned */
     size_t n;           /* entries */
+    size_t cap;         /* entries allocated */
 } report_files;
 
 /* Appends a file, taking ownership of `bytes` (freed here on failure).

@@ -18,6 +18,7 @@
  * refuses a results file whose trainer or corpus names are not safe names).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "base/errors.h"
 #include "base/treefile.h"
 #include "report/gnuplot.h"
 #include "report/plot.h"
@@ -72,8 +73,7 @@ static bool figure_open(figure *f, char *err, size_t err_len)
         fclose(f->vars);
     free(f->dat_text);
     free(f->vars_text);
-    snprintf(err, err_len, "out of memory");
-    return false;
+    return set_error(err, err_len, "out of memory");
 }
 
 /* Closes the streams; false on OOM. Frees nothing. */
@@ -142,13 +142,11 @@ static bool figure_draw(figure *f, const char *kind, const char *name, report_fi
     fprintf(f->vars, "npanels=%d\n", f->n_panels);
     bool ok = figure_close(f);
     if (!ok)
-        snprintf(err, err_len, "out of memory");
+        set_error(err, err_len, "out of memory");
     snprintf(rel, sizeof rel, "plots/%s.gp", kind);
-    if (ok && !tree_locate(rel, script, sizeof script)) {
-        snprintf(err, err_len, "cannot find %s beside the bpebench binary (it is looked for in "
-                               "the source tree the binary was built in)", rel);
-        ok = false;
-    }
+    if (ok && !tree_locate(rel, script, sizeof script))
+        ok = set_error(err, err_len, "cannot find %s beside the bpebench binary (it is looked "
+                                     "for in the source tree the binary was built in)", rel);
     gnuplot_images img;
     if (ok)
         ok = gnuplot_draw(script, f->vars_text, f->vars_len, f->dat_text, f->dat_len, &img, err,

@@ -626,7 +626,7 @@ bool report_write(const bench_results *r, const char *dir, char *err, size_t err
     report_index ix;
     if (!report_index_build(&ix, r))
         return set_error(err, err_len, "out of memory indexing the results");
-    report_files files = {NULL, 0};
+    report_files files = {0};
     bool ok = plots_make(&ix, &files, err, err_len);
     char *text = NULL;
     size_t len = 0;

@@ -34,6 +34,7 @@
 #include "tools/datatools.h"
 #include "input/corpus.h"
 #include "base/errors.h"
+#include "base/fdio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,24 +47,6 @@
 enum { SCRIPT_CHUNK = 1 << 20 }; /* bytes read at a time when classifying */
 
 /* -------------------------------------------------------------- slices */
-
-/* Reads until `want` bytes or the end of the input, retrying after EINTR;
- * *got says how many. False on a read error. O(want). */
-static bool read_full(int fd, uint8_t *buf, size_t want, size_t *got)
-{
-    *got = 0;
-    while (*got < want) {
-        ssize_t n = read(fd, buf + *got, want - *got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return false;
-        if (n == 0)
-            break;
-        *got += (size_t)n;
-    }
-    return true;
-}
 
 /* One input file being sliced. */
 typedef struct {
@@ -207,10 +190,9 @@ static bool read_up_to(FILE *f, const char *path, uint8_t *buf, size_t want, siz
                        char *err, size_t err_len)
 {
     *got = fread(buf, 1, want, f);
-    if (ferror(f)) {
-        snprintf(err, err_len, "%s: read failed: %s; check the file", path, strerror(errno));
-        return false;
-    }
+    if (ferror(f))
+        return set_error(err, err_len, "%s: read failed: %s; check the file", path,
+                         strerror(errno));
     return true;
 }
 
@@ -220,11 +202,9 @@ static bool classify_file(const char *path, uint8_t *buf, uint64_t *bytes, char 
                           size_t err_len)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_len, "%s: cannot open: %s; check the path and its permissions", path,
-                 strerror(errno));
-        return false;
-    }
+    if (!f)
+        return set_error(err, err_len, "%s: cannot open: %s; check the path and its permissions",
+                         path, strerror(errno));
     size_t carry = 0, got;
     bool ok;
     do {
@@ -296,7 +276,7 @@ bool corpus_stats_compute(const pretok_config *cfg, char *const *files, size_t n
     uint8_t *buf = malloc(SCRIPT_CHUNK + 3);
     bool ok = buf && word_table_init(&s->table);
     if (!ok)
-        snprintf(err, err_len, "out of memory");
+        set_error(err, err_len, "out of memory");
     ok = ok && count_words(cfg, files, n_files, s, err, err_len);
     for (size_t i = 0; ok && i < n_files; i++)
         ok = classify_file(files[i], buf, s->script_bytes, err, err_len);
@@ -310,10 +290,8 @@ bool corpus_stats_compute(const pretok_config *cfg, char *const *files, size_t n
                                                               : UINT64_MAX;
         free(array);
         find_top_words(s);
-        if (s->pairs == UINT64_MAX) {
-            snprintf(err, err_len, "out of memory counting pairs");
-            ok = false;
-        }
+        if (s->pairs == UINT64_MAX)
+            ok = set_error(err, err_len, "out of memory counting pairs");
     }
     if (!ok)
         corpus_stats_free(s);

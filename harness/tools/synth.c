@@ -85,6 +85,7 @@
  * n is (synth_generate, which keeps the text, O(n + W·L)).
  */
 #include "tools/synth.h"
+#include "array.h"
 #include "base/errors.h"
 #include "base/prng.h"
 #include "base/utf8.h"
@@ -300,20 +301,18 @@ static bool alphabet_from_string(const char *spec, alphabet *a, char *err, size_
 {
     size_t len = strlen(spec), n = 0;
     uint32_t *cps = malloc((len + 1) * sizeof *cps);
-    if (!cps) {
-        snprintf(err, err_len, "out of memory for --alphabet");
-        return false;
-    }
+    if (!cps)
+        return set_error(err, err_len, "out of memory for --alphabet");
     for (size_t i = 0; i < len;) {
         uint32_t cp;
         int step = utf8_decode((const uint8_t *)spec + i, len - i, &cp);
         if (step == 0 || is_space(cp)) {
-            snprintf(err, err_len,
-                     step == 0 ? "--alphabet '%s': invalid UTF-8 at byte offset %zu; give "
-                                 "characters in UTF-8, or latin, cjk, devanagari or bytes"
-                               : "--alphabet '%s': whitespace at byte offset %zu would split "
-                                 "words; leave it out",
-                     spec, i);
+            set_error(err, err_len,
+                      step == 0 ? "--alphabet '%s': invalid UTF-8 at byte offset %zu; give "
+                                  "characters in UTF-8, or latin, cjk, devanagari or bytes"
+                                : "--alphabet '%s': whitespace at byte offset %zu would split "
+                                  "words; leave it out",
+                      spec, i);
             free(cps);
             return false;
         }
@@ -324,8 +323,7 @@ static bool alphabet_from_string(const char *spec, alphabet *a, char *err, size_
     a->chars = malloc((n + 1) * sizeof *a->chars);
     if (!a->chars) {
         free(cps);
-        snprintf(err, err_len, "out of memory for --alphabet");
-        return false;
+        return set_error(err, err_len, "out of memory for --alphabet");
     }
     for (size_t i = 0; i < n; i++)
         if (i == 0 || cps[i] != cps[i - 1]) {
@@ -341,17 +339,14 @@ static bool alphabet_make(const char *spec, alphabet *a, char *err, size_t err_l
 {
     a->chars = NULL;
     a->n = 0;
-    if (!spec || !*spec) {
-        snprintf(err, err_len, "--alphabet is empty; give latin, cjk, devanagari, bytes or "
-                               "the characters to use");
-        return false;
-    }
+    if (!spec || !*spec)
+        return set_error(err, err_len, "--alphabet is empty; give latin, cjk, devanagari, bytes or "
+                                       "the characters to use");
     for (size_t i = 0; i < sizeof NAMED_ALPHABETS / sizeof *NAMED_ALPHABETS; i++)
         if (strcmp(spec, NAMED_ALPHABETS[i].name) == 0) {
             if (alphabet_from_range(&NAMED_ALPHABETS[i], a))
                 return true;
-            snprintf(err, err_len, "out of memory for --alphabet %s", spec);
-            return false;
+            return set_error(err, err_len, "out of memory for --alphabet %s", spec);
         }
     return alphabet_from_string(spec, a, err, err_len);
 }
@@ -561,14 +556,11 @@ static uint64_t hash_bytes(const uint8_t *s, size_t len)
  * (growing the arena if needed); returns its length in bytes, 0 on OOM. O(chars). */
 static size_t draw_candidate(vocabulary *v, const alphabet *a, uint32_t chars, uint64_t *rng)
 {
-    if (v->arena_cap - v->arena_len < (size_t)chars * 4) {
-        size_t cap = 2 * v->arena_cap + (size_t)chars * 4;
-        uint8_t *grown = realloc(v->arena, cap);
-        if (!grown)
-            return 0;
-        v->arena = grown;
-        v->arena_cap = cap;
-    }
+    uint8_t *grown =
+        bpe_array_reserve(v->arena, &v->arena_cap, v->arena_len + (size_t)chars * 4, 1);
+    if (!grown)
+        return 0;
+    v->arena = grown;
     size_t len = 0;
     for (uint32_t i = 0; i < chars; i++) {
         const synth_char *c = &a->chars[uniform_below(rng, a->n)];
@@ -604,16 +596,14 @@ static bool add_type(vocabulary *v, const alphabet *a, uint32_t mean_len, uint64
     for (uint32_t chars = draw_length(rng, mean_len); chars <= SYNTH_MAX_WORD_CHARS; chars++)
         for (int try = 0; try < TRIES_PER_LENGTH; try++) {
             size_t len = draw_candidate(v, a, chars, rng);
-            if (len == 0) {
-                snprintf(err, err_len, "out of memory for the vocabulary of %u words", v->n);
-                return false;
-            }
+            if (len == 0)
+                return set_error(err, err_len, "out of memory for the vocabulary of %u words",
+                                 v->n);
             if (commit_if_new(v, len, chars))
                 return true;
         }
-    snprintf(err, err_len, "no new word of up to %d characters after %u distinct ones; use a "
-             "larger --alphabet or fewer --words", SYNTH_MAX_WORD_CHARS, v->n);
-    return false;
+    return set_error(err, err_len, "no new word of up to %d characters after %u distinct ones; "
+                     "use a larger --alphabet or fewer --words", SYNTH_MAX_WORD_CHARS, v->n);
 }
 
 /* ----------------------------------------------------------------- ranks */
@@ -776,16 +766,10 @@ typedef struct {
 static bool memory_write(void *ctx, const void *data, size_t len, char *err, size_t err_len)
 {
     memory_text *m = ctx;
-    if (len > m->cap - m->len) {
-        size_t cap = m->cap ? 2 * m->cap : TEXT_BUFFER;
-        while (cap - m->len < len)
-            cap *= 2;
-        uint8_t *grown = realloc(m->data, cap);
-        if (!grown)
-            return set_error(err, err_len, "out of memory for %zu bytes of text", m->len + len);
-        m->data = grown;
-        m->cap = cap;
-    }
+    uint8_t *grown = bpe_array_reserve(m->data, &m->cap, m->len + len, 1);
+    if (!grown)
+        return set_error(err, err_len, "out of memory for %zu bytes of text", m->len + len);
+    m->data = grown;
     memcpy(m->data + m->len, data, len);
     m->len += len;
     return true;

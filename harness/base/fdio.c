@@ -1,0 +1,41 @@
+/* fdio.c — see fdio.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "base/fdio.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+bool read_full(int fd, void *buf, size_t want, size_t *got)
+{
+    char *bytes = buf;
+    *got = 0;
+    while (*got < want) {
+        ssize_t n = read(fd, bytes + *got, want - *got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return false;
+        if (n == 0)
+            break;
+        *got += (size_t)n;
+    }
+    return true;
+}
+
+size_t write_full(int fd, const void *buf, size_t len)
+{
+    const char *bytes = buf;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(fd, bytes + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = ENOSPC;
+            break;
+        }
+        done += (size_t)n;
+    }
+    return done;
+}
