@@ -34,6 +34,8 @@
 #include "bench/runner.h"
 #include "base/clock.h"
 #include "base/errors.h"
+#include "base/fdio.h"
+#include "array.h"
 #include "run/output.h"
 
 #include <errno.h>
@@ -50,27 +52,12 @@
 
 /* ============================================================ child side */
 
-/* Writes all of buf to fd, retrying short writes. */
-static bool write_all(int fd, const char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, buf, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        buf += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
 /* Serializes a JSON value to fd and ends the child: exit status 0 when the
  * message was delivered. Never returns. */
 static void child_send_and_exit(int fd, cJSON *msg)
 {
     char *text = msg ? cJSON_PrintUnformatted(msg) : NULL;
-    bool ok = text && write_all(fd, text, strlen(text));
+    bool ok = text && write_full(fd, text, strlen(text)) == strlen(text);
     free(text);
     cJSON_Delete(msg);
     close(fd);
@@ -81,34 +68,29 @@ static void child_send_and_exit(int fd, cJSON *msg)
  * `list` (an unnamed file shared with the parent). O(m · token length). */
 static bool write_merge_list(FILE *list, const bpe_result *r, char *err, size_t err_len)
 {
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    bool ok = buf != NULL;
+    size_t cap = 0, len = 0;
+    char *buf = NULL;
+    bool ok = true;
     for (size_t i = 0; ok && i < r->n_merges; i++) {
         char *a = output_token_string(&r->vocab, r->merges[i].left);
         char *b = output_token_string(&r->vocab, r->merges[i].right);
         ok = a && b;
         size_t need = ok ? strlen(a) + strlen(b) + 32 : 0;
-        if (ok && len + need > cap) {
-            while (len + need > cap)
-                cap *= 2;
-            char *grown = realloc(buf, cap);
-            ok = grown != NULL;
-            if (ok)
-                buf = grown;
-        }
+        char *grown = ok ? bpe_array_reserve(buf, &cap, len + need, 1) : NULL;
+        ok = grown != NULL;
+        if (ok)
+            buf = grown;
         if (ok)
             len += (size_t)snprintf(buf + len, cap - len, "%s %s %llu\n", a, b,
                                     (unsigned long long)r->merges[i].count);
         free(a);
         free(b);
     }
-    if (!ok) {
-        snprintf(err, err_len, "out of memory writing the merge list");
-    } else if (!write_all(fileno(list), buf, len)) {
-        snprintf(err, err_len, "writing the merge list to a temporary file: %s", strerror(errno));
-        ok = false;
-    }
+    if (!ok)
+        set_error(err, err_len, "out of memory writing the merge list");
+    else if (write_full(fileno(list), buf, len) < len)
+        ok = set_error(err, err_len, "writing the merge list to a temporary file: %s",
+                       strerror(errno));
     free(buf);
     return ok;
 }
@@ -245,13 +227,12 @@ typedef struct {
     uint64_t maxrss; /* ru_maxrss in bytes */
 } child_report;
 
-/* Reads fd until end of file or the deadline (≤ 0: none). False on OOM or a read error. */
+/* Reads fd until end of file or the deadline (≤ 0: none). False on OOM or a
+ * read error. Not read_full (fdio.h): it polls, so that the deadline holds
+ * while the child writes nothing. */
 static bool read_pipe(int fd, double deadline, child_report *rep)
 {
-    size_t cap = 1 << 16;
-    rep->text = malloc(cap);
-    if (!rep->text)
-        return false;
+    size_t cap = 0;
     for (;;) {
         int wait_ms = -1;
         if (deadline > 0) {
@@ -270,12 +251,10 @@ static bool read_pipe(int fd, double deadline, child_report *rep)
             return false;
         if (r == 0)
             continue; /* the deadline check above decides */
-        if (rep->len + 4096 >= cap) {
-            char *t = realloc(rep->text, cap *= 2);
-            if (!t)
-                return false;
-            rep->text = t;
-        }
+        char *text = bpe_array_reserve(rep->text, &cap, rep->len + 65536, 1);
+        if (!text)
+            return false;
+        rep->text = text;
         ssize_t n = read(fd, rep->text + rep->len, cap - rep->len - 1);
         if (n < 0 && errno == EINTR)
             continue;
@@ -285,6 +264,10 @@ static bool read_pipe(int fd, double deadline, child_report *rep)
             break;
         rep->len += (size_t)n;
     }
+    char *text = bpe_array_reserve(rep->text, &cap, rep->len + 1, 1);
+    if (!text)
+        return false;
+    rep->text = text;
     rep->text[rep->len] = '\0';
     return true;
 }
@@ -298,8 +281,7 @@ static bool run_in_child(void (*body)(const void *arg, int fd), const void *arg,
     memset(rep, 0, sizeof *rep);
     int fds[2];
     if (pipe(fds) != 0) {
-        snprintf(err, err_len, "pipe: %s", strerror(errno));
-        return false;
+        return set_error(err, err_len, "pipe: %s", strerror(errno));
     }
     fflush(stdout);
     fflush(stderr);
@@ -307,7 +289,7 @@ static bool run_in_child(void (*body)(const void *arg, int fd), const void *arg,
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
-        snprintf(err, err_len, "fork: %s", strerror(errno));
+        set_error(err, err_len, "fork: %s", strerror(errno));
         close(fds[0]);
         close(fds[1]);
         return false;
@@ -328,13 +310,12 @@ static bool run_in_child(void (*body)(const void *arg, int fd), const void *arg,
     struct rusage ru;
     while (wait4(pid, &rep->wait_status, 0, &ru) < 0)
         if (errno != EINTR) {
-            snprintf(err, err_len, "wait4: %s", strerror(errno));
-            return false;
+            return set_error(err, err_len, "wait4: %s", strerror(errno));
         }
     rep->maxrss = (uint64_t)ru.ru_maxrss * 1024; /* Linux reports kilobytes */
     if (!ok)
-        snprintf(err, err_len, "out of memory or read error collecting a child's report");
-    return ok;
+        return set_error(err, err_len, "out of memory or read error collecting a child's report");
+    return true;
 }
 
 /* Why a child that did not time out gave no usable report, or NULL if it exited 0. */

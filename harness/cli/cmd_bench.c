@@ -38,6 +38,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
+#include "array.h"
 #include "base/clock.h"
 #include "base/errors.h"
 #include "base/outdir.h"
@@ -96,8 +97,10 @@ typedef struct {
     pretok_config pretok;     /* specials, pattern, UTF-8 mode (from the shared options) */
     bench_slice *slices;      /* the plan; owned */
     size_t n_slices;          /* entries in slices */
+    size_t cap_slices;        /* capacity of slices */
     bench_timeout *timeouts;  /* the skip rule's memory; owned */
     size_t n_timeouts;        /* entries in timeouts */
+    size_t cap_timeouts;      /* capacity of timeouts */
     bench_results results;    /* what has been measured; owned */
     progress progress;        /* the stderr display */
     char results_path[PATH_MAX]; /* OUT/results.json */
@@ -296,7 +299,7 @@ static bool slice_unchanged(const bench_slice *s, char *err, size_t err_len)
 
 static bool add_slice(bench_run *b, const bench_slice *s)
 {
-    bench_slice *all = realloc(b->slices, (b->n_slices + 1) * sizeof *all);
+    bench_slice *all = bpe_array_reserve(b->slices, &b->cap_slices, b->n_slices + 1, sizeof *all);
     if (!all)
         return false;
     b->slices = all;
@@ -445,7 +448,8 @@ static bool ruled_out(const bench_run *b, const bpe_trainer *t, size_t corpus_in
 static bool remember_timeout(bench_run *b, const bpe_trainer *t, size_t corpus_index, uint64_t n,
                              uint64_t vocab)
 {
-    bench_timeout *all = realloc(b->timeouts, (b->n_timeouts + 1) * sizeof *all);
+    bench_timeout *all = bpe_array_reserve(b->timeouts, &b->cap_timeouts, b->n_timeouts + 1,
+                                           sizeof *all);
     if (!all)
         return false;
     b->timeouts = all;

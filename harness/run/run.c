@@ -1,6 +1,7 @@
 /* run.c — see run.h. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "run/run.h"
+#include "array.h"
 
 #include "base/clock.h"
 #include "base/errors.h"
@@ -13,6 +14,7 @@
 typedef struct {
     double setup_done;      /* clock when create() returned */
     double last_merge;      /* clock at the previous merge (or setup_done) */
+    bool profile;           /* record the time of each merge */
     double *merge_seconds;  /* with profile: time of each merge; owned by the outcome */
     size_t n_profiled;      /* entries filled */
     size_t cap_profiled;    /* capacity of merge_seconds */
@@ -29,17 +31,15 @@ static void on_trainer_event(void *ctx, bpe_event event, const bpe_merge *merge)
         c->setup_done = c->last_merge = now;
         return;
     }
-    if (c->cap_profiled == 0 || c->profile_failed)
+    if (!c->profile || c->profile_failed)
         return;
-    if (c->n_profiled == c->cap_profiled) {
-        double *grown = realloc(c->merge_seconds, 2 * c->cap_profiled * sizeof *grown);
-        if (!grown) {
-            c->profile_failed = true;
-            return;
-        }
-        c->merge_seconds = grown;
-        c->cap_profiled *= 2;
+    double *grown = bpe_array_reserve(c->merge_seconds, &c->cap_profiled, c->n_profiled + 1,
+                                      sizeof *grown);
+    if (!grown) {
+        c->profile_failed = true;
+        return;
     }
+    c->merge_seconds = grown;
     c->merge_seconds[c->n_profiled++] = now - c->last_merge;
     c->last_merge = now;
 }
@@ -123,9 +123,7 @@ bool run_training(const run_config *cfg, run_outcome *out, char *err, size_t err
         out->words_distinct = view.n_words;
         out->symbols = view.n_symbols;
         out->word_table_bytes = in.memory_bytes;
-        run_clock clock = {.cap_profiled = cfg->profile ? 1024 : 0};
-        if (cfg->profile && !(clock.merge_seconds = malloc(1024 * sizeof(double))))
-            clock.cap_profiled = 0;
+        run_clock clock = {.profile = cfg->profile};
         bpe_observer observer = {.on_event = on_trainer_event, .ctx = &clock};
         double before_setup = clock_now();
         bpe_status status = bpe_train(cfg->trainer, &view, out->max_merges, &observer,
