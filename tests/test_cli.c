@@ -43,94 +43,15 @@
 
 /* ============================================================ processes */
 
-/* Limits set in the child before it runs bpebench. */
-typedef struct {
-    rlim_t fsize;        /* RLIMIT_FSIZE in bytes, 0 for none */
-    bool ignore_sigxfsz; /* so that a write past the limit fails with EFBIG instead */
-    rlim_t address;      /* RLIMIT_AS in bytes, 0 for none */
-} child_limits;
-
-/* What one run of bpebench did. */
-typedef struct {
-    int status;     /* as from waitpid */
-    char *out;      /* its stdout; malloc'd */
-    char *err;      /* its stderr; malloc'd */
-    long maxrss_kb; /* its peak resident set (ru_maxrss) */
-} cli_result;
-
-/*
- * Starts `bpebench args...` in directory `root` with stdout and stderr going
- * to root/.stdout and root/.stderr. The child is a plain fork of this small
- * test process, so its ru_maxrss starts from our resident set (Linux keeps
- * the peak across exec): the memory test checks that ours is small.
- */
-static pid_t cli_start(const char *root, const char *const *args, const child_limits *limits)
+/* Runs `bpebench args...` in directory `root` under `limits` (NULL: none)
+ * and waits for it. The child is a plain fork of this small test process,
+ * so its ru_maxrss starts from our resident set (Linux keeps the peak across
+ * exec): the memory test checks that ours is small. */
+static void cli_run(const char *root, const char *const *args, const test_limits *limits,
+                    test_output *r)
 {
-    const char *argv[32] = {test_bpebench()};
-    size_t n = 1;
-    for (; args[n - 1]; n++) {
-        assert_true(n < N(argv) - 1);
-        argv[n] = args[n - 1];
-    }
-    argv[n] = NULL;
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid > 0)
-        return pid;
-    int out = -1, err = -1;
-    if (chdir(root) == 0) {
-        out = open(".stdout", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        err = open(".stderr", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    }
-    if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-        _exit(126);
-    /* Whatever we inherited (a shell may start us with SIGINT ignored), the
-     * binary starts with the default actions, as from a terminal. */
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
-    signal(SIGXFSZ, limits && limits->ignore_sigxfsz ? SIG_IGN : SIG_DFL);
-    if (limits && limits->fsize) {
-        struct rlimit l = {limits->fsize, limits->fsize};
-        setrlimit(RLIMIT_FSIZE, &l);
-    }
-    if (limits && limits->address) {
-        struct rlimit l = {limits->address, limits->address};
-        setrlimit(RLIMIT_AS, &l);
-    }
-    execv(argv[0], (char *const *)argv);
-    _exit(127);
-}
-
-/* Waits for a child started by cli_start and collects what it did. */
-static void cli_finish(pid_t pid, const char *root, cli_result *r)
-{
-    struct rusage usage;
-    pid_t got;
-    while ((got = wait4(pid, &r->status, 0, &usage)) < 0 && errno == EINTR)
-        ;
-    assert_int_equal(got, pid);
-    r->maxrss_kb = usage.ru_maxrss;
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/.stdout", root);
-    assert_non_null(r->out = test_slurp(path, NULL));
-    unlink(path);
-    snprintf(path, sizeof path, "%s/.stderr", root);
-    assert_non_null(r->err = test_slurp(path, NULL));
-    unlink(path);
-}
-
-static void cli_run(const char *root, const char *const *args, const child_limits *limits,
-                    cli_result *r)
-{
-    cli_finish(cli_start(root, args, limits), root, r);
-}
-
-static void cli_result_free(cli_result *r)
-{
-    free(r->out);
-    free(r->err);
+    test_child c = test_start_bpebench(args, root, limits);
+    test_finish(&c, r);
 }
 
 /* ============================================================ directories */
@@ -173,7 +94,7 @@ static void list_dir(const char *dir, char *out, size_t len)
 
 /* A failed run: exit status `code`, exactly one line "bpebench: ..." on
  * stderr containing every key word, nothing on stdout. */
-static void assert_failed_with(const cli_result *r, int code, const char *const *keys,
+static void assert_failed_with(const test_output *r, int code, const char *const *keys,
                                const char *what)
 {
     if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != code)
@@ -201,7 +122,7 @@ static mode_t expected_file_mode(void)
 /* A successful run: exit 0, nothing on stderr, every key word on stdout, and
  * out_dir holding exactly vocab.json (valid JSON) and merges.txt (its header
  * first), both with the mode an ordinary new file gets. */
-static void assert_trained(const cli_result *r, const char *out_dir, const char *const *keys,
+static void assert_trained(const test_output *r, const char *out_dir, const char *const *keys,
                            const char *what)
 {
     if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0 || r->err[0])
@@ -434,7 +355,7 @@ static void run_case(const cli_case *c, const char *trainer, bool out_exists)
     for (size_t i = 0; c->args[i]; i++)
         args[n++] = c->args[i];
     args[n] = NULL;
-    cli_result r;
+    test_output r;
     cli_run(root, args, NULL, &r);
     if (c->code == 0) {
         assert_trained(&r, out_dir, c->keys, what);
@@ -445,7 +366,7 @@ static void run_case(const cli_case *c, const char *trainer, bool out_exists)
             fail_msg("%s: --out changed from \"%s\" to \"%s\"", what, before, after);
     }
     assert_no_temporary_files(root);
-    cli_result_free(&r);
+    test_output_free(&r);
     test_remove_tree(root);
 }
 
@@ -544,14 +465,14 @@ static void long_line(const char *trainer, size_t bytes)
     assert_int_equal(fclose(f), 0);
     const char *args[] = {"train", "--trainer", trainer, "--vocab-size", "258", "--out", "out",
                           "line.txt", NULL};
-    cli_result r;
+    test_output r;
     cli_run(root, args, NULL, &r);
     char expect[64], out_dir[PATH_MAX];
     snprintf(expect, sizeof expect, "symbols M = %zu", bytes);
     const char *keys[] = {"pretokens  1,", expect, NULL};
     snprintf(out_dir, sizeof out_dir, "%s/out", root);
     assert_trained(&r, out_dir, keys, "a single long line");
-    cli_result_free(&r);
+    test_output_free(&r);
     test_remove_tree(root);
 }
 
@@ -579,14 +500,14 @@ static void huge_vocab_size_stops_early(void **state)
         test_write_file_in(root, "in.txt", TEXT("the cat sat on the mat; the dog sat on the log\n"));
         const char *args[] = {"train", "--trainer", (*t)->name, "--vocab-size", "1000000000",
                               "--out", "out", "in.txt", NULL};
-        child_limits limits = {.address = test_under_asan ? 0 : (rlim_t)1 << 30};
-        cli_result r;
+        test_limits limits = {.address_space = test_under_asan ? 0 : (rlim_t)1 << 30};
+        test_output r;
         cli_run(root, args, &limits, &r);
         const char *keys[] = {"of 999999743: stopped early", NULL};
         snprintf(out_dir, sizeof out_dir, "%s/out", root);
         assert_trained(&r, out_dir, keys, "--vocab-size 1000000000");
         assert_true(r.maxrss_kb < 512 * 1024);
-        cli_result_free(&r);
+        test_output_free(&r);
         test_remove_tree(root);
     }
 }
@@ -608,15 +529,15 @@ static void write_failing_midway(void **state)
                 assert_int_equal(mkdir(out_dir, 0755), 0);
             const char *args[] = {"train", "--trainer", (*t)->name, "--vocab-size", "300",
                                   "--out", "out", "in.txt", NULL};
-            child_limits limits = {.fsize = 1000, .ignore_sigxfsz = true};
-            cli_result r;
+            test_limits limits = {.file_size = 1000, .ignore_sigxfsz = true};
+            test_output r;
             cli_run(root, args, &limits, &r);
             const char *keys[] = {"vocab.json", "write failed", "File too large", "choose another", NULL};
             assert_failed_with(&r, 1, keys, "write failing midway");
             list_dir(out_dir, names, sizeof names);
             assert_string_equal(names, exists ? "" : "-");
             assert_no_temporary_files(root);
-            cli_result_free(&r);
+            test_output_free(&r);
             test_remove_tree(root);
         }
 }
@@ -644,7 +565,7 @@ static long train_peak_kb(const char *root, const char *trainer, const char *fil
 {
     const char *args[] = {"train", "--trainer", trainer, "--vocab-size", "300", "--out", "out",
                           file, NULL};
-    cli_result r;
+    test_output r;
     cli_run(root, args, NULL, &r);
     if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
         fail_msg("train %s %s: status 0x%x: %s", trainer, file, r.status, r.err);
@@ -652,7 +573,7 @@ static long train_peak_kb(const char *root, const char *trainer, const char *fil
     assert_non_null(w);
     snprintf(w_out, w_len, "%.*s", (int)strcspn(w, ","), w);
     long peak = r.maxrss_kb;
-    cli_result_free(&r);
+    test_output_free(&r);
     return peak;
 }
 
@@ -690,14 +611,15 @@ static void memory_follows_words_not_bytes(void **state)
 
 /* ============================================================ signals */
 
-static pid_t running_child; /* a child to kill if an assertion fails midway */
+static test_child running_child; /* a child to kill if an assertion fails midway */
 
 static void kill_running_child(void)
 {
-    if (running_child > 0) {
-        kill(running_child, SIGKILL);
-        waitpid(running_child, NULL, 0);
-        running_child = 0;
+    if (running_child.pid > 0) {
+        kill(running_child.pid, SIGKILL);
+        test_output ignored;
+        test_finish(&running_child, &ignored);
+        test_output_free(&ignored);
     }
 }
 
@@ -712,25 +634,24 @@ static void interrupt_training(const char *root, int signo, bool out_exists)
         assert_int_equal(mkdir(out_dir, 0755), 0);
     const char *args[] = {"train", "--trainer", "naive", "--vocab-size", "100000", "--out", "out",
                           "corpus.txt", NULL};
-    running_child = cli_start(root, args, NULL);
+    running_child = test_start_bpebench(args, root, NULL);
     struct stat st;
     for (int waited = 0; !out_exists && stat(out_dir, &st) != 0 && waited < 20000; waited += 10)
         sleep_ms(10);
     sleep_ms(300);
     int status;
-    if (waitpid(running_child, &status, WNOHANG) != 0)
+    if (waitpid(running_child.pid, &status, WNOHANG) != 0)
         fail_msg("the run ended (status 0x%x) before the signal: make the corpus larger", status);
-    assert_int_equal(kill(running_child, signo), 0);
-    cli_result r;
-    cli_finish(running_child, root, &r);
-    running_child = 0;
+    assert_int_equal(kill(running_child.pid, signo), 0);
+    test_output r;
+    test_finish(&running_child, &r);
     if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != signo)
         fail_msg("signal %d: expected death by it, got status 0x%x; stderr: %s", signo, r.status,
                  r.err);
     list_dir(out_dir, names, sizeof names);
     assert_string_equal(names, out_exists ? "" : "-");
     assert_no_temporary_files(root);
-    cli_result_free(&r);
+    test_output_free(&r);
     if (out_exists)
         assert_int_equal(rmdir(out_dir), 0);
 }
@@ -764,15 +685,15 @@ static void signal_while_writing_leaves_nothing(void **state)
             assert_int_equal(mkdir(out_dir, 0755), 0);
         const char *args[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out",
                               "out", "in.txt", NULL};
-        child_limits limits = {.fsize = 1000};
-        cli_result r;
+        test_limits limits = {.file_size = 1000};
+        test_output r;
         cli_run(root, args, &limits, &r);
         if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGXFSZ)
             fail_msg("expected death by SIGXFSZ, got status 0x%x; stderr: %s", r.status, r.err);
         list_dir(out_dir, names, sizeof names);
         assert_string_equal(names, exists ? "" : "-");
         assert_no_temporary_files(root);
-        cli_result_free(&r);
+        test_output_free(&r);
         test_remove_tree(root);
     }
 }

@@ -47,12 +47,6 @@
 
 /* ============================================================ processes */
 
-/* Limits set in a child before it runs bpebench. */
-typedef struct {
-    rlim_t fsize;        /* RLIMIT_FSIZE in bytes, 0 for none */
-    bool ignore_sigxfsz; /* so that a write past the limit fails with EFBIG instead */
-} child_limits;
-
 /* What one run of bpebench did. */
 typedef struct {
     int status;     /* as from waitpid */
@@ -60,73 +54,46 @@ typedef struct {
     long maxrss_kb; /* its peak resident set (ru_maxrss) */
 } run_result;
 
-static pid_t running; /* a child to kill if an assertion fails midway */
+static test_child running; /* the child of spawn, to kill if an assertion fails midway */
 
-/* Starts `bpebench args...` with stdout to /dev/null and stderr to
- * err_path, default signal actions and the given limits. */
-static pid_t spawn(const char *const *args, const child_limits *limits, const char *err_path)
+/* Starts `bpebench args...` under the given limits (testutil.h). */
+static pid_t spawn(const char *const *args, const test_limits *limits)
 {
-    const char *argv[40] = {test_bpebench()};
-    size_t n = 1;
-    for (; args[n - 1]; n++) {
-        assert_true(n < 39);
-        argv[n] = args[n - 1];
-    }
-    argv[n] = NULL;
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid > 0)
-        return running = pid;
-    int out = open("/dev/null", O_WRONLY), err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-        _exit(126);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
-    signal(SIGXFSZ, limits && limits->ignore_sigxfsz ? SIG_IGN : SIG_DFL);
-    if (limits && limits->fsize) {
-        struct rlimit l = {limits->fsize, limits->fsize};
-        setrlimit(RLIMIT_FSIZE, &l);
-    }
-    execv(argv[0], (char *const *)argv);
-    _exit(127);
+    running = test_start_bpebench(args, NULL, limits);
+    return running.pid;
 }
 
 /* Waits for the child of spawn and collects what it did. */
-static void reap(pid_t pid, const char *err_path, run_result *r)
+static void reap(pid_t pid, run_result *r)
 {
-    struct rusage usage;
-    pid_t got;
-    while ((got = wait4(pid, &r->status, 0, &usage)) < 0 && errno == EINTR)
-        ;
-    assert_int_equal(got, pid);
-    running = 0;
-    r->maxrss_kb = usage.ru_maxrss;
-    r->err[0] = '\0';
-    FILE *f = fopen(err_path, "rb");
-    if (f) {
-        size_t len = fread(r->err, 1, sizeof r->err - 1, f);
-        r->err[len] = '\0';
-        fclose(f);
-    }
-    unlink(err_path);
+    assert_int_equal(pid, running.pid);
+    test_output o;
+    test_finish(&running, &o);
+    r->status = o.status;
+    r->maxrss_kb = o.maxrss_kb;
+    snprintf(r->err, sizeof r->err, "%s", o.err);
+    test_output_free(&o);
 }
 
-static void run(const char *const *args, const child_limits *limits, const char *root,
-                run_result *r)
+static void run(const char *const *args, const test_limits *limits, run_result *r)
 {
-    char err_path[PATH_MAX];
-    snprintf(err_path, sizeof err_path, "%s/.stderr", root);
-    reap(spawn(args, limits, err_path), err_path, r);
+    reap(spawn(args, limits), r);
+}
+
+/* Forgets the child of spawn once something else has reaped it. */
+static void forget_running(void)
+{
+    fclose(running.out);
+    fclose(running.err);
+    running = (test_child){0};
 }
 
 static void kill_running(void)
 {
-    if (running > 0) {
-        kill(running, SIGKILL);
-        waitpid(running, NULL, 0);
-        running = 0;
+    if (running.pid > 0) {
+        kill(running.pid, SIGKILL);
+        run_result ignored;
+        reap(running.pid, &ignored);
     }
 }
 
@@ -188,7 +155,7 @@ static bool stop_child(pid_t pid)
     assert_int_equal(waitpid(pid, &status, WUNTRACED), pid);
     if (WIFSTOPPED(status))
         return true;
-    running = 0;
+    forget_running();
     return false;
 }
 
@@ -199,9 +166,7 @@ static bool stop_child(pid_t pid)
 static bool signal_while_writing(const char *const *args, const char *dir, int signo,
                                  run_result *r)
 {
-    char err_path[PATH_MAX];
-    snprintf(err_path, sizeof err_path, "%s/.stderr", dir);
-    pid_t pid = spawn(args, NULL, err_path);
+    pid_t pid = spawn(args, NULL);
     bool caught = false;
     for (int tries = 0; !caught && tries < 20000; tries++) {
         if (!stop_child(pid))
@@ -214,7 +179,7 @@ static bool signal_while_writing(const char *const *args, const char *dir, int s
         if (!caught)
             sleep_ms(1);
     }
-    reap(pid, err_path, r);
+    reap(pid, r);
     return caught;
 }
 
@@ -383,7 +348,7 @@ static void slice_memory_follows_the_input(void **state)
     write_corpus(in, 24 << 20);
     const char *args[] = {"slice", "--bytes", "100000000000", "--out", out, in, NULL};
     run_result r;
-    run(args, NULL, root, &r);
+    run(args, NULL, &r);
     assert_exit(&r, 0, "slice --bytes 100000000000");
     assert_true(same_contents(in, out));
     long limit_kb = test_under_asan ? 16 << 10 : 8 << 10; /* the file is 24 MiB */
@@ -424,14 +389,12 @@ static bool reading(pid_t pid, const char *path, uint64_t size)
 /* Starts slice of `in`, stops it (SIGSTOP) while it is reading the file,
  * applies `change` to the file, and lets it go on. False when slice ended
  * before it could be caught in the middle. */
-static bool slice_with_change(const char *root, const char *in, const char *out,
+static bool slice_with_change(const char *in, const char *out,
                               void (*change)(const char *path), run_result *r)
 {
-    char err_path[PATH_MAX];
-    snprintf(err_path, sizeof err_path, "%s/.stderr", root);
     const char *args[] = {"slice", "--bytes", "100000000000", "--out", out, in, NULL};
     uint64_t size = file_size(in);
-    pid_t pid = spawn(args, NULL, err_path);
+    pid_t pid = spawn(args, NULL);
     bool caught = false;
     for (int tries = 0; !caught && tries < 20000; tries++) {
         if (!stop_child(pid))
@@ -443,7 +406,7 @@ static bool slice_with_change(const char *root, const char *in, const char *out,
         if (!caught)
             sleep_ms(1);
     }
-    reap(pid, err_path, r);
+    reap(pid, r);
     return caught;
 }
 
@@ -475,7 +438,7 @@ static void slice_refuses_a_file_that_changes(void **state)
         bool caught = false;
         for (uint64_t size = 32 << 20; !caught && size <= 256 << 20; size *= 2) {
             write_corpus(in, size);
-            caught = slice_with_change(root, in, out, changes[i], &r);
+            caught = slice_with_change(in, out, changes[i], &r);
         }
         if (!caught)
             fail_msg("slice was never caught in the middle of reading %s", in);
@@ -517,9 +480,9 @@ static void slice_signals_leave_nothing(void **state)
         unlink(out);
     }
     write_corpus(in, 200000);
-    child_limits limits = {.fsize = 50000};
+    test_limits limits = {.file_size = 50000};
     run_result r;
-    run(args, &limits, root, &r);
+    run(args, &limits, &r);
     assert_killed_by(&r, SIGXFSZ, "slice past a file size limit");
     assert_false(exists(out));
     assert_no_temporary_files(root);
@@ -537,7 +500,7 @@ static void synth_memory_does_not_follow_bytes(void **state)
     snprintf(out, sizeof out, "%s/out.txt", root);
     const char *args[] = {"synth", "--bytes", "67108864", "--out", out, NULL};
     run_result r;
-    run(args, NULL, root, &r);
+    run(args, NULL, &r);
     assert_exit(&r, 0, "synth --bytes 67108864");
     uint64_t size = file_size(out);
     assert_true(size <= 67108864 && size > 67108864 - 100);
@@ -569,9 +532,9 @@ static void synth_signals_leave_nothing(void **state)
         assert_no_temporary_files(root);
     }
     const char *args[] = {"synth", "--bytes", "1000000", "--out", out, NULL};
-    child_limits limits = {.fsize = 100000};
+    test_limits limits = {.file_size = 100000};
     run_result r;
-    run(args, &limits, root, &r);
+    run(args, &limits, &r);
     assert_killed_by(&r, SIGXFSZ, "synth past a file size limit");
     assert_false(exists(out));
     assert_no_temporary_files(root);
@@ -640,7 +603,7 @@ static void synth_refuses_what_it_cannot_make_quickly(void **state)
     const char *args[] = {"synth", "--alphabet", "a", "--words", "1024", "--mean-len", "100",
                           "--bytes", "1000", "--out", out, NULL};
     run_result r;
-    run(args, NULL, root, &r);
+    run(args, NULL, &r);
     assert_exit(&r, 2, "synth --alphabet a --words 1024 --mean-len 100");
     assert_message(&r, "--words 1024");
     assert_false(exists(out));
@@ -656,7 +619,6 @@ typedef struct {
     char corpus[128];     /* root/c.txt */
     char corpus_arg[160]; /* c=CORPUS, for --corpus */
     char out[160];        /* root/out, for --out */
-    char err_path[160];   /* where the child's stderr goes */
 } bench_paths;
 
 /* A fresh root with a small corpus in it. */
@@ -666,14 +628,13 @@ static void make_bench_paths(bench_paths *p)
     snprintf(p->corpus, sizeof p->corpus, "%s/c.txt", p->root);
     snprintf(p->corpus_arg, sizeof p->corpus_arg, "c=%s", p->corpus);
     snprintf(p->out, sizeof p->out, "%s/out", p->root);
-    snprintf(p->err_path, sizeof p->err_path, "%s/.stderr", p->root);
     write_corpus(p->corpus, 20000);
 }
 
 /* Runs bench (naive and heap at V = 300) with extra arguments
  * (NULL-terminated) and --out `out`. */
 static void bench(const bench_paths *p, const char *out, const char *const *extra,
-                  const child_limits *limits, run_result *r)
+                  const test_limits *limits, run_result *r)
 {
     const char *args[40] = {"bench", "--trainers", "naive,heap", "--vocab", "300", "--repeats",
                             "1", "--corpus", p->corpus_arg, "--out", out};
@@ -681,7 +642,7 @@ static void bench(const bench_paths *p, const char *out, const char *const *extr
     for (size_t i = 0; extra && extra[i]; i++)
         args[n++] = extra[i];
     args[n] = NULL;
-    run(args, limits, p->root, r);
+    run(args, limits, r);
 }
 
 /* Starts bench with naive alone at the vocab sizes `vocab` on a corpus on
@@ -693,7 +654,7 @@ static pid_t start_slow_bench(const bench_paths *p, const char *vocab, const cha
     test_write_slow_corpus(p->corpus);
     const char *args[] = {"bench", "--trainers", "naive", "--vocab", vocab, "--repeats", "1",
                           "--corpus", p->corpus_arg, "--out", out, NULL};
-    pid_t pid = spawn(args, NULL, p->err_path);
+    pid_t pid = spawn(args, NULL);
     for (int waited = 0; !exists(ready); waited += 5) {
         if (waited > 60000 || waitpid(pid, NULL, WNOHANG) != 0)
             fail_msg("bench did not make %s", ready);
@@ -742,13 +703,13 @@ static void bench_removes_its_new_out_when_stopped(void **state)
     sleep_ms(300); /* the run is going on */
     assert_int_equal(kill(pid, SIGTERM), 0);
     run_result r;
-    reap(pid, p.err_path, &r);
+    reap(pid, &r);
     assert_killed_by(&r, SIGTERM, "bench");
     if (exists(top))
         fail_msg("the interrupted bench left %s", top);
 
     write_corpus(p.corpus, 20000);
-    child_limits limits = {.fsize = 2000};
+    test_limits limits = {.file_size = 2000};
     bench(&p, out, NULL, &limits, &r);
     assert_killed_by(&r, SIGXFSZ, "bench past a file size limit");
     if (exists(top))
@@ -813,7 +774,7 @@ static void bench_stops_when_the_corpus_changes(void **state)
     pid_t pid = start_slow_bench(&p, "300,2000", p.out, results);
     append_bytes(p.corpus); /* the V = 2000 cell runs for seconds */
     run_result r;
-    reap(pid, p.err_path, &r);
+    reap(pid, &r);
     assert_exit(&r, 1, "bench on a corpus that changed");
     if (!strstr(r.err, "changed during the benchmark") || !strstr(r.err, p.corpus))
         fail_msg("expected a message naming %s: %s", p.corpus, r.err);

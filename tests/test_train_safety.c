@@ -37,72 +37,41 @@
 
 /* ============================================================ runs */
 
-/* What one run of bpebench did. */
-typedef struct {
-    int status; /* as from waitpid */
-    char *out;  /* its stdout; malloc'd */
-    char *err;  /* its stderr; malloc'd */
-} run_result;
+/* What one run of bpebench did: status, stdout, stderr (testutil.h). */
+typedef test_output run_result;
 
-/* Starts `bpebench args...` in `root`, stdout and stderr to root/.stdout-PID
- * and root/.stderr-PID, standard input from `stdin_fd` (-1: /dev/null). The
- * child is killed by SIGALRM after `limit_s` seconds: a hang fails the test. */
-static pid_t start_run(const char *root, const char *const *args, int stdin_fd, unsigned limit_s)
+/* Starts `bpebench args...` in `root`, standard input from `stdin_fd` (-1:
+ * /dev/null). The child is killed by SIGALRM after `limit_s` seconds: a
+ * hang fails the test. */
+static test_child start_run(const char *root, const char *const *args, int stdin_fd,
+                            unsigned limit_s)
 {
-    const char *argv[32] = {test_bpebench()};
-    size_t n = 1;
-    for (; args[n - 1]; n++) {
-        assert_true(n < N(argv) - 1);
-        argv[n] = args[n - 1];
-    }
-    argv[n] = NULL;
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid > 0)
-        return pid;
-    int out = -1, err = -1, in = stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY);
-    char name[64];
-    if (chdir(root) == 0) {
-        snprintf(name, sizeof name, ".stdout-%d", (int)getpid());
-        out = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        snprintf(name, sizeof name, ".stderr-%d", (int)getpid());
-        err = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    }
-    if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-        _exit(126);
-    signal(SIGALRM, SIG_DFL);
-    alarm(limit_s); /* survives exec */
-    execv(argv[0], (char *const *)argv);
-    _exit(127);
+    test_limits limits = {.alarm_s = limit_s, .stdin_fd = stdin_fd >= 0 ? stdin_fd : 0};
+    return test_start_bpebench(args, root, &limits);
 }
 
 /* Waits for a run and collects what it did. */
-static void finish_run(pid_t pid, const char *root, run_result *r)
+static void finish_run(test_child *c, run_result *r)
 {
-    pid_t got;
-    while ((got = waitpid(pid, &r->status, 0)) < 0 && errno == EINTR)
-        ;
-    assert_int_equal(got, pid);
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/.stdout-%d", root, (int)pid);
-    r->out = test_slurp(path, NULL);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/.stderr-%d", root, (int)pid);
-    r->err = test_slurp(path, NULL);
-    unlink(path);
-    assert_true(r->out && r->err);
+    test_finish(c, r);
+}
+
+/* start_run, then finish_run. */
+static void run_limited(const char *root, const char *const *args, int stdin_fd, unsigned limit_s,
+                        run_result *r)
+{
+    test_child c = start_run(root, args, stdin_fd, limit_s);
+    finish_run(&c, r);
 }
 
 static void run(const char *root, const char *const *args, run_result *r)
 {
-    finish_run(start_run(root, args, -1, 120), root, r);
+    run_limited(root, args, -1, 120, r);
 }
 
 static void free_run(run_result *r)
 {
-    free(r->out);
-    free(r->err);
+    test_output_free(r);
 }
 
 /* A failed run: exit `code`, one line on stderr with every key, no stdout. */
@@ -287,11 +256,11 @@ static void concurrent_trains_keep_their_files_together(void **state)
     const char *large[] = {"train", "--trainer", "heap", "--vocab-size", "420", "--out", "out",
                            "in.txt", NULL};
     for (int i = 0; i < 60; i++) {
-        pid_t a = start_run(root, i % 2 ? small : large, -1, 120);
-        pid_t b = start_run(root, i % 2 ? large : small, -1, 120);
+        test_child a = start_run(root, i % 2 ? small : large, -1, 120);
+        test_child b = start_run(root, i % 2 ? large : small, -1, 120);
         run_result ra, rb;
-        finish_run(a, root, &ra);
-        finish_run(b, root, &rb);
+        finish_run(&a, &ra);
+        finish_run(&b, &rb);
         if (!WIFEXITED(ra.status) || WEXITSTATUS(ra.status) != 0 || !WIFEXITED(rb.status) ||
             WEXITSTATUS(rb.status) != 0)
             fail_msg("round %d: a run failed (0x%x, 0x%x): %s%s", i, ra.status, rb.status,
@@ -331,10 +300,10 @@ static void fifo_and_device_named_directly_are_refused(void **state)
         const char *stats[] = {"stats", inputs[i].input, NULL};
         const char *keys[] = {inputs[i].input, inputs[i].kind, "not a regular file", NULL};
         run_result r;
-        finish_run(start_run(root, train, -1, 20), root, &r);
+        run_limited(root, train, -1, 20, &r);
         assert_failed(&r, 1, keys, "train on a FIFO or device");
         free_run(&r);
-        finish_run(start_run(root, stats, -1, 20), root, &r);
+        run_limited(root, stats, -1, 20, &r);
         assert_failed(&r, 1, keys, "stats on a FIFO or device");
         free_run(&r);
     }
@@ -370,11 +339,11 @@ static void standard_input_is_read_as_a_stream(void **state)
     assert_int_equal(pipe(fds), 0);
     /* The run must not hold the write end itself, or it never sees the end. */
     assert_int_equal(fcntl(fds[1], F_SETFD, FD_CLOEXEC), 0);
-    pid_t pid = start_run(root, from_stdin, fds[0], 120);
+    test_child run_child = start_run(root, from_stdin, fds[0], 120);
     close(fds[0]);
     ssize_t written = write(fds[1], text, len); /* EPIPE if the run stops reading */
     close(fds[1]);
-    finish_run(pid, root, &r);
+    finish_run(&run_child, &r);
     assert_succeeded(&r, "train on standard input");
     assert_int_equal(written, (ssize_t)len);
     assert_int_equal(summary_number(r.out, "input      "), len);
@@ -397,7 +366,7 @@ static void standard_input_is_read_as_a_stream(void **state)
     int fd = open(path, O_RDONLY);
     assert_true(fd >= 0);
     assert_int_equal(lseek(fd, 7, SEEK_SET), 7);
-    finish_run(start_run(root, from_stdin, fd, 120), root, &r);
+    run_limited(root, from_stdin, fd, 120, &r);
     close(fd);
     assert_succeeded(&r, "train on standard input from a file read in part");
     assert_int_equal(summary_number(r.out, "input      "), len - 7);
@@ -466,9 +435,9 @@ static void change_while_reading(const char *root, bool append)
         sleep_ms(20); /* so that a change gets a later modification time (a coarse clock) */
         struct stat st;
         assert_int_equal(stat(path, &st), 0);
-        pid_t pid = start_run(root, args, -1, 300);
+        test_child run_child = start_run(root, args, -1, 300);
         long long pos = -1;
-        while ((pos = read_position(pid, path)) <= 0 && waitpid(pid, NULL, WNOHANG) == 0)
+        while ((pos = read_position(run_child.pid, path)) <= 0 && waitpid(run_child.pid, NULL, WNOHANG) == 0)
             sleep_ms(1);
         bool during = pos > 0 && pos < st.st_size;
         if (during) {
@@ -481,11 +450,11 @@ static void change_while_reading(const char *root, bool append)
                 assert_int_equal(pwrite(fd, change, sizeof change - 1, st.st_size - 100),
                                  (ssize_t)sizeof change - 1);
             close(fd);
-            pos = read_position(pid, path); /* still short of the end: the change came in time */
+            pos = read_position(run_child.pid, path); /* still short of the end: the change came in time */
             during = pos > 0 && pos < st.st_size;
         }
         run_result r;
-        finish_run(pid, root, &r);
+        finish_run(&run_child, &r);
         if (!during) {
             free_run(&r);
             continue;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -240,7 +241,28 @@ bool test_grids_equal(const bench_grid *a, const bench_grid *b, char *why, size_
 
 /* ============================================================ processes and files */
 
-test_child test_start(const char *const *argv, const char *cwd, void (*in_child)(void))
+/* Applies limits in the child, before exec. */
+static void apply_limits(const test_limits *limits)
+{
+    if (limits->stdin_fd > 0 && dup2(limits->stdin_fd, 0) < 0)
+        _exit(126);
+    if (limits->ignore_sigxfsz)
+        signal(SIGXFSZ, SIG_IGN);
+    if (limits->file_size) {
+        struct rlimit l = {limits->file_size, limits->file_size};
+        setrlimit(RLIMIT_FSIZE, &l);
+    }
+    if (limits->address_space) {
+        struct rlimit l = {limits->address_space, limits->address_space};
+        setrlimit(RLIMIT_AS, &l);
+    }
+    if (limits->alarm_s)
+        alarm(limits->alarm_s); /* survives exec */
+}
+
+/* test_start and test_start_bpebench: in_child and limits may be NULL. */
+static test_child start(const char *const *argv, const char *cwd, void (*in_child)(void),
+                        const test_limits *limits)
 {
     test_child c = {.out = tmpfile(), .err = tmpfile()};
     assert_true(c.out && c.err);
@@ -254,13 +276,32 @@ test_child test_start(const char *const *argv, const char *cwd, void (*in_child)
         dup2(fileno(c.err), 2) < 0 || (cwd && chdir(cwd) != 0))
         _exit(126);
     /* Whatever we inherited, the program starts as from a terminal. */
-    static const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ, SIGPIPE};
+    static const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ, SIGPIPE, SIGALRM};
     for (size_t i = 0; i < sizeof signals / sizeof *signals; i++)
         signal(signals[i], SIG_DFL);
+    if (limits)
+        apply_limits(limits);
     if (in_child)
         in_child();
     execv(argv[0], (char *const *)argv);
     _exit(127);
+}
+
+test_child test_start(const char *const *argv, const char *cwd, void (*in_child)(void))
+{
+    return start(argv, cwd, in_child, NULL);
+}
+
+test_child test_start_bpebench(const char *const *args, const char *cwd, const test_limits *limits)
+{
+    const char *argv[64] = {test_bpebench()};
+    size_t n = 1;
+    for (; args[n - 1]; n++) {
+        assert_true(n < sizeof argv / sizeof *argv - 1);
+        argv[n] = args[n - 1];
+    }
+    argv[n] = NULL;
+    return start(argv, cwd, NULL, limits);
 }
 
 /* Reads an unnamed file the child wrote through its own descriptor. */
@@ -279,9 +320,11 @@ static char *read_unnamed(FILE *f)
 void test_finish(test_child *c, test_output *out)
 {
     pid_t got;
-    while ((got = waitpid(c->pid, &out->status, 0)) < 0 && errno == EINTR)
+    struct rusage usage;
+    while ((got = wait4(c->pid, &out->status, 0, &usage)) < 0 && errno == EINTR)
         ;
     assert_int_equal(got, c->pid);
+    out->maxrss_kb = usage.ru_maxrss;
     out->out = read_unnamed(c->out);
     out->err = read_unnamed(c->err);
     memset(c, 0, sizeof *c);

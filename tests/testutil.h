@@ -74,15 +74,29 @@ typedef struct {
 
 /* What it did, once test_finish has waited for it. */
 typedef struct {
-    int status; /* as from waitpid */
-    char *out;  /* its stdout, NUL-terminated; malloc'd */
-    char *err;  /* its stderr, NUL-terminated; malloc'd */
+    int status;     /* as from waitpid */
+    char *out;      /* its stdout, NUL-terminated; malloc'd */
+    char *err;      /* its stderr, NUL-terminated; malloc'd */
+    long maxrss_kb; /* its peak resident set (ru_maxrss; Linux keeps the peak across exec) */
 } test_output;
+
+/* What a child of test_start_bpebench gets before exec; all zero: nothing. */
+typedef struct {
+    unsigned long file_size;     /* RLIMIT_FSIZE in bytes, 0 for none */
+    unsigned long address_space; /* RLIMIT_AS in bytes, 0 for none */
+    bool ignore_sigxfsz;         /* so that a write past file_size fails with EFBIG instead */
+    unsigned alarm_s;            /* SIGALRM after this many seconds (a hang fails), 0 for none */
+    int stdin_fd;                /* standard input from this descriptor; 0: /dev/null */
+} test_limits;
 
 /* Starts argv[0] (a path) with argv (NULL-terminated) in directory cwd (NULL:
  * ours), with stdin from /dev/null and default signal actions; in_child (or
  * NULL) runs in the child just before exec, to set limits or variables. */
 test_child test_start(const char *const *argv, const char *cwd, void (*in_child)(void));
+/* Starts the binary under test with args (NULL-terminated, without the
+ * program name) in directory cwd, as test_start does, under `limits` (NULL:
+ * none). */
+test_child test_start_bpebench(const char *const *args, const char *cwd, const test_limits *limits);
 /* Waits for the child (resuming after signals) and collects what it did. */
 void test_finish(test_child *c, test_output *out);
 void test_output_free(test_output *out);
