@@ -362,28 +362,8 @@ static void slice_memory_follows_the_input(void **state)
  * `size`: it is in the middle of reading it. */
 static bool reading(pid_t pid, const char *path, uint64_t size)
 {
-    char dir[64], link[PATH_MAX + 64], target[PATH_MAX], info[PATH_MAX + 64];
-    snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
-    DIR *d = opendir(dir);
-    bool found = false;
-    for (struct dirent *e; d && !found && (e = readdir(d));) {
-        snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
-        ssize_t n = readlink(link, target, sizeof target - 1);
-        if (n <= 0)
-            continue;
-        target[n] = '\0';
-        if (strcmp(target, path) != 0)
-            continue;
-        snprintf(info, sizeof info, "/proc/%d/fdinfo/%s", (int)pid, e->d_name);
-        FILE *f = fopen(info, "r");
-        unsigned long long pos;
-        found = f && fscanf(f, "pos: %llu", &pos) == 1 && pos < size;
-        if (f)
-            fclose(f);
-    }
-    if (d)
-        closedir(d);
-    return found;
+    long long pos = test_read_position(pid, path);
+    return pos >= 0 && (uint64_t)pos < size;
 }
 
 /* Starts slice of `in`, stops it (SIGSTOP) while it is reading the file,

@@ -387,35 +387,6 @@ static void standard_input_is_read_as_a_stream(void **state)
     test_remove_tree(root);
 }
 
-/* Where a run has got to in reading `path` (its file offset, from
- * /proc/PID/fdinfo), or -1 when the file is not open in it (yet, or any
- * more). */
-static long long read_position(pid_t pid, const char *path)
-{
-    char dir[64], link[PATH_MAX], target[PATH_MAX], info[PATH_MAX + 64];
-    snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
-    DIR *d = opendir(dir);
-    long long pos = -1;
-    for (struct dirent *e; d && pos < 0 && (e = readdir(d));) {
-        snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
-        ssize_t n = readlink(link, target, sizeof target - 1);
-        if (n <= 0)
-            continue;
-        target[n] = '\0';
-        if (strcmp(target, path) != 0)
-            continue;
-        snprintf(info, sizeof info, "/proc/%d/fdinfo/%s", (int)pid, e->d_name);
-        FILE *f = fopen(info, "r");
-        if (f && fscanf(f, "pos: %lld", &pos) != 1)
-            pos = -1;
-        if (f)
-            fclose(f);
-    }
-    if (d)
-        closedir(d);
-    return pos;
-}
-
 /*
  * Changes a large input while train reads it — appending to it (`append`)
  * or rewriting bytes in place, same size — once train has read some of it
@@ -437,7 +408,7 @@ static void change_while_reading(const char *root, bool append)
         assert_int_equal(stat(path, &st), 0);
         test_child run_child = start_run(root, args, -1, 300);
         long long pos = -1;
-        while ((pos = read_position(run_child.pid, path)) <= 0 && waitpid(run_child.pid, NULL, WNOHANG) == 0)
+        while ((pos = test_read_position(run_child.pid, path)) <= 0 && waitpid(run_child.pid, NULL, WNOHANG) == 0)
             sleep_ms(1);
         bool during = pos > 0 && pos < st.st_size;
         if (during) {
@@ -450,7 +421,7 @@ static void change_while_reading(const char *root, bool append)
                 assert_int_equal(pwrite(fd, change, sizeof change - 1, st.st_size - 100),
                                  (ssize_t)sizeof change - 1);
             close(fd);
-            pos = read_position(run_child.pid, path); /* still short of the end: the change came in time */
+            pos = test_read_position(run_child.pid, path); /* still short of the end: the change came in time */
             during = pos > 0 && pos < st.st_size;
         }
         run_result r;

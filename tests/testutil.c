@@ -421,6 +421,32 @@ bool test_find_temporary(const char *root, char *found, size_t found_len)
     return hit;
 }
 
+long long test_read_position(pid_t pid, const char *path)
+{
+    char dir[64], link[PATH_MAX], target[PATH_MAX], info[PATH_MAX + 64];
+    snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(dir);
+    long long pos = -1;
+    for (struct dirent *e; d && pos < 0 && (e = readdir(d));) {
+        snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        if (n <= 0)
+            continue;
+        target[n] = '\0';
+        if (strcmp(target, path) != 0)
+            continue;
+        snprintf(info, sizeof info, "/proc/%d/fdinfo/%s", (int)pid, e->d_name);
+        FILE *f = fopen(info, "r");
+        if (f && fscanf(f, "pos: %lld", &pos) != 1)
+            pos = -1;
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return pos;
+}
+
 void assert_no_temporary_files(const char *root)
 {
     char found[PATH_MAX];

@@ -115,6 +115,10 @@ void test_remove_tree(const char *path);
  * .bpebench-probe.* of --out) anywhere under root: true with its path in
  * found. */
 bool test_find_temporary(const char *root, char *found, size_t found_len);
+/* Where process pid has got to in reading `path` (its file offset, from
+ * /proc/PID/fdinfo), or -1 when the file is not open in it (yet, or any
+ * more). */
+long long test_read_position(pid_t pid, const char *path);
 /* Fails the test when test_find_temporary finds one. */
 void assert_no_temporary_files(const char *root);
 
