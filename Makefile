@@ -148,6 +148,18 @@ fuzz: $(FUZZ_BINS)
 	    $f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/ \
 	        $(addprefix -seed_inputs=,$(FUZZ_SEEDS_$(notdir $f))) $$corpus || exit 1;)
 
+# The tokenizer files in the real libraries (tests/interop/run.sh): Node.js,
+# npm and the pinned npm packages (tokenizers, js-tiktoken) are installed
+# here and only here, into $(BUILD)/interop; three tokenizers trained, each
+# library's ids compared with the reference encoder's on a multilingual text.
+.PHONY: interop
+$(BUILD)/interop/refencode: tests/interop/refencode.c $(BUILD)/libbpebench.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< $(BUILD)/libbpebench.a $(LDLIBS) -o $@
+
+interop: all data $(BUILD)/interop/refencode
+	@sh tests/interop/run.sh $(BUILD) $(DATA)
+
 # Valgrind (memcheck) on representative `train` runs of the plain build: the
 # cs336 corpus with three trainers, and a small text with invalid UTF-8 kept
 # as bytes, special tokens and the gpt4 pattern. Any error, or any definite

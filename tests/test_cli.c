@@ -8,7 +8,7 @@
  * exit status (2 bad usage, 1 any other failure, 0 handled) and key words of
  * the one-line message; every case also checks that nothing partial is left:
  * on failure the --out directory is untouched (empty when it existed, absent
- * when it did not), on success it holds exactly vocab.json and merges.txt
+ * when it did not), on success it holds exactly the five tokenizer files
  * with ordinary permissions, and no temporary file (*.tmp.*,
  * .bpebench-probe.*) is left anywhere.
  *
@@ -120,8 +120,8 @@ static mode_t expected_file_mode(void)
 }
 
 /* A successful run: exit 0, nothing on stderr, every key word on stdout, and
- * out_dir holding exactly vocab.json (valid JSON) and merges.txt (its header
- * first), both with the mode an ordinary new file gets. */
+ * out_dir holding exactly the five tokenizer files, vocab.json (valid JSON) and
+ * merges.txt (its header first) with the mode an ordinary new file gets. */
 static void assert_trained(const test_output *r, const char *out_dir, const char *const *keys,
                            const char *what)
 {
@@ -132,8 +132,10 @@ static void assert_trained(const test_output *r, const char *out_dir, const char
             fail_msg("%s: stdout lacks \"%s\": %s", what, keys[k], r->out);
     char names[512], path[PATH_MAX];
     list_dir(out_dir, names, sizeof names);
-    if (strcmp(names, "merges.txt vocab.json") != 0)
-        fail_msg("%s: --out holds \"%s\", expected \"merges.txt vocab.json\"", what, names);
+    static const char expected[] =
+        "merges.txt tiktoken.json tokenizer.json tokenizer.tiktoken vocab.json";
+    if (strcmp(names, expected) != 0)
+        fail_msg("%s: --out holds \"%s\", expected \"%s\"", what, names, expected);
     snprintf(path, sizeof path, "%s/vocab.json", out_dir);
     char *text = test_slurp(path, NULL);
     assert_non_null(text);

@@ -2,7 +2,10 @@
  * test_output.c — the GPT-2 byte-to-unicode alphabet and the files `train`
  * writes: every byte round-trips, the 256 single-byte tokens are exactly
  * GPT-2's own, and vocab.json and merges.txt parse back (cJSON and a small
- * merges reader) to the very merge list that was trained.
+ * merges reader) to the very merge list that was trained; tokenizer.json
+ * holds that vocab and those merges, the exact pattern and the special
+ * tokens; tokenizer.tiktoken decodes to every token's bytes at its id; twin
+ * tokens keep their first id in every file.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "base/byteunicode.h"
@@ -119,6 +122,137 @@ static void single_byte_tokens_equal_gpt2(void **state)
     free(text);
 }
 
+/* The member `name` of object `o`; fails the test when missing. */
+static cJSON *member(const cJSON *o, const char *name)
+{
+    cJSON *item = cJSON_GetObjectItemCaseSensitive(o, name);
+    if (!item)
+        fail_msg("no \"%s\" in the JSON", name);
+    return item;
+}
+
+static void assert_member_string(const cJSON *o, const char *name, const char *expected)
+{
+    const char *value = cJSON_GetStringValue(member(o, name));
+    if (!value || strcmp(value, expected) != 0)
+        fail_msg("\"%s\" is \"%s\", expected \"%s\"", name, value ? value : "(not a string)",
+                 expected);
+}
+
+/* tokenizer.json in dir: model.vocab is vocab.json's object (vocab_text,
+ * unformatted), model.merges merges.txt's lines after the header, the
+ * pre-tokenizer Split(cfg's exact pattern, Isolated) then ByteLevel without
+ * prefix space or regex, a ByteLevel decoder, and each special token in
+ * added_tokens, special, at 256 + its index. */
+static void assert_tokenizer_json(const char *dir, const char *vocab_text, const char *merges_lines,
+                                  const pretok_config *cfg)
+{
+    char *text = test_file_contents(dir, "tokenizer.json");
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    cJSON *model = member(root, "model");
+    assert_member_string(model, "type", "BPE");
+    assert_true(cJSON_IsFalse(member(model, "ignore_merges")));
+    char *vocab = cJSON_PrintUnformatted(member(model, "vocab"));
+    assert_string_equal(vocab, vocab_text);
+    free(vocab);
+    const char *line = strchr(merges_lines, '\n') + 1; /* past "#version: 0.2" */
+    cJSON *merge;
+    cJSON_ArrayForEach(merge, member(model, "merges")) {
+        const char *end = strchr(line, '\n');
+        assert_non_null(end);
+        const char *m = cJSON_GetStringValue(merge);
+        if (!m || strlen(m) != (size_t)(end - line) || memcmp(m, line, (size_t)(end - line)) != 0)
+            fail_msg("tokenizer.json merge \"%s\" is not merges.txt's \"%.*s\"", m ? m : "?",
+                     (int)(end - line), line);
+        line = end + 1;
+    }
+    assert_int_equal(*line, '\0'); /* every line of merges.txt is there */
+
+    cJSON *pre = member(root, "pre_tokenizer");
+    assert_member_string(pre, "type", "Sequence");
+    cJSON *steps = member(pre, "pretokenizers");
+    assert_int_equal(cJSON_GetArraySize(steps), 2);
+    cJSON *split = cJSON_GetArrayItem(steps, 0), *byte_level = cJSON_GetArrayItem(steps, 1);
+    assert_member_string(split, "type", "Split");
+    assert_member_string(member(split, "pattern"), "Regex", pretok_pattern_source(cfg->pattern));
+    assert_member_string(split, "behavior", "Isolated");
+    assert_true(cJSON_IsFalse(member(split, "invert")));
+    assert_member_string(byte_level, "type", "ByteLevel");
+    assert_true(cJSON_IsFalse(member(byte_level, "add_prefix_space")));
+    assert_true(cJSON_IsFalse(member(byte_level, "use_regex")));
+    assert_member_string(member(root, "decoder"), "type", "ByteLevel");
+
+    cJSON *added = member(root, "added_tokens");
+    assert_int_equal(cJSON_GetArraySize(added), cfg->n_specials);
+    for (size_t i = 0; i < cfg->n_specials; i++) {
+        cJSON *token = cJSON_GetArrayItem(added, (int)i);
+        assert_member_string(token, "content", cfg->specials[i]);
+        assert_int_equal((size_t)cJSON_GetNumberValue(member(token, "id")), 256 + i);
+        assert_true(cJSON_IsTrue(member(token, "special")));
+        assert_true(cJSON_IsFalse(member(token, "normalized")));
+    }
+    cJSON_Delete(root);
+    free(text);
+}
+
+/* Decodes standard base64 (padded) into out; returns the bytes, -1 if bad. */
+static long base64_decode(const char *s, size_t len, uint8_t *out)
+{
+    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    if (len % 4)
+        return -1;
+    long n = 0;
+    for (size_t i = 0; i < len; i += 4) {
+        uint32_t group = 0;
+        int pad = 0;
+        for (int k = 0; k < 4; k++) {
+            const char *d = s[i + k] == '=' ? NULL : strchr(digits, s[i + k]);
+            if (!d && (s[i + k] != '=' || i + 4 < len || k < 2))
+                return -1;
+            pad += d == NULL;
+            group = group << 6 | (uint32_t)(d ? d - digits : 0);
+        }
+        for (int k = 0; k < 3 - pad; k++)
+            out[n++] = (uint8_t)(group >> (16 - 8 * k));
+    }
+    return n;
+}
+
+/* tokenizer.tiktoken in dir, for a training without twins: one line per id
+ * that is not special, "base64 id", ascending, the base64 decoding to that
+ * token's bytes; tiktoken.json: the pattern and each special token at its
+ * id. */
+static void assert_tiktoken_files(const char *dir, const bpe_result *r, const pretok_config *cfg)
+{
+    char *text = test_file_contents(dir, "tokenizer.tiktoken");
+    size_t S = cfg->n_specials, expected_id = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"), expected_id++) {
+        if (expected_id == 256)
+            expected_id += S;
+        char *space = strchr(line, ' ');
+        assert_non_null(space);
+        assert_int_equal(strtoul(space + 1, NULL, 10), expected_id);
+        bpe_token t = (bpe_token)(expected_id < 256 ? expected_id : expected_id - S);
+        uint8_t bytes[256];
+        long n = base64_decode(line, (size_t)(space - line), bytes);
+        assert_int_equal(n, r->vocab.len[t]);
+        assert_memory_equal(bytes, bpe_vocab_bytes(&r->vocab, t), (size_t)n);
+    }
+    assert_int_equal(expected_id, 256 + S + r->n_merges);
+    free(text);
+    text = test_file_contents(dir, "tiktoken.json");
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    assert_member_string(root, "pat_str", pretok_pattern_source(cfg->pattern));
+    cJSON *specials = member(root, "special_tokens");
+    assert_int_equal(cJSON_GetArraySize(specials), S);
+    for (size_t i = 0; i < S; i++)
+        assert_int_equal((size_t)cJSON_GetNumberValue(member(specials, cfg->specials[i])), 256 + i);
+    cJSON_Delete(root);
+    free(text);
+}
+
 /* Trains naive on a small table with spaces, newlines and non-ASCII bytes. */
 static void train_small(bpe_result *r, test_words *tw)
 {
@@ -138,8 +272,9 @@ static void output_files_parse_back(void **state)
     char dir[] = "/tmp/bpebench-test-XXXXXX";
     assert_non_null(mkdtemp(dir));
     const char *specials[] = {"<|endoftext|>", "<pad>"};
+    const pretok_config cfg = {.specials = specials, .n_specials = N(specials), .pattern = "gpt4"};
     char err[512], path[512];
-    if (!output_write_tokenizer(dir, &r, specials, N(specials), err, sizeof err))
+    if (!output_write_tokenizer(dir, &r, &cfg, err, sizeof err))
         fail_msg("%s", err);
 
     /* vocab.json: every id once; specials at 256, 257; merges after them. */
@@ -156,8 +291,14 @@ static void output_files_parse_back(void **state)
         assert_int_equal((size_t)cJSON_GetNumberValue(item), 256 + N(specials) + i);
         free(key);
     }
+    char *vocab_text = cJSON_PrintUnformatted(vocab);
     cJSON_Delete(vocab);
     free(text);
+    char *merges_lines = test_file_contents(dir, "merges.txt");
+    assert_tokenizer_json(dir, vocab_text, merges_lines, &cfg);
+    assert_tiktoken_files(dir, &r, &cfg);
+    free(vocab_text);
+    free(merges_lines);
 
     /* merges.txt: the header, then each merge's two byte strings. */
     snprintf(path, sizeof path, "%s/merges.txt", dir);
@@ -181,10 +322,8 @@ static void output_files_parse_back(void **state)
     assert_null(strtok(NULL, "\n"));
     free(text);
 
-    unlink(path);
-    snprintf(path, sizeof path, "%s/vocab.json", dir);
-    unlink(path);
-    assert_int_equal(rmdir(dir), 0); /* nothing else, e.g. no temporary file, was left */
+    assert_int_equal(test_count_entries(dir), 5); /* the five files, no temporary file */
+    test_remove_tree(dir);
     bpe_result_free(&r);
     test_words_free(&tw);
 }
@@ -196,7 +335,8 @@ static void failed_write_leaves_nothing(void **state)
     test_words tw;
     train_small(&r, &tw);
     char err[512];
-    assert_false(output_write_tokenizer("/nonexistent-bpebench-dir", &r, NULL, 0, err, sizeof err));
+    const pretok_config cfg = {.pattern = "gpt2"};
+    assert_false(output_write_tokenizer("/nonexistent-bpebench-dir", &r, &cfg, err, sizeof err));
     assert_non_null(strstr(err, "/nonexistent-bpebench-dir/vocab.json"));
 
     /* A write that fails midway, as on a full device: a child limits its file
@@ -209,7 +349,7 @@ static void failed_write_leaves_nothing(void **state)
         struct rlimit limit = {100, 100};
         signal(SIGXFSZ, SIG_IGN);
         setrlimit(RLIMIT_FSIZE, &limit);
-        bool ok = output_write_tokenizer(dir, &r, NULL, 0, err, sizeof err);
+        bool ok = output_write_tokenizer(dir, &r, &cfg, err, sizeof err);
         _exit(!ok && strstr(err, "write failed") ? 0 : 1);
     }
     int status;
@@ -220,6 +360,54 @@ static void failed_write_leaves_nothing(void **state)
     test_words_free(&tw);
 }
 
+/* Twin tokens (docs/spec.md §3), made by hand since no training input is
+ * known to make them: merges (b,c), (a,b), (a,bc) and (ab,c) build "abc"
+ * twice. With one special token the ids are bc 257, ab 258, abc 259 and its
+ * twin 260: every file keeps "abc" at 259; 260 has no key and no rank, and
+ * both merges stay in merges.txt and tokenizer.json. */
+static void twins_keep_their_first_id(void **state)
+{
+    (void)state;
+    bpe_result r = {0};
+    assert_true(bpe_vocab_init(&r.vocab));
+    const bpe_token pairs[][2] = {{'b', 'c'}, {'a', 'b'}, {'a', 256}, {257, 'c'}};
+    r.merges = calloc(N(pairs), sizeof *r.merges);
+    assert_non_null(r.merges);
+    for (size_t i = 0; i < N(pairs); i++) {
+        r.merges[i] = (bpe_merge){.left = pairs[i][0], .right = pairs[i][1], .count = 1};
+        r.merges[i].id = bpe_vocab_add_merge(&r.vocab, pairs[i][0], pairs[i][1]);
+        assert_int_equal(r.merges[i].id, 256 + i);
+    }
+    r.n_merges = r.cap_merges = N(pairs);
+    char dir[] = "/tmp/bpebench-test-XXXXXX", err[512];
+    assert_non_null(mkdtemp(dir));
+    const char *specials[] = {"<|endoftext|>"};
+    const pretok_config cfg = {.specials = specials, .n_specials = 1, .pattern = "gpt2"};
+    if (!output_write_tokenizer(dir, &r, &cfg, err, sizeof err))
+        fail_msg("%s", err);
+
+    char *text = test_file_contents(dir, "vocab.json");
+    cJSON *vocab = cJSON_Parse(text);
+    assert_int_equal(cJSON_GetArraySize(vocab), 256 + 1 + 3); /* 260 has no key */
+    assert_int_equal(cJSON_GetNumberValue(member(vocab, "abc")), 259);
+    char *vocab_text = cJSON_PrintUnformatted(vocab);
+    cJSON_Delete(vocab);
+    free(text);
+    char *merges_lines = test_file_contents(dir, "merges.txt");
+    assert_string_equal(merges_lines, "#version: 0.2\nb c\na b\na bc\nab c\n");
+    assert_tokenizer_json(dir, vocab_text, merges_lines, &cfg);
+    free(vocab_text);
+    free(merges_lines);
+
+    text = test_file_contents(dir, "tokenizer.tiktoken");
+    assert_non_null(strstr(text, "\nYWJj 259\n")); /* base64("abc") */
+    assert_null(strstr(text, " 260\n"));
+    assert_null(strstr(text, " 256\n"));           /* the special token has no rank */
+    free(text);
+    test_remove_tree(dir);
+    bpe_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -227,6 +415,7 @@ int main(void)
         cmocka_unit_test(single_byte_tokens_equal_gpt2),
         cmocka_unit_test(output_files_parse_back),
         cmocka_unit_test(failed_write_leaves_nothing),
+        cmocka_unit_test(twins_keep_their_first_id),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -132,7 +132,8 @@ static void vocab_json_stays_whole(void **state)
     char dir[64], err[512], path[512];
     make_dir(dir, sizeof dir);
     const char *good[] = {"<|endoftext|>", "<s> x", "\n", "\xe6\x97\xa5\xe6\x9c\xac"};
-    if (!output_write_tokenizer(dir, &r, good, N(good), err, sizeof err))
+    const pretok_config good_cfg = {.specials = good, .n_specials = N(good), .pattern = "gpt2"};
+    if (!output_write_tokenizer(dir, &r, &good_cfg, err, sizeof err))
         fail_msg("%s", err);
     snprintf(path, sizeof path, "%s/vocab.json", dir);
     assert_vocab_json_whole(path, 256 + N(good) + r.n_merges);
@@ -140,7 +141,8 @@ static void vocab_json_stays_whole(void **state)
 
     make_dir(dir, sizeof dir);
     const char *bad[] = {"<|endoftext|>", "\xc4\xa0world"};
-    assert_false(output_write_tokenizer(dir, &r, bad, N(bad), err, sizeof err));
+    const pretok_config bad_cfg = {.specials = bad, .n_specials = N(bad), .pattern = "gpt2"};
+    assert_false(output_write_tokenizer(dir, &r, &bad_cfg, err, sizeof err));
     assert_non_null(strstr(err, "\" world\""));
     assert_int_equal(test_count_entries(dir), 0);
     test_remove_tree(dir);
@@ -228,7 +230,8 @@ static void directory_target_fails_before_any_rename(void **state)
     test_write_file_in(dir, "vocab.json", TEXT("{\"old\": 0}"));
     snprintf(path, sizeof path, "%s/merges.txt", dir);
     assert_int_equal(mkdir(path, 0755), 0);
-    assert_false(output_write_tokenizer(dir, &r, NULL, 0, err, sizeof err));
+    const pretok_config cfg = {.pattern = "gpt2"};
+    assert_false(output_write_tokenizer(dir, &r, &cfg, err, sizeof err));
     if (!strstr(err, "merges.txt") || !strstr(err, "a directory"))
         fail_msg("unexpected reason: %s", err);
     assert_contents(dir, "vocab.json", "{\"old\": 0}", "merges.txt a directory");
@@ -248,6 +251,62 @@ static bool has_temporary_file(const char *dir)
         found = strstr(e->d_name, ".tmp.") != NULL;
     closedir(d);
     return found;
+}
+
+/* The five files of a tokenizer (output_write_tokenizer) are one set: a
+ * rename failing at any of them, or a directory where tokenizer.json or
+ * tokenizer.tiktoken goes, leaves all five old files as they were. */
+static void tokenizer_files_replaced_as_a_set(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"vocab.json", "merges.txt", "tokenizer.json",
+                                        "tokenizer.tiktoken", "tiktoken.json"};
+    bpe_result old_result, new_result;
+    test_words tw;
+    train_words(&old_result, &tw);
+    assert_int_equal(bpe_train(bpe_trainers[0], &tw.table, 3, NULL, &new_result), BPE_OK);
+    char dir[64], err[1024], path[512];
+    make_dir(dir, sizeof dir);
+    const char *specials[] = {"<|endoftext|>"};
+    const pretok_config old_cfg = {.specials = specials, .n_specials = 1, .pattern = "gpt2"};
+    const pretok_config new_cfg = {.specials = specials, .n_specials = 1, .pattern = "gpt4"};
+    if (!output_write_tokenizer(dir, &old_result, &old_cfg, err, sizeof err))
+        fail_msg("%s", err);
+    char *old[N(files)];
+    for (size_t i = 0; i < N(files); i++)
+        old[i] = test_file_contents(dir, files[i]);
+    for (unsigned failing = 0; failing <= N(files); failing++) {
+        if (failing < N(files)) {
+            arm_rename_failures(1u << failing);
+        } else { /* no rename fails: a directory is in the way */
+            snprintf(path, sizeof path, "%s/tokenizer.tiktoken", dir);
+            assert_int_equal(rename(path, "/tmp/bpebench-kept.tiktoken") == 0 && mkdir(path, 0755) == 0, 1);
+        }
+        bool ok = output_write_tokenizer(dir, &new_result, &new_cfg, err, sizeof err);
+        arm_rename_failures(0);
+        if (ok)
+            fail_msg("case %u: the set was written", failing);
+        if (failing == N(files)) {
+            assert_int_equal(rmdir(path), 0);
+            assert_int_equal(rename("/tmp/bpebench-kept.tiktoken", path), 0);
+        }
+        for (size_t i = 0; i < N(files); i++)
+            assert_contents(dir, files[i], old[i], "a failed set");
+        assert_int_equal(test_count_entries(dir), N(files));
+    }
+    if (!output_write_tokenizer(dir, &new_result, &new_cfg, err, sizeof err))
+        fail_msg("%s", err);
+    for (size_t i = 0; i < N(files); i++) {
+        char *now = test_file_contents(dir, files[i]);
+        if (strcmp(now, old[i]) == 0)
+            fail_msg("%s did not change with the new set", files[i]);
+        free(now);
+        free(old[i]);
+    }
+    test_remove_tree(dir);
+    bpe_result_free(&old_result);
+    bpe_result_free(&new_result);
+    test_words_free(&tw);
 }
 
 /* While this process holds the lock on the directory, a writer (a child)
@@ -302,6 +361,7 @@ int main(void)
         cmocka_unit_test(failed_rename_puts_old_files_back),
         cmocka_unit_test(failed_roll_back_says_where_the_old_file_is),
         cmocka_unit_test(directory_target_fails_before_any_rename),
+        cmocka_unit_test(tokenizer_files_replaced_as_a_set),
         cmocka_unit_test(second_writer_waits_for_the_lock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

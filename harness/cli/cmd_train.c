@@ -24,8 +24,10 @@ static void train_usage(FILE *out)
           "\n"
           "Trains a byte-level BPE tokenizer on INPUT (files, or directories: every regular\n"
           "file in them, in name order; - reads standard input, as in\n"
-          "zcat big.gz | bpebench train ... -) and writes DIR/vocab.json and DIR/merges.txt,\n"
-          "replacing both or neither.\n"
+          "zcat big.gz | bpebench train ... -) and writes, replacing all or none of them,\n"
+          "DIR/vocab.json and DIR/merges.txt (GPT-2's pair), DIR/tokenizer.json (HF\n"
+          "tokenizers: Tokenizer.from_file) and DIR/tokenizer.tiktoken with\n"
+          "DIR/tiktoken.json (tiktoken); docs/using-the-tokenizer.md shows how to load them.\n"
           "\n"
           "  --trainer NAME         naive, incremental, inverted-index, heap, linked-list\n"
           "                         (bpebench list describes each)\n"
@@ -95,7 +97,8 @@ static void print_summary(const run_config *cfg, const run_outcome *o, const cha
     printf("time       read %.3f s, pretokenize+count %.3f s, setup %.3f s, merge %.3f s, "
            "total %.3f s\n",
            o->times.read, o->times.pretokenize, o->times.setup, o->times.merge, o->times.total);
-    printf("wrote      %s/vocab.json, %s/merges.txt\n", shown, shown);
+    printf("wrote      %s/vocab.json, merges.txt, tokenizer.json, tokenizer.tiktoken, "
+           "tiktoken.json\n", shown);
 }
 
 int cmd_train(int argc, char **argv)
@@ -178,8 +181,7 @@ int cmd_train(int argc, char **argv)
     if (!run_training(&cfg, &outcome, err, sizeof err)) {
         cli_error("%s", err);
     } else {
-        if (!output_write_tokenizer(out_dir, &outcome.result, cfg.pretok.specials,
-                                    cfg.pretok.n_specials, err, sizeof err))
+        if (!output_write_tokenizer(out_dir, &outcome.result, &cfg.pretok, err, sizeof err))
             cli_error("%s", err);
         else {
             print_summary(&cfg, &outcome, out_dir);

@@ -1,6 +1,6 @@
 /*
- * output.h — the files `train` writes (SPEC §3): vocab.json and merges.txt,
- * replaced as one set. Each file goes to a temporary name in the same
+ * output.h — the files `train` writes (SPEC §3): vocab.json, merges.txt,
+ * tokenizer.json, tokenizer.tiktoken and tiktoken.json, replaced as one set. Each file goes to a temporary name in the same
  * directory and is renamed into place only when complete; a set is renamed
  * into place under a lock on the directory, and a failure at any point puts
  * every old file back: the directory holds the whole old set or the whole
@@ -9,7 +9,7 @@
 #ifndef BPE_OUTPUT_H
 #define BPE_OUTPUT_H
 
-#include "bpe.h"
+#include "input/pretok.h"
 
 /* One file of a set written by output_write_set. */
 typedef struct {
@@ -59,11 +59,25 @@ bool output_special_token_ok(const char *token, char *err, size_t err_len);
  * So that a long --out fails before training, not after. O(1). */
 bool output_dir_fits(const char *dir, char *err, size_t err_len);
 
-/* Writes DIR/vocab.json and DIR/merges.txt as one set (output_write_set).
- * Merged ids are shifted past the S special tokens (SPEC §2.5); each special
- * token must pass output_special_token_ok. False with a one-line reason. */
-bool output_write_tokenizer(const char *dir, const bpe_result *r, const char *const *specials,
-                            size_t n_specials, char *err, size_t err_len);
+/*
+ * Writes the tokenizer trained with cfg's special tokens and pattern, as one
+ * set (output_write_set):
+ *   vocab.json          {token string: id} (GPT-2 byte alphabet, SPEC §3);
+ *   merges.txt          "#version: 0.2", then "left right" per merge;
+ *   tokenizer.json      HF tokenizers: BPE model (that vocab, those merges),
+ *                       pre_tokenizer Sequence[Split(the PCRE2 pattern,
+ *                       Isolated), ByteLevel(no prefix space, no regex)],
+ *                       ByteLevel decoder, special tokens in added_tokens;
+ *   tokenizer.tiktoken  "base64(bytes) id" per byte and learned token;
+ *   tiktoken.json       pat_str, special_tokens {token: id}, a note.
+ * Merged ids are shifted past the S special tokens (SPEC §2.5); a twin (a
+ * later merge building the bytes of an earlier token) has no key and no
+ * rank, its bytes keep the first id (docs/spec.md §3). Each special token
+ * must pass output_special_token_ok. False with a one-line reason.
+ * O(V log V + total token bytes).
+ */
+bool output_write_tokenizer(const char *dir, const bpe_result *r, const pretok_config *cfg,
+                            char *err, size_t err_len);
 
 /* A token's string in the GPT-2 byte-to-unicode alphabet; malloc'd, NUL-terminated. */
 char *output_token_string(const bpe_vocab *v, bpe_token t);
