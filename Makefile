@@ -81,7 +81,9 @@ test-asan:
 	$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) CC=$(CC) \
 	    OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test-run
 
+# test_check runs the example Python trainer (docs/examples): Debian's python3 and python3-regex.
 test: deps data
+	@sh harness/deps.sh cmd:python3=python3 python3-regex
 	$(MAKE) --no-print-directory test-run
 	$(MAKE) --no-print-directory test-asan
 
