@@ -53,7 +53,7 @@ $(BUILD)/tests/test_tokenizer_files: LDLIBS += -Wl,--wrap=rename
 $(BUILD)/tests/test_results: LDLIBS += -Wl,--wrap=malloc
 
 # The include-layer check (harness/README.md), every test program, run from
-# the top of the tree, then the hostile sweep (158 abusive command lines,
+# the top of the tree, then the hostile sweep (167 abusive command lines,
 # tests/hostile_sweep.sh); stops at the first failure.
 test-run: $(TEST_BINS) $(BUILD)/bpebench
 	@sh tests/check_layers.sh
@@ -81,7 +81,9 @@ test-asan:
 	$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) CC=$(CC) \
 	    OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test-run
 
+# test_check runs the example Python trainer (docs/examples): Debian's python3 and python3-regex.
 test: deps data
+	@sh harness/deps.sh cmd:python3=python3 python3-regex
 	$(MAKE) --no-print-directory test-run
 	$(MAKE) --no-print-directory test-asan
 
@@ -138,9 +140,10 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz_%.o $(BUILD)/fuzz/libbpebench
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ $(LDLIBS) -lcmocka -o $@
 
 # Real files a fuzzer also starts from (libFuzzer's -seed_inputs, comma-separated):
-# a results file bench wrote, and the default grid.
-FUZZ_SEEDS_fuzz_results := tests/fixtures/results-small.json
-FUZZ_SEEDS_fuzz_config  := harness/bench/default-grid.conf
+# a results file bench wrote, the default grid, and a word-count file count wrote.
+FUZZ_SEEDS_fuzz_results   := tests/fixtures/results-small.json
+FUZZ_SEEDS_fuzz_config    := harness/bench/default-grid.conf
+FUZZ_SEEDS_fuzz_wordcount := tests/fixtures/small.counts
 
 fuzz: $(FUZZ_BINS)
 	@$(foreach f,$(FUZZ_BINS),corpus=$(BUILD)/fuzz/corpus/$(notdir $f); mkdir -p $$corpus; \

@@ -139,6 +139,19 @@ case_ "train --trainer OSC escape" usage -- train --trainer $'\e]0;title\a' --vo
 case_ "train overlong path" fail -- "${T[@]}" --out i15 "$(printf 'd/%.0s' {1..3000})x.txt"
 case_ "train overlong --out" fail -- "${T[@]}" --out "$(printf 'e%.0s' {1..5000})" in.txt
 case_ "report missing --out given" any -- report nope.json
+# word-count files (count, train --counts): outputs that are not files,
+# counts files that are not counts files, a header whose pattern is code.
+"$B" count --out ok.counts in.txt > /dev/null
+printf '#bpebench word counts v1 {"pattern":"$(touch %s)","special_tokens":["`touch %s`"]}\n1\tab\n#end 1 1\n' "$PWNED" "$PWNED" > code.counts
+case_ "count --out a directory" fail -- count --out . in.txt
+case_ "count --out /dev/null" fail -- count --out /dev/null in.txt
+case_ "count --threads huge" usage -- count --threads 99999999999999999999 --out c1 in.txt
+case_ "train --counts a corpus" fail -- "${T[@]}" --out c2 --counts in.txt
+case_ "train --counts a directory of text" fail -- "${T[@]}" --out c3 --counts .
+case_ "train --counts /dev/zero" fail -- "${T[@]}" --out c4 --counts /dev/zero
+case_ "train --counts header is shell code" any -- "${T[@]}" --out c5 --counts code.counts
+case_ "train --counts with --pattern" usage -- "${T[@]}" --out c6 --counts --pattern gpt4 ok.counts
+case_ "train --counts vocab too small" usage -- train --trainer naive --vocab-size 3 --out c7 --counts ok.counts
 case_ "unknown command" usage -- frobnicate
 case_ "no command" usage --
 echo "hostile_sweep: $n cases, $bad defects"

@@ -218,19 +218,10 @@ static void probe_child(const run_config *cfg, int fd)
 
 /* ============================================================ parent side */
 
-/* What a child left behind. */
-typedef struct {
-    char *text;      /* everything it wrote to the pipe; malloc'd, NUL-terminated */
-    size_t len;      /* bytes in text */
-    bool timed_out;  /* the deadline passed and the child was killed */
-    int wait_status; /* from wait4 */
-    uint64_t maxrss; /* ru_maxrss in bytes */
-} child_report;
-
 /* Reads fd until end of file or the deadline (≤ 0: none). False on OOM or a
  * read error. Not read_full (fdio.h): it polls, so that the deadline holds
  * while the child writes nothing. */
-static bool read_pipe(int fd, double deadline, child_report *rep)
+static bool read_pipe(int fd, double deadline, runner_child_report *rep)
 {
     size_t cap = 0;
     for (;;) {
@@ -272,11 +263,8 @@ static bool read_pipe(int fd, double deadline, child_report *rep)
     return true;
 }
 
-/* Forks; the child runs body(arg, write_fd). The parent collects its output,
- * kills it at the deadline, and reaps it. False when fork/pipe/OOM fail.
- * Time: the child's, bounded by the limit; O(report size) to collect. */
-static bool run_in_child(void (*body)(const void *arg, int fd), const void *arg,
-                         double time_limit_s, child_report *rep, char *err, size_t err_len)
+bool runner_in_child(void (*body)(const void *arg, int fd), const void *arg, double time_limit_s,
+                     bool own_group, runner_child_report *rep, char *err, size_t err_len)
 {
     memset(rep, 0, sizeof *rep);
     int fds[2];
@@ -296,16 +284,19 @@ static bool run_in_child(void (*body)(const void *arg, int fd), const void *arg,
     }
     if (pid == 0) {
         /* Die with the parent; if it is already gone, do not start. */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent ||
+            (own_group && setpgid(0, 0) != 0))
             _exit(5);
         close(fds[0]);
         body(arg, fds[1]);
         _exit(4); /* body never returns */
     }
     close(fds[1]);
+    if (own_group)
+        setpgid(pid, pid); /* also here, so that a kill below cannot come first */
     bool ok = read_pipe(fds[0], deadline, rep);
     if (!ok || rep->timed_out)
-        kill(pid, SIGKILL);
+        kill(own_group ? -pid : pid, SIGKILL);
     close(fds[0]);
     struct rusage ru;
     while (wait4(pid, &rep->wait_status, 0, &ru) < 0)
@@ -313,13 +304,15 @@ static bool run_in_child(void (*body)(const void *arg, int fd), const void *arg,
             return set_error(err, err_len, "wait4: %s", strerror(errno));
         }
     rep->maxrss = (uint64_t)ru.ru_maxrss * 1024; /* Linux reports kilobytes */
+    if (own_group)
+        kill(-pid, SIGKILL); /* whatever the child left running in its group */
     if (!ok)
         return set_error(err, err_len, "out of memory or read error collecting a child's report");
     return true;
 }
 
 /* Why a child that did not time out gave no usable report, or NULL if it exited 0. */
-static const char *child_failure(const child_report *rep, char *buf, size_t len)
+static const char *child_failure(const runner_child_report *rep, char *buf, size_t len)
 {
     int st = rep->wait_status;
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
@@ -339,9 +332,9 @@ static void run_child_thunk(const void *arg, int fd)
 
 bool runner_run(const runner_job *job, bench_record *rec, char *err, size_t err_len)
 {
-    child_report rep;
+    runner_child_report rep;
     memset(rec, 0, sizeof *rec);
-    if (!run_in_child(run_child_thunk, job, job->time_limit_s, &rep, err, err_len)) {
+    if (!runner_in_child(run_child_thunk, job, job->time_limit_s, false, &rep, err, err_len)) {
         free(rep.text);
         return false;
     }
@@ -378,9 +371,9 @@ static void probe_child_thunk(const void *arg, int fd)
 bool runner_probe_input(const run_config *cfg, double time_limit_s, bench_record *input,
                         char *err, size_t err_len)
 {
-    child_report rep;
+    runner_child_report rep;
     memset(input, 0, sizeof *input);
-    if (!run_in_child(probe_child_thunk, cfg, time_limit_s, &rep, err, err_len)) {
+    if (!runner_in_child(probe_child_thunk, cfg, time_limit_s, false, &rep, err, err_len)) {
         free(rep.text);
         return false;
     }

@@ -52,4 +52,25 @@ bool runner_run(const runner_job *job, bench_record *rec, char *err, size_t err_
 bool runner_probe_input(const run_config *cfg, double time_limit_s, bench_record *input,
                         char *err, size_t err_len);
 
+/* What a child of runner_in_child left behind. */
+typedef struct {
+    char *text;      /* everything it wrote to the pipe; malloc'd, NUL-terminated */
+    size_t len;      /* bytes in text */
+    bool timed_out;  /* the deadline passed and the child was killed */
+    int wait_status; /* from wait4 */
+    uint64_t maxrss; /* ru_maxrss in bytes */
+} runner_child_report;
+
+/*
+ * The process every run gets: forks; the child (which dies with us) runs
+ * body(arg, write_fd) and never returns. The parent collects what it writes
+ * to the pipe until end of file or the deadline (≤ 0: none), kills it at the
+ * deadline, and reaps it with wait4 for its peak RSS. With own_group the
+ * child leads a process group of its own, and the whole group is killed at
+ * the deadline and once the child has exited (external trainers: a shell
+ * and what it started). False when fork/pipe/OOM fail. Free rep->text.
+ */
+bool runner_in_child(void (*body)(const void *arg, int fd), const void *arg, double time_limit_s,
+                     bool own_group, runner_child_report *rep, char *err, size_t err_len);
+
 #endif

@@ -25,6 +25,8 @@ typedef struct {
 
 static const subcommand subcommands[] = {
     {"train", cmd_train, "train a tokenizer; write vocab.json and merges.txt"},
+    {"count", cmd_count, "count a corpus's words into a word-count file (train --counts)"},
+    {"check", cmd_check, "run one trainer (built in, or your own command) on a test battery"},
     {"list", cmd_list, "list the trainers with their idea and complexity"},
     {"synth", cmd_synth, "write a seeded synthetic corpus with chosen W, L and Zipf skew"},
     {"slice", cmd_slice, "write a word-safe prefix of N bytes of a corpus"},

@@ -54,6 +54,8 @@ bool cli_parse_u64(const char *text, const char *option, uint64_t *out);
 
 int cmd_train(int argc, char **argv);   /* harness/cli/cmd_train.c */
 int cmd_list(int argc, char **argv);    /* harness/cli/cmd_train.c */
+int cmd_count(int argc, char **argv);   /* harness/cli/cmd_count.c */
+int cmd_check(int argc, char **argv);   /* harness/cli/cmd_check.c */
 int cmd_synth(int argc, char **argv);   /* harness/cli/cmd_synth.c */
 int cmd_slice(int argc, char **argv);   /* harness/cli/cmd_datatools.c */
 int cmd_stats(int argc, char **argv);   /* harness/cli/cmd_datatools.c */

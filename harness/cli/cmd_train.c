@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "run/output.h"
 #include "run/run.h"
+#include "base/clock.h"
 #include "base/outdir.h"
 #include "base/signals.h"
 #include "base/untrusted.h"
@@ -37,6 +38,9 @@ static void train_usage(FILE *out)
           "  --no-special-tokens    no special tokens at all\n"
           "  --pattern P            gpt2 (default), gpt4, or a PCRE2 pattern\n"
           "  --invalid-utf8=MODE    error (default) or bytes: keep invalid bytes as tokens\n"
+          "  --counts               INPUT are word-count files (bpebench count): train on\n"
+          "                         the sum of their counts, with the pattern and special\n"
+          "                         tokens they were counted with (all must agree)\n"
           "  --help                 this text\n",
           out);
 }
@@ -66,9 +70,11 @@ static bool check_training_options(const run_config *cfg, const char *out_dir)
     return true;
 }
 
-/* The summary of SPEC §4: input, words, merges (and why it stopped), phases;
- * the --out path escaped for display, as every path we print. */
-static void print_summary(const run_config *cfg, const run_outcome *o, const char *dir)
+/* The summary of SPEC §4: input (a corpus, or word-count files), words,
+ * merges (and why it stopped), phases; the --out path escaped for display,
+ * as every path we print. */
+static void print_summary(const run_config *cfg, const run_outcome *o, const char *dir,
+                          bool from_counts)
 {
     const pretok_stats *c = &o->corpus;
     char shown[4 * PATH_MAX];
@@ -76,9 +82,12 @@ static void print_summary(const run_config *cfg, const run_outcome *o, const cha
     printf("trainer    %s, vocab size %llu = 256 bytes + %zu special + %llu merges\n",
            cfg->trainer->name, (unsigned long long)cfg->vocab_size, cfg->pretok.n_specials,
            (unsigned long long)o->max_merges);
-    printf("input      %llu bytes in %zu file%s, %llu special tokens cut out\n",
-           (unsigned long long)c->bytes, cfg->n_files, cfg->n_files == 1 ? "" : "s",
-           (unsigned long long)c->specials);
+    if (from_counts)
+        printf("input      %zu word-count file%s\n", cfg->n_files, cfg->n_files == 1 ? "" : "s");
+    else
+        printf("input      %llu bytes in %zu file%s, %llu special tokens cut out\n",
+               (unsigned long long)c->bytes, cfg->n_files, cfg->n_files == 1 ? "" : "s",
+               (unsigned long long)c->specials);
     printf("pretokens  %llu, distinct words W = %llu, symbols M = %llu, mean length L = %.2f\n",
            (unsigned long long)c->pretokens, (unsigned long long)o->words_distinct,
            (unsigned long long)o->symbols,
@@ -101,6 +110,87 @@ static void print_summary(const run_config *cfg, const run_outcome *o, const cha
            "tiktoken.json\n", shown);
 }
 
+/* Writes the tokenizer of a finished run and prints the summary; the exit
+ * status. */
+static int finish_training(const run_config *cfg, run_outcome *outcome, const char *out_dir,
+                           bool from_counts)
+{
+    char err[2 * PATH_MAX];
+    int status = EXIT_OK;
+    if (!output_write_tokenizer(out_dir, &outcome->result, &cfg->pretok, err, sizeof err)) {
+        cli_error("%s", err);
+        status = EXIT_FAIL;
+    } else {
+        print_summary(cfg, outcome, out_dir, from_counts);
+    }
+    run_outcome_free(outcome);
+    return status;
+}
+
+/*
+ * train --counts: word-count files instead of a corpus. The pattern and the
+ * special tokens are the files' own, so the options that set them are
+ * refused (exit 2) rather than silently ignored. The files are read before
+ * DIR is touched. Returns the exit status.
+ */
+static int train_from_counts(const bpe_trainer *trainer, uint64_t vocab_size,
+                             const corpus_options *copts, const char *out_dir,
+                             const char *const *inputs, size_t n_inputs)
+{
+    if (copts->pattern || copts->n_specials || copts->no_specials ||
+        copts->invalid_utf8 != INVALID_UTF8_ERROR) {
+        cli_error("--counts takes the pattern and special tokens from the word-count files; "
+                  "drop --pattern, --special-token, --no-special-tokens and --invalid-utf8 "
+                  "(give them to bpebench count)");
+        return EXIT_USAGE;
+    }
+    char err[2 * PATH_MAX];
+    char **files = NULL;
+    size_t n_files = 0;
+    if (!corpus_list_files(inputs, n_inputs, &files, &n_files, err, sizeof err)) {
+        cli_error("%s", err);
+        return EXIT_FAIL;
+    }
+    double start = clock_now();
+    wordcount_meta meta = {0};
+    run_input in;
+    bool read = run_read_counts(files, n_files, &in, &meta, err, sizeof err);
+    if (!read)
+        cli_error("%s", err);
+    run_config cfg = {.files = files, .n_files = n_files, .trainer = trainer,
+                      .vocab_size = vocab_size,
+                      .pretok = {.specials = (const char *const *)meta.specials,
+                                 .n_specials = meta.n_specials, .pattern = meta.pattern}};
+    for (size_t k = 0; read && k < meta.n_specials; k++)
+        if (!output_special_token_ok(meta.specials[k], err, sizeof err)) {
+            cli_error("%s: %s", files[0], err);
+            read = false;
+        }
+    int status = EXIT_FAIL;
+    out_dir_made made_out;
+    run_outcome outcome;
+    if (!read) {
+        /* nothing more to do */
+    } else if (!check_training_options(&cfg, out_dir)) {
+        status = EXIT_USAGE;
+    } else if (!out_dir_prepare(&made_out, out_dir, err, sizeof err)) {
+        cli_error("%s", err);
+    } else {
+        bool trained = run_training_on(&cfg, &in, start, &outcome, err, sizeof err);
+        read = false; /* run_training_on freed the input */
+        if (!trained)
+            cli_error("%s", err);
+        else
+            status = finish_training(&cfg, &outcome, out_dir, true);
+        out_dir_settle(&made_out, status == EXIT_OK);
+    }
+    if (read)
+        run_input_free(&in);
+    wordcount_meta_free(&meta);
+    corpus_free_files(files, n_files);
+    return status;
+}
+
 int cmd_train(int argc, char **argv)
 {
     static const struct option options[] = {
@@ -111,13 +201,14 @@ int cmd_train(int argc, char **argv)
         {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
         {"pattern", required_argument, NULL, OPT_PATTERN},
         {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
+        {"counts", no_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
     corpus_options copts = {0};
     const char *trainer_name = NULL, *out_dir = NULL;
     uint64_t vocab_size = 0;
-    bool have_vocab = false;
+    bool have_vocab = false, from_counts = false;
     int opt, status = EXIT_USAGE;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
@@ -132,6 +223,8 @@ int cmd_train(int argc, char **argv)
                 goto done;
         } else if (opt == 'o') {
             out_dir = optarg;
+        } else if (opt == 'c') {
+            from_counts = true;
         } else if (!cli_corpus_option(&copts, opt, optarg)) {
             if (opt == '?')
                 cli_bad_option("train", options, argv);
@@ -150,6 +243,11 @@ int cmd_train(int argc, char **argv)
     }
     if (!trainer) {
         cli_error("unknown trainer '%s'; bpebench list shows the trainers", trainer_name);
+        goto done;
+    }
+    if (from_counts) {
+        status = train_from_counts(trainer, vocab_size, &copts, out_dir,
+                                   (const char *const *)argv + optind, (size_t)(argc - optind));
         goto done;
     }
     run_config cfg = {.pretok = cli_pretok_config(&copts), .trainer = trainer,
@@ -178,17 +276,10 @@ int cmd_train(int argc, char **argv)
         corpus_free_files(files, n_files);
         goto done;
     }
-    if (!run_training(&cfg, &outcome, err, sizeof err)) {
+    if (!run_training(&cfg, &outcome, err, sizeof err))
         cli_error("%s", err);
-    } else {
-        if (!output_write_tokenizer(out_dir, &outcome.result, &cfg.pretok, err, sizeof err))
-            cli_error("%s", err);
-        else {
-            print_summary(&cfg, &outcome, out_dir);
-            status = EXIT_OK;
-        }
-        run_outcome_free(&outcome);
-    }
+    else
+        status = finish_training(&cfg, &outcome, out_dir, false);
     out_dir_settle(&made_out, status == EXIT_OK);
     corpus_free_files(files, n_files);
 done:

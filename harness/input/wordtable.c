@@ -173,6 +173,20 @@ bool word_table_add_hashed(word_table *t, const uint8_t *bytes, size_t len, uint
     return true;
 }
 
+size_t word_table_find(const word_table *t, const uint8_t *bytes, size_t len)
+{
+    uint32_t hash = (uint32_t)word_table_hash(bytes, len);
+    size_t mask = t->slot_cap - 1;
+    for (size_t s = hash & mask; t->slots[s]; s = (s + 1) & mask) {
+        if ((uint32_t)(t->slots[s] >> 32) != hash)
+            continue;
+        const word_entry *e = &t->entries[(uint32_t)t->slots[s] - 1];
+        if (e->len == len && memcmp(t->arena + e->offset, bytes, len) == 0)
+            return (uint32_t)t->slots[s] - 1;
+    }
+    return SIZE_MAX;
+}
+
 uint64_t word_table_memory(const word_table *t)
 {
     return t->slot_cap * sizeof *t->slots + t->entry_cap * sizeof *t->entries + t->arena_cap;

@@ -53,6 +53,10 @@ void word_table_prefetch(const word_table *t, uint64_t hash);
 bool word_table_add_hashed(word_table *t, const uint8_t *bytes, size_t len, uint64_t full_hash,
                            uint64_t count);
 
+/* The index in `entries` of the word bytes[0, len), or SIZE_MAX when the
+ * table does not hold it. O(len) expected. */
+size_t word_table_find(const word_table *t, const uint8_t *bytes, size_t len);
+
 /* Bytes the table holds on the heap (slots, entries, arena capacities). */
 uint64_t word_table_memory(const word_table *t);
 

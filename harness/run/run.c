@@ -57,6 +57,15 @@ static bool no_text(const run_config *cfg, const run_input *in, char *err, size_
                      others, (unsigned long long)in->corpus.bytes);
 }
 
+/* The view of a counted table, and the memory both hold. */
+static bool make_view(run_input *in, char *err, size_t err_len)
+{
+    if (!word_table_view(&in->table, &in->array, &in->view))
+        return set_error(err, err_len, "out of memory building the word list");
+    in->memory_bytes = word_table_memory(&in->table) + in->view.n_words * sizeof *in->array;
+    return true;
+}
+
 bool run_count_input(const run_config *cfg, run_input *in, char *err, size_t err_len)
 {
     memset(in, 0, sizeof *in);
@@ -77,11 +86,8 @@ bool run_count_input(const run_config *cfg, run_input *in, char *err, size_t err
     }
     if (ok && in->table.n_entries == 0)
         ok = no_text(cfg, in, err, err_len);
-    if (ok && !word_table_view(&in->table, &in->array, &in->view))
-        ok = set_error(err, err_len, "out of memory building the word list");
-    if (ok)
-        in->memory_bytes = word_table_memory(&in->table) + in->view.n_words * sizeof *in->array;
-    else
+    ok = ok && make_view(in, err, err_len);
+    if (!ok)
         run_input_free(in);
     return ok;
 }
@@ -106,23 +112,51 @@ bool run_max_merges(uint64_t vocab_size, size_t n_specials, uint64_t *max_merges
     return true;
 }
 
+bool run_read_counts(char *const *paths, size_t n, run_input *in, wordcount_meta *meta,
+                     char *err, size_t err_len)
+{
+    memset(in, 0, sizeof *in);
+    if (!word_table_init(&in->table))
+        return set_error(err, err_len, "out of memory");
+    double t0 = clock_now();
+    bool ok = wordcount_read_files(paths, n, meta, &in->table, err, err_len);
+    in->read_seconds = clock_now() - t0;
+    in->corpus.pretokens = in->table.pretokens;
+    if (ok && in->table.n_entries == 0)
+        ok = set_error(err, err_len, "%s%s: no words to train on; count a corpus with text",
+                       paths[0], n > 1 ? " and the other files" : "");
+    ok = ok && make_view(in, err, err_len);
+    if (!ok)
+        run_input_free(in);
+    return ok;
+}
+
 bool run_training(const run_config *cfg, run_outcome *out, char *err, size_t err_len)
 {
     memset(out, 0, sizeof *out);
     if (!run_max_merges(cfg->vocab_size, cfg->pretok.n_specials, &out->max_merges, err, err_len))
         return false;
-
     double start = clock_now();
     run_input in;
-    bool ok = run_count_input(cfg, &in, err, err_len);
+    if (!run_count_input(cfg, &in, err, err_len))
+        return false;
+    return run_training_on(cfg, &in, start, out, err, err_len);
+}
+
+bool run_training_on(const run_config *cfg, run_input *in, double start, run_outcome *out,
+                     char *err, size_t err_len)
+{
+    memset(out, 0, sizeof *out);
+    bool ok = run_max_merges(cfg->vocab_size, cfg->pretok.n_specials, &out->max_merges, err,
+                             err_len);
     if (ok) {
-        out->times.read = in.read_seconds;
-        out->times.pretokenize = in.pretokenize_seconds;
-        out->corpus = in.corpus;
-        const bpe_words view = in.view;
+        out->times.read = in->read_seconds;
+        out->times.pretokenize = in->pretokenize_seconds;
+        out->corpus = in->corpus;
+        const bpe_words view = in->view;
         out->words_distinct = view.n_words;
         out->symbols = view.n_symbols;
-        out->word_table_bytes = in.memory_bytes;
+        out->word_table_bytes = in->memory_bytes;
         run_clock clock = {.profile = cfg->profile};
         bpe_observer observer = {.on_event = on_trainer_event, .ctx = &clock};
         double before_setup = clock_now();
@@ -145,7 +179,7 @@ bool run_training(const run_config *cfg, run_outcome *out, char *err, size_t err
             out->times.merge = after - clock.setup_done;
         }
     }
-    run_input_free(&in);
+    run_input_free(in);
     out->times.total = clock_now() - start;
     if (!ok)
         run_outcome_free(out);

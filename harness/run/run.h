@@ -7,6 +7,7 @@
 #define BPE_RUN_H
 
 #include "input/corpus.h"
+#include "input/wordcount.h"
 
 typedef struct {
     char *const *files;          /* inputs, already expanded (corpus_list_files) */
@@ -62,8 +63,22 @@ typedef struct {
 bool run_count_input(const run_config *cfg, run_input *in, char *err, size_t err_len);
 void run_input_free(run_input *in);
 
+/* Reads and sums word-count files paths[0, n) (input/wordcount.h) instead of
+ * a corpus (train --counts): `in` as run_count_input makes it, with the time
+ * spent reading the files as read_seconds and none for pretokenizing, and
+ * `meta` (zeroed by the caller; free it) saying what they were counted
+ * with. False with a one-line reason. O(size of the files). */
+bool run_read_counts(char *const *paths, size_t n, run_input *in, wordcount_meta *meta,
+                     char *err, size_t err_len);
+
 /* Checks V ≥ 256 + S; runs everything. False with a one-line reason in err. */
 bool run_training(const run_config *cfg, run_outcome *out, char *err, size_t err_len);
+
+/* The same on an input already counted (run_count_input or run_read_counts;
+ * cfg's files are not read), which it frees. out->times.total counts from
+ * `start` (clock_now() before the input was counted). */
+bool run_training_on(const run_config *cfg, run_input *in, double start, run_outcome *out,
+                     char *err, size_t err_len);
 void run_outcome_free(run_outcome *out);
 
 #endif

@@ -1,0 +1,337 @@
+/*
+ * external.c — see external.h. The command runs in runner_in_child's
+ * process (its own process group, killed whole at the time limit), so it is
+ * timed and measured (wait4's peak RSS) exactly like a built-in run; its
+ * standard error comes back over the pipe.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "bench/external.h"
+#include "bench/runner.h"
+
+#include "base/byteunicode.h"
+#include "base/clock.h"
+#include "base/errors.h"
+#include "base/utf8.h"
+#include "input/wordtable.h"
+#include "array.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------- names */
+
+/* s[0, len) without the spaces at either end. */
+static void trim(const char **s, size_t *len)
+{
+    while (*len && isspace((unsigned char)**s))
+        ++*s, --*len;
+    while (*len && isspace((unsigned char)(*s)[*len - 1]))
+        --*len;
+}
+
+bool external_parse(const char *spec, external_trainer *t, char *err, size_t err_len)
+{
+    memset(t, 0, sizeof *t);
+    const char *eq = strchr(spec, '=');
+    if (!eq)
+        return set_error(err, err_len, "bad external trainer '%s': give NAME=COMMAND", spec);
+    const char *name = spec, *command = eq + 1;
+    size_t name_len = (size_t)(eq - spec), command_len = strlen(command);
+    trim(&name, &name_len);
+    trim(&command, &command_len);
+    if (name_len == 0 || name_len >= sizeof t->name)
+        return set_error(err, err_len, "bad external trainer name '%.*s': " UNTRUSTED_NAME_RULE,
+                         (int)(name_len < 80 ? name_len : 80), name);
+    memcpy(t->name, name, name_len);
+    t->name[name_len] = '\0';
+    if (!untrusted_name_ok(t->name))
+        return set_error(err, err_len, "bad external trainer name '%s': " UNTRUSTED_NAME_RULE,
+                         t->name);
+    if (bpe_trainer_find(t->name))
+        return set_error(err, err_len, "external trainer name '%s' is a built-in trainer's; "
+                         "choose another name", t->name);
+    if (command_len == 0)
+        return set_error(err, err_len, "external trainer '%s' has no command; give NAME=COMMAND",
+                         t->name);
+    if (!(t->command = strndup(command, command_len)))
+        return set_error(err, err_len, "out of memory");
+    return true;
+}
+
+void external_free(external_trainer *t)
+{
+    free(t->command);
+    t->command = NULL;
+}
+
+/* ------------------------------------------------------------- merges.txt */
+
+/* Decodes token text s[0, len) (GPT-2 alphabet) into bytes; 0 when a
+ * character is not in the alphabet or the text is empty. */
+static size_t decode_token(const char *s, size_t len, uint8_t *bytes)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        int step = utf8_decode((const uint8_t *)s + i, len - i, &cp);
+        int b = step > 0 ? codepoint_to_byte(cp) : -1;
+        if (b < 0)
+            return 0;
+        bytes[n++] = (uint8_t)b;
+        i += (size_t)step;
+    }
+    return n;
+}
+
+/* The token whose bytes are bytes[0, len): its id, or BPE_NO_TOKEN. `tokens`
+ * maps each distinct token string to its entry; ids[entry] is its oldest id. */
+static bpe_token token_of(const word_table *tokens, const bpe_token *ids, const uint8_t *bytes,
+                          size_t len)
+{
+    size_t entry = word_table_find(tokens, bytes, len);
+    return entry == SIZE_MAX ? BPE_NO_TOKEN : ids[entry];
+}
+
+/* Parses one "LEFT RIGHT" line into the result (the two tokens looked up,
+ * the merge appended, the new token remembered). */
+static bool add_merge_line(const char *line, size_t len, bpe_result *r, word_table *tokens,
+                           bpe_token **ids, size_t *cap_ids, uint8_t *bytes, const char **why)
+{
+    const char *space = memchr(line, ' ', len);
+    if (!space || memchr(space + 1, ' ', len - (size_t)(space + 1 - line))) {
+        *why = "a merge line is LEFT RIGHT, one space between";
+        return false;
+    }
+    size_t llen = decode_token(line, (size_t)(space - line), bytes);
+    bpe_token left = llen ? token_of(tokens, *ids, bytes, llen) : BPE_NO_TOKEN;
+    size_t rlen = decode_token(space + 1, len - (size_t)(space + 1 - line), bytes);
+    bpe_token right = rlen ? token_of(tokens, *ids, bytes, rlen) : BPE_NO_TOKEN;
+    if (!llen || !rlen) {
+        *why = "a token with a character outside the GPT-2 byte alphabet (or empty)";
+        return false;
+    }
+    if (left == BPE_NO_TOKEN || right == BPE_NO_TOKEN) {
+        *why = "a part that is not a token yet (neither a byte nor an earlier merge)";
+        return false;
+    }
+    bpe_token id = bpe_vocab_add_merge(&r->vocab, left, right);
+    bpe_merge *merges = bpe_array_reserve(r->merges, &r->cap_merges, r->n_merges + 1,
+                                          sizeof *merges);
+    *why = "out of memory";
+    if (id == BPE_NO_TOKEN || !merges)
+        return false;
+    r->merges = merges;
+    r->merges[r->n_merges++] = (bpe_merge){.left = left, .right = right, .id = id};
+    size_t before = tokens->n_entries;
+    const uint8_t *made = bpe_vocab_bytes(&r->vocab, id);
+    if (!word_table_add(tokens, made, r->vocab.len[id], 1))
+        return false;
+    if (tokens->n_entries > before) { /* a new string; a twin keeps the older id */
+        bpe_token *grown = bpe_array_reserve(*ids, cap_ids, tokens->n_entries, sizeof *grown);
+        if (!grown)
+            return false;
+        *ids = grown;
+        (*ids)[before] = id;
+    }
+    *why = NULL;
+    return true;
+}
+
+bool external_read_merges(const char *path, bpe_result *r, char *err, size_t err_len)
+{
+    memset(r, 0, sizeof *r);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return set_error(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+    word_table tokens;
+    bpe_token *ids = NULL;
+    size_t cap_ids = 0;
+    bool ok = bpe_vocab_init(&r->vocab) && word_table_init(&tokens);
+    ids = ok ? bpe_array_reserve(NULL, &cap_ids, BPE_BYTE_TOKENS, sizeof *ids) : NULL;
+    for (unsigned b = 0; ids && b < BPE_BYTE_TOKENS; b++) {
+        uint8_t byte = (uint8_t)b;
+        ids[b] = b;
+        ok = ok && word_table_add(&tokens, &byte, 1, 1);
+    }
+    if (!ok || !ids) {
+        fclose(f);
+        free(ids);
+        bpe_result_free(r);
+        return set_error(err, err_len, "out of memory");
+    }
+    char *line = NULL;
+    uint8_t *bytes = NULL;
+    size_t cap = 0, bytes_cap = 0;
+    ssize_t got;
+    const char *why = NULL;
+    unsigned long long number = 0;
+    while (!why && (got = getline(&line, &cap, f)) >= 0) {
+        size_t len = (size_t)got;
+        number++;
+        if (len && line[len - 1] == '\n')
+            len--;
+        if (number == 1 && len >= 9 && memcmp(line, "#version:", 9) == 0)
+            continue;
+        if (bytes_cap < len + 1) {
+            free(bytes);
+            bytes = malloc(bytes_cap = len + 1);
+        }
+        if (!bytes)
+            why = "out of memory";
+        else if (len > 0)
+            add_merge_line(line, len, r, &tokens, &ids, &cap_ids, bytes, &why);
+    }
+    if (!why && ferror(f))
+        ok = set_error(err, err_len, "%s: cannot read: %s", path, strerror(errno));
+    else if (why)
+        ok = set_error(err, err_len, "%s:%llu: %s", path, number, why);
+    fclose(f);
+    free(line);
+    free(bytes);
+    free(ids);
+    word_table_free(&tokens);
+    if (!ok)
+        bpe_result_free(r);
+    return ok;
+}
+
+/* ------------------------------------------------------------- running */
+
+/* The environment of one run, built in the parent (the child only sets it). */
+typedef struct {
+    const char *command;      /* sh -c COMMAND */
+    const char *names[6];     /* BPE_INPUT, ... */
+    char *values[6];          /* their values; owned */
+} external_env;
+
+/* The JSON array of the special tokens, malloc'd. */
+static char *specials_json(const pretok_config *p)
+{
+    cJSON *list = cJSON_CreateArray();
+    bool ok = list != NULL;
+    for (size_t i = 0; ok && i < p->n_specials; i++)
+        ok = cJSON_AddItemToArray(list, cJSON_CreateString(p->specials[i]));
+    char *text = ok ? cJSON_PrintUnformatted(list) : NULL;
+    cJSON_Delete(list);
+    return text;
+}
+
+/* The BPE_* values of a job; false on OOM or a path holding a newline. */
+static bool build_env(const external_job *job, external_env *env, char *err, size_t err_len)
+{
+    size_t total = 1;
+    for (size_t i = 0; i < job->n_files; i++) {
+        if (strchr(job->files[i], '\n'))
+            return set_error(err, err_len, "%s: a path with a newline cannot go in BPE_INPUT "
+                             "(one path per line); rename it", job->files[i]);
+        total += strlen(job->files[i]) + 1;
+    }
+    char *input = malloc(total), *vocab = malloc(24);
+    if (input) {
+        input[0] = '\0';
+        for (size_t i = 0; i < job->n_files; i++) {
+            strcat(input, job->files[i]);
+            strcat(input, i + 1 < job->n_files ? "\n" : "");
+        }
+    }
+    if (vocab)
+        snprintf(vocab, 24, "%llu", (unsigned long long)job->vocab_size);
+    const char *names[6] = {"BPE_INPUT", "BPE_COUNTS", "BPE_VOCAB_SIZE", "BPE_SPECIAL_TOKENS",
+                            "BPE_PATTERN", "BPE_OUT"};
+    char *values[6] = {input, strdup(job->counts_path), vocab, specials_json(job->pretok),
+                       strdup(pretok_pattern_source(job->pretok->pattern)),
+                       strdup(job->out_dir)};
+    bool ok = true;
+    for (int i = 0; i < 6; i++) {
+        env->names[i] = names[i];
+        env->values[i] = values[i];
+        ok = ok && values[i];
+    }
+    return ok ? true : set_error(err, err_len, "out of memory");
+}
+
+static void free_env(external_env *env)
+{
+    for (int i = 0; i < 6; i++)
+        free(env->values[i]);
+}
+
+/* The child: standard input from /dev/null, output to /dev/null, standard
+ * error to the pipe, the BPE_* variables set; then sh -c COMMAND. */
+static void external_child(const void *arg, int fd)
+{
+    const external_env *env = arg;
+    int null = open("/dev/null", O_RDWR);
+    if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0 ||
+        dup2(fd, STDERR_FILENO) < 0)
+        _exit(126);
+    for (int i = 0; i < 6; i++)
+        if (setenv(env->names[i], env->values[i], 1) != 0)
+            _exit(126);
+    execl("/bin/sh", "sh", "-c", env->command, (char *)NULL);
+    _exit(127);
+}
+
+/* The last non-empty line of text, cut to fit `out`. */
+static void last_line(const char *text, size_t len, char *out, size_t out_len)
+{
+    while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+        len--;
+    size_t start = len;
+    while (start && text[start - 1] != '\n')
+        start--;
+    snprintf(out, out_len, "%.*s", (int)(len - start), text + start);
+}
+
+bool external_run(const external_trainer *t, const external_job *job, external_outcome *out,
+                  char *err, size_t err_len)
+{
+    memset(out, 0, sizeof *out);
+    external_env env = {.command = t->command};
+    if (!build_env(job, &env, err, err_len)) {
+        free_env(&env);
+        return false;
+    }
+    runner_child_report rep;
+    double start = clock_now();
+    bool ran = runner_in_child(external_child, &env, job->time_limit_s, true, &rep, err, err_len);
+    out->seconds = clock_now() - start;
+    free_env(&env);
+    if (!ran)
+        return false;
+    out->peak_rss_bytes = rep.maxrss;
+    char said[400];
+    last_line(rep.text ? rep.text : "", rep.len, said, sizeof said);
+    int st = rep.wait_status;
+    char merges_path[4096];
+    snprintf(merges_path, sizeof merges_path, "%s/merges.txt", job->out_dir);
+    out->status = EXTERNAL_ERROR;
+    if (rep.timed_out) {
+        out->status = EXTERNAL_TIMEOUT;
+        snprintf(out->message, sizeof out->message, "killed at the time limit of %g s%s%s",
+                 job->time_limit_s, *said ? "; stderr: " : "", said);
+    } else if (WIFSIGNALED(st)) {
+        snprintf(out->message, sizeof out->message, "killed by signal %d (%s)%s%s", WTERMSIG(st),
+                 strsignal(WTERMSIG(st)), *said ? "; stderr: " : "", said);
+    } else if (WEXITSTATUS(st) != 0) {
+        snprintf(out->message, sizeof out->message, "exit status %d%s%s", WEXITSTATUS(st),
+                 *said ? "; stderr: " : "", said);
+    } else if (access(merges_path, F_OK) != 0) {
+        snprintf(out->message, sizeof out->message, "exited 0 but wrote no merges.txt in "
+                 "$BPE_OUT%s%s", *said ? "; stderr: " : "", said);
+    } else if (!external_read_merges(merges_path, &out->merges, out->message,
+                                     sizeof out->message)) {
+        /* out->message says which line of merges.txt is wrong */
+    } else {
+        out->status = EXTERNAL_OK;
+    }
+    free(rep.text);
+    return true;
+}

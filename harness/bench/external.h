@@ -1,0 +1,84 @@
+/*
+ * external.h — trainers that are not compiled into bpebench: a command the
+ * user gives (`bench --external NAME=COMMAND`, `external NAME = COMMAND` in
+ * a config file, `check --external COMMAND`), run with `sh -c` in a process
+ * of its own, timed and verified like a built-in trainer.
+ *
+ * This is the one place where bpebench runs something a user hands it as
+ * code, on purpose (docs/security.md): the command comes only from the
+ * user's own command line or config file, never from a results file; NAME
+ * is a safe name (untrusted.h); and nothing is ever spliced into the
+ * command: every input goes in an environment variable:
+ *   BPE_INPUT           the corpus files, one path per line (slices already cut)
+ *   BPE_COUNTS          a word-count file of that input (input/wordcount.h)
+ *   BPE_VOCAB_SIZE      V
+ *   BPE_SPECIAL_TOKENS  the special tokens, a JSON array of strings
+ *   BPE_PATTERN         the pretokenization pattern's PCRE2 source
+ *   BPE_OUT             a fresh, empty directory where it must write merges.txt
+ *                       (our format, SPEC §3); vocab.json is optional
+ * It runs in the current directory, with standard input from /dev/null and
+ * standard output and error captured (the last line of standard error is
+ * what a failure reports).
+ */
+#ifndef BPE_EXTERNAL_H
+#define BPE_EXTERNAL_H
+
+#include "input/pretok.h"
+#include "base/untrusted.h"
+
+/* A trainer given as a command. */
+typedef struct {
+    char name[UNTRUSTED_NAME_MAX + 1]; /* a safe name, shown and recorded */
+    char *command;                     /* run as sh -c COMMAND; owned */
+} external_trainer;
+
+/* Parses NAME=COMMAND (spaces around NAME and COMMAND dropped): NAME must
+ * be a safe name that no built-in trainer has, COMMAND not empty. False
+ * with a one-line reason. */
+bool external_parse(const char *spec, external_trainer *t, char *err, size_t err_len);
+void external_free(external_trainer *t);
+
+/* One run of an external trainer. */
+typedef struct {
+    char *const *files;          /* the corpus files (BPE_INPUT); no path may hold a newline */
+    size_t n_files;              /* how many */
+    const char *counts_path;     /* BPE_COUNTS */
+    uint64_t vocab_size;         /* BPE_VOCAB_SIZE */
+    const pretok_config *pretok; /* BPE_SPECIAL_TOKENS, BPE_PATTERN */
+    const char *out_dir;         /* BPE_OUT: an existing, empty directory */
+    double time_limit_s;         /* wall clock; ≤ 0: none */
+} external_job;
+
+/* How a run ended. */
+typedef enum {
+    EXTERNAL_OK,      /* exit 0 and a merges.txt that reads back */
+    EXTERNAL_ERROR,   /* nonzero exit, a signal, no or a malformed merges.txt */
+    EXTERNAL_TIMEOUT, /* killed at the time limit */
+} external_status;
+
+typedef struct {
+    external_status status;  /* see above */
+    double seconds;          /* wall clock, start to exit */
+    uint64_t peak_rss_bytes; /* wait4's ru_maxrss: the largest of the shell and what it waited for */
+    char message[512];       /* not ok: why (stderr's last line, or the merges.txt error) */
+    bpe_result merges;       /* ok: the merge list read back (counts 0: merges.txt has none) */
+} external_outcome;
+
+/*
+ * Runs the job: fork; the child, in a process group of its own that dies
+ * with us, sets the BPE_* variables and execs /bin/sh -c COMMAND; the
+ * parent waits (polling, for the time limit; the whole group is killed
+ * then) and reads BPE_OUT/merges.txt. False only when the harness itself
+ * fails (fork, out of memory), with err; every failure of the command is
+ * an outcome. Free out->merges with bpe_result_free.
+ */
+bool external_run(const external_trainer *t, const external_job *job, external_outcome *out,
+                  char *err, size_t err_len);
+
+/* Reads a merges.txt (an optional "#version" first line, then "LEFT RIGHT"
+ * per line in the GPT-2 byte alphabet, each part a token already: a byte or
+ * an earlier merge) into a bpe_result with counts 0. False with
+ * "PATH:LINE: reason". O(size + m · log m). */
+bool external_read_merges(const char *path, bpe_result *out, char *err, size_t err_len);
+
+#endif

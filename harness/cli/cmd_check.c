@@ -1,0 +1,123 @@
+/*
+ * cmd_check.c — `bpebench check (--trainer NAME | --external COMMAND)`:
+ * "is my BPE right?" The battery of bench/check.h, one line per case, a
+ * summary, exit 0 only when every case passes.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/cli.h"
+#include "bench/check.h"
+#include "base/treefile.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void check_usage(FILE *out)
+{
+    fputs("usage: bpebench check (--trainer NAME | --external COMMAND) [--data-dir DIR]\n"
+          "\n"
+          "Runs one trainer on a battery of small cases (SPEC §2's worked examples,\n"
+          "overlapping runs, ties between prefixes, special tokens, a multilingual and a\n"
+          "Gutenberg slice, at a few vocab sizes) and compares its merges with the naive\n"
+          "trainer's. Prints one line per case (ok, or the first differing merge: index,\n"
+          "both pairs, both counts) and a summary; exit 0 only if every case passes.\n"
+          "\n"
+          "  --trainer NAME     a built-in trainer (bpebench list)\n"
+          "  --external COMMAND your own trainer: run with sh -c in the current directory,\n"
+          "                     with BPE_INPUT, BPE_COUNTS, BPE_VOCAB_SIZE,\n"
+          "                     BPE_SPECIAL_TOKENS, BPE_PATTERN and BPE_OUT set; it writes\n"
+          "                     $BPE_OUT/merges.txt (docs/examples/adapter.py shows how).\n"
+          "                     This runs COMMAND as code: give only your own commands.\n"
+          "  --data-dir DIR     the unpacked corpora (make data; default: build/data of\n"
+          "                     the tree this binary is in)\n"
+          "  --help             this text\n",
+          out);
+}
+
+/* The default data dir: the tree's build/data (the directory of
+ * data/multilingual beside the binary or above it). */
+static bool default_data_dir(char *out, size_t out_len)
+{
+    if (!tree_locate("data/multilingual", out, out_len))
+        return false;
+    char *slash = strrchr(out, '/');
+    *slash = '\0';
+    return true;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"trainer", required_argument, NULL, 't'},
+        {"external", required_argument, NULL, 'e'},
+        {"data-dir", required_argument, NULL, 'd'},
+        {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0},
+    };
+    const char *trainer_name = NULL, *command = NULL, *data_dir = NULL;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        if (opt == 'h') {
+            check_usage(stdout);
+            return EXIT_OK;
+        } else if (opt == 't') {
+            trainer_name = optarg;
+        } else if (opt == 'e') {
+            command = optarg;
+        } else if (opt == 'd') {
+            data_dir = optarg;
+        } else {
+            return cli_bad_option("check", options, argv);
+        }
+    }
+    if ((trainer_name != NULL) == (command != NULL) || optind < argc) {
+        cli_error("check needs one of --trainer NAME or --external COMMAND, and no other "
+                  "arguments; see bpebench check --help");
+        return EXIT_USAGE;
+    }
+    char found[PATH_MAX], err[1024];
+    if (!data_dir && default_data_dir(found, sizeof found))
+        data_dir = found;
+    if (!data_dir)
+        data_dir = "build/data";
+    check_trainer t;
+    external_trainer ext = {0};
+    if (trainer_name) {
+        const bpe_trainer *builtin = bpe_trainer_find(trainer_name);
+        if (!builtin) {
+            cli_error("unknown trainer '%s'; bpebench list shows the trainers", trainer_name);
+            return EXIT_USAGE;
+        }
+        t = check_builtin(builtin);
+    } else {
+        char spec[64 + 8];
+        snprintf(spec, sizeof spec, "external=");
+        char *joined = malloc(strlen(spec) + strlen(command) + 1);
+        if (!joined) {
+            cli_error("out of memory");
+            return EXIT_FAIL;
+        }
+        strcat(strcpy(joined, spec), command);
+        bool parsed = external_parse(joined, &ext, err, sizeof err);
+        free(joined);
+        if (!parsed) {
+            cli_error("%s", err);
+            return EXIT_USAGE;
+        }
+        char shown[1024];
+        display_escape(ext.command, strlen(ext.command), shown, sizeof shown);
+        printf("running    sh -c %s   (once per case, with the BPE_* variables)\n", shown);
+        t = check_external(&ext);
+    }
+    size_t failed = 0, cases = 0;
+    bool ran = check_run(&t, data_dir, stdout, &failed, &cases, err, sizeof err);
+    external_free(&ext);
+    if (!ran) {
+        cli_error("%s", err);
+        return EXIT_FAIL;
+    }
+    return failed == 0 ? EXIT_OK : EXIT_FAIL;
+}

@@ -1,0 +1,130 @@
+/*
+ * cmd_count.c — `bpebench count`: a corpus's word table written as a
+ * word-count file (input/wordcount.h), for `train --counts`, for external
+ * trainers that skip pretokenization, and for counting shards of a corpus
+ * on several machines (docs/scaling.md).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/cli.h"
+#include "run/run.h"
+#include "base/untrusted.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void count_usage(FILE *out)
+{
+    fputs("usage: bpebench count --out FILE [options] INPUT...\n"
+          "\n"
+          "Pretokenizes and counts INPUT (files, or directories: every regular file in\n"
+          "them, in name order; - reads standard input) exactly as train does, and writes\n"
+          "the word table to FILE (whole or not at all): a header line naming the format\n"
+          "version, the pattern and the special tokens, then one COUNT<TAB>WORD line per\n"
+          "distinct word (WORD in the byte alphabet of merges.txt), then an end line.\n"
+          "bpebench train --counts FILE... sums such files and trains on the sum; the\n"
+          "merges equal those of training on the corpus (docs/wordcount.md).\n"
+          "\n"
+          "  --out FILE             the word-count file to write\n"
+          "  --threads N            counting threads (accepted; this build counts with one)\n"
+          "  --special-token S      a special token, repeatable (default: <|endoftext|>)\n"
+          "  --no-special-tokens    no special tokens at all\n"
+          "  --pattern P            gpt2 (default), gpt4, or a PCRE2 pattern\n"
+          "  --invalid-utf8=MODE    error (default) or bytes: keep invalid bytes as words\n"
+          "  --help                 this text\n",
+          out);
+}
+
+/* Option codes of count's own options. */
+enum { OPT_THREADS = 2000 };
+
+int cmd_count(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"out", required_argument, NULL, 'o'},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"special-token", required_argument, NULL, OPT_SPECIAL_TOKEN},
+        {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
+        {"pattern", required_argument, NULL, OPT_PATTERN},
+        {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
+        {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0},
+    };
+    corpus_options copts = {0};
+    const char *out_file = NULL;
+    uint64_t threads = 1;
+    int opt, status = EXIT_USAGE;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        if (opt == 'h') {
+            count_usage(stdout);
+            cli_corpus_options_free(&copts);
+            return EXIT_OK;
+        } else if (opt == 'o') {
+            out_file = optarg;
+        } else if (opt == OPT_THREADS) {
+            if (!cli_parse_u64(optarg, "--threads", &threads))
+                goto done;
+            if (threads < 1 || threads > 1024) {
+                cli_error("bad --threads %s: give a number from 1 to 1024", optarg);
+                goto done;
+            }
+        } else if (!cli_corpus_option(&copts, opt, optarg)) {
+            if (opt == '?')
+                cli_bad_option("count", options, argv);
+            goto done;
+        }
+    }
+    if (!out_file || optind >= argc) {
+        cli_error("count needs --out and at least one INPUT; see bpebench count --help");
+        goto done;
+    }
+    if (!*out_file) {
+        cli_error("--out is empty; give a file name");
+        goto done;
+    }
+    run_config cfg = {.pretok = cli_pretok_config(&copts)};
+    char err[2 * PATH_MAX];
+    pretokenizer *p = pretok_new(&cfg.pretok, err, sizeof err);
+    if (!p) {
+        cli_error("%s", err);
+        goto done;
+    }
+    pretok_free(p);
+    status = EXIT_FAIL;
+    char **files = NULL;
+    size_t n_files = 0;
+    if (!corpus_list_inputs((const char *const *)argv + optind, (size_t)(argc - optind), true,
+                            &files, &n_files, err, sizeof err)) {
+        cli_error("%s", err);
+        goto done;
+    }
+    cfg.files = files;
+    cfg.n_files = n_files;
+    run_input in;
+    if (!run_count_input(&cfg, &in, err, sizeof err)) {
+        cli_error("%s", err);
+    } else {
+        if (!wordcount_write_file(out_file, &in.table, pretok_pattern_source(cfg.pretok.pattern),
+                                  cfg.pretok.specials, cfg.pretok.n_specials, err, sizeof err)) {
+            cli_error("%s", err);
+        } else {
+            char shown[4 * PATH_MAX];
+            display_escape(out_file, strlen(out_file), shown, sizeof shown);
+            printf("counted    %llu bytes in %zu file%s: %llu pretokens, W = %zu distinct "
+                   "words, in %.3f s\nwrote      %s\n",
+                   (unsigned long long)in.corpus.bytes, n_files, n_files == 1 ? "" : "s",
+                   (unsigned long long)in.corpus.pretokens, in.table.n_entries,
+                   in.read_seconds + in.pretokenize_seconds, shown);
+            status = EXIT_OK;
+        }
+        run_input_free(&in);
+    }
+    corpus_free_files(files, n_files);
+done:
+    cli_corpus_options_free(&copts);
+    return status;
+}

@@ -1,0 +1,465 @@
+/* wordcount.c — see wordcount.h. */
+#define _POSIX_C_SOURCE 200809L /* getline */
+#include "input/wordcount.h"
+
+#include "base/byteunicode.h"
+#include "base/errors.h"
+#include "base/utf8.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The header's fixed start; the JSON object follows it. */
+static const char HEADER_PREFIX[] = "#bpebench word counts v1 ";
+/* The start of every header, whatever its version: to name the version. */
+static const char HEADER_FAMILY[] = "#bpebench word counts v";
+/* The start of the last line. */
+static const char END_PREFIX[] = "#end ";
+
+void wordcount_meta_free(wordcount_meta *m)
+{
+    free(m->pattern);
+    for (size_t i = 0; i < m->n_specials; i++)
+        free(m->specials[i]);
+    free(m->specials);
+    memset(m, 0, sizeof *m);
+}
+
+/* ------------------------------------------------------------- writing */
+
+/* Highest count first, then by bytes (memcmp, then the shorter first). */
+static int by_count_then_bytes(const void *pa, const void *pb)
+{
+    const bpe_word *a = pa, *b = pb;
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
+    uint32_t common = a->len < b->len ? a->len : b->len;
+    int c = memcmp(a->bytes, b->bytes, common);
+    if (c != 0)
+        return c;
+    return (a->len > b->len) - (a->len < b->len);
+}
+
+/* The header line, malloc'd: prefix, the JSON object, newline. */
+static char *header_line(const char *pattern_source, const char *const *specials,
+                         size_t n_specials)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *list = cJSON_CreateArray();
+    bool ok = root && list && cJSON_AddItemToObject(root, "pattern",
+                                                   cJSON_CreateString(pattern_source));
+    ok = ok && cJSON_AddItemToObject(root, "special_tokens", list);
+    if (!ok)
+        cJSON_Delete(list);
+    list = ok ? list : NULL;
+    for (size_t i = 0; ok && i < n_specials; i++)
+        ok = cJSON_AddItemToArray(list, cJSON_CreateString(specials[i]));
+    char *json = ok ? cJSON_PrintUnformatted(root) : NULL;
+    cJSON_Delete(root);
+    char *line = json ? malloc(sizeof HEADER_PREFIX + strlen(json) + 1) : NULL;
+    if (line)
+        sprintf(line, "%s%s\n", HEADER_PREFIX, json);
+    free(json);
+    return line;
+}
+
+/* Bytes gathered before they go to the sink. */
+enum { FORMAT_BUFFER = 1 << 16 };
+
+/* A buffer in front of a sink. */
+typedef struct {
+    char buf[FORMAT_BUFFER]; /* pending bytes */
+    size_t used;             /* how many */
+    byte_sink sink;          /* where they go */
+} buffered_sink;
+
+static bool flush(buffered_sink *b, char *err, size_t err_len)
+{
+    bool ok = b->used == 0 || b->sink.write(b->sink.ctx, b->buf, b->used, err, err_len);
+    b->used = 0;
+    return ok;
+}
+
+/* Appends one record line; a line longer than the buffer goes straight through. */
+static bool put(buffered_sink *b, const char *data, size_t len, char *err, size_t err_len)
+{
+    if (b->used + len > sizeof b->buf && !flush(b, err, err_len))
+        return false;
+    if (len > sizeof b->buf)
+        return b->sink.write(b->sink.ctx, data, len, err, err_len);
+    memcpy(b->buf + b->used, data, len);
+    b->used += len;
+    return true;
+}
+
+bool wordcount_format(const word_table *t, const char *pattern_source,
+                      const char *const *specials, size_t n_specials, byte_sink sink, char *err,
+                      size_t err_len)
+{
+    bpe_word *words = NULL;
+    bpe_words view;
+    char *header = header_line(pattern_source, specials, n_specials);
+    buffered_sink *b = malloc(sizeof *b);
+    size_t longest = 0;
+    if (header && b && word_table_view(t, &words, &view)) {
+        for (size_t i = 0; i < view.n_words; i++)
+            longest = words[i].len > longest ? words[i].len : longest;
+    }
+    char *line = words ? malloc(2 * longest + 32) : NULL; /* count, tab, 2 bytes a byte, newline */
+    bool ok = line != NULL;
+    if (!ok) {
+        set_error(err, err_len, "out of memory formatting the word counts");
+    } else {
+        b->used = 0;
+        b->sink = sink;
+        qsort(words, view.n_words, sizeof *words, by_count_then_bytes);
+        ok = put(b, header, strlen(header), err, err_len);
+        for (size_t i = 0; ok && i < view.n_words; i++) {
+            size_t at = (size_t)sprintf(line, "%llu\t", (unsigned long long)words[i].count);
+            for (uint32_t k = 0; k < words[i].len; k++)
+                at += byte_to_unicode_utf8(words[i].bytes[k], line + at);
+            line[at++] = '\n';
+            ok = put(b, line, at, err, err_len);
+        }
+        if (ok) {
+            int n = sprintf(line, "%s%zu %llu\n", END_PREFIX, view.n_words,
+                            (unsigned long long)t->pretokens);
+            ok = put(b, line, (size_t)n, err, err_len) && flush(b, err, err_len);
+        }
+    }
+    free(line);
+    free(words);
+    free(b);
+    free(header);
+    return ok;
+}
+
+bool wordcount_write_file(const char *path, const word_table *t, const char *pattern_source,
+                          const char *const *specials, size_t n_specials, char *err,
+                          size_t err_len)
+{
+    atomic_file f;
+    if (!atomic_file_open(&f, path, err, err_len))
+        return false;
+    if (!wordcount_format(t, pattern_source, specials, n_specials, atomic_file_sink(&f), err,
+                          err_len)) {
+        atomic_file_abort(&f);
+        return false;
+    }
+    return atomic_file_commit(&f, err, err_len);
+}
+
+/* ------------------------------------------------------------- reading */
+
+/* Where the parser is, for messages. */
+typedef struct {
+    const char *name;   /* the file, as given */
+    uint64_t line;      /* 1-based line number */
+    char *err;          /* the caller's buffer */
+    size_t err_len;     /* its size */
+} parse_place;
+
+/* "NAME:LINE: reason", and false. */
+static bool parse_error(const parse_place *at, const char *fmt, ...) BPE_PRINTF_LIKE(2, 3);
+static bool parse_error(const parse_place *at, const char *fmt, ...)
+{
+    char reason[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    return set_error(at->err, at->err_len, "%s:%llu: %s", at->name,
+                     (unsigned long long)at->line, reason);
+}
+
+/* A whole decimal number from 1 to 2^64 − 1 without leading zeros, s[0, len). */
+static bool parse_count(const char *s, size_t len, uint64_t *out)
+{
+    if (len == 0 || len > 20 || s[0] == '0')
+        return false;
+    uint64_t v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9' || __builtin_mul_overflow(v, 10, &v) ||
+            __builtin_add_overflow(v, (uint64_t)(s[i] - '0'), &v))
+            return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* Decodes a word in the GPT-2 alphabet, s[0, len), into bytes (at most len
+ * of them). Returns the number of bytes, or 0 with the reason. O(len). */
+static size_t decode_word(const parse_place *at, const uint8_t *s, size_t len, uint8_t *bytes)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        int step = utf8_decode(s + i, len - i, &cp);
+        int b = step > 0 ? codepoint_to_byte(cp) : -1;
+        if (b < 0) {
+            parse_error(at, "byte offset %zu of the word: %s; a word is written in the GPT-2 "
+                        "byte alphabet of merges.txt (bpebench count writes it so)", i,
+                        step > 0 ? "a character outside the alphabet" : "not valid UTF-8");
+            return 0;
+        }
+        bytes[n++] = (uint8_t)b;
+        i += (size_t)step;
+    }
+    if (n == 0)
+        parse_error(at, "empty word; each line is COUNT<TAB>WORD");
+    return n;
+}
+
+/* Whether two metas name the same pattern and special tokens. */
+static bool same_meta(const wordcount_meta *a, const wordcount_meta *b)
+{
+    if (strcmp(a->pattern, b->pattern) != 0 || a->n_specials != b->n_specials)
+        return false;
+    for (size_t i = 0; i < a->n_specials; i++)
+        if (strcmp(a->specials[i], b->specials[i]) != 0)
+            return false;
+    return true;
+}
+
+/* The header's JSON object, text[0, len), into m. */
+static bool parse_header_json(const parse_place *at, const char *text, size_t len,
+                              wordcount_meta *m)
+{
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    const cJSON *pattern = cJSON_GetObjectItemCaseSensitive(root, "pattern");
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "special_tokens");
+    bool ok = cJSON_IsObject(root) && cJSON_IsString(pattern) && cJSON_IsArray(list);
+    if (!ok) {
+        cJSON_Delete(root);
+        return parse_error(at, "the header's JSON is not an object with a \"pattern\" string "
+                           "and a \"special_tokens\" array; was this file written by bpebench "
+                           "count?");
+    }
+    int n = cJSON_GetArraySize(list);
+    m->pattern = strdup(pattern->valuestring);
+    m->specials = calloc((size_t)n + 1, sizeof *m->specials);
+    ok = m->pattern && m->specials;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, list) {
+        if (!ok)
+            break;
+        if (!cJSON_IsString(item) || !*item->valuestring) {
+            ok = parse_error(at, "special token %zu of the header is not a non-empty string",
+                             m->n_specials + 1);
+            break;
+        }
+        for (size_t k = 0; k < m->n_specials; k++)
+            if (strcmp(m->specials[k], item->valuestring) == 0)
+                ok = parse_error(at, "special token %zu of the header repeats token %zu",
+                                 m->n_specials + 1, k + 1);
+        if (!ok)
+            break;
+        if (!(m->specials[m->n_specials] = strdup(item->valuestring)))
+            ok = false;
+        else
+            m->n_specials++;
+    }
+    if (!ok && !*at->err)
+        parse_error(at, "out of memory reading the header");
+    cJSON_Delete(root);
+    if (!ok)
+        wordcount_meta_free(m);
+    return ok;
+}
+
+/* Line 1: the header; fills meta or checks it against the first file's. */
+static bool parse_header(const parse_place *at, const char *line, size_t len,
+                         wordcount_meta *meta)
+{
+    size_t prefix = sizeof HEADER_PREFIX - 1;
+    if (len < prefix || memcmp(line, HEADER_PREFIX, prefix) != 0) {
+        if (len >= sizeof HEADER_FAMILY - 1 &&
+            memcmp(line, HEADER_FAMILY, sizeof HEADER_FAMILY - 1) == 0)
+            return parse_error(at, "a word-count file of a version this bpebench does not read "
+                               "(it reads v1); count the corpus again with this bpebench");
+        return parse_error(at, "not a word-count file: the first line must start with \"%s\"; "
+                           "write one with bpebench count", HEADER_PREFIX);
+    }
+    wordcount_meta found = {0};
+    at->err[0] = '\0';
+    if (!parse_header_json(at, line + prefix, len - prefix, &found))
+        return false;
+    if (!meta->pattern) {
+        *meta = found;
+        return true;
+    }
+    bool same = same_meta(meta, &found);
+    wordcount_meta_free(&found);
+    if (!same)
+        return parse_error(at, "counted with another pattern or other special tokens than the "
+                           "first file; count every shard with the same --pattern and "
+                           "--special-token options");
+    return true;
+}
+
+/* The last line: "#end W TOTAL", checked against what the file held. */
+static bool parse_end(const parse_place *at, const char *line, size_t len, uint64_t words,
+                      uint64_t total)
+{
+    const char *rest = line + sizeof END_PREFIX - 1;
+    const char *space = memchr(rest, ' ', len - (size_t)(rest - line));
+    uint64_t said_words, said_total;
+    if (!space || !parse_count(rest, (size_t)(space - rest), &said_words) ||
+        !parse_count(space + 1, len - (size_t)(space + 1 - line), &said_total))
+        return parse_error(at, "malformed end line; it must be \"#end W TOTAL\"");
+    if (said_words != words || said_total != total)
+        return parse_error(at, "the end line says %llu words and %llu occurrences, the file "
+                           "holds %llu and %llu; the file is damaged, count the corpus again",
+                           (unsigned long long)said_words, (unsigned long long)said_total,
+                           (unsigned long long)words, (unsigned long long)total);
+    return true;
+}
+
+/* One "COUNT<TAB>WORD" line (without its newline) into the file's table. */
+static bool parse_record(const parse_place *at, const char *line, size_t len, uint8_t *bytes,
+                         word_table *file_words)
+{
+    const char *tab = memchr(line, '\t', len);
+    uint64_t count;
+    if (!tab)
+        return parse_error(at, "no tab; each line is COUNT<TAB>WORD");
+    if (!parse_count(line, (size_t)(tab - line), &count))
+        return parse_error(at, "bad count \"%.*s\"; a count is a whole number from 1 to "
+                           "18446744073709551615 without leading zeros",
+                           (int)((tab - line) < 24 ? (tab - line) : 24), line);
+    size_t word_len = decode_word(at, (const uint8_t *)tab + 1, len - (size_t)(tab + 1 - line),
+                                  bytes);
+    if (word_len == 0)
+        return false;
+    size_t before = file_words->n_entries;
+    uint64_t total;
+    if (__builtin_add_overflow(file_words->pretokens, count, &total))
+        return parse_error(at, "the file's counts add up to more than 2^64 - 1");
+    if (!word_table_add(file_words, bytes, word_len, count))
+        return parse_error(at, "out of memory (or more than 2^32 - 2 words)");
+    if (file_words->n_entries == before)
+        return parse_error(at, "a word given twice; each word has one line");
+    return true;
+}
+
+/* Parses one file into its own table file_words (words given twice are
+ * refused), checking the header against meta and the end line. */
+static bool parse_file(const parse_place *at_start, FILE *f, wordcount_meta *meta,
+                       word_table *file_words)
+{
+    parse_place at = *at_start;
+    char *line = NULL;
+    uint8_t *bytes = NULL;
+    size_t cap = 0, bytes_cap = 0;
+    bool ok = true, ended = false;
+    ssize_t got;
+    errno = 0;
+    while (ok && (got = getline(&line, &cap, f)) >= 0) {
+        at.line++;
+        size_t len = (size_t)got;
+        if (len == 0 || line[len - 1] != '\n') {
+            ok = parse_error(&at, "the last line has no newline; the file is cut short");
+            break;
+        }
+        len--;
+        if (memchr(line, '\0', len)) {
+            ok = parse_error(&at, "a NUL byte; a word-count file is text");
+        } else if (at.line == 1) {
+            ok = parse_header(&at, line, len, meta);
+        } else if (ended) {
+            ok = parse_error(&at, "text after the end line");
+        } else if (len >= sizeof END_PREFIX - 1 && memcmp(line, END_PREFIX,
+                                                          sizeof END_PREFIX - 1) == 0) {
+            ended = true;
+            ok = parse_end(&at, line, len, file_words->n_entries, file_words->pretokens);
+        } else {
+            if (bytes_cap < len) {
+                free(bytes);
+                bytes_cap = len;
+                bytes = malloc(bytes_cap);
+            }
+            ok = bytes ? parse_record(&at, line, len, bytes, file_words)
+                       : parse_error(&at, "out of memory");
+        }
+        errno = 0;
+    }
+    if (ok && ferror(f))
+        ok = set_error(at.err, at.err_len, "%s: cannot read: %s", at.name, strerror(errno));
+    else if (ok && at.line == 0)
+        ok = set_error(at.err, at.err_len, "%s: empty; a word-count file starts with its header "
+                       "line (write one with bpebench count)", at.name);
+    else if (ok && !ended)
+        ok = set_error(at.err, at.err_len, "%s: no end line (\"#end W TOTAL\") after line %llu; "
+                       "the file is cut short, count the corpus again", at.name,
+                       (unsigned long long)at.line);
+    free(line);
+    free(bytes);
+    return ok;
+}
+
+/* Adds every word of `from` to `sum`; the totals are checked first, so no
+ * single count can overflow either. O(W of from). */
+static bool add_table(word_table *sum, const word_table *from, const char *name, char *err,
+                      size_t err_len)
+{
+    uint64_t total;
+    if (__builtin_add_overflow(sum->pretokens, from->pretokens, &total))
+        return set_error(err, err_len, "%s: the files' counts add up to more than 2^64 - 1; "
+                         "train on fewer files", name);
+    for (size_t i = 0; i < from->n_entries; i++) {
+        const word_entry *e = &from->entries[i];
+        if (!word_table_add(sum, from->arena + e->offset, e->len, e->count))
+            return set_error(err, err_len, "%s: out of memory summing the word counts (or "
+                             "more than 2^32 - 2 distinct words)", name);
+    }
+    return true;
+}
+
+/* Reads one file from f into a table of its own, then adds it to sum. */
+static bool read_one(const char *name, FILE *f, wordcount_meta *meta, word_table *sum, char *err,
+                     size_t err_len)
+{
+    word_table words;
+    parse_place at = {.name = name, .err = err, .err_len = err_len};
+    bool ok = word_table_init(&words) ? parse_file(&at, f, meta, &words)
+                                      : set_error(err, err_len, "out of memory");
+    ok = ok && add_table(sum, &words, name, err, err_len);
+    word_table_free(&words);
+    return ok;
+}
+
+bool wordcount_parse(const char *name, const uint8_t *text, size_t len, wordcount_meta *meta,
+                     word_table *sum, char *err, size_t err_len)
+{
+    /* fmemopen refuses a buffer of 0 bytes: an empty text reads as /dev/null. */
+    FILE *f = len ? fmemopen((void *)text, len, "rb") : fopen("/dev/null", "rb");
+    if (!f)
+        return set_error(err, err_len, "%s: out of memory", name);
+    bool ok = read_one(name, f, meta, sum, err, err_len);
+    fclose(f);
+    return ok;
+}
+
+bool wordcount_read_files(char *const *paths, size_t n, wordcount_meta *meta, word_table *sum,
+                          char *err, size_t err_len)
+{
+    bool ok = true;
+    for (size_t i = 0; ok && i < n; i++) {
+        FILE *f = fopen(paths[i], "rb");
+        struct stat st;
+        if (!f)
+            return set_error(err, err_len, "%s: cannot open: %s", paths[i], strerror(errno));
+        if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))
+            ok = set_error(err, err_len, "%s: is a directory; give word-count files (written "
+                           "by bpebench count)", paths[i]);
+        else
+            ok = read_one(paths[i], f, meta, sum, err, err_len);
+        fclose(f);
+    }
+    return ok;
+}

@@ -1,0 +1,276 @@
+/*
+ * test_wordcount.c — word-count files (harness/input/wordcount.h) and the
+ * commands around them:
+ *   - every byte string round-trips (all 256 bytes, in words of one byte and
+ *     in one word of all of them), and the file is sorted and ends with its
+ *     totals;
+ *   - the reader refuses each kind of malformed file with "NAME:LINE: ...";
+ *   - files are summed with overflow-checked counts, and files counted with
+ *     another pattern or other special tokens are refused;
+ *   - `bpebench count` then `train --counts` gives the merges of `train` on
+ *     the corpus, for one file and for a corpus split over several count
+ *     files, with special tokens and with invalid UTF-8 kept as bytes.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "testutil.h"
+#include "input/wordcount.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------- in memory */
+
+/* A growing buffer a byte_sink appends to. */
+typedef struct {
+    char *data;  /* the bytes; malloc'd */
+    size_t len;  /* used */
+} memory_text;
+
+static bool memory_write(void *ctx, const void *data, size_t len, char *err, size_t err_len)
+{
+    (void)err;
+    (void)err_len;
+    memory_text *m = ctx;
+    char *grown = realloc(m->data, m->len + len + 1);
+    assert_non_null(grown);
+    m->data = grown;
+    memcpy(m->data + m->len, data, len);
+    m->len += len;
+    m->data[m->len] = '\0';
+    return true;
+}
+
+/* The file text of table t, counted with gpt2's source and <|endoftext|>. */
+static memory_text format_table(const word_table *t)
+{
+    static const char *const specials[] = {"<|endoftext|>"};
+    memory_text m = {0};
+    char err[256];
+    assert_true(wordcount_format(t, "PATTERN", specials, 1,
+                                 (byte_sink){.write = memory_write, .ctx = &m}, err, sizeof err));
+    return m;
+}
+
+/* The count of word bytes[0, len) in t, or 0. */
+static uint64_t count_of(const word_table *t, const void *bytes, size_t len)
+{
+    for (size_t i = 0; i < t->n_entries; i++)
+        if (t->entries[i].len == len && memcmp(t->arena + t->entries[i].offset, bytes, len) == 0)
+            return t->entries[i].count;
+    return 0;
+}
+
+static void every_byte_string_round_trips(void **state)
+{
+    (void)state;
+    word_table t, back;
+    assert_true(word_table_init(&t));
+    uint8_t all[256];
+    for (int b = 0; b < 256; b++) {
+        all[b] = (uint8_t)b;
+        uint8_t one = (uint8_t)b;
+        assert_true(word_table_add(&t, &one, 1, (uint64_t)b + 1));
+    }
+    assert_true(word_table_add(&t, all, sizeof all, UINT64_MAX / 2));
+    memory_text m = format_table(&t);
+    wordcount_meta meta = {0};
+    char err[512];
+    assert_true(word_table_init(&back));
+    assert_true(wordcount_parse("mem", (const uint8_t *)m.data, m.len, &meta, &back, err,
+                                sizeof err));
+    assert_int_equal(back.n_entries, t.n_entries);
+    assert_int_equal(back.pretokens, t.pretokens);
+    for (int b = 0; b < 256; b++) {
+        uint8_t one = (uint8_t)b;
+        assert_int_equal(count_of(&back, &one, 1), (uint64_t)b + 1);
+    }
+    assert_int_equal(count_of(&back, all, sizeof all), UINT64_MAX / 2);
+    assert_string_equal(meta.pattern, "PATTERN");
+    assert_int_equal(meta.n_specials, 1);
+    assert_string_equal(meta.specials[0], "<|endoftext|>");
+    /* Sorted: the long word first (highest count), then 256 … 1; no raw
+     * space, tab or newline inside a word field. */
+    const char *second = strchr(m.data, '\n') + 1;
+    assert_int_equal(strncmp(second, "9223372036854775807\t", 20), 0);
+    const char *third = strchr(second, '\n') + 1;
+    assert_int_equal(strncmp(third, "256\t\xc3\xbf\n", 6), 0); /* byte 255 is ÿ */
+    assert_non_null(strstr(m.data, "\n#end 257 "));
+    wordcount_meta_free(&meta);
+    free(m.data);
+    word_table_free(&t);
+    word_table_free(&back);
+}
+
+/* One malformed file and the start of the message it must get. */
+typedef struct {
+    const char *text;     /* the file */
+    const char *expected; /* the message starts with it, e.g. "f:2: bad count" */
+} bad_file;
+
+#define HEADER "#bpebench word counts v1 {\"pattern\":\"p\",\"special_tokens\":[]}\n"
+
+static void malformed_files_are_refused_with_file_and_line(void **state)
+{
+    (void)state;
+    static const bad_file cases[] = {
+        {"", "f: empty"},
+        {"hello\n", "f:1: not a word-count file"},
+        {"#bpebench word counts v2 {}\n", "f:1: a word-count file of a version"},
+        {"#bpebench word counts v1 []\n#end 0 0\n", "f:1: the header's JSON"},
+        {"#bpebench word counts v1 {\"pattern\":\"p\",\"special_tokens\":[\"a\",\"a\"]}\n",
+         "f:1: special token 2 of the header repeats"},
+        {HEADER "#end 0 0", "f:2: the last line has no newline"},
+        {HEADER "5\tab\n", "f: no end line"},
+        {HEADER "5 ab\n#end 1 5\n", "f:2: no tab"},
+        {HEADER "05\tab\n#end 1 5\n", "f:2: bad count"},
+        {HEADER "0\tab\n#end 1 0\n", "f:2: bad count"},
+        {HEADER "-5\tab\n#end 1 5\n", "f:2: bad count"},
+        {HEADER "18446744073709551616\tab\n#end 1 5\n", "f:2: bad count"},
+        {HEADER "5\t\n#end 1 5\n", "f:2: empty word"},
+        {HEADER "5\ta b\n#end 1 5\n", "f:2: byte offset 1 of the word: a character outside"},
+        {HEADER "5\tab\r\n#end 1 5\n", "f:2: byte offset 2 of the word"},
+        {HEADER "5\t\xff\n#end 1 5\n", "f:2: byte offset 0 of the word: not valid UTF-8"},
+        {HEADER "5\tab\n3\tab\n#end 1 8\n", "f:3: a word given twice"},
+        {HEADER "5\tab\n#end 2 5\n", "f:3: the end line says 2 words"},
+        {HEADER "5\tab\n#end 1\n", "f:3: malformed end line"},
+        {HEADER "5\tab\n#end 1 5\nmore\n", "f:4: text after the end line"},
+        {HEADER "18446744073709551615\tab\n1\tcd\n#end 2 0\n", "f:3: the file's counts add up"},
+        {HEADER "5\ta\0b\n#end 1 5\n", "f:2: a NUL byte"},
+    };
+    char err[512];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        word_table t;
+        wordcount_meta meta = {0};
+        assert_true(word_table_init(&t));
+        size_t len = strlen(cases[i].text);
+        if (strstr(cases[i].expected, "NUL"))
+            len = sizeof HEADER - 1 + sizeof "5\ta\0b\n#end 1 5\n" - 1;
+        bool ok = wordcount_parse("f", (const uint8_t *)cases[i].text, len, &meta, &t, err,
+                                  sizeof err);
+        if (ok || strncmp(err, cases[i].expected, strlen(cases[i].expected)) != 0)
+            fail_msg("case %zu: expected \"%s...\", got %s \"%s\"", i, cases[i].expected,
+                     ok ? "success" : "error", ok ? "" : err);
+        wordcount_meta_free(&meta);
+        word_table_free(&t);
+    }
+}
+
+static void files_sum_and_must_agree(void **state)
+{
+    (void)state;
+    static const char a[] = HEADER "7\tab\n2\tc\n#end 2 9\n";
+    static const char b[] = HEADER "3\tab\n1\td\n#end 2 4\n";
+    static const char other[] =
+        "#bpebench word counts v1 {\"pattern\":\"q\",\"special_tokens\":[]}\n1\tab\n#end 1 1\n";
+    static const char huge[] = HEADER "18446744073709551610\tab\n#end 1 18446744073709551610\n";
+    word_table t;
+    wordcount_meta meta = {0};
+    char err[512];
+    assert_true(word_table_init(&t));
+    assert_true(wordcount_parse("a", (const uint8_t *)a, strlen(a), &meta, &t, err, sizeof err));
+    assert_true(wordcount_parse("b", (const uint8_t *)b, strlen(b), &meta, &t, err, sizeof err));
+    assert_int_equal(t.n_entries, 3);
+    assert_int_equal(count_of(&t, "ab", 2), 10);
+    assert_int_equal(t.pretokens, 13);
+    assert_false(wordcount_parse("o", (const uint8_t *)other, strlen(other), &meta, &t, err,
+                                 sizeof err));
+    assert_non_null(strstr(err, "o:1: counted with another pattern"));
+    assert_false(wordcount_parse("h", (const uint8_t *)huge, strlen(huge), &meta, &t, err,
+                                 sizeof err));
+    assert_non_null(strstr(err, "h: the files' counts add up to more than 2^64 - 1"));
+    wordcount_meta_free(&meta);
+    word_table_free(&t);
+}
+
+/* ------------------------------------------------------------- commands */
+
+/* Runs bpebench with argv (NULL-terminated, without the program); asserts
+ * the exit status; returns its stderr (malloc'd). */
+static char *run_bpebench(int expected_status, const char *const *args)
+{
+    const char *argv[32] = {test_bpebench()};
+    size_t n = 1;
+    for (; args[n - 1]; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    test_child c = test_start(argv, NULL, NULL);
+    test_output out;
+    test_finish(&c, &out);
+    if (!WIFEXITED(out.status) || WEXITSTATUS(out.status) != expected_status)
+        fail_msg("%s %s: status %d, expected %d; stderr: %s", argv[1], argv[2], out.status,
+                 expected_status, out.err);
+    char *err = out.err;
+    out.err = NULL;
+    test_output_free(&out);
+    return err;
+}
+
+static void count_then_train_counts_gives_the_corpus_merges(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/bpe-wordcount-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    /* Two files with special tokens, invalid UTF-8, CRLF and tabs. */
+    static const char one[] = "low lower <s> lowest\tnewer\r\n\xff\xfe caf\xc3\xa9 <|endoftext|>";
+    static const char two[] = "newest widest <s><s> wider lower low\n\x80 caf\xc3\xa9s\n";
+    test_write_file_in(dir, "one.txt", one, sizeof one - 1);
+    test_write_file_in(dir, "two.txt", two, sizeof two - 1);
+    char p1[64], p2[64], c1[64], c2[64], call[64], want[64], got[64], split[64];
+    snprintf(p1, sizeof p1, "%s/one.txt", dir);
+    snprintf(p2, sizeof p2, "%s/two.txt", dir);
+    snprintf(c1, sizeof c1, "%s/one.counts", dir);
+    snprintf(c2, sizeof c2, "%s/two.counts", dir);
+    snprintf(call, sizeof call, "%s/all.counts", dir);
+    snprintf(want, sizeof want, "%s/want", dir);
+    snprintf(got, sizeof got, "%s/got", dir);
+    snprintf(split, sizeof split, "%s/split", dir);
+#define OPTS "--invalid-utf8=bytes", "--special-token", "<s>", "--special-token", "<|endoftext|>"
+    free(run_bpebench(0, (const char *[]){"train", "--trainer", "naive", "--vocab-size", "300",
+                                          "--out", want, OPTS, p1, p2, NULL}));
+    free(run_bpebench(0, (const char *[]){"count", "--threads", "2", "--out", call, OPTS, p1, p2,
+                                          NULL}));
+    free(run_bpebench(0, (const char *[]){"count", "--out", c1, OPTS, p1, NULL}));
+    free(run_bpebench(0, (const char *[]){"count", "--out", c2, OPTS, p2, NULL}));
+    free(run_bpebench(0, (const char *[]){"train", "--trainer", "heap", "--vocab-size", "300",
+                                          "--out", got, "--counts", call, NULL}));
+    free(run_bpebench(0, (const char *[]){"train", "--trainer", "linked-list", "--vocab-size",
+                                          "300", "--out", split, "--counts", c1, c2, NULL}));
+    char *w = test_file_contents(want, "merges.txt"), *g = test_file_contents(got, "merges.txt"),
+         *s = test_file_contents(split, "merges.txt");
+    assert_true(strlen(w) > 40);
+    assert_string_equal(w, g);
+    assert_string_equal(w, s);
+    free(w), free(g), free(s);
+    w = test_file_contents(want, "vocab.json"), s = test_file_contents(split, "vocab.json");
+    assert_string_equal(w, s); /* the special tokens came from the files */
+    free(w), free(s);
+    /* Counted with other special tokens: refused, naming the file and line 1. */
+    free(run_bpebench(0, (const char *[]){"count", "--out", c2, "--invalid-utf8=bytes", p2,
+                                          NULL}));
+    char *err = run_bpebench(1, (const char *[]){"train", "--trainer", "heap", "--vocab-size",
+                                                  "300", "--out", got, "--counts", c1, c2, NULL});
+    assert_non_null(strstr(err, "two.counts:1: counted with another pattern"));
+    free(err);
+    err = run_bpebench(2, (const char *[]){"train", "--trainer", "heap", "--vocab-size", "300",
+                                           "--out", got, "--counts", "--pattern", "gpt4", c1,
+                                           NULL});
+    assert_non_null(strstr(err, "--counts takes the pattern"));
+    free(err);
+    err = run_bpebench(2, (const char *[]){"count", "--threads", "0", "--out", c1, p1, NULL});
+    assert_non_null(strstr(err, "--threads"));
+    free(err);
+    test_remove_tree(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_byte_string_round_trips),
+        cmocka_unit_test(malformed_files_are_refused_with_file_and_line),
+        cmocka_unit_test(files_sum_and_must_agree),
+        cmocka_unit_test(count_then_train_counts_gives_the_corpus_merges),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
