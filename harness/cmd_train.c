@@ -186,6 +186,10 @@ static bool check_training_options(const run_config *cfg, const char *out_dir)
 {
     char err[1024];
     uint64_t max_merges;
+    if (!*out_dir) {
+        cli_error("--out is empty; give a directory");
+        return false;
+    }
     if (!output_dir_fits(out_dir, err, sizeof err)) {
         cli_error("%s", err);
         return false;

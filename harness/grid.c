@@ -222,11 +222,11 @@ static bool set_vocab(bench_grid *g, const char *value, char *err, size_t err_le
         char *end;
         errno = 0;
         unsigned long long x = strtoull(p, &end, 10);
-        if (end == p || errno || x <= 256 || x > UINT32_MAX || n == 64 ||
-            (*end && *end != ','))
-            return set_error(err, err_len,
-                        "vocab \"%s\": expected up to 64 comma-separated sizes, each above 256",
-                        value);
+        /* A digit first: strtoull reads "-18446744073709551000" as 616. */
+        if (*p < '0' || *p > '9' || end == p || errno || x <= 256 || x > UINT32_MAX ||
+            n == 64 || (*end && *end != ','))
+            return set_error(err, err_len, "vocab \"%s\": expected up to 64 comma-separated "
+                             "sizes, each a whole number from 257 to %u", value, UINT32_MAX);
         for (size_t i = 0; i < n; i++)
             if (v[i] == x)
                 return set_error(err, err_len, "vocab \"%s\": %llu is given twice", value, x);

@@ -1,0 +1,116 @@
+/*
+ * test_hostile.c — cases from a hostile sweep of every command that found a
+ * defect, each run on the real binary ($BPEBENCH) in a fresh directory:
+ *   - a negative --vocab that strtoull wraps to a valid size is refused;
+ *   - `train --out ''` is bad usage, said as such;
+ * Every child gets an alarm: a hang fails the test instead of stalling it.
+ */
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define N(a) (sizeof(a) / sizeof *(a))
+
+/* In the child, just before exec: killed by SIGALRM after 20 s. */
+static void alarm_in_child(void)
+{
+    signal(SIGALRM, SIG_DFL);
+    alarm(20); /* survives exec */
+}
+
+/* Runs `bpebench args...` (NULL-terminated) in `cwd`; *out gets what it did. */
+static void run(const char *cwd, const char *const *args, test_output *out)
+{
+    const char *argv[16] = {test_bpebench()};
+    size_t n = 1;
+    for (; args[n - 1]; n++) {
+        assert_true(n < N(argv) - 1);
+        argv[n] = args[n - 1];
+    }
+    argv[n] = NULL;
+    test_child c = test_start(argv, cwd, alarm_in_child);
+    test_finish(&c, out);
+}
+
+/* Asserts an exit with `code` and one line on stderr that holds `needle`. */
+static void assert_one_line_error(const test_output *out, int code, const char *needle)
+{
+    if (!WIFEXITED(out->status))
+        fail_msg("killed by signal %d (a hang?); stderr: %s", WTERMSIG(out->status), out->err);
+    if (WEXITSTATUS(out->status) != code)
+        fail_msg("exit %d, expected %d; stderr: %s", WEXITSTATUS(out->status), code, out->err);
+    const char *nl = strchr(out->err, '\n');
+    if (!nl || nl[1])
+        fail_msg("stderr is not one line: %s", out->err);
+    if (!strstr(out->err, needle))
+        fail_msg("stderr does not say \"%s\": %s", needle, out->err);
+}
+
+static char *make_root(void)
+{
+    static char root[64];
+    snprintf(root, sizeof root, "/tmp/bpebench-hostile-XXXXXX");
+    assert_non_null(mkdtemp(root));
+    return root;
+}
+
+/* A small corpus in root/c.txt: 40 KB of short lines. */
+static void write_corpus(const char *root)
+{
+    char text[40960];
+    for (size_t i = 0; i < sizeof text; i++)
+        text[i] = "the cat sat on a mat\n"[i % 21];
+    test_write_file_in(root, "c.txt", text, sizeof text);
+}
+
+/* strtoull reads "-18446744073709551000" as 616: bench used to run V = 616. */
+static void negative_vocab_sizes_are_refused(void **state)
+{
+    (void)state;
+    char *root = make_root();
+    write_corpus(root);
+    static const char *const values[] = {"-18446744073709551000", "300,-18446744073709551000",
+                                         "+300", " 300", "4294967296"};
+    for (size_t i = 0; i < N(values); i++) {
+        test_output out;
+        run(root, (const char *const[]){"bench", "--corpus", "c=c.txt", "--vocab", values[i],
+                                        "--out", "o", NULL},
+            &out);
+        assert_one_line_error(&out, 2, "each a whole number from 257 to 4294967295");
+        assert_int_equal(test_count_entries(root), 1); /* c.txt: no --out made */
+        test_output_free(&out);
+    }
+    test_remove_tree(root);
+}
+
+/* Was "--out : cannot create the directory: No such file or directory", exit 1. */
+static void an_empty_train_out_is_bad_usage(void **state)
+{
+    (void)state;
+    char *root = make_root();
+    write_corpus(root);
+    test_output out;
+    run(root, (const char *const[]){"train", "--trainer", "heap", "--vocab-size", "300", "--out",
+                                    "", "c.txt", NULL},
+        &out);
+    assert_one_line_error(&out, 2, "--out is empty");
+    test_output_free(&out);
+    test_remove_tree(root);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(negative_vocab_sizes_are_refused),
+        cmocka_unit_test(an_empty_train_out_is_bad_usage),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
