@@ -3,6 +3,8 @@
  * defect, each run on the real binary ($BPEBENCH) in a fresh directory:
  *   - a negative --vocab that strtoull wraps to a valid size is refused;
  *   - `train --out ''` is bad usage, said as such;
+ *   - bench whose reader went away (`bench | head`) dies of SIGPIPE and
+ *     leaves nothing, not an empty --out;
  * Every child gets an alarm: a hang fails the test instead of stalling it.
  */
 #include "testutil.h"
@@ -106,11 +108,51 @@ static void an_empty_train_out_is_bad_usage(void **state)
     test_remove_tree(root);
 }
 
+/* `bpebench bench ... 2>&1 | head -1`: once head exits, bench's next
+ * progress line raises SIGPIPE. It dies of it, removing the --out it made
+ * (before, SIGPIPE was not handled and the empty directory stayed). */
+static void a_bench_whose_reader_went_away_leaves_nothing(void **state)
+{
+    (void)state;
+    char *root = make_root();
+    write_corpus(root);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    close(p[0]); /* the reader is gone before bench writes a byte */
+    const char *argv[] = {test_bpebench(), "bench", "--corpus", "c=c.txt", "--sizes", "10K,20K",
+                          "--vocab", "300", "--repeats", "1", "--out", "o", NULL};
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDONLY);
+        if (null < 0 || dup2(null, 0) < 0 || dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0 ||
+            chdir(root) != 0)
+            _exit(126);
+        signal(SIGPIPE, SIG_DFL);
+        alarm_in_child();
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(p[1]);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGPIPE)
+        fail_msg("expected death by SIGPIPE, got status 0x%x", status);
+    char found[PATH_MAX];
+    if (test_find_temporary(root, found, sizeof found))
+        fail_msg("left a temporary file: %s", found);
+    if (test_count_entries(root) != 1)
+        fail_msg("left %zu entries in %s (the --out it made?)", test_count_entries(root), root);
+    test_remove_tree(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(negative_vocab_sizes_are_refused),
         cmocka_unit_test(an_empty_train_out_is_bad_usage),
+        cmocka_unit_test(a_bench_whose_reader_went_away_leaves_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
