@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* Replaces *slot with a copy of value. False on OOM. */
 static bool set_string(char **slot, const char *value)
@@ -409,14 +408,9 @@ enum { CONFIG_MAX_BYTES = 1 << 20 };
 
 bool grid_load_config(bench_grid *g, const char *path, char *err, size_t err_len)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = open_regular_file(path, "a config file", err, err_len);
     if (!f)
-        return set_error(err, err_len, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        return set_error(err, err_len, "%s: is a directory; give a config file", path);
-    }
+        return false;
     char *text = malloc(CONFIG_MAX_BYTES + 1);
     size_t len = text ? fread(text, 1, CONFIG_MAX_BYTES + 1, f) : 0;
     bool ok = text ? true : set_error(err, err_len, "%s: out of memory", path);

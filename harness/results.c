@@ -893,9 +893,9 @@ bool results_parse(const char *text, size_t len, const char *name, bench_results
 bool results_read(const char *path, bench_results *r, char *err, size_t err_len)
 {
     results_init(r);
-    FILE *f = fopen(path, "rb");
+    FILE *f = open_regular_file(path, "a results file", err, err_len);
     if (!f)
-        return set_error(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+        return false;
     char *text = NULL;
     size_t len = 0, cap = 0;
     bool ok = true;

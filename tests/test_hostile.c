@@ -5,6 +5,8 @@
  *   - `train --out ''` is bad usage, said as such;
  *   - bench whose reader went away (`bench | head`) dies of SIGPIPE and
  *     leaves nothing, not an empty --out;
+ *   - a FIFO or a device given as a results or config file is refused at
+ *     once: never a hang, never 256 MiB of /dev/zero read first;
  * Every child gets an alarm: a hang fails the test instead of stalling it.
  */
 #include "testutil.h"
@@ -147,12 +149,45 @@ static void a_bench_whose_reader_went_away_leaves_nothing(void **state)
     test_remove_tree(root);
 }
 
+/* open() of a FIFO without a writer blocks for ever: bench --config, report
+ * and compare used to hang; /dev/zero was read to 256 MiB before refused. */
+static void fifos_and_devices_are_refused_at_once(void **state)
+{
+    (void)state;
+    char *root = make_root();
+    char fifo[PATH_MAX], fixture[PATH_MAX];
+    snprintf(fifo, sizeof fifo, "%s/fifo", root);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_non_null(realpath("tests/fixtures/results-small.json", fixture));
+    const struct {
+        const char *args[6]; /* the command line */
+        int code;            /* its exit status */
+        const char *says;    /* in its message */
+    } cases[] = {
+        {{"bench", "--config", "fifo", NULL}, 2, "is a FIFO, not a regular file; give a config"},
+        {{"bench", "--config", "/dev/zero", NULL}, 2, "is a character device"},
+        {{"report", "fifo", "--out", "r", NULL}, 1, "is a FIFO, not a regular file; give a results"},
+        {{"report", "/dev/zero", "--out", "r", NULL}, 1, "is a character device"},
+        {{"compare", "fifo", fixture, NULL}, 1, "is a FIFO"},
+        {{"compare", fixture, "/dev/zero", NULL}, 1, "is a character device"},
+    };
+    for (size_t i = 0; i < N(cases); i++) {
+        test_output out;
+        run(root, cases[i].args, &out);
+        assert_one_line_error(&out, cases[i].code, cases[i].says);
+        test_output_free(&out);
+        assert_int_equal(test_count_entries(root), 1); /* the FIFO alone */
+    }
+    test_remove_tree(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(negative_vocab_sizes_are_refused),
         cmocka_unit_test(an_empty_train_out_is_bad_usage),
         cmocka_unit_test(a_bench_whose_reader_went_away_leaves_nothing),
+        cmocka_unit_test(fifos_and_devices_are_refused_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
