@@ -8,6 +8,7 @@
 #include "untrusted.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,7 @@ static bool check_special_tokens(const pretok_config *cfg)
 static int slice_to_file(const pretok_config *cfg, char *const *inputs, size_t n_inputs,
                          uint64_t limit, const char *out_path)
 {
-    char err[1024], **files = NULL, shown[1024];
+    char err[2 * PATH_MAX], **files = NULL, shown[1024];
     size_t n_files = 0, joined;
     uint64_t len;
     atomic_file out;
@@ -222,7 +223,7 @@ int cmd_stats(int argc, char **argv)
     }
     status = EXIT_FAIL;
     pretok_config cfg = cli_pretok_config(&copts);
-    char err[1024], **files = NULL;
+    char err[2 * PATH_MAX], **files = NULL;
     size_t n_files = 0;
     corpus_stats s;
     if (!corpus_list_files((const char *const *)argv + optind, (size_t)(argc - optind), &files,

@@ -8,6 +8,7 @@
 #include "untrusted.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,7 +106,7 @@ static bool synth_option(synth_config *cfg, int opt, const char *arg, const char
  * wrote. Returns the exit status. */
 static int synth_to_file(const synth_config *cfg, const char *out_path)
 {
-    char err[1024], shown_path[1024], shown_alphabet[256];
+    char err[2 * PATH_MAX], shown_path[1024], shown_alphabet[256];
     atomic_file out;
     uint64_t len;
     if (!atomic_file_open(&out, out_path, err, sizeof err)) {

@@ -7,6 +7,7 @@
  *     leaves nothing, not an empty --out;
  *   - a FIFO or a device given as a results or config file is refused at
  *     once: never a hang, never 256 MiB of /dev/zero read first;
+ *   - a message naming a long but legal path keeps its reason.
  * Every child gets an alarm: a hang fails the test instead of stalling it.
  */
 #include "testutil.h"
@@ -181,6 +182,49 @@ static void fifos_and_devices_are_refused_at_once(void **state)
     test_remove_tree(root);
 }
 
+/* A path of 1.5 KB is legal (PATH_MAX is 4 KB), but messages were cut at
+ * 512 or 1024 bytes: the user saw the path and no reason. */
+static void long_legal_paths_keep_the_reason(void **state)
+{
+    (void)state;
+    char *root = make_root();
+    write_corpus(root);
+    char path[1600];
+    size_t at = (size_t)snprintf(path, sizeof path, "%s", root);
+    while (at + 130 < sizeof path - 8) {
+        path[at++] = '/';
+        memset(path + at, 'h', 120);
+        at += 120;
+    }
+    snprintf(path + at, sizeof path - at, "/x.txt");
+    static const struct {
+        const char *args[8]; /* PATH stands for the long path */
+        const char *reason;  /* the end of the message */
+    } cases[] = {
+        {{"slice", "--bytes", "100", "--out", "PATH", "c.txt", NULL}, "is writable, and the path's length"},
+        {{"synth", "--bytes", "100", "--out", "PATH", NULL}, "is writable, and the path's length"},
+        {{"stats", "PATH", NULL}, "No such file or directory; check the path"},
+        {{"report", "PATH", NULL}, "cannot open: No such file or directory"},
+        {{"compare", "PATH", "PATH", NULL}, "cannot open: No such file or directory"},
+        {{"bench", "--config", "PATH", NULL}, "cannot open: No such file or directory"},
+    };
+    for (size_t i = 0; i < N(cases); i++) {
+        const char *args[8];
+        for (size_t k = 0; k < N(args); k++)
+            args[k] = cases[i].args[k] && strcmp(cases[i].args[k], "PATH") == 0 ? path
+                                                                              : cases[i].args[k];
+        test_output out;
+        run(root, args, &out);
+        assert_true(WIFEXITED(out.status) && WEXITSTATUS(out.status) != 0);
+        size_t len = strlen(out.err), rlen = strlen(cases[i].reason);
+        if (len < rlen + 1 || strncmp(out.err + len - rlen - 1, cases[i].reason, rlen) != 0)
+            fail_msg("%s: the message does not end with \"%s\": ...%s", cases[i].args[0],
+                     cases[i].reason, out.err + (len > 120 ? len - 120 : 0));
+        test_output_free(&out);
+    }
+    test_remove_tree(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -188,6 +232,7 @@ int main(void)
         cmocka_unit_test(an_empty_train_out_is_bad_usage),
         cmocka_unit_test(a_bench_whose_reader_went_away_leaves_nothing),
         cmocka_unit_test(fifos_and_devices_are_refused_at_once),
+        cmocka_unit_test(long_legal_paths_keep_the_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
