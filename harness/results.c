@@ -493,6 +493,23 @@ static bool seconds(const cJSON *v, const char *what, double *out, char *err, si
     return true;
 }
 
+/* The most seconds a measured time may hold: far above any run (bench's
+ * limit is at most 1e6 s), far below where a median's a + b or gnuplot's
+ * autoscaling overflows (a profile of 1e308 s failed the report). */
+#define MEASURED_SECONDS_MAX 1e9
+
+/* A measured time (a repetition's phase, a merge): seconds(), at most
+ * MEASURED_SECONDS_MAX. */
+static bool measured_seconds(const cJSON *v, const char *what, double *out, char *err,
+                             size_t err_len)
+{
+    if (!seconds(v, what, out, err, err_len))
+        return false;
+    return *out <= MEASURED_SECONDS_MAX ||
+           set_error(err, err_len, "%s is %g s, more than %g (31 years): not a measured time",
+                     what, *out, MEASURED_SECONDS_MAX);
+}
+
 /* An optional whole-number field of o (0 when absent); `required` ones must exist. */
 static bool get_u64(const cJSON *o, const char *key, bool required, uint64_t *out, char *err,
                     size_t err_len)
@@ -584,7 +601,7 @@ static bool read_times(const cJSON *o, bench_record *rec, char *err, size_t err_
             char what[48];
             double s = 0;
             snprintf(what, sizeof what, "times_s.%s[%d]", bench_phase_names[p], i);
-            if (!seconds(x, what, &s, err, err_len))
+            if (!measured_seconds(x, what, &s, err, err_len))
                 return false;
             set_phase_seconds(&rec->reps[i++], p, s);
         }
@@ -655,7 +672,7 @@ static bool read_profile(const cJSON *o, bench_record *rec, char *err, size_t er
     for (size_t i = 0; i < n; i++, s = s->next, a = a->next) {
         char what[64];
         snprintf(what, sizeof what, "profile.merge_seconds[%zu]", i);
-        if (!seconds(s, what, &rec->profile_seconds[i], err, err_len))
+        if (!measured_seconds(s, what, &rec->profile_seconds[i], err, err_len))
             return false;
         snprintf(what, sizeof what, "profile.words_affected[%zu]", i);
         if (!whole_number(a, what, U64_MAX_DOUBLE, &rec->profile_affected[i], err, err_len))

@@ -318,6 +318,12 @@ static void impossible_times_are_refused(void **state)
     }
     refused("1", "", "heap", OK_TIMES ",\"profile\":{\"merge_seconds\":[0.5],"
             "\"words_affected\":[1e30]}", "profile.words_affected[0] is 1e+30, more than the largest");
+    /* Measured times past 1e9 s: (a + b) / 2 of two 1e308 s was infinite (and
+     * compare passed), a profile of 1e308 s made gnuplot fail the report. */
+    refused("1", "", "heap", "\"times_s\":{\"read\":[0,0],\"pretokenize\":[0,0],\"setup\":[0,0],"
+            "\"merge\":[1,1],\"total\":[1e308,1e308]}", "times_s.total[0] is 1e+308 s, more than 1e+09");
+    refused("1", "", "heap", OK_TIMES ",\"profile\":{\"merge_seconds\":[0.5,1.5e9],"
+            "\"words_affected\":[2,1]}", "profile.merge_seconds[1] is 1.5e+09 s, more than 1e+09");
     refused("1", "", "heap", OK_TIMES ",\"corpus_bytes\":10.5", "\"corpus_bytes\" must be a whole");
     refused("1", "\"cores\":-2", "heap", OK_TIMES, "context.cores must be a whole number");
     accepted("1", "\"cores\":2,\"time_limit_s\":0", "heap", OK_TIMES ",\"time_limit_s\":0.5");
