@@ -887,11 +887,21 @@ bool results_parse(const char *text, size_t len, const char *name, bench_results
     if (nul < len)
         return set_error(err, err_len, "%s: a string holds U+0000 (NUL) at byte offset %zu; "
                                        "every field is text without NUL characters", name, nul);
-    cJSON *root = cJSON_ParseWithLength(text, len);
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
     if (!root) {
         const char *at = cJSON_GetErrorPtr();
         size_t offset = at && at >= text && at <= text + len ? (size_t)(at - text) : 0;
         return set_error(err, err_len, "%s: not valid JSON near byte offset %zu", name, offset);
+    }
+    /* cJSON stops after the first value: `cat a.json b.json` would read as a.json. */
+    size_t after = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
+    while (after < len && strchr(" \t\r\n", text[after]) && text[after])
+        after++;
+    if (after < len) {
+        cJSON_Delete(root);
+        return set_error(err, err_len, "%s: more text after the JSON object, at byte offset %zu "
+                         "(two files joined?); a results file holds one object", name, after);
     }
     char why[480];
     bool ok = parse_root(root, r, why, sizeof why);

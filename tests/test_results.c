@@ -243,6 +243,15 @@ static void malformed_files_are_refused(void **state)
                    "\"corpus\":\"c\",\"vocab_size\":-3,\"status\":\"ok\"," TIMES
                    "\"total\":[1]}}]}",
                    "vocab_size");
+    /* `cat a.json b.json`: cJSON stops after a.json; b.json must not be dropped unseen. */
+    assert_refused("{\"schema_version\":1,\"context\":{},\"results\":[]}\n"
+                   "{\"schema_version\":1,\"context\":{},\"results\":[]}",
+                   "more text after the JSON object, at byte offset 47");
+    bench_results r;
+    char err[512];
+    static const char spaced[] = "{\"schema_version\":1,\"context\":{},\"results\":[]} \t\r\n";
+    assert_true(results_parse(spaced, strlen(spaced), "spaced.json", &r, err, sizeof err));
+    results_free(&r);
 }
 
 /* A file with one record whose fields after "trainer" are `fields`. */
