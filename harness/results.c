@@ -833,6 +833,46 @@ static bool check_unique_runs(const bench_results *r, char *err, size_t err_len)
     return ok;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Whether no object in the tree holds a key twice: JSON readers disagree on
+ * which value a repeated key has (cJSON takes the first, jq and Python the
+ * last), so such a file could show bpebench one run and every other tool
+ * another. The first repeated key goes to err. O(k log k) per object of k
+ * keys; recursion as deep as the nesting cJSON accepts (1000).
+ */
+static bool keys_unique(const cJSON *node, char *err, size_t err_len)
+{
+    size_t k = 0;
+    for (const cJSON *c = node->child; c; c = c->next)
+        k++;
+    if (cJSON_IsObject(node) && k > 1) {
+        const char **names = malloc(k * sizeof *names);
+        if (!names)
+            return set_error(err, err_len, "out of memory");
+        size_t n = 0;
+        for (const cJSON *c = node->child; c; c = c->next)
+            names[n++] = c->string;
+        qsort(names, n, sizeof *names, cmp_name);
+        size_t i = 1;
+        while (i < n && strcmp(names[i - 1], names[i]) != 0)
+            i++;
+        bool unique = i == n || set_error(err, err_len, "key \"%s\" appears twice in one object; "
+                                           "give each key once", names[i]);
+        free(names);
+        if (!unique)
+            return false;
+    }
+    for (const cJSON *c = node->child; c; c = c->next)
+        if (!keys_unique(c, err, err_len))
+            return false;
+    return true;
+}
+
 static bool parse_root(const cJSON *root, bench_results *r, char *err, size_t err_len)
 {
     if (!check_schema_version(root, err, err_len) ||
@@ -857,7 +897,8 @@ static bool parse_root(const cJSON *root, bench_results *r, char *err, size_t er
         }
         i++;
     }
-    return check_unique_runs(r, err, err_len);
+    /* Last, so that the checks above name a repeated run or counter better. */
+    return check_unique_runs(r, err, err_len) && keys_unique(root, err, err_len);
 }
 
 /* The offset of the first "\u0000" escape in JSON text, or len when there

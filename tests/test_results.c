@@ -247,6 +247,12 @@ static void malformed_files_are_refused(void **state)
     assert_refused("{\"schema_version\":1,\"context\":{},\"results\":[]}\n"
                    "{\"schema_version\":1,\"context\":{},\"results\":[]}",
                    "more text after the JSON object, at byte offset 47");
+    /* cJSON reads the first of two equal keys, jq and Python the last. */
+    assert_refused("{\"schema_version\":1,\"context\":{\"host\":\"a\",\"host\":\"b\"},"
+                   "\"results\":[]}", "key \"host\" appears twice");
+    assert_refused("{\"schema_version\":1,\"context\":{},\"results\":[{\"trainer\":\"naive\","
+                   "\"corpus\":\"c\",\"trainer\":\"heap\",\"vocab_size\":300,\"status\":\"ok\","
+                   TIMES "\"total\":[1]}}]}", "key \"trainer\" appears twice");
     bench_results r;
     char err[512];
     static const char spaced[] = "{\"schema_version\":1,\"context\":{},\"results\":[]} \t\r\n";
