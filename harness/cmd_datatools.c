@@ -125,6 +125,10 @@ int cmd_slice(int argc, char **argv)
         cli_error("bad --bytes '0': give the most bytes the slice may have, such as 1000000");
         goto done;
     }
+    if (!*out_path) {
+        cli_error("--out is empty; give a file name");
+        goto done;
+    }
     pretok_config cfg = cli_pretok_config(&copts);
     if (!check_special_tokens(&cfg))
         goto done;

@@ -161,6 +161,10 @@ int cmd_synth(int argc, char **argv)
         cli_error("synth needs --bytes and --out; see bpebench synth --help");
         return EXIT_USAGE;
     }
+    if (!*out_path) {
+        cli_error("--out is empty; give a file name");
+        return EXIT_USAGE;
+    }
     char err[1024];
     if (!synth_check(&cfg, err, sizeof err)) {
         cli_error("%s", err);

@@ -2,7 +2,7 @@
  * test_hostile.c — cases from a hostile sweep of every command that found a
  * defect, each run on the real binary ($BPEBENCH) in a fresh directory:
  *   - a negative --vocab that strtoull wraps to a valid size is refused;
- *   - `train --out ''` is bad usage, said as such;
+ *   - `--out ''` is bad usage (train, slice, synth), said as such;
  *   - bench whose reader went away (`bench | head`) dies of SIGPIPE and
  *     leaves nothing, not an empty --out;
  *   - a FIFO or a device given as a results or config file is refused at
@@ -96,8 +96,8 @@ static void negative_vocab_sizes_are_refused(void **state)
     test_remove_tree(root);
 }
 
-/* Was "--out : cannot create the directory: No such file or directory", exit 1. */
-static void an_empty_train_out_is_bad_usage(void **state)
+/* train said "--out : cannot create the directory: No such file or directory", exit 1. */
+static void an_empty_out_is_bad_usage(void **state)
 {
     (void)state;
     char *root = make_root();
@@ -106,6 +106,13 @@ static void an_empty_train_out_is_bad_usage(void **state)
     run(root, (const char *const[]){"train", "--trainer", "heap", "--vocab-size", "300", "--out",
                                     "", "c.txt", NULL},
         &out);
+    assert_one_line_error(&out, 2, "--out is empty");
+    test_output_free(&out);
+    /* slice and synth said "the output path is empty" with exit 1 */
+    run(root, (const char *const[]){"slice", "--bytes", "100", "--out", "", "c.txt", NULL}, &out);
+    assert_one_line_error(&out, 2, "--out is empty");
+    test_output_free(&out);
+    run(root, (const char *const[]){"synth", "--bytes", "100", "--out", "", NULL}, &out);
     assert_one_line_error(&out, 2, "--out is empty");
     test_output_free(&out);
     test_remove_tree(root);
@@ -229,7 +236,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(negative_vocab_sizes_are_refused),
-        cmocka_unit_test(an_empty_train_out_is_bad_usage),
+        cmocka_unit_test(an_empty_out_is_bad_usage),
         cmocka_unit_test(a_bench_whose_reader_went_away_leaves_nothing),
         cmocka_unit_test(fifos_and_devices_are_refused_at_once),
         cmocka_unit_test(long_legal_paths_keep_the_reason),
