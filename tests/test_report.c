@@ -740,7 +740,7 @@ static void messages_name_the_real_problem(void **state)
 
     const char *directory[] = {"report", root, NULL};
     o = run(directory, root, NULL);
-    const char *keys_dir[] = {"cannot read: Is a directory", NULL};
+    const char *keys_dir[] = {"is a directory, not a regular file; give a results file", NULL};
     assert_one_line_failure(&o, 1, keys_dir, "a directory as the results file");
     test_output_free(&o);
 
