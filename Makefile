@@ -34,6 +34,10 @@ $(BUILD)/%.o: %.c $(wildcard impls/*.h harness/*.h tests/*.h)
 BUILD_FLAGS := $(CFLAGS)
 $(BUILD)/harness/context.o: CFLAGS += -DBPE_CFLAGS='"$(BUILD_FLAGS)"'
 
+# report.c finds plots/ and datasets/ in this tree and only here (harness/report.h).
+SOURCE_DIR_FLAG := -DBPE_SOURCE_DIR='"$(CURDIR)"'
+$(BUILD)/harness/report.o: CFLAGS += $(SOURCE_DIR_FLAG)
+
 $(BUILD)/libbpebench.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
@@ -113,6 +117,8 @@ FUZZ_OBJS    := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) tests/testutil.
 # clang alone (installed without recommends) lacks libFuzzer's runtime.
 fuzz-deps:
 	@sh harness/deps.sh cmd:$(FUZZ_CC)=clang libclang-rt-14-dev
+
+$(BUILD)/fuzz/obj/harness/report.o: FUZZ_CFLAGS += $(SOURCE_DIR_FLAG)
 
 $(BUILD)/fuzz/obj/%.o: %.c $(wildcard impls/*.h harness/*.h tests/*.h) | fuzz-deps
 	@mkdir -p $(dir $@)

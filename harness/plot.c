@@ -184,8 +184,8 @@ static bool figure_draw(figure *f, const char *kind, const char *name, report_fi
         snprintf(err, err_len, "out of memory");
     snprintf(rel, sizeof rel, "plots/%s.gp", kind);
     if (ok && !report_locate(rel, script, sizeof script)) {
-        snprintf(err, err_len, "cannot find %s beside the bpebench binary (it is looked for in "
-                               "the source tree the binary was built in)", rel);
+        snprintf(err, err_len, "cannot find %s in the source tree bpebench was built from "
+                               "(moved?); rebuild bpebench in its source tree", rel);
         ok = false;
     }
     gnuplot_images img;

@@ -39,26 +39,15 @@
 
 /* ============================================================ locating files */
 
+#ifndef BPE_SOURCE_DIR
+#error "BPE_SOURCE_DIR (the source tree, an absolute path) is set by the Makefile for report.o"
+#endif
+
 bool report_locate(const char *rel, char *out, size_t out_len)
 {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return false;
-    exe[n] = '\0';
     struct stat st;
-    for (int up = 0; up < 4; up++) {
-        char *slash = strrchr(exe, '/');
-        if (!slash)
-            return false;
-        *slash = '\0';
-        int len = snprintf(out, out_len, "%s/%s", exe, rel);
-        if (len < 0 || (size_t)len >= out_len)
-            return false;
-        if (stat(out, &st) == 0)
-            return true;
-    }
-    return false;
+    int len = snprintf(out, out_len, "%s/%s", BPE_SOURCE_DIR, rel);
+    return len > 0 && (size_t)len < out_len && stat(out, &st) == 0;
 }
 
 /* ============================================================ the index */

@@ -7,11 +7,14 @@
  *     leaves nothing, not an empty --out;
  *   - a FIFO or a device given as a results or config file is refused at
  *     once: never a hang, never 256 MiB of /dev/zero read first;
- *   - a message naming a long but legal path keeps its reason.
+ *   - a message naming a long but legal path keeps its reason;
+ *   - gnuplot scripts planted in a directory above the binary are not run
+ *     (a build in /tmp/x/ looked in /tmp/plots/, anyone's to create).
  * Every child gets an alarm: a hang fails the test instead of stalling it.
  */
 #include "testutil.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -232,6 +235,51 @@ static void long_legal_paths_keep_the_reason(void **state)
     test_remove_tree(root);
 }
 
+/* A copy of the binary in root/bin, and in root/plots a script of every
+ * name plots/ has, each creating root/PWNED: the binary used to look for
+ * its scripts beside it and up to three levels above it. */
+static void scripts_above_the_binary_are_not_run(void **state)
+{
+    (void)state;
+    char *root = make_root();
+    char bin[PATH_MAX], exe[PATH_MAX + 16], plots[PATH_MAX], fixture[PATH_MAX], canary[PATH_MAX];
+    snprintf(bin, sizeof bin, "%s/bin", root);
+    snprintf(exe, sizeof exe, "%s/bpebench", bin);
+    snprintf(plots, sizeof plots, "%s/plots", root);
+    snprintf(canary, sizeof canary, "%s/PWNED", root);
+    assert_int_equal(mkdir(bin, 0755), 0);
+    assert_int_equal(mkdir(plots, 0755), 0);
+    size_t len;
+    char *image = test_slurp(test_bpebench(), &len);
+    assert_non_null(image);
+    test_write_file(exe, image, len);
+    free(image);
+    assert_int_equal(chmod(exe, 0755), 0);
+    char payload[PATH_MAX + 32];
+    int n = snprintf(payload, sizeof payload, "system \"touch '%s'\"\n", canary);
+    DIR *d = opendir("plots"); /* the source tree's: tests run from its top */
+    assert_non_null(d);
+    size_t planted = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strstr(e->d_name, ".gp")) {
+            test_write_file_in(plots, e->d_name, payload, (size_t)n);
+            planted++;
+        }
+    closedir(d);
+    assert_true(planted > 0);
+    assert_non_null(realpath("tests/fixtures/results-small.json", fixture));
+    const char *argv[] = {exe, "report", fixture, "--out", "rep", NULL};
+    test_child c = test_start(argv, root, alarm_in_child);
+    test_output out;
+    test_finish(&c, &out);
+    if (access(canary, F_OK) == 0)
+        fail_msg("a planted script ran; stderr: %s", out.err);
+    if (!WIFEXITED(out.status) || WEXITSTATUS(out.status) != 0)
+        fail_msg("report failed: %s", out.err);
+    test_output_free(&out);
+    test_remove_tree(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -240,6 +288,7 @@ int main(void)
         cmocka_unit_test(a_bench_whose_reader_went_away_leaves_nothing),
         cmocka_unit_test(fifos_and_devices_are_refused_at_once),
         cmocka_unit_test(long_legal_paths_keep_the_reason),
+        cmocka_unit_test(scripts_above_the_binary_are_not_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
