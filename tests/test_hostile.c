@@ -8,6 +8,8 @@
  *   - a FIFO or a device given as a results or config file is refused at
  *     once: never a hang, never 256 MiB of /dev/zero read first;
  *   - a message naming a long but legal path keeps its reason;
+ *   - a file listed twice (twice by name, inside a directory also given, a
+ *     hard link) is refused: its words would have counted double;
  *   - gnuplot scripts planted in a directory above the binary are not run
  *     (a build in /tmp/x/ looked in /tmp/plots/, anyone's to create).
  * Every child gets an alarm: a hang fails the test instead of stalling it.
@@ -235,6 +237,33 @@ static void long_legal_paths_keep_the_reason(void **state)
     test_remove_tree(root);
 }
 
+/* Standard input given twice was refused; a file given twice was read twice. */
+static void a_file_listed_twice_is_refused(void **state)
+{
+    (void)state;
+    char *root = make_root();
+    write_corpus(root);
+    char dir[96], file[96], linked[128];
+    snprintf(dir, sizeof dir, "%s/d", root);
+    snprintf(file, sizeof file, "%s/c.txt", root);
+    snprintf(linked, sizeof linked, "%s/c.txt", dir);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    assert_int_equal(link(file, linked), 0); /* d/c.txt: a second name of c.txt */
+    static const char *const inputs[][2] = {{"c.txt", "c.txt"}, {"d", "d/c.txt"}, {"c.txt", "d"}};
+    for (size_t i = 0; i < N(inputs); i++) {
+        test_output out;
+        run(root, (const char *const[]){"train", "--trainer", "heap", "--vocab-size", "300",
+                                        "--out", "o", inputs[i][0], inputs[i][1], NULL},
+            &out);
+        assert_one_line_error(&out, 1, "are the same file, which would be read twice");
+        test_output_free(&out);
+        run(root, (const char *const[]){"stats", inputs[i][0], inputs[i][1], NULL}, &out);
+        assert_one_line_error(&out, 1, "are the same file");
+        test_output_free(&out);
+    }
+    test_remove_tree(root);
+}
+
 /* A copy of the binary in root/bin, and in root/plots a script of every
  * name plots/ has, each creating root/PWNED: the binary used to look for
  * its scripts beside it and up to three levels above it. */
@@ -288,6 +317,7 @@ int main(void)
         cmocka_unit_test(a_bench_whose_reader_went_away_leaves_nothing),
         cmocka_unit_test(fifos_and_devices_are_refused_at_once),
         cmocka_unit_test(long_legal_paths_keep_the_reason),
+        cmocka_unit_test(a_file_listed_twice_is_refused),
         cmocka_unit_test(scripts_above_the_binary_are_not_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
