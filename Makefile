@@ -37,6 +37,10 @@ $(BUILD)/%.o: %.c $(HEADERS)
 BUILD_FLAGS := $(CFLAGS)
 $(BUILD)/harness/bench/context.o: CFLAGS += -DBPE_CFLAGS='"$(BUILD_FLAGS)"'
 
+# treefile.c finds plots/ and datasets/ in this tree and only here (harness/base/treefile.h).
+SOURCE_DIR_FLAG := -DBPE_SOURCE_DIR='"$(CURDIR)"'
+$(BUILD)/harness/base/treefile.o: CFLAGS += $(SOURCE_DIR_FLAG)
+
 $(BUILD)/libbpebench.a: $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
@@ -127,6 +131,8 @@ FUZZ_OBJS    := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) tests/testutil.
 # clang alone (installed without recommends) lacks libFuzzer's runtime.
 fuzz-deps:
 	@sh harness/deps.sh cmd:$(FUZZ_CC)=clang libclang-rt-14-dev
+
+$(BUILD)/fuzz/obj/harness/base/treefile.o: FUZZ_CFLAGS += $(SOURCE_DIR_FLAG)
 
 $(BUILD)/fuzz/obj/%.o: %.c $(HEADERS) | fuzz-deps
 	@mkdir -p $(dir $@)

@@ -251,6 +251,28 @@ static void comparing_nothing_fails(void **state)
     results_free(&other);
 }
 
+/* A baseline time so small (a denormal, 1e-320 s) that new ÷ old overflows
+ * to infinity is the largest slowdown there is, not "zero time in the
+ * baseline": before, that run was left out and the check passed on the
+ * other run alone. */
+static void an_overflowing_ratio_is_a_regression(void **state)
+{
+    (void)state;
+    bench_results a, b;
+    results_init(&a);
+    results_init(&b);
+    one_run(&a, "heap", 1e-320, 0);
+    one_run(&a, "naive", 9.0, 0.02);
+    one_run(&b, "heap", 1.0, 0);
+    one_run(&b, "naive", 9.0, 0.02);
+    compare_summary s = compare(&a, &b);
+    assert_int_equal(s.compared, 2);
+    assert_int_equal(s.regressions, 1);
+    assert_fails_saying(&s, (const char *const[]){"1 regression", NULL});
+    results_free(&a);
+    results_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -262,6 +284,7 @@ int main(void)
         cmocka_unit_test(finishing_no_longer_is_a_regression),
         cmocka_unit_test(missing_runs_fail_new_runs_do_not),
         cmocka_unit_test(comparing_nothing_fails),
+        cmocka_unit_test(an_overflowing_ratio_is_a_regression),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -285,6 +285,15 @@ static void user_pattern_skips_like_finditer(void **state)
     check_pattern("a*|b", "b", e2, N(e2));
 }
 
+/* (*NO_JIT) leaves the pattern without JIT code: it must be matched by the
+ * interpreter, not fail every match with "bad JIT option". */
+static void a_pattern_that_refuses_jit_still_splits(void **state)
+{
+    (void)state;
+    const char *e[] = {"ab", "cd"};
+    check_pattern("(*NO_JIT)[a-z]+", "ab, cd!", e, N(e));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -302,6 +311,7 @@ int main(void)
         cmocka_unit_test(bad_pattern_reports_offset),
         cmocka_unit_test(bad_special_tokens_are_refused),
         cmocka_unit_test(user_pattern_skips_like_finditer),
+        cmocka_unit_test(a_pattern_that_refuses_jit_still_splits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

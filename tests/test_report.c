@@ -391,9 +391,12 @@ static void copy_tree(const char *tree, char *binary)
     }
 }
 
-/* The one path that does reach gnuplot is the directory of its scripts (the
- * source tree of the binary): quoted, it may hold quotes, $(), backquotes
- * and ';'; a newline, which no gnuplot string can carry, is refused. */
+/* The one path that does reach gnuplot is the directory of its scripts: the
+ * source tree the binary was built from (BPE_SOURCE_DIR), quoted. A copy of
+ * the binary in a tree whose path holds quotes, $(), backquotes, ';' or a
+ * newline still uses that tree, and runs nothing. (A source tree whose path
+ * holds a newline, which no gnuplot string can carry, is refused; that needs
+ * a build there, so it is not tested here.) */
 static void the_scripts_directory_is_quoted_or_refused(void **state)
 {
     (void)state;
@@ -411,11 +414,8 @@ static void the_scripts_directory_is_quoted_or_refused(void **state)
     args[4] = in_root(out, "tree-out-2");
     c = test_start(args, root, NULL);
     test_finish(&c, &o);
-    const char *keys[] = {"the plots directory cannot be passed to gnuplot", "0x0A",
-                          "move the source tree", NULL};
-    assert_one_line_failure(&o, 1, keys, "a tree with a newline in its path");
-    assert_false(exists(out));
     assert_nothing_ran("a tree with a newline in its path");
+    assert_succeeded(&o, "a tree with a newline in its path");
     test_output_free(&o);
 }
 
@@ -742,13 +742,13 @@ static void messages_name_the_real_problem(void **state)
 
     const char *directory[] = {"report", root, NULL};
     o = run(directory, root, NULL);
-    const char *keys_dir[] = {"cannot read: Is a directory", NULL};
+    const char *keys_dir[] = {"is a directory, not a regular file; give a results file", NULL};
     assert_one_line_failure(&o, 1, keys_dir, "a directory as the results file");
     test_output_free(&o);
 
     const char *endless[] = {"compare", "/dev/zero", path, NULL};
     o = run(endless, root, NULL);
-    const char *keys_zero[] = {"/dev/zero: larger than 256 MiB; is it a results file?", NULL};
+    const char *keys_zero[] = {"/dev/zero: is a character device, not a regular file", NULL};
     assert_one_line_failure(&o, 1, keys_zero, "an endless results file");
     test_output_free(&o);
 

@@ -272,6 +272,21 @@ static void malformed_files_are_refused(void **state)
                    "\"corpus\":\"c\",\"vocab_size\":-3,\"status\":\"ok\"," TIMES
                    "\"total\":[1]}}]}",
                    "vocab_size");
+    /* `cat a.json b.json`: cJSON stops after a.json; b.json must not be dropped unseen. */
+    assert_refused("{\"schema_version\":1,\"context\":{},\"results\":[]}\n"
+                   "{\"schema_version\":1,\"context\":{},\"results\":[]}",
+                   "more text after the JSON object, at byte offset 47");
+    /* cJSON reads the first of two equal keys, jq and Python the last. */
+    assert_refused("{\"schema_version\":1,\"context\":{\"host\":\"a\",\"host\":\"b\"},"
+                   "\"results\":[]}", "key \"host\" appears twice");
+    assert_refused("{\"schema_version\":1,\"context\":{},\"results\":[{\"trainer\":\"naive\","
+                   "\"corpus\":\"c\",\"trainer\":\"heap\",\"vocab_size\":300,\"status\":\"ok\","
+                   TIMES "\"total\":[1]}}]}", "key \"trainer\" appears twice");
+    bench_results r;
+    char err[512];
+    static const char spaced[] = "{\"schema_version\":1,\"context\":{},\"results\":[]} \t\r\n";
+    assert_true(results_parse(spaced, strlen(spaced), "spaced.json", &r, err, sizeof err));
+    results_free(&r);
 }
 
 /* A file with one record whose fields after "trainer" are `fields`. */
@@ -347,6 +362,12 @@ static void impossible_times_are_refused(void **state)
     }
     refused("1", "", "heap", OK_TIMES ",\"profile\":{\"merge_seconds\":[0.5],"
             "\"words_affected\":[1e30]}", "profile.words_affected[0] is 1e+30, more than the largest");
+    /* Measured times past 1e9 s: (a + b) / 2 of two 1e308 s was infinite (and
+     * compare passed), a profile of 1e308 s made gnuplot fail the report. */
+    refused("1", "", "heap", "\"times_s\":{\"read\":[0,0],\"pretokenize\":[0,0],\"setup\":[0,0],"
+            "\"merge\":[1,1],\"total\":[1e308,1e308]}", "times_s.total[0] is 1e+308 s, more than 1e+09");
+    refused("1", "", "heap", OK_TIMES ",\"profile\":{\"merge_seconds\":[0.5,1.5e9],"
+            "\"words_affected\":[2,1]}", "profile.merge_seconds[1] is 1.5e+09 s, more than 1e+09");
     refused("1", "", "heap", OK_TIMES ",\"corpus_bytes\":10.5", "\"corpus_bytes\" must be a whole");
     refused("1", "\"cores\":-2", "heap", OK_TIMES, "context.cores must be a whole number");
     accepted("1", "\"cores\":2,\"time_limit_s\":0", "heap", OK_TIMES ",\"time_limit_s\":0.5");

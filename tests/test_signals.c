@@ -105,6 +105,34 @@ static void tracked_paths_removed_on_signal(void **state)
     assert_false(exists(p.dir));
 }
 
+/* Every signal that ends a process by default and that a pipeline, a
+ * limit or a user may send cleans up as SIGTERM does: `bench | head` ends
+ * in SIGPIPE, `timeout -s USR1` in SIGUSR1. */
+static void every_terminating_signal_removes_tracked_paths(void **state)
+{
+    (void)state;
+    static const int signals[] = {SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2};
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
+        case_paths p;
+        make_paths(&p);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            signal(signals[i], SIG_DFL); /* as from a terminal, whatever we inherited */
+            if (!signals_install_cleanup())
+                _exit(97);
+            track(p.dir, true);
+            touch(p.file);
+            track(p.file, false);
+            raise(signals[i]);
+            _exit(0); /* not reached */
+        }
+        assert_killed_by(wait_child(pid), signals[i]);
+        if (exists(p.file) || exists(p.dir))
+            fail_msg("signal %d left %s behind", signals[i], exists(p.file) ? p.file : p.dir);
+    }
+}
+
 /* An untracked file survives, and keeps its (tracked) directory alive:
  * rmdir never removes what somebody else put there. */
 static void untracked_paths_survive(void **state)
@@ -246,6 +274,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tracked_paths_removed_on_signal),
+        cmocka_unit_test(every_terminating_signal_removes_tracked_paths),
         cmocka_unit_test(untracked_paths_survive),
         cmocka_unit_test(parent_paths_survive_a_child_signal),
         cmocka_unit_test(ignored_signal_stays_ignored),

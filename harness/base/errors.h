@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* Asks the compiler to check a printf-style function's calls (gcc and clang
@@ -30,5 +31,12 @@ bool set_error_v(char *err, size_t err_len, const char *fmt, va_list ap) BPE_PRI
  * "a directory", "a symbolic link", "a FIFO", "a socket", "a character
  * device" or "a block device". */
 const char *file_kind_name(mode_t mode);
+
+/* Opens `path` for reading ("rb") when it is a regular file; otherwise NULL,
+ * with "PATH: cannot open: …" or "PATH: is a FIFO (…), not a regular file;
+ * give EXPECTED" in err. The open does not block (O_NONBLOCK), so a FIFO
+ * without a writer is refused at once instead of hanging the command, and
+ * /dev/zero is refused before a byte is read. O(1). */
+FILE *open_regular_file(const char *path, const char *expected, char *err, size_t err_len);
 
 #endif

@@ -1,6 +1,7 @@
 /*
- * signals.c — the registry of paths to remove on SIGINT, SIGTERM, SIGHUP and
- * SIGXFSZ, and the handler that removes them (see signals.h for the design).
+ * signals.c — the registry of paths to remove on SIGINT, SIGTERM, SIGHUP,
+ * SIGXFSZ, SIGPIPE, SIGALRM, SIGUSR1 and SIGUSR2, and the handler that
+ * removes them (see signals.h for the design).
  *
  * Data structure: a fixed table of slots. A slot is in use when `used` is 1;
  * then `path` holds a NUL-terminated path registered by process `owner`.
@@ -25,7 +26,11 @@ typedef struct {
 
 static tracked_path tracked[SIGNALS_MAX_TRACKED]; /* the registry; static, never freed */
 
-static const int handled_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
+/* Every signal that ends a process by default (without a core dump) and that
+ * a user, a pipeline or a limit may send: `bench | head` ends in SIGPIPE,
+ * `timeout -s USR1` and alarm-driven scripts in SIGUSR1 or SIGALRM. */
+static const int handled_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ,
+                                      SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2};
 enum { N_HANDLED = sizeof handled_signals / sizeof handled_signals[0] };
 
 /* Removes this process's registered paths, newest first (so files go before

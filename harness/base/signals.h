@@ -3,7 +3,8 @@
  *
  * Output files are written to a temporary name and renamed into place
  * (output.h). If the process is killed by SIGINT (Ctrl-C), SIGTERM, SIGHUP
- * (the terminal went away) or SIGXFSZ (a write passed `ulimit -f`) while such
+ * (the terminal went away), SIGXFSZ (a write passed `ulimit -f`), SIGPIPE (a
+ * reader of our output went away), SIGALRM, SIGUSR1 or SIGUSR2 while such
  * a temporary file exists, or after `train` created its --out directory and
  * before it wrote anything there, something would be left behind. This
  * module keeps a small registry of such paths; the handler removes them
@@ -42,7 +43,7 @@
 
 enum { SIGNALS_MAX_TRACKED = 8 }; /* paths in flight at once (train needs 3) */
 
-/* Installs the cleanup handler for SIGINT, SIGTERM, SIGHUP and SIGXFSZ,
+/* Installs the cleanup handler for the signals above (SIGINT … SIGUSR2),
  * except where the signal is ignored (as nohup or a parent may arrange).
  * Idempotent. False (with errno set) when sigaction fails. */
 bool signals_install_cleanup(void);

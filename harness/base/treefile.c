@@ -1,6 +1,6 @@
 /*
- * treefile.c — finding the files shipped beside the binary (treefile.h):
- * /proc/self/exe, then its directory and up to three above it.
+ * treefile.c — finding the files of the source tree the binary was built
+ * from (treefile.h): BPE_SOURCE_DIR, fixed at build time by the Makefile.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "base/treefile.h"
@@ -11,24 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifndef BPE_SOURCE_DIR
+#error "BPE_SOURCE_DIR (the source tree, an absolute path) is set by the Makefile for treefile.o"
+#endif
+
 bool tree_locate(const char *rel, char *out, size_t out_len)
 {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return false;
-    exe[n] = '\0';
     struct stat st;
-    for (int up = 0; up < 4; up++) {
-        char *slash = strrchr(exe, '/');
-        if (!slash)
-            return false;
-        *slash = '\0';
-        int len = snprintf(out, out_len, "%s/%s", exe, rel);
-        if (len < 0 || (size_t)len >= out_len)
-            return false;
-        if (stat(out, &st) == 0)
-            return true;
-    }
-    return false;
+    int len = snprintf(out, out_len, "%s/%s", BPE_SOURCE_DIR, rel);
+    return len > 0 && (size_t)len < out_len && stat(out, &st) == 0;
 }

@@ -1,5 +1,5 @@
 /*
- * treefile.h — the files bpebench ships beside its binary: plot scripts
+ * treefile.h — the files bpebench reads from its source tree: plot scripts
  * (the plots/ scripts, run by the report) and the dataset manifest
  * (datasets/MANIFEST.tsv, checked into results.json).
  */
@@ -10,11 +10,12 @@
 #include <stddef.h>
 
 /*
- * Finds a file of the source tree (e.g. "plots/time_vs_vocab.gp") the
- * running binary belongs to: beside it and up to three levels above it
- * (build/bpebench, build/asan/bpebench, build/tests/test_x). Never in the
- * current directory: a results directory someone sent may hold a plots/ of
- * its own, whose scripts gnuplot would run. out gets an absolute path;
+ * Finds a file of the source tree the binary was built from (e.g.
+ * "plots/time_vs_vocab.gp"): BPE_SOURCE_DIR, set at build time, and nowhere
+ * else. Never in the current directory (a results directory someone sent
+ * may hold a plots/ of its own, whose scripts gnuplot would run), and never
+ * in the directories above the binary: built with BUILD=/tmp/x, that found
+ * /tmp/plots/, which any local user may create. out gets an absolute path;
  * false when not found or when the path would not fit out_len.
  */
 bool tree_locate(const char *rel, char *out, size_t out_len);

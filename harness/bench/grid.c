@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* Replaces *slot with a copy of value. False on OOM. */
 static bool set_string(char **slot, const char *value)
@@ -226,11 +225,11 @@ static bool set_vocab(bench_grid *g, const char *value, char *err, size_t err_le
         char *end;
         errno = 0;
         unsigned long long x = strtoull(p, &end, 10);
-        if (end == p || errno || x <= 256 || x > UINT32_MAX || n == 64 ||
-            (*end && *end != ','))
-            return set_error(err, err_len,
-                        "vocab \"%s\": expected up to 64 comma-separated sizes, each above 256",
-                        value);
+        /* A digit first: strtoull reads "-18446744073709551000" as 616. */
+        if (*p < '0' || *p > '9' || end == p || errno || x <= 256 || x > UINT32_MAX ||
+            n == 64 || (*end && *end != ','))
+            return set_error(err, err_len, "vocab \"%s\": expected up to 64 comma-separated "
+                             "sizes, each a whole number from 257 to %u", value, UINT32_MAX);
         for (size_t i = 0; i < n; i++)
             if (v[i] == x)
                 return set_error(err, err_len, "vocab \"%s\": %llu is given twice", value, x);
@@ -412,14 +411,9 @@ enum { CONFIG_MAX_BYTES = 1 << 20 };
 
 bool grid_load_config(bench_grid *g, const char *path, char *err, size_t err_len)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = open_regular_file(path, "a config file", err, err_len);
     if (!f)
-        return set_error(err, err_len, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        return set_error(err, err_len, "%s: is a directory; give a config file", path);
-    }
+        return false;
     char *text = malloc(CONFIG_MAX_BYTES + 1);
     size_t len = text ? fread(text, 1, CONFIG_MAX_BYTES + 1, f) : 0;
     bool ok = text ? true : set_error(err, err_len, "%s: out of memory", path);

@@ -529,6 +529,23 @@ static bool seconds(const cJSON *v, const char *what, double *out, char *err, si
     return true;
 }
 
+/* The most seconds a measured time may hold: far above any run (bench's
+ * limit is at most 1e6 s), far below where a median's a + b or gnuplot's
+ * autoscaling overflows (a profile of 1e308 s failed the report). */
+#define MEASURED_SECONDS_MAX 1e9
+
+/* A measured time (a repetition's phase, a merge): seconds(), at most
+ * MEASURED_SECONDS_MAX. */
+static bool measured_seconds(const cJSON *v, const char *what, double *out, char *err,
+                             size_t err_len)
+{
+    if (!seconds(v, what, out, err, err_len))
+        return false;
+    return *out <= MEASURED_SECONDS_MAX ||
+           set_error(err, err_len, "%s is %g s, more than %g (31 years): not a measured time",
+                     what, *out, MEASURED_SECONDS_MAX);
+}
+
 /* An optional whole-number field of o (0 when absent); `required` ones must exist. */
 static bool get_u64(const cJSON *o, const char *key, bool required, uint64_t *out, char *err,
                     size_t err_len)
@@ -620,7 +637,7 @@ static bool read_times(const cJSON *o, bench_record *rec, char *err, size_t err_
             char what[48];
             double s = 0;
             snprintf(what, sizeof what, "times_s.%s[%d]", bench_phase_names[p], i);
-            if (!seconds(x, what, &s, err, err_len))
+            if (!measured_seconds(x, what, &s, err, err_len))
                 return false;
             set_phase_seconds(&rec->reps[i++], p, s);
         }
@@ -703,7 +720,7 @@ static bool read_profile(const cJSON *o, bench_record *rec, char *err, size_t er
     for (size_t i = 0; i < n; i++, s = s->next, a = a->next) {
         char what[64];
         snprintf(what, sizeof what, "profile.merge_seconds[%zu]", i);
-        if (!seconds(s, what, &rec->profile_seconds[i], err, err_len))
+        if (!measured_seconds(s, what, &rec->profile_seconds[i], err, err_len))
             return false;
         snprintf(what, sizeof what, "profile.words_affected[%zu]", i);
         if (!whole_number(a, what, U64_MAX_DOUBLE, &rec->profile_affected[i], err, err_len))
@@ -858,6 +875,46 @@ static bool check_unique_runs(const bench_results *r, char *err, size_t err_len)
     return ok;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Whether no object in the tree holds a key twice: JSON readers disagree on
+ * which value a repeated key has (cJSON takes the first, jq and Python the
+ * last), so such a file could show bpebench one run and every other tool
+ * another. The first repeated key goes to err. O(k log k) per object of k
+ * keys; recursion as deep as the nesting cJSON accepts (1000).
+ */
+static bool keys_unique(const cJSON *node, char *err, size_t err_len)
+{
+    size_t k = 0;
+    for (const cJSON *c = node->child; c; c = c->next)
+        k++;
+    if (cJSON_IsObject(node) && k > 1) {
+        const char **names = malloc(k * sizeof *names);
+        if (!names)
+            return set_error(err, err_len, "out of memory");
+        size_t n = 0;
+        for (const cJSON *c = node->child; c; c = c->next)
+            names[n++] = c->string;
+        qsort(names, n, sizeof *names, cmp_name);
+        size_t i = 1;
+        while (i < n && strcmp(names[i - 1], names[i]) != 0)
+            i++;
+        bool unique = i == n || set_error(err, err_len, "key \"%s\" appears twice in one object; "
+                                           "give each key once", names[i]);
+        free(names);
+        if (!unique)
+            return false;
+    }
+    for (const cJSON *c = node->child; c; c = c->next)
+        if (!keys_unique(c, err, err_len))
+            return false;
+    return true;
+}
+
 static bool parse_root(const cJSON *root, bench_results *r, char *err, size_t err_len)
 {
     if (!check_schema_version(root, err, err_len) ||
@@ -882,7 +939,8 @@ static bool parse_root(const cJSON *root, bench_results *r, char *err, size_t er
         }
         i++;
     }
-    return check_unique_runs(r, err, err_len);
+    /* Last, so that the checks above name a repeated run or counter better. */
+    return check_unique_runs(r, err, err_len) && keys_unique(root, err, err_len);
 }
 
 /* The offset of the first "\u0000" escape in JSON text, or len when there
@@ -912,11 +970,21 @@ bool results_parse(const char *text, size_t len, const char *name, bench_results
     if (nul < len)
         return set_error(err, err_len, "%s: a string holds U+0000 (NUL) at byte offset %zu; "
                                        "every field is text without NUL characters", name, nul);
-    cJSON *root = cJSON_ParseWithLength(text, len);
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
     if (!root) {
         const char *at = cJSON_GetErrorPtr();
         size_t offset = at && at >= text && at <= text + len ? (size_t)(at - text) : 0;
         return set_error(err, err_len, "%s: not valid JSON near byte offset %zu", name, offset);
+    }
+    /* cJSON stops after the first value: `cat a.json b.json` would read as a.json. */
+    size_t after = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
+    while (after < len && strchr(" \t\r\n", text[after]) && text[after])
+        after++;
+    if (after < len) {
+        cJSON_Delete(root);
+        return set_error(err, err_len, "%s: more text after the JSON object, at byte offset %zu "
+                         "(two files joined?); a results file holds one object", name, after);
     }
     char why[480];
     bool ok = parse_root(root, r, why, sizeof why);
@@ -935,9 +1003,9 @@ bool results_parse(const char *text, size_t len, const char *name, bench_results
 bool results_read(const char *path, bench_results *r, char *err, size_t err_len)
 {
     results_init(r);
-    FILE *f = fopen(path, "rb");
+    FILE *f = open_regular_file(path, "a results file", err, err_len);
     if (!f)
-        return set_error(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+        return false;
     char *text = NULL;
     size_t len = 0, cap = 0;
     bool ok = true;

@@ -214,7 +214,7 @@ static int parse_args(int argc, char **argv, bench_run *b, corpus_options *copts
                   argv[optind]);
         status = EXIT_USAGE;
     }
-    char err[600];
+    char err[2 * PATH_MAX];
     if (status == EXIT_OK && config && !grid_load_config(&b->grid, config, err, sizeof err)) {
         cli_error("bench: %s", err);
         status = EXIT_USAGE;

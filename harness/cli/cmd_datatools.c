@@ -2,12 +2,15 @@
  * cmd_datatools.c — `bpebench slice` and `bpebench stats` (datatools.h):
  * option parsing and printing only.
  */
+#define _POSIX_C_SOURCE 200809L /* PATH_MAX */
 #include "cli/cli.h"
 #include "input/corpus.h"
 #include "tools/datatools.h"
 #include "base/untrusted.h"
 
 #include <getopt.h>
+#include <limits.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +55,7 @@ static bool check_special_tokens(const pretok_config *cfg)
 static int slice_to_file(const pretok_config *cfg, char *const *inputs, size_t n_inputs,
                          uint64_t limit, const char *out_path)
 {
-    char err[1024], **files = NULL, shown[1024];
+    char err[2 * PATH_MAX], **files = NULL, shown[1024];
     size_t n_files = 0, joined;
     uint64_t len;
     atomic_file out;
@@ -122,6 +125,10 @@ int cmd_slice(int argc, char **argv)
     }
     if (limit == 0) {
         cli_error("bad --bytes '0': give the most bytes the slice may have, such as 1000000");
+        goto done;
+    }
+    if (!*out_path) {
+        cli_error("--out is empty; give a file name");
         goto done;
     }
     pretok_config cfg = cli_pretok_config(&copts);
@@ -222,7 +229,7 @@ int cmd_stats(int argc, char **argv)
     }
     status = EXIT_FAIL;
     pretok_config cfg = cli_pretok_config(&copts);
-    char err[1024], **files = NULL;
+    char err[2 * PATH_MAX], **files = NULL;
     size_t n_files = 0;
     corpus_stats s;
     if (!corpus_list_files((const char *const *)argv + optind, (size_t)(argc - optind), &files,

@@ -117,7 +117,7 @@ int cmd_report(int argc, char **argv)
     }
     const char *in = argv[optind];
     bench_results r;
-    char err[1024], dir[PATH_MAX];
+    char err[2 * PATH_MAX], dir[PATH_MAX];
     if (!results_read(in, &r, err, sizeof err)) {
         cli_error("report: %s", err);
         return EXIT_FAIL;
@@ -204,7 +204,7 @@ int cmd_compare(int argc, char **argv)
     if (status != EXIT_OK)
         return status < 0 ? EXIT_OK : status;
     bench_results base, cur;
-    char err[1024];
+    char err[2 * PATH_MAX];
     if (!results_read(argv[optind], &base, err, sizeof err)) {
         cli_error("compare: %s", err);
         return EXIT_FAIL;
@@ -239,7 +239,7 @@ int cmd_compare(int argc, char **argv)
            sum.improvements, sum.noisy, sum.digest_changes, sum.counter_changes);
     results_free(&base);
     results_free(&cur);
-    char why[1024];
+    char why[2 * PATH_MAX];
     if (!compare_passed(&sum, argv[optind], argv[optind + 1], why, sizeof why)) {
         fflush(stdout);
         cli_error("compare: %s", why);

@@ -3,11 +3,13 @@
  * to a file, streamed and atomic (atomicfile.h). Options map one to one onto
  * synth_config; this file only parses and reports.
  */
+#define _POSIX_C_SOURCE 200809L /* PATH_MAX, fstatvfs */
 #include "cli/cli.h"
 #include "tools/synth.h"
 #include "base/untrusted.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/statvfs.h>
 #include <stdlib.h>
@@ -106,7 +108,7 @@ static bool synth_option(synth_config *cfg, int opt, const char *arg, const char
  * wrote. Returns the exit status. */
 static int synth_to_file(const synth_config *cfg, const char *out_path)
 {
-    char err[1024], shown_path[1024], shown_alphabet[256];
+    char err[2 * PATH_MAX], shown_path[1024], shown_alphabet[256];
     atomic_file out;
     uint64_t len;
     if (!atomic_file_open(&out, out_path, err, sizeof err)) {
@@ -167,6 +169,10 @@ int cmd_synth(int argc, char **argv)
     }
     if (!have_bytes || !out_path) {
         cli_error("synth needs --bytes and --out; see bpebench synth --help");
+        return EXIT_USAGE;
+    }
+    if (!*out_path) {
+        cli_error("--out is empty; give a file name");
         return EXIT_USAGE;
     }
     char err[1024];

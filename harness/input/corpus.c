@@ -169,6 +169,47 @@ static bool push_input(char ***files, size_t *n, size_t *cap, const char *input,
     return true;
 }
 
+/* Which file a listed name is. */
+typedef struct {
+    dev_t dev;    /* its device */
+    ino_t ino;    /* its inode on that device */
+    size_t index; /* the name's position in the list */
+} file_id;
+
+static int cmp_file_id(const void *a, const void *b)
+{
+    const file_id *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    if (x->ino != y->ino)
+        return x->ino < y->ino ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Whether no file is listed twice (a name given twice, a file also inside a
+ * directory given, a hard link): read twice, its words would silently count
+ * double. Names that cannot be examined are left to the reader to report.
+ * O(n log n). */
+static bool files_distinct(char *const *files, size_t n, char *err, size_t err_len)
+{
+    file_id *ids = malloc((n ? n : 1) * sizeof *ids);
+    if (!ids)
+        return set_error(err, err_len, "out of memory");
+    size_t k = 0;
+    struct stat st;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(files[i], CORPUS_STDIN) != 0 && stat(files[i], &st) == 0)
+            ids[k++] = (file_id){st.st_dev, st.st_ino, i};
+    qsort(ids, k, sizeof *ids, cmp_file_id);
+    bool ok = true;
+    for (size_t i = 1; ok && i < k; i++)
+        if (ids[i].dev == ids[i - 1].dev && ids[i].ino == ids[i - 1].ino)
+            ok = set_error(err, err_len, "%s and %s are the same file, which would be read "
+                           "twice; give it once", files[ids[i - 1].index], files[ids[i].index]);
+    free(ids);
+    return ok;
+}
+
 bool corpus_list_inputs(const char *const *inputs, size_t n_inputs, bool allow_stdin,
                         char ***files, size_t *n_files, char *err, size_t err_len)
 {
@@ -181,6 +222,11 @@ bool corpus_list_inputs(const char *const *inputs, size_t n_inputs, bool allow_s
             *files = NULL;
             return false;
         }
+    if (!files_distinct(*files, n, err, err_len)) {
+        corpus_free_files(*files, n);
+        *files = NULL;
+        return false;
+    }
     *n_files = n;
     return true;
 }

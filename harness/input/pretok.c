@@ -401,7 +401,11 @@ static bool compile_pattern(pretokenizer *p, const char *pattern)
         return fail(p, "bad --pattern: %s at offset %zu; fix the pattern or use gpt2 or gpt4",
                     (const char *)message, (size_t)offset);
     }
-    p->jit = pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE | PCRE2_JIT_PARTIAL_HARD) == 0;
+    /* (*NO_JIT) in the pattern makes pcre2_jit_compile succeed without JIT
+     * code; pcre2_jit_match would then fail on every match. */
+    size_t jit_size = 0;
+    p->jit = pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE | PCRE2_JIT_PARTIAL_HARD) == 0 &&
+             pcre2_pattern_info(p->code, PCRE2_INFO_JITSIZE, &jit_size) == 0 && jit_size > 0;
     pcre2_pattern_info(p->code, PCRE2_INFO_MAXLOOKBEHIND, &p->lookbehind);
     p->match = pcre2_match_data_create_from_pattern(p->code, NULL);
     p->mctx = pcre2_match_context_create(NULL);

@@ -145,8 +145,8 @@ static bool figure_draw(figure *f, const char *kind, const char *name, report_fi
         set_error(err, err_len, "out of memory");
     snprintf(rel, sizeof rel, "plots/%s.gp", kind);
     if (ok && !tree_locate(rel, script, sizeof script))
-        ok = set_error(err, err_len, "cannot find %s beside the bpebench binary (it is looked "
-                                     "for in the source tree the binary was built in)", rel);
+        ok = set_error(err, err_len, "cannot find %s in the source tree bpebench was built from "
+                                     "(moved?); rebuild bpebench in its source tree", rel);
     gnuplot_images img;
     if (ok)
         ok = gnuplot_draw(script, f->vars_text, f->vars_len, f->dat_text, f->dat_len, &img, err,

@@ -1,0 +1,325 @@
+/*
+ * test_hostile.c — cases from a hostile sweep of every command that found a
+ * defect, each run on the real binary ($BPEBENCH) in a fresh directory:
+ *   - a negative --vocab that strtoull wraps to a valid size is refused;
+ *   - `--out ''` is bad usage (train, slice, synth), said as such;
+ *   - bench whose reader went away (`bench | head`) dies of SIGPIPE and
+ *     leaves nothing, not an empty --out;
+ *   - a FIFO or a device given as a results or config file is refused at
+ *     once: never a hang, never 256 MiB of /dev/zero read first;
+ *   - a message naming a long but legal path keeps its reason;
+ *   - a file listed twice (twice by name, inside a directory also given, a
+ *     hard link) is refused: its words would have counted double;
+ *   - gnuplot scripts planted in a directory above the binary are not run
+ *     (a build in /tmp/x/ looked in /tmp/plots/, anyone's to create).
+ * Every child gets an alarm: a hang fails the test instead of stalling it.
+ */
+#define _DEFAULT_SOURCE /* mkdtemp, realpath, PATH_MAX */
+#include "testutil.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define N(a) (sizeof(a) / sizeof *(a))
+
+/* In the child, just before exec: killed by SIGALRM after 20 s. */
+static void alarm_in_child(void)
+{
+    signal(SIGALRM, SIG_DFL);
+    alarm(20); /* survives exec */
+}
+
+/* Runs `bpebench args...` (NULL-terminated) in `cwd`; *out gets what it did. */
+static void run(const char *cwd, const char *const *args, test_output *out)
+{
+    const char *argv[16] = {test_bpebench()};
+    size_t n = 1;
+    for (; args[n - 1]; n++) {
+        assert_true(n < N(argv) - 1);
+        argv[n] = args[n - 1];
+    }
+    argv[n] = NULL;
+    test_child c = test_start(argv, cwd, alarm_in_child);
+    test_finish(&c, out);
+}
+
+/* Asserts an exit with `code` and one line on stderr that holds `needle`. */
+static void assert_one_line_error(const test_output *out, int code, const char *needle)
+{
+    if (!WIFEXITED(out->status))
+        fail_msg("killed by signal %d (a hang?); stderr: %s", WTERMSIG(out->status), out->err);
+    if (WEXITSTATUS(out->status) != code)
+        fail_msg("exit %d, expected %d; stderr: %s", WEXITSTATUS(out->status), code, out->err);
+    const char *nl = strchr(out->err, '\n');
+    if (!nl || nl[1])
+        fail_msg("stderr is not one line: %s", out->err);
+    if (!strstr(out->err, needle))
+        fail_msg("stderr does not say \"%s\": %s", needle, out->err);
+}
+
+static char *make_root(void)
+{
+    static char root[64];
+    snprintf(root, sizeof root, "/tmp/bpebench-hostile-XXXXXX");
+    assert_non_null(mkdtemp(root));
+    return root;
+}
+
+/* A small corpus in root/c.txt: 40 KB of short lines. */
+static void write_corpus(const char *root)
+{
+    char text[40960];
+    for (size_t i = 0; i < sizeof text; i++)
+        text[i] = "the cat sat on a mat\n"[i % 21];
+    test_write_file_in(root, "c.txt", text, sizeof text);
+}
+
+/* strtoull reads "-18446744073709551000" as 616: bench used to run V = 616. */
+static void negative_vocab_sizes_are_refused(void **state)
+{
+    (void)state;
+    char *root = make_root();
+    write_corpus(root);
+    static const char *const values[] = {"-18446744073709551000", "300,-18446744073709551000",
+                                         "+300", " 300", "4294967296"};
+    for (size_t i = 0; i < N(values); i++) {
+        test_output out;
+        run(root, (const char *const[]){"bench", "--corpus", "c=c.txt", "--vocab", values[i],
+                                        "--out", "o", NULL},
+            &out);
+        assert_one_line_error(&out, 2, "each a whole number from 257 to 4294967295");
+        assert_int_equal(test_count_entries(root), 1); /* c.txt: no --out made */
+        test_output_free(&out);
+    }
+    test_remove_tree(root);
+}
+
+/* train said "--out : cannot create the directory: No such file or directory", exit 1. */
+static void an_empty_out_is_bad_usage(void **state)
+{
+    (void)state;
+    char *root = make_root();
+    write_corpus(root);
+    test_output out;
+    run(root, (const char *const[]){"train", "--trainer", "heap", "--vocab-size", "300", "--out",
+                                    "", "c.txt", NULL},
+        &out);
+    assert_one_line_error(&out, 2, "--out is empty");
+    test_output_free(&out);
+    /* slice and synth said "the output path is empty" with exit 1 */
+    run(root, (const char *const[]){"slice", "--bytes", "100", "--out", "", "c.txt", NULL}, &out);
+    assert_one_line_error(&out, 2, "--out is empty");
+    test_output_free(&out);
+    run(root, (const char *const[]){"synth", "--bytes", "100", "--out", "", NULL}, &out);
+    assert_one_line_error(&out, 2, "--out is empty");
+    test_output_free(&out);
+    test_remove_tree(root);
+}
+
+/* `bpebench bench ... 2>&1 | head -1`: once head exits, bench's next
+ * progress line raises SIGPIPE. It dies of it, removing the --out it made
+ * (before, SIGPIPE was not handled and the empty directory stayed). */
+static void a_bench_whose_reader_went_away_leaves_nothing(void **state)
+{
+    (void)state;
+    char *root = make_root();
+    write_corpus(root);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    close(p[0]); /* the reader is gone before bench writes a byte */
+    const char *argv[] = {test_bpebench(), "bench", "--corpus", "c=c.txt", "--sizes", "10K,20K",
+                          "--vocab", "300", "--repeats", "1", "--out", "o", NULL};
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDONLY);
+        if (null < 0 || dup2(null, 0) < 0 || dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0 ||
+            chdir(root) != 0)
+            _exit(126);
+        signal(SIGPIPE, SIG_DFL);
+        alarm_in_child();
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(p[1]);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGPIPE)
+        fail_msg("expected death by SIGPIPE, got status 0x%x", status);
+    char found[PATH_MAX];
+    if (test_find_temporary(root, found, sizeof found))
+        fail_msg("left a temporary file: %s", found);
+    if (test_count_entries(root) != 1)
+        fail_msg("left %zu entries in %s (the --out it made?)", test_count_entries(root), root);
+    test_remove_tree(root);
+}
+
+/* open() of a FIFO without a writer blocks for ever: bench --config, report
+ * and compare used to hang; /dev/zero was read to 256 MiB before refused. */
+static void fifos_and_devices_are_refused_at_once(void **state)
+{
+    (void)state;
+    char *root = make_root();
+    char fifo[PATH_MAX], fixture[PATH_MAX];
+    snprintf(fifo, sizeof fifo, "%s/fifo", root);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_non_null(realpath("tests/fixtures/results-small.json", fixture));
+    const struct {
+        const char *args[6]; /* the command line */
+        int code;            /* its exit status */
+        const char *says;    /* in its message */
+    } cases[] = {
+        {{"bench", "--config", "fifo", NULL}, 2, "is a FIFO, not a regular file; give a config"},
+        {{"bench", "--config", "/dev/zero", NULL}, 2, "is a character device"},
+        {{"report", "fifo", "--out", "r", NULL}, 1, "is a FIFO, not a regular file; give a results"},
+        {{"report", "/dev/zero", "--out", "r", NULL}, 1, "is a character device"},
+        {{"compare", "fifo", fixture, NULL}, 1, "is a FIFO"},
+        {{"compare", fixture, "/dev/zero", NULL}, 1, "is a character device"},
+    };
+    for (size_t i = 0; i < N(cases); i++) {
+        test_output out;
+        run(root, cases[i].args, &out);
+        assert_one_line_error(&out, cases[i].code, cases[i].says);
+        test_output_free(&out);
+        assert_int_equal(test_count_entries(root), 1); /* the FIFO alone */
+    }
+    test_remove_tree(root);
+}
+
+/* A path of 1.5 KB is legal (PATH_MAX is 4 KB), but messages were cut at
+ * 512 or 1024 bytes: the user saw the path and no reason. */
+static void long_legal_paths_keep_the_reason(void **state)
+{
+    (void)state;
+    char *root = make_root();
+    write_corpus(root);
+    char path[1600];
+    size_t at = (size_t)snprintf(path, sizeof path, "%s", root);
+    while (at + 130 < sizeof path - 8) {
+        path[at++] = '/';
+        memset(path + at, 'h', 120);
+        at += 120;
+    }
+    snprintf(path + at, sizeof path - at, "/x.txt");
+    static const struct {
+        const char *args[8]; /* PATH stands for the long path */
+        const char *reason;  /* the end of the message */
+    } cases[] = {
+        {{"slice", "--bytes", "100", "--out", "PATH", "c.txt", NULL}, "is writable, and the path's length"},
+        {{"synth", "--bytes", "100", "--out", "PATH", NULL}, "is writable, and the path's length"},
+        {{"stats", "PATH", NULL}, "No such file or directory; check the path"},
+        {{"report", "PATH", NULL}, "cannot open: No such file or directory"},
+        {{"compare", "PATH", "PATH", NULL}, "cannot open: No such file or directory"},
+        {{"bench", "--config", "PATH", NULL}, "cannot open: No such file or directory"},
+    };
+    for (size_t i = 0; i < N(cases); i++) {
+        const char *args[8];
+        for (size_t k = 0; k < N(args); k++)
+            args[k] = cases[i].args[k] && strcmp(cases[i].args[k], "PATH") == 0 ? path
+                                                                              : cases[i].args[k];
+        test_output out;
+        run(root, args, &out);
+        assert_true(WIFEXITED(out.status) && WEXITSTATUS(out.status) != 0);
+        size_t len = strlen(out.err), rlen = strlen(cases[i].reason);
+        if (len < rlen + 1 || strncmp(out.err + len - rlen - 1, cases[i].reason, rlen) != 0)
+            fail_msg("%s: the message does not end with \"%s\": ...%s", cases[i].args[0],
+                     cases[i].reason, out.err + (len > 120 ? len - 120 : 0));
+        test_output_free(&out);
+    }
+    test_remove_tree(root);
+}
+
+/* Standard input given twice was refused; a file given twice was read twice. */
+static void a_file_listed_twice_is_refused(void **state)
+{
+    (void)state;
+    char *root = make_root();
+    write_corpus(root);
+    char dir[96], file[96], linked[128];
+    snprintf(dir, sizeof dir, "%s/d", root);
+    snprintf(file, sizeof file, "%s/c.txt", root);
+    snprintf(linked, sizeof linked, "%s/c.txt", dir);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    assert_int_equal(link(file, linked), 0); /* d/c.txt: a second name of c.txt */
+    static const char *const inputs[][2] = {{"c.txt", "c.txt"}, {"d", "d/c.txt"}, {"c.txt", "d"}};
+    for (size_t i = 0; i < N(inputs); i++) {
+        test_output out;
+        run(root, (const char *const[]){"train", "--trainer", "heap", "--vocab-size", "300",
+                                        "--out", "o", inputs[i][0], inputs[i][1], NULL},
+            &out);
+        assert_one_line_error(&out, 1, "are the same file, which would be read twice");
+        test_output_free(&out);
+        run(root, (const char *const[]){"stats", inputs[i][0], inputs[i][1], NULL}, &out);
+        assert_one_line_error(&out, 1, "are the same file");
+        test_output_free(&out);
+    }
+    test_remove_tree(root);
+}
+
+/* A copy of the binary in root/bin, and in root/plots a script of every
+ * name plots/ has, each creating root/PWNED: the binary used to look for
+ * its scripts beside it and up to three levels above it. */
+static void scripts_above_the_binary_are_not_run(void **state)
+{
+    (void)state;
+    char *root = make_root();
+    char bin[PATH_MAX], exe[PATH_MAX + 16], plots[PATH_MAX], fixture[PATH_MAX], canary[PATH_MAX];
+    snprintf(bin, sizeof bin, "%s/bin", root);
+    snprintf(exe, sizeof exe, "%s/bpebench", bin);
+    snprintf(plots, sizeof plots, "%s/plots", root);
+    snprintf(canary, sizeof canary, "%s/PWNED", root);
+    assert_int_equal(mkdir(bin, 0755), 0);
+    assert_int_equal(mkdir(plots, 0755), 0);
+    size_t len;
+    char *image = test_slurp(test_bpebench(), &len);
+    assert_non_null(image);
+    test_write_file(exe, image, len);
+    free(image);
+    assert_int_equal(chmod(exe, 0755), 0);
+    char payload[PATH_MAX + 32];
+    int n = snprintf(payload, sizeof payload, "system \"touch '%s'\"\n", canary);
+    DIR *d = opendir("plots"); /* the source tree's: tests run from its top */
+    assert_non_null(d);
+    size_t planted = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strstr(e->d_name, ".gp")) {
+            test_write_file_in(plots, e->d_name, payload, (size_t)n);
+            planted++;
+        }
+    closedir(d);
+    assert_true(planted > 0);
+    assert_non_null(realpath("tests/fixtures/results-small.json", fixture));
+    const char *argv[] = {exe, "report", fixture, "--out", "rep", NULL};
+    test_child c = test_start(argv, root, alarm_in_child);
+    test_output out;
+    test_finish(&c, &out);
+    if (access(canary, F_OK) == 0)
+        fail_msg("a planted script ran; stderr: %s", out.err);
+    if (!WIFEXITED(out.status) || WEXITSTATUS(out.status) != 0)
+        fail_msg("report failed: %s", out.err);
+    test_output_free(&out);
+    test_remove_tree(root);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(negative_vocab_sizes_are_refused),
+        cmocka_unit_test(an_empty_out_is_bad_usage),
+        cmocka_unit_test(a_bench_whose_reader_went_away_leaves_nothing),
+        cmocka_unit_test(fifos_and_devices_are_refused_at_once),
+        cmocka_unit_test(long_legal_paths_keep_the_reason),
+        cmocka_unit_test(a_file_listed_twice_is_refused),
+        cmocka_unit_test(scripts_above_the_binary_are_not_run),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
