@@ -51,6 +51,8 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libbpebench.a
 # test_results chosen malloc() calls.
 $(BUILD)/tests/test_tokenizer_files: LDLIBS += -Wl,--wrap=rename
 $(BUILD)/tests/test_results: LDLIBS += -Wl,--wrap=malloc
+# test_progress runs train on a pseudo-terminal (openpty, forkpty: libutil).
+$(BUILD)/tests/test_progress: LDLIBS += -lutil
 
 # The include-layer check (harness/README.md), every test program, run from
 # the top of the tree, then the hostile sweep (167 abusive command lines,
