@@ -22,7 +22,7 @@
  *      string of the results escaped for HTML, gnuplot's SVGs rewritten
  *      from an allowlist (svg_clean refuses scripts, links, images, styles,
  *      event handlers and references outside the figure), nothing fetched.
- *      (make html-check renders it in Chromium: tests/html/check.sh.)
+ *      (make html-check renders it in Chromium: tests/html/check.py.)
  */
 #define _POSIX_C_SOURCE 200809L
 #include "report/gnuplot.h"
