@@ -55,6 +55,8 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libbpebench.a
 # test_results chosen malloc() calls.
 $(BUILD)/tests/test_tokenizer_files: LDLIBS += -Wl,--wrap=rename
 $(BUILD)/tests/test_results: LDLIBS += -Wl,--wrap=malloc
+# test_progress runs train on a pseudo-terminal (openpty, forkpty: libutil).
+$(BUILD)/tests/test_progress: LDLIBS += -lutil
 
 # The include-layer check (harness/README.md), every test program, run from
 # the top of the tree, then the hostile sweep (167 abusive command lines,
@@ -168,6 +170,17 @@ $(BUILD)/interop/refencode: tests/interop/refencode.c $(BUILD)/libbpebench.a $(H
 
 interop: all data $(BUILD)/interop/refencode
 	@sh tests/interop/run.sh $(BUILD) $(DATA)
+
+# report.html drawn by a browser (tests/html/check.py): Debian's chromium
+# (and python3-pil, to read its screenshots) installed here and only here;
+# the quick grid measured into $(BUILD)/html/quick, its report.html rendered
+# whole (page.png) and each figure alone, each of which must be drawn.
+.PHONY: html-check
+html-check: all data
+	@sh harness/deps.sh cmd:chromium=chromium python3-pil
+	$(BUILD)/bpebench bench --config harness/bench/default-grid.conf --quick --data-dir $(DATA) \
+	    --out $(BUILD)/html/quick > $(BUILD)/html-bench.log
+	/usr/bin/python3 tests/html/check.py $(BUILD)/html/quick $(BUILD)/html/shots
 
 # Valgrind (memcheck) on representative `train` runs of the plain build: the
 # cs336 corpus with three trainers, and a small text with invalid UTF-8 kept

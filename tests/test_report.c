@@ -18,9 +18,15 @@
  *      temporary file and no gnuplot behind.
  *   3. Messages name the real problem and paths are never truncated.
  *   4. compare never passes on nothing (see also test_compare.c).
+ *   5. report.html is one self-contained page: every figure inline, every
+ *      string of the results escaped for HTML, gnuplot's SVGs rewritten
+ *      from an allowlist (svg_clean refuses scripts, links, images, styles,
+ *      event handlers and references outside the figure), nothing fetched.
+ *      (make html-check renders it in Chromium: tests/html/check.py.)
  */
 #define _POSIX_C_SOURCE 200809L
 #include "report/gnuplot.h"
+#include "report/svgclean.h"
 #include "bench/results.h"
 #include "testutil.h"
 
@@ -319,6 +325,13 @@ static void hostile_context_text_is_shown_literally(void **state)
                      report);
         assert_non_null(strstr(host, "\\n# Injected\\n<img src=x onerror=alert(1)>`` ```"));
         free(report);
+        snprintf(md, sizeof md, "%s/report.html", out);
+        char *page = test_slurp(md, NULL);
+        assert_non_null(page);
+        if (!strstr(page, "\\n# Injected\\n&lt;img src=x onerror=alert(1)&gt;``</code>") ||
+            strstr(page, "<img") || strstr(page, "<h1>Injected"))
+            fail_msg("payload %zu: the host is not escaped text in report.html", p);
+        free(page);
         test_output_free(&o);
     }
 }
@@ -530,6 +543,8 @@ static void a_failed_report_leaves_nothing(void **state)
             snprintf(plots, sizeof plots, "%s/plots", out);
             snprintf(md, sizeof md, "%s/report.md", out);
             assert_false(exists(plots) || exists(md));
+            snprintf(md, sizeof md, "%s/report.html", out);
+            assert_false(exists(md));
             assert_int_equal(rmdir(out), 0);
         }
         test_output_free(&o);
@@ -881,6 +896,116 @@ static void values_a_log_axis_cannot_show_leave_points_out(void **state)
     test_output_free(&o);
 }
 
+/* ============================================================ report.html */
+
+/* How often `needle` occurs in `hay`. */
+static size_t count_of(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *at = hay; (at = strstr(at, needle)); at += strlen(needle))
+        n++;
+    return n;
+}
+
+/* The page of a real report: one inline figure per SVG gnuplot drew, in the
+ * order of report.md's images; nothing that runs or fetches. */
+static void the_html_page_holds_every_figure_and_nothing_active(void **state)
+{
+    (void)state;
+    char path[PATH_MAX], out[PATH_MAX], file[PATH_MAX + 32];
+    write_grid("html.json", 2, 2, 2, 20, path);
+    in_root(out, "html-out");
+    const char *args[] = {"report", path, "--out", out, NULL};
+    test_output o = run(args, root, NULL);
+    assert_succeeded(&o, "report of a grid");
+    snprintf(file, sizeof file, "%s/report.md", out);
+    char *md = test_slurp(file, NULL);
+    snprintf(file, sizeof file, "%s/report.html", out);
+    char *page = test_slurp(file, NULL);
+    assert_non_null(md);
+    assert_non_null(page);
+    size_t svgs = 0;
+    snprintf(file, sizeof file, "%s/plots", out);
+    DIR *d = opendir(file);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));)
+        svgs += strlen(e->d_name) > 4 && strcmp(e->d_name + strlen(e->d_name) - 4, ".svg") == 0;
+    closedir(d);
+    assert_true(svgs >= 6);
+    assert_int_equal(count_of(md, "\n!["), svgs);
+    assert_int_equal(count_of(page, "<figure id=\"fig-"), svgs);
+    assert_int_equal(count_of(page, "<svg"), svgs);
+    assert_int_equal(count_of(page, "</svg>"), svgs);
+    assert_int_equal(count_of(page, "<table>"), count_of(md, "\n|---|"));
+    assert_non_null(strstr(page, "Content-Security-Policy\" content=\"default-src 'none'"));
+    static const char *const never[] = {"<script", "<img", "<image", "<iframe", "<object",
+                                        "<link", " onload", " onerror", "javascript:", "src=",
+                                        "url(h", "<?xml", "<!DOCTYPE svg", "xmlns", "//"};
+    for (size_t k = 0; k < N(never); k++)
+        if (strstr(page, never[k]))
+            fail_msg("report.html holds \"%s\"", never[k]);
+    assert_true(strstr(page, "href=\"#f1-gpPt") != NULL); /* ids prefixed per figure */
+    free(md);
+    free(page);
+    test_output_free(&o);
+    test_remove_tree(out);
+}
+
+/* svg_clean keeps gnuplot's drawing and refuses what could run or fetch. */
+static void svg_clean_refuses_what_could_run_or_fetch(void **state)
+{
+    (void)state;
+    char err[512], *out;
+    size_t len;
+    static const char good[] =
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"x.dtd\">\n"
+        "<svg width=\"10\" height='5' xmlns=\"http://www.w3.org/2000/svg\" "
+        "xmlns:xlink=\"http://www.w3.org/1999/xlink\"><!-- a comment -->"
+        "<defs><circle id='gpDot' r='1'/></defs><use xlink:href='#gpDot' x='1'/>"
+        "<g filter=\"url(#textbox)\"><text>a &lt; b &amp; c & d &#955; \"q\"</text></g></svg>";
+    assert_true(svg_clean(good, strlen(good), "f2-", &out, &len, err, sizeof err));
+    assert_string_equal(out, "\n\n<svg width=\"10\" height=\"5\">"
+                             "<defs><circle id=\"f2-gpDot\" r=\"1\"/></defs>"
+                             "<use xlink:href=\"#f2-gpDot\" x=\"1\"/>"
+                             "<g filter=\"url(#f2-textbox)\"><text>a &lt; b &amp; c &amp; d "
+                             "&#955; &quot;q&quot;</text></g></svg>");
+    free(out);
+    static const struct {
+        const char *svg, *key;
+    } bad[] = {
+        {"<svg><script>alert(1)</script></svg>", "the element 'script'"},
+        {"<svg><SCRIPT>alert(1)</SCRIPT></svg>", "the element 'SCRIPT'"},
+        {"<svg><a xlink:href='http://x'><text>t</text></a></svg>", "the element 'a'"},
+        {"<svg><image href='x.png'/></svg>", "the element 'image'"},
+        {"<svg><foreignObject/></svg>", "the element 'foreignObject'"},
+        {"<svg><style>*{}</style></svg>", "the element 'style'"},
+        {"<svg><animate attributeName='href'/></svg>", "the element 'animate'"},
+        {"<svg onload='alert(1)'></svg>", "the attribute 'onload'"},
+        {"<svg><g style='fill:url(http://x)'/></svg>", "the attribute 'style'"},
+        {"<svg><use xlink:href='http://x/y.svg#a'/></svg>", "a link outside the figure"},
+        {"<svg><use href='data:image/svg+xml,x'/></svg>", "a link outside the figure"},
+        {"<svg><g filter='url(http://x/#f)'/></svg>", "a reference outside the figure"},
+        {"<svg><path fill='URL(http://x)'/></svg>", "a url() in"},
+        {"<svg><g fill='a<b'/></svg>", "an attribute value with markup"},
+        {"<svg><g id='a\"b'/></svg>", "an id"},
+        {"<svg><g id='a b'/></svg>", "an id"},
+        {"<svg><![CDATA[<script>x</script>]]></svg>", "markup"},
+        {"<svg><g fill=red/></svg>", "an unquoted attribute"},
+        {"<svg><g fill='red'", "an unfinished tag"},
+        {"<svg></g fill='x'></svg>", "a closing tag with attributes"},
+        {"<svg>< script></svg>", "markup"},
+    };
+    for (size_t k = 0; k < N(bad); k++) {
+        out = (char *)bad; /* must become NULL */
+        if (svg_clean(bad[k].svg, strlen(bad[k].svg), "f1-", &out, &len, err, sizeof err))
+            fail_msg("svg_clean accepted %s as %s", bad[k].svg, out);
+        assert_null(out);
+        if (!strstr(err, bad[k].key))
+            fail_msg("svg_clean refused %s with \"%s\", not \"%s\"", bad[k].svg, err,
+                     bad[k].key);
+    }
+}
+
 /* ============================================================ compare */
 
 /* compare as a user meets it: bad thresholds are bad usage; files with
@@ -966,6 +1091,8 @@ int main(void)
         cmocka_unit_test(similar_names_get_their_own_figures),
         cmocka_unit_test(values_a_log_axis_cannot_show_leave_points_out),
         cmocka_unit_test(compare_never_passes_on_nothing),
+        cmocka_unit_test(the_html_page_holds_every_figure_and_nothing_active),
+        cmocka_unit_test(svg_clean_refuses_what_could_run_or_fetch),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

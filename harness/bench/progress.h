@@ -8,6 +8,7 @@
 #define BPE_PROGRESS_H
 
 #include "base/errors.h"
+#include "base/statusline.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,13 +16,12 @@
 
 typedef struct {
     FILE *out;          /* where to draw (stderr); not owned */
-    bool tty;           /* redraw in place instead of printing lines */
+    status_line line;   /* the redrawn line, on a terminal (line.tty) */
     size_t total;       /* runs planned */
     size_t done;        /* runs finished (skipped ones included) */
     size_t executed;    /* runs that really ran (they drive the estimate) */
     double start;       /* clock_now() at progress_start */
     double busy;        /* seconds spent in executed runs */
-    bool line_open;     /* a redrawn line is on screen and needs a newline before other output */
 } progress;
 
 void progress_start(progress *p, FILE *out, size_t total);

@@ -121,8 +121,8 @@ static void bench_usage(FILE *out)
     fputs("usage: bpebench bench [--config FILE] [--quick] [options]\n"
           "\n"
           "Runs every trainer over corpora x slice sizes x vocab sizes, each run in its own\n"
-          "process, verifies the merge lists, and writes OUT/results.json, OUT/report.md and\n"
-          "OUT/plots/. Settings apply in this order: defaults, --config FILE, --quick, options.\n"
+          "process, verifies the merge lists, and writes OUT/results.json, OUT/report.md,\n"
+          "OUT/report.html (one self-contained page) and OUT/plots/. Settings apply in this order: defaults, --config FILE, --quick, options.\n"
           "A config file holds the same settings, one \"key = value\" per line (# comments).\n"
           "\n"
           "  --trainers LIST        comma-separated names, or all (default)\n"
@@ -756,7 +756,7 @@ static int finish(bench_run *b)
            "%zu error\n",
            b->results.n_records, n_ok, n_verified, n_timeout, n_skipped, b->errors);
     char shown_results[2 * PATH_MAX], shown_out[2 * PATH_MAX];
-    printf("results: %s\nreport:  %s/report.md\n",
+    printf("results: %s\nreport:  %s/report.md (and report.html)\n",
            display_escape(b->results_path, strlen(b->results_path), shown_results,
                           sizeof shown_results),
            display_escape(b->grid.out_dir, strlen(b->grid.out_dir), shown_out, sizeof shown_out));

@@ -25,8 +25,9 @@ static void report_usage(FILE *out)
 {
     fputs("usage: bpebench report RESULTS.json [--out DIR]\n"
           "\n"
-          "Builds DIR/report.md and DIR/plots/ (PNG and SVG, through gnuplot) from a results\n"
-          "file alone; nothing is measured. DIR defaults to the directory of RESULTS.json; a\n"
+          "Builds DIR/report.md, DIR/report.html (the same as one self-contained page: tables\n"
+          "and figures inline, no script, nothing fetched) and DIR/plots/ (PNG and SVG,\n"
+          "through gnuplot) from a results file alone; nothing is measured. DIR defaults to the directory of RESULTS.json; a\n"
           "missing --out is created (its parent must exist). A report that fails leaves no new\n"
           "file behind. Results files from others are safe to report (docs/security.md).\n",
           out);
@@ -135,7 +136,7 @@ int cmd_report(int argc, char **argv)
     if (!ok)
         return EXIT_FAIL;
     char shown[2 * PATH_MAX];
-    printf("report: %s/report.md\n", display_escape(dir, strlen(dir), shown, sizeof shown));
+    printf("report: %s/report.md (and report.html)\n", display_escape(dir, strlen(dir), shown, sizeof shown));
     return EXIT_OK;
 }
 

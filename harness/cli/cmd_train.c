@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "run/output.h"
 #include "run/run.h"
+#include "run/trainprogress.h"
 #include "base/clock.h"
 #include "base/outdir.h"
 #include "base/signals.h"
@@ -41,6 +42,8 @@ static void train_usage(FILE *out)
           "  --counts               INPUT are word-count files (bpebench count): train on\n"
           "                         the sum of their counts, with the pattern and special\n"
           "                         tokens they were counted with (all must agree)\n"
+          "  --quiet                no status line on stderr (it is drawn only on a\n"
+          "                         terminal, once a run lasts a second)\n"
           "  --help                 this text\n",
           out);
 }
@@ -127,6 +130,24 @@ static int finish_training(const run_config *cfg, run_outcome *outcome, const ch
     return status;
 }
 
+/* Starts train's status line on stderr (none with --quiet). It appears after
+ * TRAIN_PROGRESS_AFTER seconds, or after BPEBENCH_PROGRESS_AFTER_MS
+ * milliseconds when that is set (the tests show it on short runs). False,
+ * after printing why, when that variable is not a whole number. */
+static bool start_progress(train_progress *shown, bool quiet)
+{
+    double after = TRAIN_PROGRESS_AFTER;
+    const char *ms_text = getenv("BPEBENCH_PROGRESS_AFTER_MS");
+    if (ms_text) {
+        uint64_t ms;
+        if (!cli_parse_u64(ms_text, "BPEBENCH_PROGRESS_AFTER_MS", &ms))
+            return false;
+        after = (double)ms / 1e3;
+    }
+    train_progress_start(shown, stderr, !quiet, after);
+    return true;
+}
+
 /*
  * train --counts: word-count files instead of a corpus. The pattern and the
  * special tokens are the files' own, so the options that set them are
@@ -135,7 +156,7 @@ static int finish_training(const run_config *cfg, run_outcome *outcome, const ch
  */
 static int train_from_counts(const bpe_trainer *trainer, uint64_t vocab_size,
                              const corpus_options *copts, const char *out_dir,
-                             const char *const *inputs, size_t n_inputs)
+                             const char *const *inputs, size_t n_inputs, train_progress *shown)
 {
     if (copts->pattern || copts->n_specials || copts->no_specials ||
         copts->invalid_utf8 != INVALID_UTF8_ERROR) {
@@ -158,7 +179,7 @@ static int train_from_counts(const bpe_trainer *trainer, uint64_t vocab_size,
     if (!read)
         cli_error("%s", err);
     run_config cfg = {.files = files, .n_files = n_files, .trainer = trainer,
-                      .vocab_size = vocab_size,
+                      .vocab_size = vocab_size, .progress = &shown->hooks,
                       .pretok = {.specials = (const char *const *)meta.specials,
                                  .n_specials = meta.n_specials, .pattern = meta.pattern}};
     for (size_t k = 0; read && k < meta.n_specials; k++)
@@ -177,6 +198,7 @@ static int train_from_counts(const bpe_trainer *trainer, uint64_t vocab_size,
         cli_error("%s", err);
     } else {
         bool trained = run_training_on(&cfg, &in, start, &outcome, err, sizeof err);
+        train_progress_finish(shown);
         read = false; /* run_training_on freed the input */
         if (!trained)
             cli_error("%s", err);
@@ -202,13 +224,14 @@ int cmd_train(int argc, char **argv)
         {"pattern", required_argument, NULL, OPT_PATTERN},
         {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
         {"counts", no_argument, NULL, 'c'},
+        {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
     corpus_options copts = {0};
     const char *trainer_name = NULL, *out_dir = NULL;
     uint64_t vocab_size = 0;
-    bool have_vocab = false, from_counts = false;
+    bool have_vocab = false, from_counts = false, quiet = false;
     int opt, status = EXIT_USAGE;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
@@ -225,6 +248,8 @@ int cmd_train(int argc, char **argv)
             out_dir = optarg;
         } else if (opt == 'c') {
             from_counts = true;
+        } else if (opt == 'q') {
+            quiet = true;
         } else if (!cli_corpus_option(&copts, opt, optarg)) {
             if (opt == '?')
                 cli_bad_option("train", options, argv);
@@ -245,13 +270,17 @@ int cmd_train(int argc, char **argv)
         cli_error("unknown trainer '%s'; bpebench list shows the trainers", trainer_name);
         goto done;
     }
+    train_progress shown;
+    if (!start_progress(&shown, quiet))
+        goto done;
     if (from_counts) {
         status = train_from_counts(trainer, vocab_size, &copts, out_dir,
-                                   (const char *const *)argv + optind, (size_t)(argc - optind));
+                                   (const char *const *)argv + optind, (size_t)(argc - optind),
+                                   &shown);
         goto done;
     }
     run_config cfg = {.pretok = cli_pretok_config(&copts), .trainer = trainer,
-                      .vocab_size = vocab_size};
+                      .vocab_size = vocab_size, .progress = &shown.hooks};
     if (!check_training_options(&cfg, out_dir))
         goto done;
     status = EXIT_FAIL;
@@ -276,7 +305,9 @@ int cmd_train(int argc, char **argv)
         corpus_free_files(files, n_files);
         goto done;
     }
-    if (!run_training(&cfg, &outcome, err, sizeof err))
+    bool trained = run_training(&cfg, &outcome, err, sizeof err);
+    train_progress_finish(&shown);
+    if (!trained)
         cli_error("%s", err);
     else
         status = finish_training(&cfg, &outcome, out_dir, false);

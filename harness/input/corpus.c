@@ -390,6 +390,8 @@ static bool count_file(pretokenizer *p, const pretok_config *cfg, const char *pa
         *used += take;
         if (!(ok = pretok_feed(p, chunk, take, err, err_len)))
             break;
+        if (opts->on_bytes)
+            opts->on_bytes(opts->ctx, opts->bytes_read + *used);
     }
     ok = ok && unchanged_while_read(fd, name, &at_open, start > 0 ? (uint64_t)start : 0,
                                     bytes_read, !*cut, err, err_len);
@@ -419,4 +421,20 @@ bool corpus_count_words(pretokenizer *p, const pretok_config *cfg, char *const *
     }
     free(chunk);
     return ok;
+}
+
+bool corpus_planned_bytes(char *const *files, size_t n_files, uint64_t max_bytes,
+                          uint64_t *total)
+{
+    *total = 0;
+    for (size_t i = 0; i < n_files; i++) {
+        struct stat st;
+        if (strcmp(files[i], CORPUS_STDIN) == 0 || stat(files[i], &st) != 0 ||
+            !S_ISREG(st.st_mode))
+            return false;
+        *total += (uint64_t)st.st_size;
+    }
+    if (max_bytes && *total > max_bytes)
+        *total = max_bytes;
+    return true;
 }

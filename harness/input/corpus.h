@@ -48,7 +48,17 @@ typedef struct {
     double read_seconds;  /* out: time spent in read() */
     uint64_t bytes_read;  /* out: bytes passed to the pretokenizer */
     size_t files_read;    /* out: files opened */
+    /* Optional: called after each chunk is counted with the bytes read so
+     * far (a progress display); NULL for none. */
+    void (*on_bytes)(void *ctx, uint64_t bytes_so_far);
+    void *ctx;            /* passed back to on_bytes unchanged */
 } corpus_read;
+
+/* The bytes a read of `files` will take, for a progress display: the sum of
+ * the regular files' sizes, capped at max_bytes (0: no cap). False when it
+ * is not known in advance (standard input, or a file gone); no error. */
+bool corpus_planned_bytes(char *const *files, size_t n_files, uint64_t max_bytes,
+                          uint64_t *total);
 
 /* Reads every file (or the first opts->max_bytes, cut word-safe) into the
  * pretokenizer made from `cfg`, counting words into `words`. A regular file

@@ -16,13 +16,15 @@
  *
  * Names in the tables are safe names (the results reader refuses others);
  * the free text of the context block goes in as escaped code spans
- * (md_code). The page and the figures are made in memory, then written
+ * (md_code). report.html is made from report.md and the figures' SVGs
+ * (html.h). The pages and the figures are made in memory, then written
  * file by file, each atomically (write_files; report.h says what a failure
  * leaves).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "base/atomicfile.h"
 #include "base/errors.h"
+#include "report/html.h"
 #include "report/index.h"
 #include "report/plot.h"
 #include "report/report.h"
@@ -644,6 +646,8 @@ bool report_write(const bench_results *r, const char *dir, char *err, size_t err
         section_profiles(f, &ix, &files);
         ok = fclose(f) == 0 || set_error(err, err_len, "out of memory writing the report");
     }
+    if (ok) /* after the figures, which it inlines */
+        ok = html_make(text, len, &files, err, err_len);
     if (ok) { /* last, so that the page appears after its figures */
         ok = report_files_add(&files, "report.md", text, len, err, err_len);
         text = NULL;

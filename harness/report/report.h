@@ -9,8 +9,9 @@
 #include "bench/results.h"
 
 /*
- * Writes DIR/report.md and DIR/plots/ (NAME.dat, .png, .svg for every
- * figure). DIR must exist; DIR/plots is created if missing. Everything is
+ * Writes DIR/report.md, DIR/report.html (the same report as one
+ * self-contained page, html.h) and DIR/plots/ (NAME.dat, .png, .svg for
+ * every figure). DIR must exist; DIR/plots is created if missing. Everything is
  * made in memory first, so a failure (a gnuplot error, say) writes nothing;
  * then each file is written atomically (atomic_file_write_whole, base/atomicfile.h). If a write
  * fails, the files that were new are removed again, and DIR/plots too when

@@ -467,6 +467,7 @@ static char *merges_text(const bpe_result *r, size_t *len)
         at += put_merge(text + at, &r->vocab, &r->merges[i]);
         text[at++] = '\n';
     }
+    text[at] = '\0'; /* the 64 spare bytes hold it */
     *len = at;
     return text;
 }
@@ -623,6 +624,7 @@ static char *tiktoken_ranks(const token_keys *k, const bpe_result *r, size_t *le
         at += base64_encode(bpe_vocab_bytes(&r->vocab, t), r->vocab.len[t], text + at);
         at += (size_t)sprintf(text + at, " %zu\n", i);
     }
+    text[at] = '\0'; /* cap counts it */
     *len = at;
     return text;
 }

@@ -19,6 +19,9 @@ typedef struct {
     size_t n_profiled;      /* entries filled */
     size_t cap_profiled;    /* capacity of merge_seconds */
     bool profile_failed;    /* ran out of memory for the profile */
+    const run_progress *progress; /* told of each merge, or NULL */
+    uint64_t merges_done;   /* merges seen so far */
+    uint64_t max_merges;    /* V − 256 − S, for the progress display */
 } run_clock;
 
 /* Records the end of setup and, with a profile, each merge's time. */
@@ -31,6 +34,10 @@ static void on_trainer_event(void *ctx, bpe_event event, const bpe_merge *merge)
         c->setup_done = c->last_merge = now;
         return;
     }
+    c->merges_done++;
+    if (c->progress)
+        c->progress->on_progress(c->progress->ctx, RUN_PHASE_MERGING, c->merges_done,
+                                 c->max_merges);
     if (!c->profile || c->profile_failed)
         return;
     double *grown = bpe_array_reserve(c->merge_seconds, &c->cap_profiled, c->n_profiled + 1,
@@ -42,6 +49,18 @@ static void on_trainer_event(void *ctx, bpe_event event, const bpe_merge *merge)
     c->merge_seconds = grown;
     c->merge_seconds[c->n_profiled++] = now - c->last_merge;
     c->last_merge = now;
+}
+
+/* Where the corpus reader's bytes go on to the progress display. */
+typedef struct {
+    const run_progress *progress; /* the display; not owned */
+    uint64_t planned;             /* bytes the read will take, 0 when unknown */
+} read_progress;
+
+static void on_bytes_read(void *ctx, uint64_t bytes_so_far)
+{
+    const read_progress *r = ctx;
+    r->progress->on_progress(r->progress->ctx, RUN_PHASE_READING, bytes_so_far, r->planned);
 }
 
 /* The corpus had no words: why, naming the inputs. */
@@ -75,6 +94,13 @@ bool run_count_input(const run_config *cfg, run_input *in, char *err, size_t err
     bool ok = p != NULL;
     if (ok) {
         corpus_read read = {.max_bytes = cfg->max_bytes};
+        read_progress told = {.progress = cfg->progress};
+        if (cfg->progress) {
+            if (!corpus_planned_bytes(cfg->files, cfg->n_files, cfg->max_bytes, &told.planned))
+                told.planned = 0;
+            read.on_bytes = on_bytes_read;
+            read.ctx = &told;
+        }
         double t0 = clock_now();
         ok = corpus_count_words(p, &cfg->pretok, cfg->files, cfg->n_files, &read, &in->table,
                                 err, err_len);
@@ -157,8 +183,11 @@ bool run_training_on(const run_config *cfg, run_input *in, double start, run_out
         out->words_distinct = view.n_words;
         out->symbols = view.n_symbols;
         out->word_table_bytes = in->memory_bytes;
-        run_clock clock = {.profile = cfg->profile};
+        run_clock clock = {.profile = cfg->profile, .progress = cfg->progress,
+                           .max_merges = out->max_merges};
         bpe_observer observer = {.on_event = on_trainer_event, .ctx = &clock};
+        if (cfg->progress)
+            cfg->progress->on_progress(cfg->progress->ctx, RUN_PHASE_SETUP, view.n_words, 0);
         double before_setup = clock_now();
         bpe_status status = bpe_train(cfg->trainer, &view, out->max_merges, &observer,
                                       &out->result);

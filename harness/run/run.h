@@ -9,6 +9,18 @@
 #include "input/corpus.h"
 #include "input/wordcount.h"
 
+/* What a progress display is told, and when (train's status line). */
+typedef enum {
+    RUN_PHASE_READING, /* after each chunk: done = bytes read, total = bytes planned (0: unknown) */
+    RUN_PHASE_SETUP,   /* the input is counted, the trainer's create() starts: done = W */
+    RUN_PHASE_MERGING, /* after each merge: done = merges made, total = V − 256 − S */
+} run_phase;
+
+typedef struct {
+    void (*on_progress)(void *ctx, run_phase phase, uint64_t done, uint64_t total);
+    void *ctx; /* passed back unchanged */
+} run_progress;
+
 typedef struct {
     char *const *files;          /* inputs, already expanded (corpus_list_files) */
     size_t n_files;              /* how many */
@@ -17,6 +29,7 @@ typedef struct {
     const bpe_trainer *trainer;  /* which trainer */
     uint64_t vocab_size;         /* V; merges = V − 256 − S */
     bool profile;                /* record time and A_i for each merge */
+    const run_progress *progress; /* optional: told how far the run is; NULL for none */
 } run_config;
 
 /* Phase times in seconds (SPEC §5). */
