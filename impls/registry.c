@@ -9,6 +9,7 @@ extern const bpe_trainer bpe_trainer_naive;
 extern const bpe_trainer bpe_trainer_incremental;
 extern const bpe_trainer bpe_trainer_inverted_index;
 extern const bpe_trainer bpe_trainer_heap;
+extern const bpe_trainer bpe_trainer_bucket;
 extern const bpe_trainer bpe_trainer_linked_list;
 
 const bpe_trainer *const bpe_trainers[] = {
@@ -16,6 +17,7 @@ const bpe_trainer *const bpe_trainers[] = {
     &bpe_trainer_incremental,
     &bpe_trainer_inverted_index,
     &bpe_trainer_heap,
+    &bpe_trainer_bucket,
     &bpe_trainer_linked_list,
     NULL,
 };
