@@ -1,0 +1,505 @@
+/*
+ * heap.c — inverted_index.c with a priority queue instead of the scan for the
+ * best pair: a binary max-heap with lazy deletion and compaction.
+ *
+ * Idea. With the inverted index, a merge rewrites only the A_i words that hold
+ * the chosen pair, but finding that pair still scans all P live pairs. Late in
+ * training A_i is tiny and the O(P) scan is nearly all the work: at 32000
+ * merges it is done 32000 times. A max-heap ordered like SPEC §2.7 (count,
+ * then bytes; maxheap.h) yields the best pair in O(log P) instead. This is the
+ * "V5, heap with lazy deletion" of the article "Building a Fast BPE Tokenizer
+ * from Scratch" and the lazy-deletion priority queue of "High-Performance BPE
+ * Tokenizer Optimization: From 10 Minutes to 1 Second".
+ *
+ * The difficulty: a merge changes the counts of many pairs, and a binary heap
+ * cannot find an entry to fix it. So the heap holds snapshots and is repaired
+ * only where it matters, at the top:
+ *   - an entry is (count when pushed, a, b);
+ *   - the top entry is "stale" when its snapshot differs from the pair's
+ *     count in the pair table. It is then filed again under the current count
+ *     (a "stale pop") — or dropped if the pair has died — and the new top is
+ *     examined. The first top that is not stale is the best pair.
+ * Why that is right. Fact 1 of inverted_index.c: a pair gains occurrences only
+ * in the merge that creates it; afterwards its count only falls. So a pair is
+ * pushed once, at the end of the merge that creates it, with its final count,
+ * and every later change makes its snapshot too high, never too low. Hence
+ * the invariant below: each live pair's entry ranks at or above the pair's
+ * true place. A top entry whose snapshot is current ranks exactly at its
+ * pair's true place, and every other live pair ranks at or below its own
+ * entry, which is at or below the top. (If counts could rise, a snapshot
+ * could be too low and the pair would hide under pairs it beats.)
+ *
+ * Compaction. A pair whose count reaches 0 leaves the pair table but its
+ * entry stays in the heap until it surfaces. Those dead entries cost memory
+ * and depth, so when they outnumber the live pairs by HEAP_COMPACT_FACTOR the
+ * heap is rebuilt from the pair table in O(P) (Floyd's heapify), which also
+ * refreshes every stale snapshot.
+ *
+ * Repeated on purpose. Everything but the heap is inverted_index.c's, and is
+ * repeated here so that this file reads whole: count_add, count_sub,
+ * count_all_pairs, merge_word (incremental.c's delta rule) and
+ * merge_listed_words (the walk) are that file's, unchanged but for one line:
+ * count_add notes each pair it adds in `born`, the pairs whose entries are
+ * pushed when the merge ends. The new code is the section "the heap".
+ *
+ * Data structures (inverted_index.c's, plus the heap).
+ *   - seg: every word's current segmentation in one flat array
+ *     (segmentation.h), exactly as in inverted_index.c;
+ *   - pairs: the pair table (pairtable.h), each record holding the pair's
+ *     count and its posting list, exactly as in inverted_index.c. Its dense
+ *     array of live pairs is also what a heap rebuild reads;
+ *   - postings: the posting arena (postings.h), as in inverted_index.c;
+ *   - born: the pairs created by the merge in progress;
+ *   - heap: maxheap.h entries (snapshot, a, b).
+ * Invariants: inverted_index.c's, and after every step each live pair has
+ * exactly one heap entry, whose snapshot is ≥ its count; every other entry
+ * belongs to a dead pair (one not in the table); `born` is empty.
+ *
+ * Complexity. Per merge: O(L) per entry of the chosen list — A_i words
+ * rewritten, stale ones skipped (as inverted_index.c) — plus O(log P) per
+ * heap operation. The heap operations over a whole run are O(M),
+ * whatever m is: the P pushes of the first heap, one push per pair born (≤ 2
+ * per merged occurrence), one stale pop per decrease of a live pair's count
+ * (≤ 3 per merged occurrence) and one pop per pair that dies; compactions add
+ * O(1) per dead entry, amortized. In all O(M·(L + log P)) time and O(M + P)
+ * memory. inverted_index.c's O(m·P) scan is gone; this trainer's time barely
+ * grows with m once the early, large merges are done.
+ *
+ * Work counters:
+ *   words_touched       words rewritten: Σ A_i
+ *   postings_stale      list entries skipped: the word had lost the pair
+ *   pair_count_updates  changes to pair counts (as in inverted_index.c)
+ *   heap_pushes         entries pushed: born pairs and stale re-files
+ *   heap_pops           top entries examined (chosen or stale)
+ *   stale_pops          of those, entries whose snapshot was out of date
+ *   compactions         heap rebuilds from the pair table
+ *
+ * Left out on purpose: position-level bookkeeping. A merge still reads each
+ * listed word from the start to find the pair, and the counts live in a table
+ * beside the heap. linked_list.c keeps every occurrence's position, and folds
+ * the count table into the heap itself.
+ */
+#include "bpe.h"
+#include "array.h"
+#include "maxheap.h"
+#include "pairtable.h" /* bpe_pair, and pairmap.h's keys */
+#include "postings.h"
+#include "prefetch.h"
+#include "segmentation.h"
+
+#include <stdlib.h>
+
+/*
+ * Rebuild the heap when its dead entries exceed this many times the live
+ * pairs, i.e. when it holds more than (1 + factor)·P entries. With 2 the heap
+ * stays within 3·P entries (the article "Building a Fast BPE Tokenizer from
+ * Scratch" uses the same 3× bound), so pops go at most log2(3) ≈ 1.6 levels
+ * deeper than in a clean heap; and since a rebuild costs O(P) and waits for
+ * more than 2·P entries to die, it adds O(1) per dead entry. A smaller factor
+ * rebuilds more often for a smaller heap, a larger one the other way round.
+ */
+#define HEAP_COMPACT_FACTOR 2
+
+#define WORD_AHEAD 16  /* list entries ahead whose word span is prefetched */
+#define TOKENS_AHEAD 8 /* list entries ahead whose tokens are prefetched */
+
+enum { WORDS_TOUCHED, POSTINGS_STALE, PAIR_COUNT_UPDATES, HEAP_PUSHES, HEAP_POPS, STALE_POPS,
+       COMPACTIONS };
+static const char *const cache_counter_names[] = {
+    "words_touched", "postings_stale", "pair_count_updates", "heap_pushes", "heap_pops",
+    "stale_pops", "compactions", NULL};
+
+/* One slot of the pair table: the key and everything kept for the pair, in
+ * 24 bytes, so a lookup that finds its key has found the count too. */
+typedef struct {
+    uint64_t key;   /* bpe_pair_key(a, b), or BPE_PAIRMAP_EMPTY for a free slot */
+    uint64_t count; /* count(a, b) ≥ 1 (SPEC §2.6) */
+    uint32_t words; /* its list in `postings`: the words holding it, and stale ones */
+} pair_record;
+
+/* The live pairs: open addressing, linear probing, records in the slots. */
+typedef struct {
+    pair_record *slot; /* cap slots; owned */
+    size_t cap;        /* slots; a power of two */
+    size_t used;       /* occupied slots = live pairs P */
+} pair_slots;
+
+typedef struct {
+    bpe_vocab *vocab;       /* token bytes for the tie-break; not owned */
+    bpe_counters *counters; /* where work is counted; not owned */
+    bpe_segmentation seg;   /* every word's current tokens and its count; owned */
+    pair_slots pairs;       /* the live pairs, a pair_record each; owned */
+    bpe_postings postings;  /* every posting list; owned */
+    bpe_pair *born;         /* the pairs created by the merge in progress; owned */
+    size_t n_born;          /* pairs in `born` */
+    size_t cap_born;        /* capacity of `born` */
+    bpe_maxheap heap;       /* one snapshot per live pair + dead entries; owned */
+} cache_state;
+
+static void cache_destroy(void *opaque)
+{
+    cache_state *s = opaque;
+    if (!s)
+        return;
+    bpe_segmentation_free(&s->seg);
+    free(s->pairs.slot);
+    bpe_postings_free(&s->postings);
+    free(s->born);
+    bpe_maxheap_free(&s->heap);
+    free(s);
+}
+
+/* ----------------------- the counts and the lists (as in inverted_index.c) */
+
+/* -------------------------------------------------- the pair table, inline */
+
+/* The record in slot i. Valid until the next add or remove. O(1). */
+static pair_record *record_at(const cache_state *s, size_t i)
+{
+    return &s->pairs.slot[i];
+}
+
+/* The home slot of a key: pairmap.c's Fibonacci hash. O(1). */
+static size_t home_slot(const pair_slots *t, uint64_t key)
+{
+    uint64_t h = (key ^ (key >> 29)) * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 32) & (t->cap - 1);
+}
+
+/* Gives t `cap` free slots (a power of two). False on OOM, t untouched. O(cap). */
+static bool slots_alloc(pair_slots *t, size_t cap)
+{
+    pair_record *slot = malloc(cap * sizeof *slot);
+    if (!slot)
+        return false;
+    for (size_t i = 0; i < cap; i++)
+        slot[i].key = BPE_PAIRMAP_EMPTY;
+    *t = (pair_slots){.slot = slot, .cap = cap, .used = 0};
+    return true;
+}
+
+/* The slot of (x, y), or SIZE_MAX when it is not in the table. O(1) expected. */
+static size_t pair_find(const cache_state *s, bpe_token x, bpe_token y)
+{
+    const pair_slots *t = &s->pairs;
+    uint64_t key = bpe_pair_key(x, y);
+    for (size_t i = home_slot(t, key);; i = (i + 1) & (t->cap - 1)) {
+        if (t->slot[i].key == key)
+            return i;
+        if (t->slot[i].key == BPE_PAIRMAP_EMPTY)
+            return SIZE_MAX;
+    }
+}
+
+/* Puts a record in the first free slot of its probe run. O(1) expected. */
+static size_t slots_place(pair_slots *t, pair_record r)
+{
+    size_t i = home_slot(t, r.key);
+    while (t->slot[i].key != BPE_PAIRMAP_EMPTY)
+        i = (i + 1) & (t->cap - 1);
+    t->slot[i] = r;
+    t->used++;
+    return i;
+}
+
+/* Adds (x, y), which must be absent, with count 0 and list `words`, and
+ * returns its slot, or SIZE_MAX on OOM. The table doubles past half full, so
+ * every slot number is then void. O(1) amortized. */
+static size_t pair_add(cache_state *s, bpe_token x, bpe_token y, uint32_t words)
+{
+    pair_slots *t = &s->pairs;
+    if ((t->used + 1) * 2 > t->cap) {
+        pair_slots old = *t;
+        if (!slots_alloc(t, old.cap * 2))
+            return SIZE_MAX;
+        for (size_t i = 0; i < old.cap; i++)
+            if (old.slot[i].key != BPE_PAIRMAP_EMPTY)
+                slots_place(t, old.slot[i]);
+        free(old.slot);
+    }
+    return slots_place(t, (pair_record){.key = bpe_pair_key(x, y), .count = 0, .words = words});
+}
+
+/* Empties slot i by pairmap.c's backward shift: later records of the probe
+ * run move back into the hole when their home is not between the hole and
+ * themselves, so no tombstone is left. O(1) expected. */
+static void pair_remove(cache_state *s, size_t hole)
+{
+    pair_slots *t = &s->pairs;
+    size_t mask = t->cap - 1;
+    for (size_t i = (hole + 1) & mask; t->slot[i].key != BPE_PAIRMAP_EMPTY; i = (i + 1) & mask) {
+        size_t home = home_slot(t, t->slot[i].key);
+        bool home_in_gap = hole <= i ? (hole < home && home <= i) : (hole < home || home <= i);
+        if (home_in_gap)
+            continue;
+        t->slot[hole] = t->slot[i];
+        hole = i;
+    }
+    t->slot[hole].key = BPE_PAIRMAP_EMPTY;
+    t->used--;
+}
+
+/* ----------------------- the counts and the lists (as in inverted_index.c) */
+
+/* Remembers that (x, y) was created by the merge in progress. False on OOM.
+ * Amortized O(1). */
+static bool note_born(cache_state *s, bpe_token x, bpe_token y)
+{
+    bpe_pair *born = bpe_array_reserve(s->born, &s->cap_born, s->n_born + 1, sizeof *born);
+    if (!born)
+        return false;
+    s->born = born;
+    s->born[s->n_born++] = (bpe_pair){.a = x, .b = y};
+    return true;
+}
+
+/* count(x, y) += c, adding the pair (with a new list, noted as born) if it is
+ * new, and word w joins the pair's list (see inverted_index.c). False on OOM.
+ * O(1) amortized. */
+static bool count_add(cache_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t w)
+{
+    size_t i = pair_find(s, x, y);
+    if (i == SIZE_MAX) {
+        uint32_t list = bpe_postings_open(&s->postings);
+        if (list == BPE_POSTINGS_NONE || (i = pair_add(s, x, y, list)) == SIZE_MAX ||
+            !note_born(s, x, y))
+            return false;
+    }
+    record_at(s, i)->count += c;
+    s->counters->value[PAIR_COUNT_UPDATES]++;
+    return bpe_postings_gather(&s->postings, record_at(s, i)->words, w);
+}
+
+/* count(x, y) −= c, which it holds; the pair leaves the table when it reaches
+ * 0, its heap entry staying behind. O(1) expected. */
+static void count_sub(cache_state *s, bpe_token x, bpe_token y, uint64_t c)
+{
+    size_t i = pair_find(s, x, y);
+    pair_record *p = record_at(s, i);
+    p->count -= c;
+    s->counters->value[PAIR_COUNT_UPDATES]++;
+    if (p->count == 0)
+        pair_remove(s, i);
+}
+
+/* Counts and lists every adjacent pair of every word, in word order: merge 0,
+ * where every pair is born; it ends like a merge, by freezing the lists. Its
+ * born pairs enter the first heap by one heapify (rebuild_heap), not by a
+ * push each. False on OOM. O(M). */
+static bool count_all_pairs(cache_state *s)
+{
+    for (size_t w = 0; w < s->seg.n_words; w++) {
+        const bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
+        for (uint32_t i = 0; i + 1 < s->seg.word[w].len; i++)
+            if (!count_add(s, t[i], t[i + 1], s->seg.word[w].count, (uint32_t)w))
+                return false;
+    }
+    s->n_born = 0;
+    return bpe_postings_freeze(&s->postings);
+}
+
+/* --------------------------------------- a merge (as in inverted_index.c) */
+
+/* Merges (a, b) into `merged` in word w from its first occurrence at
+ * `first`, with incremental.c's delta rule; each pair the word gains gets
+ * the word on its list. False on OOM. O(len(w)). */
+static bool merge_word(cache_state *s, uint32_t w, uint32_t first, bpe_token a, bpe_token b,
+                       bpe_token merged)
+{
+    bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
+    uint64_t c = s->seg.word[w].count;
+    uint32_t n = s->seg.word[w].len, out = first;
+    for (uint32_t i = first; i < n; i++) {
+        bool after_merge = out > 0 && t[out - 1] == merged;
+        if (i + 1 < n && t[i] == a && t[i + 1] == b) {
+            count_sub(s, a, b, c);
+            if (out > 0) {
+                count_sub(s, after_merge ? b : t[out - 1], a, c);
+                if (!count_add(s, t[out - 1], merged, c, w))
+                    return false;
+            }
+            t[out++] = merged;
+            i++; /* the b is consumed: occurrences never overlap */
+        } else {
+            if (after_merge) {
+                count_sub(s, b, t[i], c);
+                if (!count_add(s, merged, t[i], c, w))
+                    return false;
+            }
+            t[out++] = t[i];
+        }
+    }
+    s->seg.word[w].len = out;
+    return true;
+}
+
+/* The walk: merges the pair at position `best` in every word on its list
+ * that still holds it, skipping and counting stale entries; fills *out.
+ * False on OOM. O(Σ len(w) over the list). */
+static bool merge_listed_words(cache_state *s, size_t best, bpe_merge *out)
+{
+    /* Copy the pair and its record now: the pair leaves the table during the
+     * walk, but its list stays where it is. */
+    pair_record record = *record_at(s, best);
+    bpe_pair chosen = {bpe_pair_key_left(record.key), bpe_pair_key_right(record.key)};
+    bpe_token merged = bpe_vocab_add_merge(s->vocab, chosen.a, chosen.b);
+    if (merged == BPE_NO_TOKEN)
+        return false;
+    /* Valid for the whole walk: lists are only frozen after it. */
+    const uint32_t *ids = bpe_postings_ids(&s->postings, record.words);
+    uint32_t n = bpe_postings_len(&s->postings, record.words);
+    uint64_t affected = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        /* Ask now for what the walk reads later (prefetch.h): the span of the
+         * word WORD_AHEAD entries on, and the tokens of the word TOKENS_AHEAD
+         * entries on, whose span was asked for earlier. */
+        if (k + WORD_AHEAD < n)
+            bpe_prefetch(&s->seg.word[ids[k + WORD_AHEAD]]);
+        if (k + TOKENS_AHEAD < n)
+            bpe_prefetch(bpe_segmentation_tokens(&s->seg, ids[k + TOKENS_AHEAD]));
+        uint32_t w = ids[k];
+        uint32_t first = bpe_find_pair(bpe_segmentation_tokens(&s->seg, w), s->seg.word[w].len,
+                                       chosen.a, chosen.b);
+        if (first == s->seg.word[w].len) {
+            s->counters->value[POSTINGS_STALE]++;
+            continue;
+        }
+        if (!merge_word(s, w, first, chosen.a, chosen.b, merged))
+            return false;
+        affected++;
+    }
+    *out = (bpe_merge){.left = chosen.a, .right = chosen.b, .id = merged, .count = record.count,
+                       .words_affected = affected};
+    return true;
+}
+
+/* ----------------------------------------------------------------- the heap */
+
+/* Refills the heap with one current snapshot per live pair: the first heap,
+ * and compaction. False on OOM. O(P). */
+static bool rebuild_heap(cache_state *s)
+{
+    bpe_maxheap_clear(&s->heap);
+    for (size_t i = 0; i < s->pairs.cap; i++) {
+        const pair_record *p = record_at(s, i);
+        if (p->key == BPE_PAIRMAP_EMPTY)
+            continue;
+        bpe_heap_entry e = {.count = p->count, .a = bpe_pair_key_left(p->key),
+                            .b = bpe_pair_key_right(p->key)};
+        if (!bpe_maxheap_append(&s->heap, e))
+            return false;
+    }
+    bpe_maxheap_heapify(&s->heap);
+    return true;
+}
+
+/* Rebuilds the heap when dead entries exceed HEAP_COMPACT_FACTOR × P. Each
+ * live pair has exactly one entry, so the dead ones are len − P. False on OOM.
+ * O(1), or O(P) when it rebuilds. */
+static bool compact_if_needed(cache_state *s)
+{
+    size_t live = s->pairs.used;
+    if (s->heap.len - live <= HEAP_COMPACT_FACTOR * live)
+        return true;
+    s->counters->value[COMPACTIONS]++;
+    return rebuild_heap(s);
+}
+
+/*
+ * Pops until the top entry is current and returns its pair's position in
+ * *best; false when the heap runs out (no pair is left). A stale top is filed
+ * again under its pair's count, or dropped if the pair is dead.
+ * O((1 + stale pops)·log(heap length)).
+ */
+static bool pop_best_pair(cache_state *s, size_t *best)
+{
+    const bpe_heap_entry *top;
+    while ((top = bpe_maxheap_top(&s->heap)) != NULL) {
+        s->counters->value[HEAP_POPS]++;
+        size_t at = pair_find(s, top->a, top->b);
+        if (at != SIZE_MAX && record_at(s, at)->count == top->count) {
+            *best = at;
+            bpe_maxheap_pop(&s->heap);
+            return true;
+        }
+        s->counters->value[STALE_POPS]++;
+        if (at != SIZE_MAX) {
+            bpe_heap_entry current = {.count = record_at(s, at)->count, .a = top->a, .b = top->b};
+            bpe_maxheap_replace_top(&s->heap, current);
+            s->counters->value[HEAP_PUSHES]++;
+        } else {
+            bpe_maxheap_pop(&s->heap);
+        }
+    }
+    return false;
+}
+
+/* Pushes the entry of each pair the merge created, with its final count:
+ * fact 1 of inverted_index.c, its count can only fall from now on. (A pair
+ * born in a merge is never decreased in it: the delta rule decreases only
+ * pairs without the new token, so every born pair is still in the table.)
+ * Empties `born`. False on OOM. O(born · log P). */
+static bool push_born_pairs(cache_state *s)
+{
+    for (size_t k = 0; k < s->n_born; k++) {
+        bpe_pair p = s->born[k];
+        uint64_t count = record_at(s, pair_find(s, p.a, p.b))->count;
+        if (!bpe_maxheap_push(&s->heap, (bpe_heap_entry){.count = count, .a = p.a, .b = p.b}))
+            return false;
+        s->counters->value[HEAP_PUSHES]++;
+    }
+    s->n_born = 0;
+    return true;
+}
+
+/* -------------------------------------------------------------------- setup */
+
+/* Copies each word's bytes into the segmentation as single-byte tokens,
+ * counts and lists their pairs, and heapifies them. NULL on OOM, or when the
+ * input does not fit the 32-bit ids of the lists (bpe_postings_fit).
+ * O(M) time, O(M + P) memory. */
+static void *cache_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters)
+{
+    if (!bpe_postings_fit(words))
+        return NULL;
+    cache_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->vocab = vocab;
+    s->counters = counters;
+    bpe_maxheap_init(&s->heap, vocab);
+    if (!slots_alloc(&s->pairs, 1024) ||
+        !bpe_segmentation_init(&s->seg, words) || !count_all_pairs(s) || !rebuild_heap(s)) {
+        cache_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* ------------------------------------------------------------------ a merge */
+
+/* Pops the best pair, walks its list as inverted_index.c does, then files the
+ * pairs born meanwhile in the heap and freezes their lists.
+ * O(log P per heap operation + Σ len(w) over the list). */
+static bpe_step_result cache_step(void *opaque, bpe_merge *out)
+{
+    cache_state *s = opaque;
+    size_t best;
+    if (!pop_best_pair(s, &best))
+        return BPE_STEP_EXHAUSTED;
+    if (!merge_listed_words(s, best, out) || !push_born_pairs(s) ||
+        !bpe_postings_freeze(&s->postings) || !compact_if_needed(s))
+        return BPE_STEP_NOMEM;
+    s->counters->value[WORDS_TOUCHED] += out->words_affected;
+    return BPE_STEP_MERGED;
+}
+
+const bpe_trainer bpe_trainer_cache_aware = {
+    .name = "cache-aware",
+    .idea = "inverted index + max-heap of count snapshots, repaired lazily at the top",
+    .complexity = "O(M·(L + log P)) time, O(M+P) memory",
+    .counter_names = cache_counter_names,
+    .create = cache_create,
+    .step = cache_step,
+    .destroy = cache_destroy,
+};
