@@ -1,83 +1,87 @@
 /*
- * heap.c — inverted_index.c with a priority queue instead of the scan for the
- * best pair: a binary max-heap with lazy deletion and compaction.
+ * cache_aware.c — heap.c's algorithm, step for step, laid out for the memory
+ * hierarchy. Same merges, same work counters to the last digit; a fraction
+ * of the time.
  *
- * Idea. With the inverted index, a merge rewrites only the A_i words that hold
- * the chosen pair, but finding that pair still scans all P live pairs. Late in
- * training A_i is tiny and the O(P) scan is nearly all the work: at 32000
- * merges it is done 32000 times. A max-heap ordered like SPEC §2.7 (count,
- * then bytes; maxheap.h) yields the best pair in O(log P) instead. This is the
- * "V5, heap with lazy deletion" of the article "Building a Fast BPE Tokenizer
- * from Scratch" and the lazy-deletion priority queue of "High-Performance BPE
- * Tokenizer Optimization: From 10 Minutes to 1 Second".
+ * Idea. Once the algorithm is right, the time goes where the data is. The
+ * article "Implementing and Optimizing a BPE Tokenizer from Scratch — Part 8"
+ * measured the same fine-grained updates at 8773 s with one hash table and
+ * 261 s with another. A profile of heap.c says the same: its merge loop
+ * waits on memory — on each listed word's record and tokens, and on the pair
+ * table, which it reads through three arrays (the pair map's keys, its
+ * values, then the record), 23 million times on the multilingual corpus at
+ * V = 32000. This file keeps every step of heap.c — the same pairs chosen,
+ * the same words rewritten, the same count updates, heap pushes and pops,
+ * counted by the same counters — and changes only where things are kept and
+ * when they are read. (A test, test_cache_aware.c, checks that the counters
+ * equal heap.c's exactly.)
  *
- * The difficulty: a merge changes the counts of many pairs, and a binary heap
- * cannot find an entry to fix it. So the heap holds snapshots and is repaired
- * only where it matters, at the top:
- *   - an entry is (count when pushed, a, b);
- *   - the top entry is "stale" when its snapshot differs from the pair's
- *     count in the pair table. It is then filed again under the current count
- *     (a "stale pop") — or dropped if the pair has died — and the new top is
- *     examined. The first top that is not stale is the best pair.
- * Why that is right. Fact 1 of inverted_index.c: a pair gains occurrences only
- * in the merge that creates it; afterwards its count only falls. So a pair is
- * pushed once, at the end of the merge that creates it, with its final count,
- * and every later change makes its snapshot too high, never too low. Hence
- * the invariant below: each live pair's entry ranks at or above the pair's
- * true place. A top entry whose snapshot is current ranks exactly at its
- * pair's true place, and every other live pair ranks at or below its own
- * entry, which is at or below the top. (If counts could rise, a snapshot
- * could be too low and the pair would hide under pairs it beats.)
+ * The three changes, in the order they were made, each measured on the
+ * multilingual corpus at V = 32000 (merge phase, median of alternating runs
+ * on a shared 2-core machine; docs/algorithms.md has the commands):
+ *   1. The pair record inline in its hash slot. heap.c finds a pair through
+ *      pairtable.h: the map's key array, its value array (a position), then
+ *      the record — three cache misses for a cold pair. Here one
+ *      open-addressing table holds (key, count, list) in each 24-byte slot:
+ *      the probe that finds the key has found the count.
+ *      MEASURE_SLOTS
+ *   2. Software prefetch in the walk. The chosen pair's list names words in
+ *      increasing order, but far apart; a word's record and its tokens are
+ *      each a likely miss. The walk asks for the record WORD_AHEAD entries
+ *      ahead and the tokens TOKENS_AHEAD entries ahead (prefetch.h), so they
+ *      arrive while earlier words are rewritten.
+ *      MEASURE_PREFETCH
+ *   3. One cache line per neighbour token instead of a hash lookup per count
+ *      update. Every count a merge of (a, b) changes is one of four shapes:
+ *      (x, a) and (b, y) lose, (x, ab) and (ab, y) are born. With a, b and
+ *      ab fixed for the merge, each is named by its other token alone, so
+ *      the merge keeps its deltas in an array indexed by token, the four
+ *      deltas of token x side by side in one 64-byte line (neighbour_line),
+ *      and applies them to the pair table once per distinct pair when the
+ *      merge ends, prefetching ahead: one table lookup per pair the merge
+ *      touches instead of one per update (on the multilingual corpus about
+ *      2 million lookups instead of 23 million).
+ *      MEASURE_NEIGHBOURS
+ *   Tried and dropped: the same batching with a small hash table of pending
+ *   decrements in place of the token-indexed lines (pairmap.h) was slower
+ *   than no batching (ratio 1.19 in alternating runs): hashing, not missing,
+ *   was by then the cost, and only direct indexing removes it.
  *
- * Compaction. A pair whose count reaches 0 leaves the pair table but its
- * entry stays in the heap until it surfaces. Those dead entries cost memory
- * and depth, so when they outnumber the live pairs by HEAP_COMPACT_FACTOR the
- * heap is rebuilt from the pair table in O(P) (Floyd's heapify), which also
- * refreshes every stale snapshot.
+ * Why the result is heap.c's. The deltas of a merge are summed before they
+ * reach the table, so the table sees them in another order; but nothing
+ * reads a count while a merge runs (the heap is only consulted between
+ * merges), the pairs that lose and the pairs born are disjoint (a pair born
+ * holds ab, a pair that loses does not), and a born pair only gains in the
+ * merge that creates it (fact 1 of inverted_index.c). So after every merge
+ * the table holds exactly heap.c's counts and lists, and the heap exactly
+ * heap.c's entries; its order is total (SPEC §2.7), so every pop is the same.
+ * Each update is still counted once, where heap.c counts it.
  *
- * Repeated on purpose. Everything but the heap is inverted_index.c's, and is
- * repeated here so that this file reads whole: count_add, count_sub,
- * count_all_pairs, merge_word (incremental.c's delta rule) and
- * merge_listed_words (the walk) are that file's, unchanged but for one line:
- * count_add notes each pair it adds in `born`, the pairs whose entries are
- * pushed when the merge ends. The new code is the section "the heap".
+ * Data structures.
+ *   - seg: every word's current tokens (segmentation.h), as in heap.c;
+ *   - pairs: the live pairs, one 24-byte slot each (pair_record) in an
+ *     open-addressing table, linear probing, load ≤ 1/2, backward-shift
+ *     deletion (pairmap.c's scheme, with the record in the slot);
+ *   - postings, heap: as in heap.c;
+ *   - line: token x → its neighbour_line, the four deltas of the merge in
+ *     progress that are named by x; a delta is valid only when its stamp is
+ *     the current merge number, so nothing is cleared between merges;
+ *   - born, lost: the pairs the merge in progress created, and those it
+ *     decreased (other than the chosen pair), in first-touch order.
+ * Invariants: heap.c's, between merges; during a merge, count(p) in the
+ * table minus p's valid lose delta is p's true count, and each born pair's
+ * count and list are in its gain delta (it enters the table when the merge
+ * ends).
  *
- * Data structures (inverted_index.c's, plus the heap).
- *   - seg: every word's current segmentation in one flat array
- *     (segmentation.h), exactly as in inverted_index.c;
- *   - pairs: the pair table (pairtable.h), each record holding the pair's
- *     count and its posting list, exactly as in inverted_index.c. Its dense
- *     array of live pairs is also what a heap rebuild reads;
- *   - postings: the posting arena (postings.h), as in inverted_index.c;
- *   - born: the pairs created by the merge in progress;
- *   - heap: maxheap.h entries (snapshot, a, b).
- * Invariants: inverted_index.c's, and after every step each live pair has
- * exactly one heap entry, whose snapshot is ≥ its count; every other entry
- * belongs to a dead pair (one not in the table); `born` is empty.
+ * Complexity: heap.c's, O(M·(L + log P)) time and O(M + P) memory, plus
+ * 64 bytes per token for the lines (O(m)).
  *
- * Complexity. Per merge: O(L) per entry of the chosen list — A_i words
- * rewritten, stale ones skipped (as inverted_index.c) — plus O(log P) per
- * heap operation. The heap operations over a whole run are O(M),
- * whatever m is: the P pushes of the first heap, one push per pair born (≤ 2
- * per merged occurrence), one stale pop per decrease of a live pair's count
- * (≤ 3 per merged occurrence) and one pop per pair that dies; compactions add
- * O(1) per dead entry, amortized. In all O(M·(L + log P)) time and O(M + P)
- * memory. inverted_index.c's O(m·P) scan is gone; this trainer's time barely
- * grows with m once the early, large merges are done.
+ * Work counters: heap.c's, with the same names and the same values.
  *
- * Work counters:
- *   words_touched       words rewritten: Σ A_i
- *   postings_stale      list entries skipped: the word had lost the pair
- *   pair_count_updates  changes to pair counts (as in inverted_index.c)
- *   heap_pushes         entries pushed: born pairs and stale re-files
- *   heap_pops           top entries examined (chosen or stale)
- *   stale_pops          of those, entries whose snapshot was out of date
- *   compactions         heap rebuilds from the pair table
- *
- * Left out on purpose: position-level bookkeeping. A merge still reads each
- * listed word from the start to find the pair, and the counts live in a table
- * beside the heap. linked_list.c keeps every occurrence's position, and folds
- * the count table into the heap itself.
+ * Left out on purpose: everything heap.c leaves out (position-level
+ * bookkeeping: each listed word is still read to find the pair), and any
+ * change to the algorithm: this file is the control of the experiment
+ * "same work, other layout".
  */
 #include "bpe.h"
 #include "array.h"
@@ -89,19 +93,11 @@
 
 #include <stdlib.h>
 
-/*
- * Rebuild the heap when its dead entries exceed this many times the live
- * pairs, i.e. when it holds more than (1 + factor)·P entries. With 2 the heap
- * stays within 3·P entries (the article "Building a Fast BPE Tokenizer from
- * Scratch" uses the same 3× bound), so pops go at most log2(3) ≈ 1.6 levels
- * deeper than in a clean heap; and since a rebuild costs O(P) and waits for
- * more than 2·P entries to die, it adds O(1) per dead entry. A smaller factor
- * rebuilds more often for a smaller heap, a larger one the other way round.
- */
-#define HEAP_COMPACT_FACTOR 2
+#define HEAP_COMPACT_FACTOR 2 /* heap.c's: rebuild past 2·P dead entries */
 
-#define WORD_AHEAD 16  /* list entries ahead whose word span is prefetched */
-#define TOKENS_AHEAD 8 /* list entries ahead whose tokens are prefetched */
+#define WORD_AHEAD 16   /* list entries ahead whose word record is prefetched */
+#define TOKENS_AHEAD 8  /* list entries ahead whose tokens are prefetched */
+#define LOOKUP_AHEAD 8  /* pairs ahead whose table slot is prefetched when deltas are applied */
 
 enum { WORDS_TOUCHED, POSTINGS_STALE, PAIR_COUNT_UPDATES, HEAP_PUSHES, HEAP_POPS, STALE_POPS,
        COMPACTIONS };
@@ -122,7 +118,24 @@ typedef struct {
     pair_record *slot; /* cap slots; owned */
     size_t cap;        /* slots; a power of two */
     size_t used;       /* occupied slots = live pairs P */
+    unsigned shift;    /* 64 − log2(cap): a hash's top bits name the home slot */
 } pair_slots;
+
+/* One pair's change in the merge in progress. */
+typedef struct {
+    uint32_t stamp;  /* the merge number that last touched it; older: the rest is void */
+    uint32_t words;  /* a born pair: its new posting list */
+    uint64_t amount; /* a born pair: its count so far; a losing pair: its decrease so far */
+} pair_delta;
+
+/* The four pairs of the merge of (a, b) → ab that a token x can name: all
+ * the deltas x's neighbourhood needs, in one 64-byte cache line. */
+typedef struct {
+    pair_delta lose_left;  /* (x, a), which loses where x precedes an occurrence */
+    pair_delta gain_left;  /* (x, ab), born there */
+    pair_delta lose_right; /* (b, x), which loses where x follows an occurrence */
+    pair_delta gain_right; /* (ab, x), born there */
+} neighbour_line;
 
 typedef struct {
     bpe_vocab *vocab;       /* token bytes for the tie-break; not owned */
@@ -130,10 +143,19 @@ typedef struct {
     bpe_segmentation seg;   /* every word's current tokens and its count; owned */
     pair_slots pairs;       /* the live pairs, a pair_record each; owned */
     bpe_postings postings;  /* every posting list; owned */
+    bpe_maxheap heap;       /* one snapshot per live pair + dead entries; owned */
+    neighbour_line *line;   /* token → the merge's deltas it names; owned */
+    size_t cap_line;        /* capacity of `line`, in tokens */
     bpe_pair *born;         /* the pairs created by the merge in progress; owned */
     size_t n_born;          /* pairs in `born` */
     size_t cap_born;        /* capacity of `born` */
-    bpe_maxheap heap;       /* one snapshot per live pair + dead entries; owned */
+    bpe_pair *lost;         /* the pairs it decreased, the chosen one aside; owned */
+    size_t n_lost;          /* pairs in `lost` */
+    size_t cap_lost;        /* capacity of `lost` */
+    uint32_t merge_number;  /* merges started so far: the stamp of valid deltas */
+    bpe_token a;            /* the pair being merged: left token */
+    bpe_token b;            /* right token */
+    bpe_token merged;       /* its new token ab */
 } cache_state;
 
 static void cache_destroy(void *opaque)
@@ -144,12 +166,12 @@ static void cache_destroy(void *opaque)
     bpe_segmentation_free(&s->seg);
     free(s->pairs.slot);
     bpe_postings_free(&s->postings);
-    free(s->born);
     bpe_maxheap_free(&s->heap);
+    free(s->line);
+    free(s->born);
+    free(s->lost);
     free(s);
 }
-
-/* ----------------------- the counts and the lists (as in inverted_index.c) */
 
 /* -------------------------------------------------- the pair table, inline */
 
@@ -159,14 +181,18 @@ static pair_record *record_at(const cache_state *s, size_t i)
     return &s->pairs.slot[i];
 }
 
-/* The home slot of a key: pairmap.c's Fibonacci hash. O(1). */
+/* The home slot of a key: pairmap.c's Fibonacci hash, but its top bits
+ * pick the slot (not bits 32 and up, as there). So a key's home in the
+ * doubled table is 2·home or 2·home + 1, and growth (pair_add), reading the
+ * old slots in order, writes the new table nearly in order too: a stream
+ * the hardware prefetcher follows, not a cache miss per pair. O(1). */
 static size_t home_slot(const pair_slots *t, uint64_t key)
 {
     uint64_t h = (key ^ (key >> 29)) * 0x9E3779B97F4A7C15ull;
-    return (size_t)(h >> 32) & (t->cap - 1);
+    return (size_t)(h >> t->shift);
 }
 
-/* Gives t `cap` free slots (a power of two). False on OOM, t untouched. O(cap). */
+/* Gives t `cap` free slots (a power of two, ≥ 2). False on OOM, t untouched. O(cap). */
 static bool slots_alloc(pair_slots *t, size_t cap)
 {
     pair_record *slot = malloc(cap * sizeof *slot);
@@ -174,7 +200,10 @@ static bool slots_alloc(pair_slots *t, size_t cap)
         return false;
     for (size_t i = 0; i < cap; i++)
         slot[i].key = BPE_PAIRMAP_EMPTY;
-    *t = (pair_slots){.slot = slot, .cap = cap, .used = 0};
+    unsigned shift = 64;
+    for (size_t c = cap; c > 1; c >>= 1)
+        shift--;
+    *t = (pair_slots){.slot = slot, .cap = cap, .used = 0, .shift = shift};
     return true;
 }
 
@@ -239,30 +268,17 @@ static void pair_remove(cache_state *s, size_t hole)
     t->used--;
 }
 
-/* ----------------------- the counts and the lists (as in inverted_index.c) */
+/* -------------------------------------------------- merge 0: the first count */
 
-/* Remembers that (x, y) was created by the merge in progress. False on OOM.
- * Amortized O(1). */
-static bool note_born(cache_state *s, bpe_token x, bpe_token y)
-{
-    bpe_pair *born = bpe_array_reserve(s->born, &s->cap_born, s->n_born + 1, sizeof *born);
-    if (!born)
-        return false;
-    s->born = born;
-    s->born[s->n_born++] = (bpe_pair){.a = x, .b = y};
-    return true;
-}
-
-/* count(x, y) += c, adding the pair (with a new list, noted as born) if it is
- * new, and word w joins the pair's list (see inverted_index.c). False on OOM.
- * O(1) amortized. */
-static bool count_add(cache_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t w)
+/* count(x, y) += c and word w joins the pair's list, adding the pair with a
+ * new list if it is new: heap.c's count_add, used by create() only, where
+ * every pair is born at once. False on OOM. O(1) amortized. */
+static bool count_initial(cache_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t w)
 {
     size_t i = pair_find(s, x, y);
     if (i == SIZE_MAX) {
         uint32_t list = bpe_postings_open(&s->postings);
-        if (list == BPE_POSTINGS_NONE || (i = pair_add(s, x, y, list)) == SIZE_MAX ||
-            !note_born(s, x, y))
+        if (list == BPE_POSTINGS_NONE || (i = pair_add(s, x, y, list)) == SIZE_MAX)
             return false;
     }
     record_at(s, i)->count += c;
@@ -270,39 +286,156 @@ static bool count_add(cache_state *s, bpe_token x, bpe_token y, uint64_t c, uint
     return bpe_postings_gather(&s->postings, record_at(s, i)->words, w);
 }
 
-/* count(x, y) −= c, which it holds; the pair leaves the table when it reaches
- * 0, its heap entry staying behind. O(1) expected. */
-static void count_sub(cache_state *s, bpe_token x, bpe_token y, uint64_t c)
-{
-    size_t i = pair_find(s, x, y);
-    pair_record *p = record_at(s, i);
-    p->count -= c;
-    s->counters->value[PAIR_COUNT_UPDATES]++;
-    if (p->count == 0)
-        pair_remove(s, i);
-}
-
-/* Counts and lists every adjacent pair of every word, in word order: merge 0,
- * where every pair is born; it ends like a merge, by freezing the lists. Its
- * born pairs enter the first heap by one heapify (rebuild_heap), not by a
- * push each. False on OOM. O(M). */
+/* Counts and lists every adjacent pair of every word, in word order, then
+ * freezes the lists (heap.c's count_all_pairs). False on OOM. O(M). */
 static bool count_all_pairs(cache_state *s)
 {
     for (size_t w = 0; w < s->seg.n_words; w++) {
         const bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
         for (uint32_t i = 0; i + 1 < s->seg.word[w].len; i++)
-            if (!count_add(s, t[i], t[i + 1], s->seg.word[w].count, (uint32_t)w))
+            if (!count_initial(s, t[i], t[i + 1], s->seg.word[w].count, (uint32_t)w))
                 return false;
     }
-    s->n_born = 0;
     return bpe_postings_freeze(&s->postings);
 }
 
-/* --------------------------------------- a merge (as in inverted_index.c) */
+/* --------------------------------------------- the deltas of one merge */
+
+/* Appends (x, y) to a list of pairs. False on OOM. Amortized O(1). */
+static bool note_pair(bpe_pair **pairs, size_t *n, size_t *cap, bpe_token x, bpe_token y)
+{
+    bpe_pair *grown = bpe_array_reserve(*pairs, cap, *n + 1, sizeof *grown);
+    if (!grown)
+        return false;
+    *pairs = grown;
+    (*pairs)[(*n)++] = (bpe_pair){.a = x, .b = y};
+    return true;
+}
+
+/* Whether delta d is untouched in this merge; if so, starts it at 0. O(1). */
+static bool delta_starts(const cache_state *s, pair_delta *d)
+{
+    if (d->stamp == s->merge_number)
+        return false;
+    *d = (pair_delta){.stamp = s->merge_number, .words = BPE_POSTINGS_NONE, .amount = 0};
+    return true;
+}
+
+/* The delta of a losing pair (x, y): (x, a) lives in x's line, (b, y) in
+ * y's. (b, a) has both shapes; it is always filed as (x, a), so it has one
+ * delta. O(1). */
+static pair_delta *lose_delta(const cache_state *s, bpe_token x, bpe_token y)
+{
+    return y == s->a ? &s->line[x].lose_left : &s->line[y].lose_right;
+}
+
+/* count(x, y) −= c: heap.c's count_sub, summed in the pair's delta until
+ * the merge ends (apply_losses). The chosen pair loses all its count in this
+ * merge and has already left the table: only the update is counted. False on
+ * OOM. O(1) amortized. */
+static bool count_sub(cache_state *s, bpe_token x, bpe_token y, uint64_t c)
+{
+    s->counters->value[PAIR_COUNT_UPDATES]++;
+    if (x == s->a && y == s->b)
+        return true;
+    pair_delta *d = lose_delta(s, x, y);
+    if (delta_starts(s, d) && !note_pair(&s->lost, &s->n_lost, &s->cap_lost, x, y))
+        return false;
+    d->amount += c;
+    return true;
+}
+
+/* count(x, y) += c for a pair the merge creates — (x, ab) in x's line or
+ * (ab, y) in y's — and word w joins its list: heap.c's count_add, with the
+ * new pair kept in its delta until the merge ends (add_born_pairs). ab is
+ * new, so every pair holding it is new: no table lookup. (ab, ab) is filed
+ * as (x, ab). False on OOM. O(1) amortized. */
+static bool count_add(cache_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t w)
+{
+    pair_delta *d = y == s->merged ? &s->line[x].gain_left : &s->line[y].gain_right;
+    if (delta_starts(s, d)) {
+        d->words = bpe_postings_open(&s->postings);
+        if (d->words == BPE_POSTINGS_NONE ||
+            !note_pair(&s->born, &s->n_born, &s->cap_born, x, y))
+            return false;
+    }
+    d->amount += c;
+    s->counters->value[PAIR_COUNT_UPDATES]++;
+    return bpe_postings_gather(&s->postings, d->words, w);
+}
+
+/* What to prefetch at entry k of a list of n pairs: the home slot of the
+ * pair LOOKUP_AHEAD entries on, or NULL past the end (prefetching NULL is
+ * allowed and does nothing). The caller prefetches it itself: see
+ * prefetch.h on helpers that only prefetch. O(1). */
+static const void *slot_ahead(const cache_state *s, const bpe_pair *pairs, size_t n, size_t k)
+{
+    if (k + LOOKUP_AHEAD >= n)
+        return NULL;
+    bpe_pair p = pairs[k + LOOKUP_AHEAD];
+    return record_at(s, home_slot(&s->pairs, bpe_pair_key(p.a, p.b)));
+}
+
+/* Applies the merge's decreases to the table, one lookup per pair; a pair
+ * whose count reaches 0 leaves it, its heap entry staying behind.
+ * O(pairs decreased). */
+static void apply_losses(cache_state *s)
+{
+    for (size_t k = 0; k < s->n_lost; k++) {
+        bpe_prefetch(slot_ahead(s, s->lost, s->n_lost, k));
+        bpe_pair p = s->lost[k];
+        size_t i = pair_find(s, p.a, p.b);
+        pair_record *r = record_at(s, i);
+        r->count -= lose_delta(s, p.a, p.b)->amount;
+        if (r->count == 0)
+            pair_remove(s, i);
+    }
+    s->n_lost = 0;
+}
+
+/* Adds each pair the merge created to the table with its final count and
+ * list (each slot prefetched ahead), and pushes its heap entry: fact 1 of inverted_index.c, its count can
+ * only fall from now on (heap.c's push_born_pairs). False on OOM.
+ * O(born · log P). */
+static bool add_born_pairs(cache_state *s)
+{
+    for (size_t k = 0; k < s->n_born; k++) {
+        bpe_prefetch(slot_ahead(s, s->born, s->n_born, k));
+        bpe_pair p = s->born[k];
+        const pair_delta *d = p.b == s->merged ? &s->line[p.a].gain_left
+                                               : &s->line[p.b].gain_right;
+        size_t i = pair_add(s, p.a, p.b, d->words);
+        if (i == SIZE_MAX)
+            return false;
+        record_at(s, i)->count = d->amount;
+        if (!bpe_maxheap_push(&s->heap,
+                              (bpe_heap_entry){.count = d->amount, .a = p.a, .b = p.b}))
+            return false;
+        s->counters->value[HEAP_PUSHES]++;
+    }
+    s->n_born = 0;
+    return true;
+}
+
+/* Gives every token up to the new one a line (new lines: all deltas void).
+ * False on OOM. Amortized O(1) per merge. */
+static bool reserve_lines(cache_state *s)
+{
+    size_t old = s->cap_line, need = s->vocab->n_tokens;
+    neighbour_line *line = bpe_array_reserve(s->line, &s->cap_line, need, sizeof *line);
+    if (!line)
+        return false;
+    s->line = line;
+    for (size_t t = old; t < s->cap_line; t++)
+        s->line[t] = (neighbour_line){0};
+    return true;
+}
+
+/* --------------------------------------------- a merge (heap.c's rewrite) */
 
 /* Merges (a, b) into `merged` in word w from its first occurrence at
- * `first`, with incremental.c's delta rule; each pair the word gains gets
- * the word on its list. False on OOM. O(len(w)). */
+ * `first`, with incremental.c's delta rule, exactly as heap.c's merge_word.
+ * False on OOM. O(len(w)). */
 static bool merge_word(cache_state *s, uint32_t w, uint32_t first, bpe_token a, bpe_token b,
                        bpe_token merged)
 {
@@ -312,20 +445,16 @@ static bool merge_word(cache_state *s, uint32_t w, uint32_t first, bpe_token a, 
     for (uint32_t i = first; i < n; i++) {
         bool after_merge = out > 0 && t[out - 1] == merged;
         if (i + 1 < n && t[i] == a && t[i + 1] == b) {
-            count_sub(s, a, b, c);
-            if (out > 0) {
-                count_sub(s, after_merge ? b : t[out - 1], a, c);
-                if (!count_add(s, t[out - 1], merged, c, w))
-                    return false;
-            }
+            if (!count_sub(s, a, b, c))
+                return false;
+            if (out > 0 && (!count_sub(s, after_merge ? b : t[out - 1], a, c) ||
+                            !count_add(s, t[out - 1], merged, c, w)))
+                return false;
             t[out++] = merged;
             i++; /* the b is consumed: occurrences never overlap */
         } else {
-            if (after_merge) {
-                count_sub(s, b, t[i], c);
-                if (!count_add(s, merged, t[i], c, w))
-                    return false;
-            }
+            if (after_merge && (!count_sub(s, b, t[i], c) || !count_add(s, merged, t[i], c, w)))
+                return false;
             t[out++] = t[i];
         }
     }
@@ -333,50 +462,50 @@ static bool merge_word(cache_state *s, uint32_t w, uint32_t first, bpe_token a, 
     return true;
 }
 
-/* The walk: merges the pair at position `best` in every word on its list
- * that still holds it, skipping and counting stale entries; fills *out.
- * False on OOM. O(Σ len(w) over the list). */
+/* The walk: heap.c's merge_listed_words, with each word's record and tokens
+ * prefetched ahead (prefetch.h). The chosen pair leaves the table first: the
+ * walk takes all its count. False on OOM. O(Σ len(w) over the list). */
 static bool merge_listed_words(cache_state *s, size_t best, bpe_merge *out)
 {
-    /* Copy the pair and its record now: the pair leaves the table during the
-     * walk, but its list stays where it is. */
     pair_record record = *record_at(s, best);
-    bpe_pair chosen = {bpe_pair_key_left(record.key), bpe_pair_key_right(record.key)};
-    bpe_token merged = bpe_vocab_add_merge(s->vocab, chosen.a, chosen.b);
-    if (merged == BPE_NO_TOKEN)
+    s->a = bpe_pair_key_left(record.key);
+    s->b = bpe_pair_key_right(record.key);
+    s->merged = bpe_vocab_add_merge(s->vocab, s->a, s->b);
+    if (s->merged == BPE_NO_TOKEN || !reserve_lines(s))
         return false;
+    pair_remove(s, best);
+    s->merge_number++;
     /* Valid for the whole walk: lists are only frozen after it. */
     const uint32_t *ids = bpe_postings_ids(&s->postings, record.words);
     uint32_t n = bpe_postings_len(&s->postings, record.words);
     uint64_t affected = 0;
     for (uint32_t k = 0; k < n; k++) {
-        /* Ask now for what the walk reads later (prefetch.h): the span of the
-         * word WORD_AHEAD entries on, and the tokens of the word TOKENS_AHEAD
-         * entries on, whose span was asked for earlier. */
+        /* Prefetched here, not from a helper (prefetch.h says why). */
         if (k + WORD_AHEAD < n)
             bpe_prefetch(&s->seg.word[ids[k + WORD_AHEAD]]);
         if (k + TOKENS_AHEAD < n)
             bpe_prefetch(bpe_segmentation_tokens(&s->seg, ids[k + TOKENS_AHEAD]));
         uint32_t w = ids[k];
         uint32_t first = bpe_find_pair(bpe_segmentation_tokens(&s->seg, w), s->seg.word[w].len,
-                                       chosen.a, chosen.b);
+                                       s->a, s->b);
         if (first == s->seg.word[w].len) {
             s->counters->value[POSTINGS_STALE]++;
             continue;
         }
-        if (!merge_word(s, w, first, chosen.a, chosen.b, merged))
+        if (!merge_word(s, w, first, s->a, s->b, s->merged))
             return false;
         affected++;
     }
-    *out = (bpe_merge){.left = chosen.a, .right = chosen.b, .id = merged, .count = record.count,
+    *out = (bpe_merge){.left = s->a, .right = s->b, .id = s->merged, .count = record.count,
                        .words_affected = affected};
     return true;
 }
 
 /* ----------------------------------------------------------------- the heap */
 
-/* Refills the heap with one current snapshot per live pair: the first heap,
- * and compaction. False on OOM. O(P). */
+/* Refills the heap with one current snapshot per live pair, reading the
+ * table's slots in order: the first heap, and compaction. False on OOM.
+ * O(table capacity) = O(P) while the table has not shrunk. */
 static bool rebuild_heap(cache_state *s)
 {
     bpe_maxheap_clear(&s->heap);
@@ -393,9 +522,8 @@ static bool rebuild_heap(cache_state *s)
     return true;
 }
 
-/* Rebuilds the heap when dead entries exceed HEAP_COMPACT_FACTOR × P. Each
- * live pair has exactly one entry, so the dead ones are len − P. False on OOM.
- * O(1), or O(P) when it rebuilds. */
+/* heap.c's compact_if_needed: rebuilds the heap when dead entries exceed
+ * HEAP_COMPACT_FACTOR × P. False on OOM. O(1), or O(P) when it rebuilds. */
 static bool compact_if_needed(cache_state *s)
 {
     size_t live = s->pairs.used;
@@ -405,12 +533,10 @@ static bool compact_if_needed(cache_state *s)
     return rebuild_heap(s);
 }
 
-/*
- * Pops until the top entry is current and returns its pair's position in
- * *best; false when the heap runs out (no pair is left). A stale top is filed
+/* heap.c's pop_best_pair: pops until the top entry is current and returns its
+ * pair's slot in *best; false when the heap runs out. A stale top is filed
  * again under its pair's count, or dropped if the pair is dead.
- * O((1 + stale pops)·log(heap length)).
- */
+ * O((1 + stale pops)·log(heap length)). */
 static bool pop_best_pair(cache_state *s, size_t *best)
 {
     const bpe_heap_entry *top;
@@ -434,30 +560,11 @@ static bool pop_best_pair(cache_state *s, size_t *best)
     return false;
 }
 
-/* Pushes the entry of each pair the merge created, with its final count:
- * fact 1 of inverted_index.c, its count can only fall from now on. (A pair
- * born in a merge is never decreased in it: the delta rule decreases only
- * pairs without the new token, so every born pair is still in the table.)
- * Empties `born`. False on OOM. O(born · log P). */
-static bool push_born_pairs(cache_state *s)
-{
-    for (size_t k = 0; k < s->n_born; k++) {
-        bpe_pair p = s->born[k];
-        uint64_t count = record_at(s, pair_find(s, p.a, p.b))->count;
-        if (!bpe_maxheap_push(&s->heap, (bpe_heap_entry){.count = count, .a = p.a, .b = p.b}))
-            return false;
-        s->counters->value[HEAP_PUSHES]++;
-    }
-    s->n_born = 0;
-    return true;
-}
-
 /* -------------------------------------------------------------------- setup */
 
-/* Copies each word's bytes into the segmentation as single-byte tokens,
- * counts and lists their pairs, and heapifies them. NULL on OOM, or when the
- * input does not fit the 32-bit ids of the lists (bpe_postings_fit).
- * O(M) time, O(M + P) memory. */
+/* Copies each word's bytes into the segmentation, counts and lists their
+ * pairs, and heapifies them. NULL on OOM, or when the input does not fit the
+ * 32-bit ids of the lists (bpe_postings_fit). O(M) time, O(M + P) memory. */
 static void *cache_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters)
 {
     if (!bpe_postings_fit(words))
@@ -467,9 +574,10 @@ static void *cache_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters
         return NULL;
     s->vocab = vocab;
     s->counters = counters;
+    s->a = s->b = s->merged = BPE_NO_TOKEN;
     bpe_maxheap_init(&s->heap, vocab);
-    if (!slots_alloc(&s->pairs, 1024) ||
-        !bpe_segmentation_init(&s->seg, words) || !count_all_pairs(s) || !rebuild_heap(s)) {
+    if (!slots_alloc(&s->pairs, 1024) || !bpe_segmentation_init(&s->seg, words) ||
+        !count_all_pairs(s) || !rebuild_heap(s)) {
         cache_destroy(s);
         return NULL;
     }
@@ -478,17 +586,19 @@ static void *cache_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters
 
 /* ------------------------------------------------------------------ a merge */
 
-/* Pops the best pair, walks its list as inverted_index.c does, then files the
- * pairs born meanwhile in the heap and freezes their lists.
- * O(log P per heap operation + Σ len(w) over the list). */
+/* Pops the best pair, walks its list, then applies the merge's deltas to the
+ * table, files the born pairs in the heap and freezes their lists: heap.c's
+ * step. O(log P per heap operation + Σ len(w) over the list). */
 static bpe_step_result cache_step(void *opaque, bpe_merge *out)
 {
     cache_state *s = opaque;
     size_t best;
     if (!pop_best_pair(s, &best))
         return BPE_STEP_EXHAUSTED;
-    if (!merge_listed_words(s, best, out) || !push_born_pairs(s) ||
-        !bpe_postings_freeze(&s->postings) || !compact_if_needed(s))
+    if (!merge_listed_words(s, best, out))
+        return BPE_STEP_NOMEM;
+    apply_losses(s);
+    if (!add_born_pairs(s) || !bpe_postings_freeze(&s->postings) || !compact_if_needed(s))
         return BPE_STEP_NOMEM;
     s->counters->value[WORDS_TOUCHED] += out->words_affected;
     return BPE_STEP_MERGED;
@@ -496,7 +606,8 @@ static bpe_step_result cache_step(void *opaque, bpe_merge *out)
 
 const bpe_trainer bpe_trainer_cache_aware = {
     .name = "cache-aware",
-    .idea = "inverted index + max-heap of count snapshots, repaired lazily at the top",
+    .idea = "heap's algorithm and counters, laid out for the cache: inline slots, prefetch, "
+            "per-token delta lines",
     .complexity = "O(M·(L + log P)) time, O(M+P) memory",
     .counter_names = cache_counter_names,
     .create = cache_create,
