@@ -133,6 +133,11 @@ typedef struct {
     const char *idea;       /* one line for `bpebench list` */
     const char *complexity; /* time and memory in the SPEC legend */
     const char *const *counter_names; /* NULL-terminated, at most BPE_MAX_COUNTERS */
+    /* The trainer whose algorithm this one runs step for step, with another
+     * memory layout (cache_aware.c: "heap"): its counters must then equal that
+     * trainer's on every input, names and values, which the tests check.
+     * NULL for a trainer with an algorithm of its own. */
+    const char *same_work_as;
 
     /* Setup phase: build the state from the words. NULL when out of memory. */
     void *(*create)(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters);

@@ -13,8 +13,9 @@
  * V = 32000. This file keeps every step of heap.c — the same pairs chosen,
  * the same words rewritten, the same count updates, heap pushes and pops,
  * counted by the same counters — and changes only where things are kept and
- * when they are read. (A test, test_cache_aware.c, checks that the counters
- * equal heap.c's exactly.)
+ * when they are read. Its registry entry says so (same_work_as = "heap"),
+ * and the tests hold it to that: on random tables (test_differential.c) and
+ * real corpus slices (test_corpora.c) its counters equal heap.c's exactly.
  *
  * The three changes, in the order they were made, each measured on the
  * multilingual corpus at V = 32000 (merge phase, median of alternating runs
@@ -610,6 +611,7 @@ const bpe_trainer bpe_trainer_cache_aware = {
             "per-token delta lines",
     .complexity = "O(M·(L + log P)) time, O(M+P) memory",
     .counter_names = cache_counter_names,
+    .same_work_as = "heap",
     .create = cache_create,
     .step = cache_step,
     .destroy = cache_destroy,
