@@ -14,6 +14,12 @@
  * C11 has no prefetch. GCC and Clang offer __builtin_prefetch(address, rw,
  * locality); elsewhere bpe_prefetch compiles to nothing, which is always
  * correct, only slower.
+ *
+ * Call it in the loop that will read the data, not from a helper function
+ * whose only effect is the prefetch: GCC 12 at -O1 and above judged such a
+ * helper free of side effects and deleted every call to it, prefetch and all
+ * (cache_aware.c's first attempt; `objdump -d | grep prefetch` shows what
+ * survived). A helper that computes the address to prefetch is fine.
  */
 #ifndef BPE_PREFETCH_H
 #define BPE_PREFETCH_H
