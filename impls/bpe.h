@@ -96,9 +96,15 @@ int bpe_pair_bytes_cmp(const bpe_vocab *v, bpe_token a1, bpe_token b1,
                        bpe_token a2, bpe_token b2);
 
 /* True when pair 1 with count c1 is chosen before pair 2 with count c2:
- * higher count first, then bpe_pair_bytes_cmp. */
-bool bpe_pair_ranks_above(const bpe_vocab *v, uint64_t c1, bpe_token a1, bpe_token b1,
-                          uint64_t c2, bpe_token a2, bpe_token b2);
+ * higher count first, then bpe_pair_bytes_cmp. Inline, because every heap
+ * comparison calls it and most are settled by the counts alone. */
+static inline bool bpe_pair_ranks_above(const bpe_vocab *v, uint64_t c1, bpe_token a1,
+                                        bpe_token b1, uint64_t c2, bpe_token a2, bpe_token b2)
+{
+    if (c1 != c2)
+        return c1 > c2;
+    return bpe_pair_bytes_cmp(v, a1, b1, a2, b2) > 0;
+}
 
 /* ---------------------------------------------------------- the trainer */
 

@@ -484,8 +484,11 @@ static bool merge_listed_words(cache_state *s, size_t best, bpe_merge *out)
         /* Prefetched here, not from a helper (prefetch.h says why). */
         if (k + WORD_AHEAD < n)
             bpe_prefetch(&s->seg.word[ids[k + WORD_AHEAD]]);
-        if (k + TOKENS_AHEAD < n)
-            bpe_prefetch(bpe_segmentation_tokens(&s->seg, ids[k + TOKENS_AHEAD]));
+        if (k + TOKENS_AHEAD < n) {
+            const bpe_word_span *ahead = &s->seg.word[ids[k + TOKENS_AHEAD]];
+            bpe_prefetch(s->seg.symbols + ahead->start);
+            bpe_prefetch(s->seg.symbols + ahead->start + ahead->len - 1);
+        }
         uint32_t w = ids[k];
         uint32_t first = bpe_find_pair(bpe_segmentation_tokens(&s->seg, w), s->seg.word[w].len,
                                        s->a, s->b);
