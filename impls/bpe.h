@@ -159,6 +159,11 @@ typedef struct {
  * iterate this list, so a trainer added here is checked everywhere. */
 extern const bpe_trainer *const bpe_trainers[];
 
+/* The trainer for a user who names none: the fastest merge loop we have, and
+ * like every trainer verified against naive by the tests (cache-aware; the
+ * figures are in docs/algorithms.md). One of bpe_trainers[]. */
+extern const bpe_trainer *const bpe_default_trainer;
+
 /* The trainer with this name, or NULL. */
 const bpe_trainer *bpe_trainer_find(const char *name);
 

@@ -40,8 +40,10 @@
  *      deltas of token x side by side in one 64-byte line (neighbour_line),
  *      and applies them to the pair table once per distinct pair when the
  *      merge ends, prefetching ahead: one table lookup per pair the merge
- *      touches instead of one per update (on the multilingual corpus about
- *      2 million lookups instead of 23 million).
+ *      touches instead of one per update (on the multilingual corpus at
+ *      V = 32000, about 1.9 million lookups in the merge loop instead of
+ *      18 million: 11.1 million decreases fall on 0.98 million distinct
+ *      (merge, pair)s, 7.0 million increases on 0.93 million born pairs).
  *      MEASURE_NEIGHBOURS
  *   Tried and dropped: the same batching with a small hash table of pending
  *   decrements in place of the token-indexed lines (pairmap.h) was slower

@@ -23,3 +23,5 @@ const bpe_trainer *const bpe_trainers[] = {
     &bpe_trainer_cache_aware,
     NULL,
 };
+
+const bpe_trainer *const bpe_default_trainer = &bpe_trainer_cache_aware;

@@ -285,6 +285,7 @@ static void registry_entries_are_complete(void **state)
         bpe_result_free(&r);
     }
     assert_null(bpe_trainer_find("no-such-trainer"));
+    assert_ptr_equal(bpe_trainer_find(bpe_default_trainer->name), bpe_default_trainer);
     test_words_free(&tw);
 }
 
