@@ -41,7 +41,7 @@
  *   - Dense buckets, and a spill for large counts. Counts reach 2^64 − 1, so
  *     buckets cover only the counts 1 .. BUCKET_DENSE − 1; the front starts
  *     with the cursor at BUCKET_DENSE and holds, heap-ordered by count and
- *     then bytes, every pair of a larger count (the spill). Few pairs are
+ *     then bytes, every pair of count ≥ BUCKET_DENSE (the spill). Few pairs are
  *     that frequent (they are the early merges), and the front's order is
  *     heap.c's, so the spill needs nothing new.
  * The top of the front, when its snapshot is current, is the best pair: every

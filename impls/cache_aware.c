@@ -17,21 +17,28 @@
  * and the tests hold it to that: on random tables (test_differential.c) and
  * real corpus slices (test_corpora.c) its counters equal heap.c's exactly.
  *
- * The three changes, in the order they were made, each measured on the
- * multilingual corpus at V = 32000 (merge phase, median of alternating runs
- * on a shared 2-core machine; docs/algorithms.md has the commands):
+ * The changes, in the order they were made, each measured on the
+ * multilingual corpus at V = 32000 against the step before: the merge-phase
+ * seconds `train` prints, median of n alternating runs of the two binaries
+ * (farm-bench --vs), and the median of the pairs' ratios of whole-process
+ * wall time. The machine (2 cores) was shared with other jobs, at a load
+ * average of 4 to 6 for most of these runs: a step's figures are only
+ * comparable with each other, and a ratio near 1 is within the noise.
+ * heap.c itself took 2.61 s against 1.90 s for an identical copy of it,
+ * alternated the same way (n = 5): that much can be noise alone.
  *   1. The pair record inline in its hash slot. heap.c finds a pair through
  *      pairtable.h: the map's key array, its value array (a position), then
  *      the record — three cache misses for a cold pair. Here one
  *      open-addressing table holds (key, count, list) in each 24-byte slot:
  *      the probe that finds the key has found the count.
- *      MEASURE_SLOTS
+ *      1.44 s against 1.71 s (n = 5, load about 1; wall ratio 0.95); again
+ *      at load 5: 1.32 s against 3.04 s (n = 9; ratio 0.95).
  *   2. Software prefetch in the walk. The chosen pair's list names words in
  *      increasing order, but far apart; a word's record and its tokens are
  *      each a likely miss. The walk asks for the record WORD_AHEAD entries
  *      ahead and the tokens TOKENS_AHEAD entries ahead (prefetch.h), so they
  *      arrive while earlier words are rewritten.
- *      MEASURE_PREFETCH
+ *      1.97 s against 2.78 s (n = 9, load 5; ratio 0.73): the largest step.
  *   3. One cache line per neighbour token instead of a hash lookup per count
  *      update. Every count a merge of (a, b) changes is one of four shapes:
  *      (x, a) and (b, y) lose, (x, ab) and (ab, y) are born. With a, b and
@@ -44,11 +51,22 @@
  *      V = 32000, about 1.9 million lookups in the merge loop instead of
  *      18 million: 11.1 million decreases fall on 0.98 million distinct
  *      (merge, pair)s, 7.0 million increases on 0.93 million born pairs).
- *      MEASURE_NEIGHBOURS
+ *      0.87 s against 1.03 s (n = 7, load falling from 17 to 1; ratio
+ *      0.94); again at load 5: 1.65 s against 1.48 s (n = 9; ratio 0.99).
+ *   4. Smaller steps after a profile: the hash's top bits pick the home
+ *      slot (below), the slots of the pairs a merge changed are prefetched
+ *      LOOKUP_AHEAD entries ahead, and the walk prefetches a word's last
+ *      token line as well as its first; bpe_pair_ranks_above became inline
+ *      (bpe.h; that one helps every heap trainer). Together 1.15 s against
+ *      1.80 s (n = 9, load 5; ratio 0.85); the last two alone, at load 1,
+ *      0.635 s against 0.654 s (n = 9; ratio 0.99).
  *   Tried and dropped: the same batching with a small hash table of pending
  *   decrements in place of the token-indexed lines (pairmap.h) was slower
- *   than no batching (ratio 1.19 in alternating runs): hashing, not missing,
- *   was by then the cost, and only direct indexing removes it.
+ *   than no batching (1.10 s against 0.96 s, n = 5; ratio 1.19): hashing,
+ *   not missing, was by then the cost, and only direct indexing removes it.
+ *   Huge pages for the slot table (madvise) made no measurable difference.
+ *   And the pair slots grow at 3/4 full, not 1/2 (pair_add): at 1/2 the
+ *   peak RSS was 241 MB against heap.c's 225 MB; at 3/4 it is 202 MB.
  *
  * Why the result is heap.c's. The deltas of a merge are summed before they
  * reach the table, so the table sees them in another order; but nothing
