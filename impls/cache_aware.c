@@ -20,7 +20,7 @@
  * The changes, in the order they were made, each measured on the
  * multilingual corpus at V = 32000 against the step before: the merge-phase
  * seconds `train` prints, median of n alternating runs of the two binaries
- * (farm-bench --vs), and the median of the pairs' ratios of whole-process
+ * (A B A B …), and the median of the pairs' ratios of whole-process
  * wall time. The machine (2 cores) was shared with other jobs, at a load
  * average of 4 to 6 for most of these runs: a step's figures are only
  * comparable with each other, and a ratio near 1 is within the noise.
