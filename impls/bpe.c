@@ -98,14 +98,6 @@ int bpe_pair_bytes_cmp(const bpe_vocab *v, bpe_token a1, bpe_token b1,
     return (b1 < b2) - (b1 > b2);
 }
 
-bool bpe_pair_ranks_above(const bpe_vocab *v, uint64_t c1, bpe_token a1, bpe_token b1,
-                          uint64_t c2, bpe_token a2, bpe_token b2)
-{
-    if (c1 != c2)
-        return c1 > c2;
-    return bpe_pair_bytes_cmp(v, a1, b1, a2, b2) > 0;
-}
-
 /* ============================================================= registry */
 
 const bpe_trainer *bpe_trainer_find(const char *name)

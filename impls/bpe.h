@@ -96,9 +96,15 @@ int bpe_pair_bytes_cmp(const bpe_vocab *v, bpe_token a1, bpe_token b1,
                        bpe_token a2, bpe_token b2);
 
 /* True when pair 1 with count c1 is chosen before pair 2 with count c2:
- * higher count first, then bpe_pair_bytes_cmp. */
-bool bpe_pair_ranks_above(const bpe_vocab *v, uint64_t c1, bpe_token a1, bpe_token b1,
-                          uint64_t c2, bpe_token a2, bpe_token b2);
+ * higher count first, then bpe_pair_bytes_cmp. Inline, because every heap
+ * comparison calls it and most are settled by the counts alone. */
+static inline bool bpe_pair_ranks_above(const bpe_vocab *v, uint64_t c1, bpe_token a1,
+                                        bpe_token b1, uint64_t c2, bpe_token a2, bpe_token b2)
+{
+    if (c1 != c2)
+        return c1 > c2;
+    return bpe_pair_bytes_cmp(v, a1, b1, a2, b2) > 0;
+}
 
 /* ---------------------------------------------------------- the trainer */
 
@@ -133,6 +139,11 @@ typedef struct {
     const char *idea;       /* one line for `bpebench list` */
     const char *complexity; /* time and memory in the SPEC legend */
     const char *const *counter_names; /* NULL-terminated, at most BPE_MAX_COUNTERS */
+    /* The trainer whose algorithm this one runs step for step, with another
+     * memory layout (cache_aware.c: "heap"): its counters must then equal that
+     * trainer's on every input, names and values, which the tests check.
+     * NULL for a trainer with an algorithm of its own. */
+    const char *same_work_as;
 
     /* Setup phase: build the state from the words. NULL when out of memory. */
     void *(*create)(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters);
@@ -147,6 +158,11 @@ typedef struct {
 /* Every trainer, in teaching order; NULL-terminated. Tests and the benchmark
  * iterate this list, so a trainer added here is checked everywhere. */
 extern const bpe_trainer *const bpe_trainers[];
+
+/* The trainer for a user who names none: the fastest merge loop we have, and
+ * like every trainer verified against naive by the tests (cache-aware; the
+ * figures are in docs/algorithms.md). One of bpe_trainers[]. */
+extern const bpe_trainer *const bpe_default_trainer;
 
 /* The trainer with this name, or NULL. */
 const bpe_trainer *bpe_trainer_find(const char *name);

@@ -9,13 +9,19 @@ extern const bpe_trainer bpe_trainer_naive;
 extern const bpe_trainer bpe_trainer_incremental;
 extern const bpe_trainer bpe_trainer_inverted_index;
 extern const bpe_trainer bpe_trainer_heap;
+extern const bpe_trainer bpe_trainer_bucket;
 extern const bpe_trainer bpe_trainer_linked_list;
+extern const bpe_trainer bpe_trainer_cache_aware;
 
 const bpe_trainer *const bpe_trainers[] = {
     &bpe_trainer_naive,
     &bpe_trainer_incremental,
     &bpe_trainer_inverted_index,
     &bpe_trainer_heap,
+    &bpe_trainer_bucket,
     &bpe_trainer_linked_list,
+    &bpe_trainer_cache_aware,
     NULL,
 };
+
+const bpe_trainer *const bpe_default_trainer = &bpe_trainer_cache_aware;

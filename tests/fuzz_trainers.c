@@ -4,7 +4,9 @@
  * libFuzzer hands us byte strings; each one decodes into a small word table
  * and a merge limit, every registered trainer trains on it, and any
  * difference from naive.c (merges, counts, A_i, early stop) aborts with the
- * first difference printed, so libFuzzer saves the input as a crash. Built
+ * first difference printed, so libFuzzer saves the input as a crash. A
+ * trainer that names a model (same_work_as, bpe.h) must also count exactly
+ * its model's work. Built
  * and run by `make fuzz` (clang, -fsanitize=fuzzer,address,undefined), which
  * also catches memory errors on the way. The file name does not start with
  * test_, so `make test` leaves it alone.
@@ -113,6 +115,30 @@ static void train(const bpe_trainer *trainer, const bpe_words *words, uint64_t m
         disagree(trainer->name, "bpe_train ran out of memory");
 }
 
+/* When `trainer` repeats another's work (same_work_as), its counters `got`
+ * must equal that trainer's on the same input. */
+static void check_same_work(const bpe_trainer *trainer, const bpe_words *words,
+                            uint64_t max_merges, const bpe_result *got)
+{
+    if (!trainer->same_work_as)
+        return;
+    const bpe_trainer *model = bpe_trainer_find(trainer->same_work_as);
+    if (!model)
+        disagree(trainer->name, "same_work_as names no trainer");
+    bpe_result want;
+    train(model, words, max_merges, &want);
+    for (int i = 0; i < bpe_trainer_counter_count(trainer); i++) {
+        if (got->counters.value[i] != want.counters.value[i]) {
+            char why[256];
+            snprintf(why, sizeof why, "counted %s = %llu, its model %s %llu",
+                     trainer->counter_names[i], (unsigned long long)got->counters.value[i],
+                     model->name, (unsigned long long)want.counters.value[i]);
+            disagree(trainer->name, why);
+        }
+    }
+    bpe_result_free(&want);
+}
+
 /* Every trainer's run must equal naive's. */
 static void check_all_trainers(const bpe_words *words, uint64_t max_merges)
 {
@@ -137,6 +163,7 @@ static void check_all_trainers(const bpe_words *words, uint64_t max_merges)
                 disagree((*t)->name, why);
             }
         }
+        check_same_work(*t, words, max_merges, &got);
         bpe_result_free(&got);
     }
     bpe_result_free(&want);

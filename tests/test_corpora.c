@@ -1,7 +1,9 @@
 /*
  * test_corpora.c — every trainer on slices of the real corpora (English
  * Gutenberg, TinyStories, Chinese, Hindi, Arabic) at vocab 300, 1000 and
- * 5000: the whole merge list, with counts and A_i, must equal the reference.
+ * 5000: the whole merge list, with counts and A_i, must equal the reference,
+ * and a trainer that names a model (same_work_as, bpe.h) must count exactly
+ * its model's work.
  * The reference is naive where it fits the test budget (m·M below
  * NAIVE_BUDGET position visits); beyond it, the optimized trainers are held
  * to each other, and the test says so.
@@ -84,6 +86,10 @@ static void check_slice(const corpus_slice *slice)
             for (size_t i = 0; i < r.n_merges; i++)
                 assert_int_equal(r.merges[i].words_affected, reference.merges[i].words_affected);
             assert_int_equal(r.exhausted, reference.exhausted);
+            char label[96];
+            snprintf(label, sizeof label, "%s, V=%llu", slice->name,
+                     (unsigned long long)VOCAB_SIZES[v]);
+            assert_same_work_as_model(*t, &words, max_merges, &r, label);
             bpe_result_free(&r);
         }
         printf("  %-12s %7llu bytes, W = %6zu, M = %7llu, V = %4llu: %zu merges, all trainers "

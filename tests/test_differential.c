@@ -17,6 +17,8 @@
  *     trainer's pair tables have to grow.
  * The generator is splitmix64, so every table is reproducible from its seed
  * (printed on failure) on every platform.
+ * A trainer that runs another's algorithm with another layout (same_work_as,
+ * bpe.h) must also count exactly its model's work on every table.
  */
 #include "testutil.h"
 #include "base/prng.h"
@@ -163,6 +165,7 @@ static void check_against_naive(const bpe_words *words, uint64_t max_merges, con
                 fail_msg("%s: %s merge %zu: words_affected %llu, naive %llu", label, (*t)->name,
                          i, (unsigned long long)got.merges[i].words_affected,
                          (unsigned long long)want.merges[i].words_affected);
+        assert_same_work_as_model(*t, words, max_merges, &got, label);
         bpe_result_free(&got);
     }
     bpe_result_free(&want);

@@ -72,6 +72,25 @@ static void train_writes_a_tokenizer_in_process(void **state)
     test_remove_tree(dir);
 }
 
+/* train without --trainer uses the default, the fastest verified trainer. */
+static void train_without_trainer_uses_the_default(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/bpe-subcommands-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    test_write_file_in(dir, "corpus.txt", "low lower lowest newer newest wider\n", 36);
+    char corpus[sizeof dir + 16], out_dir[sizeof dir + 16], expected[64];
+    snprintf(corpus, sizeof corpus, "%s/corpus.txt", dir);
+    snprintf(out_dir, sizeof out_dir, "%s/out", dir);
+    char *argv[] = {"bpebench", "train", "--vocab-size", "262", "--out", out_dir, corpus, NULL};
+    char *printed = NULL;
+    assert_int_equal(run_captured(7, argv, &printed), EXIT_OK);
+    snprintf(expected, sizeof expected, "trainer    %s,", bpe_default_trainer->name);
+    assert_non_null(strstr(printed, expected));
+    free(printed);
+    test_remove_tree(dir);
+}
+
 static void unknown_option_is_bad_usage_on_a_second_call(void **state)
 {
     (void)state;
@@ -115,6 +134,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(list_names_every_trainer_in_process),
         cmocka_unit_test(train_writes_a_tokenizer_in_process),
+        cmocka_unit_test(train_without_trainer_uses_the_default),
         cmocka_unit_test(unknown_option_is_bad_usage_on_a_second_call),
         cmocka_unit_test(hostile_sweep_cases),
     };

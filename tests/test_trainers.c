@@ -189,6 +189,29 @@ static void counts_near_2_pow_62(void **state)
     test_words_free(&tw);
 }
 
+/* Counts on both sides of bucket.c's boundary between dense buckets and the
+ * spill (2^14 = 16384), from 2^62 and 10^12 down to 1: each trainer must take
+ * them in count order, and a pair whose count falls from the spill into the
+ * buckets, or is born below it, must still come out in its place. */
+static void counts_across_the_bucket_spill(void **state)
+{
+    (void)state;
+    const uint64_t big = 1ull << 62;
+    const char *words[] = {"ab", "cd", "ef", "gh", "ij", "kl"};
+    const uint64_t counts[] = {big, 1000000000000ull, 16384, 16383, 16385, 1};
+    const test_merge expected[] = {{"a", "b", big},   {"c", "d", 1000000000000ull},
+                                   {"i", "j", 16385}, {"e", "f", 16384},
+                                   {"g", "h", 16383}, {"k", "l", 1}};
+    check_all(N(words), words, counts, 10, expected, N(expected));
+
+    /* (b,c) = 17000 is merged from the spill; (a,b) falls from 16500 to 500
+     * and (a,bc) is born at 16000, both below the spill. */
+    const char *falling[] = {"abc", "bc", "ab"};
+    const uint64_t falling_counts[] = {16000, 1000, 500};
+    const test_merge falling_expected[] = {{"b", "c", 17000}, {"a", "bc", 16000}, {"a", "b", 500}};
+    check_all(N(falling), falling, falling_counts, 10, falling_expected, N(falling_expected));
+}
+
 /* The bound is exact at 2^64 − 1, for the product count · (len − 1) and for
  * the sum over words, and refuses one past it in either. */
 static void pair_count_bound_is_exact_at_2_pow_64(void **state)
@@ -262,6 +285,7 @@ static void registry_entries_are_complete(void **state)
         bpe_result_free(&r);
     }
     assert_null(bpe_trainer_find("no-such-trainer"));
+    assert_ptr_equal(bpe_trainer_find(bpe_default_trainer->name), bpe_default_trainer);
     test_words_free(&tw);
 }
 
@@ -279,6 +303,7 @@ int main(void)
         cmocka_unit_test(early_stop_when_no_pair_is_left),
         cmocka_unit_test(counts_are_64_bit),
         cmocka_unit_test(counts_near_2_pow_62),
+        cmocka_unit_test(counts_across_the_bucket_spill),
         cmocka_unit_test(pair_count_bound_is_exact_at_2_pow_64),
         cmocka_unit_test(words_affected_is_reported),
         cmocka_unit_test(registry_entries_are_complete),

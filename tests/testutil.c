@@ -109,6 +109,31 @@ long first_merge_difference(const bpe_result *x, const bpe_result *y, char *why,
     return -1;
 }
 
+void assert_same_work_as_model(const bpe_trainer *trainer, const bpe_words *words,
+                               uint64_t max_merges, const bpe_result *got, const char *label)
+{
+    if (!trainer->same_work_as)
+        return;
+    const bpe_trainer *model = bpe_trainer_find(trainer->same_work_as);
+    if (!model)
+        fail_msg("%s: %s names no trainer as its model: %s", label, trainer->name,
+                 trainer->same_work_as);
+    int n = bpe_trainer_counter_count(trainer);
+    assert_int_equal(n, bpe_trainer_counter_count(model));
+    bpe_result want;
+    assert_int_equal(bpe_train(model, words, max_merges, NULL, &want), BPE_OK);
+    for (int i = 0; i < n; i++) {
+        if (strcmp(trainer->counter_names[i], model->counter_names[i]) != 0)
+            fail_msg("%s: counter %d is %s in %s, %s in %s", label, i, trainer->counter_names[i],
+                     trainer->name, model->counter_names[i], model->name);
+        if (got->counters.value[i] != want.counters.value[i])
+            fail_msg("%s: %s counted %s = %llu, its model %s %llu", label, trainer->name,
+                     trainer->counter_names[i], (unsigned long long)got->counters.value[i],
+                     model->name, (unsigned long long)want.counters.value[i]);
+    }
+    bpe_result_free(&want);
+}
+
 void assert_merges_equal(const bpe_trainer *trainer, const bpe_words *words, uint64_t max_merges,
                          const test_merge *expected, size_t n_expected)
 {

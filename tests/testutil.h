@@ -49,6 +49,13 @@ void assert_merges_equal(const bpe_trainer *trainer, const bpe_words *words, uin
  */
 long first_merge_difference(const bpe_result *x, const bpe_result *y, char *why, size_t why_len);
 
+/* When `trainer` names a trainer it does the same work as (same_work_as),
+ * trains that one on the same input and fails, naming `label`, unless its
+ * counters equal `got`'s — the counters of `trainer` on `words` with this
+ * max_merges — name for name and value for value. Nothing otherwise. */
+void assert_same_work_as_model(const bpe_trainer *trainer, const bpe_words *words,
+                               uint64_t max_merges, const bpe_result *got, const char *label);
+
 /* Sleeps `ms` milliseconds, resuming after signals. */
 void sleep_ms(long ms);
 

@@ -22,7 +22,7 @@
 
 static void train_usage(FILE *out)
 {
-    fputs("usage: bpebench train --trainer NAME --vocab-size V --out DIR [options] INPUT...\n"
+    fputs("usage: bpebench train [--trainer NAME] --vocab-size V --out DIR [options] INPUT...\n"
           "\n"
           "Trains a byte-level BPE tokenizer on INPUT (files, or directories: every regular\n"
           "file in them, in name order; - reads standard input, as in\n"
@@ -31,9 +31,13 @@ static void train_usage(FILE *out)
           "tokenizers: Tokenizer.from_file) and DIR/tokenizer.tiktoken with\n"
           "DIR/tiktoken.json (tiktoken); docs/using-the-tokenizer.md shows how to load them.\n"
           "\n"
-          "  --trainer NAME         naive, incremental, inverted-index, heap, linked-list\n"
-          "                         (bpebench list describes each)\n"
-          "  --vocab-size V         256 byte tokens + special tokens + merges\n"
+          "  --trainer NAME        ", out);
+    for (size_t i = 0; bpe_trainers[i]; i++) /* the registry, so the list is never stale */
+        fprintf(out, " %s%s", bpe_trainers[i]->name, bpe_trainers[i + 1] ? "," : "\n");
+    fprintf(out, "                         (default: %s, the fastest; all give the same merges;\n"
+                 "                         bpebench list describes each)\n",
+            bpe_default_trainer->name);
+    fputs("  --vocab-size V         256 byte tokens + special tokens + merges\n"
           "  --out DIR              output directory, created with its parents if missing\n"
           "  --special-token S      a special token, repeatable (default: <|endoftext|>)\n"
           "  --no-special-tokens    no special tokens at all\n"
@@ -256,9 +260,9 @@ int cmd_train(int argc, char **argv)
             goto done;
         }
     }
-    const bpe_trainer *trainer = trainer_name ? bpe_trainer_find(trainer_name) : NULL;
-    if (!trainer_name || !have_vocab || !out_dir || optind >= argc) {
-        cli_error("train needs --trainer, --vocab-size, --out and at least one INPUT; "
+    const bpe_trainer *trainer = trainer_name ? bpe_trainer_find(trainer_name) : bpe_default_trainer;
+    if (!have_vocab || !out_dir || optind >= argc) {
+        cli_error("train needs --vocab-size, --out and at least one INPUT; "
                   "see bpebench train --help");
         goto done;
     }

@@ -1,0 +1,465 @@
+/*
+ * bucket.c — heap.c with "fast max": the pairs filed in buckets by count, a
+ * cursor walking down them, instead of one max-heap of every pair.
+ *
+ * Idea. The article "From Hours to Seconds" finds the best pair with a second
+ * structure beside the count table, count → set of pairs (a sorted dict), so
+ * the most common pair is read off the largest key instead of scanned for.
+ * In C the natural form of "count → set of pairs" is a bucket queue: an
+ * array indexed by the count, one bucket (a list of pairs) per count. A
+ * bucket costs O(1) to file a pair in, where a heap push costs O(log P).
+ *
+ * Why a cursor is enough: the largest count never increases. Let c be the
+ * count of the pair (a, b) chosen at a merge. Every pair that gains in that
+ * merge holds the new token ab (fact 1 of inverted_index.c), and each of its
+ * new occurrences sits at an occurrence of (a, b) that was merged, in a word
+ * of the same count; so a born pair's count is at most c. Every other pair
+ * only loses. So after the merge no pair exceeds c, the best count of the
+ * next merge is ≤ c, and a cursor standing at the current best count only
+ * ever moves down: finding the maximum costs O(1) amortized per bucket
+ * passed, and at most one pass over all buckets in a whole run.
+ *
+ * Why ties make a bucket harder than it looks. A bucket holds every pair of
+ * one count, and late in training hundreds of pairs share the top count; but
+ * SPEC §2.7 wants the one with the greatest bytes among them, not any. A
+ * plain list would have to be scanned for it at every merge: the O(P) scan of
+ * inverted_index.c, come back one bucket at a time. So the bucket under the
+ * cursor is not a list but a small heap (maxheap.h) ordered by the tie-break
+ * — "the front". Only that one bucket pays for order; the buckets below the
+ * cursor stay plain arrays, and the front is built from a bucket by one
+ * O(size) heapify when the cursor reaches it.
+ *
+ * Two more choices, both heap.c's reasoning carried over:
+ *   - Snapshots, filed lazily. "From Hours to Seconds" moves a pair from one
+ *     set to another on every count change. Most changes are decreases, and
+ *     a decrease can wait: as in heap.c, an entry is a snapshot (the pair's
+ *     count when filed), always ≥ the pair's count. A stale entry is noticed
+ *     only when it reaches the top of the front, and is then filed again
+ *     under its current count — in the front if that count is still ≥ the
+ *     cursor, else in the bucket of that count — or dropped if the pair died.
+ *     A decrease costs nothing here; a bucket entry is 8 bytes, (a, b).
+ *   - Dense buckets, and a spill for large counts. Counts reach 2^64 − 1, so
+ *     buckets cover only the counts 1 .. BUCKET_DENSE − 1; the front starts
+ *     with the cursor at BUCKET_DENSE and holds, heap-ordered by count and
+ *     then bytes, every pair of count ≥ BUCKET_DENSE (the spill). Few pairs are
+ *     that frequent (they are the early merges), and the front's order is
+ *     heap.c's, so the spill needs nothing new.
+ * The top of the front, when its snapshot is current, is the best pair: every
+ * front entry ranks at or below it (heap order) and every bucket entry has a
+ * snapshot below the cursor, which is ≤ the top's count; and every live pair
+ * ranks at or below its own entry.
+ *
+ * Repeated on purpose. Everything but the buckets is heap.c's (and so
+ * inverted_index.c's): count_add, count_sub, count_all_pairs, merge_word and
+ * merge_listed_words are that file's, unchanged, so that this file reads
+ * whole. The new code is the section "the buckets".
+ *
+ * Data structures (heap.c's, with the buckets in place of its heap).
+ *   - seg, pairs, postings, born: as in heap.c;
+ *   - bucket[k], 1 ≤ k < BUCKET_DENSE: the pairs filed under snapshot k, a
+ *     plain growable array of bpe_pair (array.h), in no order;
+ *   - front: maxheap.h entries (snapshot, a, b), every snapshot ≥ cursor;
+ *   - cursor: the count the buckets have been opened down to.
+ * Invariants: inverted_index.c's, and after every step each live pair has
+ * exactly one entry, in the front or in bucket[snapshot], with snapshot ≥
+ * its count; entries in bucket[k] have k < cursor and front entries have
+ * snapshot ≥ cursor; every other entry belongs to a dead pair; `born` is
+ * empty.
+ *
+ * Complexity. Per merge: heap.c's O(L) per entry of the chosen list, plus
+ * O(1) per entry filed in a bucket and O(log F) per front operation, F the
+ * front's size (the pairs of the spill and of one count, not all P). Over a
+ * run: O(M) entries filed (heap.c's bound on its pushes: P at the start,
+ * one per pair born, one per stale re-file) and BUCKET_DENSE cursor moves at
+ * most. In all O(M·(L + log F) + BUCKET_DENSE) time, against heap.c's
+ * O(M·(L + log P)), and O(M + P + BUCKET_DENSE) memory.
+ *
+ * Work counters:
+ *   words_touched       words rewritten: Σ A_i
+ *   postings_stale      list entries skipped: the word had lost the pair
+ *   pair_count_updates  changes to pair counts (as in heap.c)
+ *   bucket_files        entries appended to a bucket below the cursor
+ *   front_pushes        entries filed in the front: spill, born, re-filed
+ *                       (a bucket opened into the front is not counted here)
+ *   front_pops          top entries examined (chosen or stale)
+ *   stale_pops          of those, entries whose snapshot was out of date
+ *   cursor_moves        buckets the cursor has moved down through
+ *
+ * Left out on purpose: compaction. A dead pair's entry waits in its bucket
+ * until the cursor reaches it (8 bytes each, O(M) in all), where heap.c
+ * rebuilds its heap; the buckets below the cursor are never read until then.
+ * And heap.c's word-level rewrite: linked_list.c, next, works on occurrences.
+ */
+#include "bpe.h"
+#include "array.h"
+#include "maxheap.h"
+#include "pairtable.h"
+#include "postings.h"
+#include "segmentation.h"
+
+#include <stdlib.h>
+
+/*
+ * Counts 1 .. BUCKET_DENSE − 1 have a bucket each; larger ones wait in the
+ * front's spill. 2^14 buckets cost 384 KiB of bucket headers and a cursor
+ * walk of 16384 steps at most; on the corpora of docs/ only the first few
+ * hundred merges have counts this large.
+ */
+#define BUCKET_DENSE 16384u
+
+enum { WORDS_TOUCHED, POSTINGS_STALE, PAIR_COUNT_UPDATES, BUCKET_FILES, FRONT_PUSHES,
+       FRONT_POPS, STALE_POPS, CURSOR_MOVES };
+static const char *const bucket_counter_names[] = {
+    "words_touched", "postings_stale", "pair_count_updates", "bucket_files", "front_pushes",
+    "front_pops", "stale_pops", "cursor_moves", NULL};
+
+/* What this trainer keeps for each pair in the table (heap.c's). */
+typedef struct {
+    bpe_pair pair;  /* the pair (a, b) itself: the table's part of the record */
+    uint64_t count; /* count(a, b) ≥ 1 (SPEC §2.6) */
+    uint32_t words; /* its list in `postings`: the words holding it, and stale ones */
+} pair_record;
+
+/* The pairs filed under one count below the cursor, in no order. */
+typedef struct {
+    bpe_pair *pairs; /* the entries; owned */
+    size_t len;      /* entries in use */
+    size_t cap;      /* capacity of `pairs` */
+} count_bucket;
+
+typedef struct {
+    bpe_vocab *vocab;       /* token bytes for the tie-break; not owned */
+    bpe_counters *counters; /* where work is counted; not owned */
+    bpe_segmentation seg;   /* every word's current tokens and its count; owned */
+    bpe_pairtable pairs;    /* the live pairs, a pair_record each; owned */
+    bpe_postings postings;  /* every posting list; owned */
+    bpe_pair *born;         /* the pairs created by the merge in progress; owned */
+    size_t n_born;          /* pairs in `born` */
+    size_t cap_born;        /* capacity of `born` */
+    count_bucket *bucket;   /* count k → its bucket, for 1 ≤ k < BUCKET_DENSE; owned */
+    bpe_maxheap front;      /* entries with snapshot ≥ cursor, heap-ordered; owned */
+    uint64_t cursor;        /* buckets ≥ this have been opened into the front */
+} bucket_state;
+
+static void bucket_destroy(void *opaque)
+{
+    bucket_state *s = opaque;
+    if (!s)
+        return;
+    bpe_segmentation_free(&s->seg);
+    bpe_pairtable_free(&s->pairs);
+    bpe_postings_free(&s->postings);
+    free(s->born);
+    if (s->bucket)
+        for (size_t k = 0; k < BUCKET_DENSE; k++)
+            free(s->bucket[k].pairs);
+    free(s->bucket);
+    bpe_maxheap_free(&s->front);
+    free(s);
+}
+
+/* ----------------------- the counts and the lists (as in heap.c) */
+
+/* The record of the pair at position i. O(1). */
+static pair_record *record_at(const bucket_state *s, size_t i)
+{
+    pair_record *records = bpe_pairtable_records(&s->pairs);
+    return &records[i];
+}
+
+/* Remembers that (x, y) was created by the merge in progress. False on OOM.
+ * Amortized O(1). */
+static bool note_born(bucket_state *s, bpe_token x, bpe_token y)
+{
+    bpe_pair *born = bpe_array_reserve(s->born, &s->cap_born, s->n_born + 1, sizeof *born);
+    if (!born)
+        return false;
+    s->born = born;
+    s->born[s->n_born++] = (bpe_pair){.a = x, .b = y};
+    return true;
+}
+
+/* count(x, y) += c, adding the pair (with a new list, noted as born) if it is
+ * new, and word w joins the pair's list (see inverted_index.c). False on OOM.
+ * O(1) amortized. */
+static bool count_add(bucket_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t w)
+{
+    size_t i = bpe_pairtable_find(&s->pairs, x, y);
+    if (i == SIZE_MAX) {
+        uint32_t list = bpe_postings_open(&s->postings);
+        if (list == BPE_POSTINGS_NONE || (i = bpe_pairtable_add(&s->pairs, x, y)) == SIZE_MAX ||
+            !note_born(s, x, y))
+            return false;
+        *record_at(s, i) = (pair_record){.pair = {x, y}, .count = 0, .words = list};
+    }
+    record_at(s, i)->count += c;
+    s->counters->value[PAIR_COUNT_UPDATES]++;
+    return bpe_postings_gather(&s->postings, record_at(s, i)->words, w);
+}
+
+/* count(x, y) −= c, which it holds; the pair leaves the table when it reaches
+ * 0, its entry staying behind in the front or a bucket. O(1) expected. */
+static void count_sub(bucket_state *s, bpe_token x, bpe_token y, uint64_t c)
+{
+    size_t i = bpe_pairtable_find(&s->pairs, x, y);
+    pair_record *p = record_at(s, i);
+    p->count -= c;
+    s->counters->value[PAIR_COUNT_UPDATES]++;
+    if (p->count == 0)
+        bpe_pairtable_remove(&s->pairs, i);
+}
+
+/* Counts and lists every adjacent pair of every word, in word order: merge 0,
+ * where every pair is born; it ends like a merge, by freezing the lists. Its
+ * born pairs are filed by file_all_pairs, not one by one as they are born.
+ * False on OOM. O(M). */
+static bool count_all_pairs(bucket_state *s)
+{
+    for (size_t w = 0; w < s->seg.n_words; w++) {
+        const bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
+        for (uint32_t i = 0; i + 1 < s->seg.word[w].len; i++)
+            if (!count_add(s, t[i], t[i + 1], s->seg.word[w].count, (uint32_t)w))
+                return false;
+    }
+    s->n_born = 0;
+    return bpe_postings_freeze(&s->postings);
+}
+
+/* --------------------------------------- a merge (as in inverted_index.c) */
+
+/* Merges (a, b) into `merged` in word w from its first occurrence at
+ * `first`, with incremental.c's delta rule; each pair the word gains gets
+ * the word on its list. False on OOM. O(len(w)). */
+static bool merge_word(bucket_state *s, uint32_t w, uint32_t first, bpe_token a, bpe_token b,
+                       bpe_token merged)
+{
+    bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
+    uint64_t c = s->seg.word[w].count;
+    uint32_t n = s->seg.word[w].len, out = first;
+    for (uint32_t i = first; i < n; i++) {
+        bool after_merge = out > 0 && t[out - 1] == merged;
+        if (i + 1 < n && t[i] == a && t[i + 1] == b) {
+            count_sub(s, a, b, c);
+            if (out > 0) {
+                count_sub(s, after_merge ? b : t[out - 1], a, c);
+                if (!count_add(s, t[out - 1], merged, c, w))
+                    return false;
+            }
+            t[out++] = merged;
+            i++; /* the b is consumed: occurrences never overlap */
+        } else {
+            if (after_merge) {
+                count_sub(s, b, t[i], c);
+                if (!count_add(s, merged, t[i], c, w))
+                    return false;
+            }
+            t[out++] = t[i];
+        }
+    }
+    s->seg.word[w].len = out;
+    return true;
+}
+
+/* The walk: merges the pair at position `best` in every word on its list
+ * that still holds it, skipping and counting stale entries; fills *out.
+ * False on OOM. O(Σ len(w) over the list). */
+static bool merge_listed_words(bucket_state *s, size_t best, bpe_merge *out)
+{
+    /* Copy the pair and its record now: the pair leaves the table during the
+     * walk, but its list stays where it is. */
+    pair_record record = *record_at(s, best);
+    bpe_pair chosen = record.pair;
+    bpe_token merged = bpe_vocab_add_merge(s->vocab, chosen.a, chosen.b);
+    if (merged == BPE_NO_TOKEN)
+        return false;
+    /* Valid for the whole walk: lists are only frozen after it. */
+    const uint32_t *ids = bpe_postings_ids(&s->postings, record.words);
+    uint32_t n = bpe_postings_len(&s->postings, record.words);
+    uint64_t affected = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t w = ids[k];
+        uint32_t first = bpe_find_pair(bpe_segmentation_tokens(&s->seg, w), s->seg.word[w].len,
+                                       chosen.a, chosen.b);
+        if (first == s->seg.word[w].len) {
+            s->counters->value[POSTINGS_STALE]++;
+            continue;
+        }
+        if (!merge_word(s, w, first, chosen.a, chosen.b, merged))
+            return false;
+        affected++;
+    }
+    *out = (bpe_merge){.left = chosen.a, .right = chosen.b, .id = merged, .count = record.count,
+                       .words_affected = affected};
+    return true;
+}
+
+/* ------------------------------------------------------------- the buckets */
+
+/* Files the pair (x, y) under its count n ≥ 1: in the front when n ≥ cursor,
+ * else appended to bucket[n] (n < cursor ≤ BUCKET_DENSE, so it has one).
+ * False on OOM. O(log F) in the front, O(1) amortized in a bucket. */
+static bool file_pair(bucket_state *s, uint64_t n, bpe_token x, bpe_token y)
+{
+    if (n >= s->cursor) {
+        s->counters->value[FRONT_PUSHES]++;
+        return bpe_maxheap_push(&s->front, (bpe_heap_entry){.count = n, .a = x, .b = y});
+    }
+    count_bucket *b = &s->bucket[n];
+    bpe_pair *pairs = bpe_array_reserve(b->pairs, &b->cap, b->len + 1, sizeof *pairs);
+    if (!pairs)
+        return false;
+    b->pairs = pairs;
+    b->pairs[b->len++] = (bpe_pair){.a = x, .b = y};
+    s->counters->value[BUCKET_FILES]++;
+    return true;
+}
+
+/* The first filing, after count_all_pairs: every pair of count ≥ the cursor
+ * (BUCKET_DENSE) goes into the spill by one heapify, the others into their
+ * buckets. False on OOM. O(P). */
+static bool file_all_pairs(bucket_state *s)
+{
+    for (size_t i = 0; i < bpe_pairtable_len(&s->pairs); i++) {
+        const pair_record *p = record_at(s, i);
+        bool ok = p->count >= s->cursor
+                      ? bpe_maxheap_append(&s->front, (bpe_heap_entry){.count = p->count,
+                                                                        .a = p->pair.a,
+                                                                        .b = p->pair.b})
+                      : file_pair(s, p->count, p->pair.a, p->pair.b);
+        if (!ok)
+            return false;
+    }
+    bpe_maxheap_heapify(&s->front);
+    return true;
+}
+
+/* Moves the cursor down to the next non-empty bucket and makes that bucket
+ * the front (which is empty): its entries, all of snapshot = cursor, are
+ * heap-ordered by bytes alone by one heapify, and the bucket is freed. False
+ * when the cursor reaches 0 (every bucket is open) or on OOM (*nomem set).
+ * O(buckets passed + size of the bucket). */
+static bool open_next_bucket(bucket_state *s, bool *nomem)
+{
+    while (s->cursor > 1) {
+        s->cursor--;
+        s->counters->value[CURSOR_MOVES]++;
+        count_bucket *b = &s->bucket[s->cursor];
+        if (b->len == 0)
+            continue;
+        for (size_t k = 0; k < b->len; k++) {
+            bpe_heap_entry e = {.count = s->cursor, .a = b->pairs[k].a, .b = b->pairs[k].b};
+            if (!bpe_maxheap_append(&s->front, e)) {
+                *nomem = true;
+                return false;
+            }
+        }
+        free(b->pairs);
+        *b = (count_bucket){0};
+        bpe_maxheap_heapify(&s->front);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * Pops until the top of the front is current, opening buckets as the front
+ * runs dry, and returns its pair's position in *best. A stale top is filed
+ * again under its pair's count (file_pair: the front or a bucket), or
+ * dropped if the pair is dead. Returns BPE_STEP_MERGED with *best set,
+ * BPE_STEP_EXHAUSTED when no pair is left, or BPE_STEP_NOMEM.
+ * O((1 + stale pops)·log F + buckets opened).
+ */
+static bpe_step_result pop_best_pair(bucket_state *s, size_t *best)
+{
+    bool nomem = false;
+    for (;;) {
+        const bpe_heap_entry *top = bpe_maxheap_top(&s->front);
+        if (!top) {
+            if (open_next_bucket(s, &nomem))
+                continue;
+            return nomem ? BPE_STEP_NOMEM : BPE_STEP_EXHAUSTED;
+        }
+        s->counters->value[FRONT_POPS]++;
+        bpe_heap_entry e = *top;
+        size_t at = bpe_pairtable_find(&s->pairs, e.a, e.b);
+        bpe_maxheap_pop(&s->front);
+        if (at != SIZE_MAX && record_at(s, at)->count == e.count) {
+            *best = at;
+            return BPE_STEP_MERGED;
+        }
+        s->counters->value[STALE_POPS]++;
+        if (at != SIZE_MAX && !file_pair(s, record_at(s, at)->count, e.a, e.b))
+            return BPE_STEP_NOMEM;
+    }
+}
+
+/* Files each pair the merge created under its final count: fact 1 of
+ * inverted_index.c, its count can only fall from now on. (Every born pair is
+ * still in the table, as heap.c explains.) Empties `born`. False on OOM.
+ * O(born · log F). */
+static bool file_born_pairs(bucket_state *s)
+{
+    for (size_t k = 0; k < s->n_born; k++) {
+        bpe_pair p = s->born[k];
+        uint64_t count = record_at(s, bpe_pairtable_find(&s->pairs, p.a, p.b))->count;
+        if (!file_pair(s, count, p.a, p.b))
+            return false;
+    }
+    s->n_born = 0;
+    return true;
+}
+
+/* -------------------------------------------------------------------- setup */
+
+/* Copies each word's bytes into the segmentation as single-byte tokens,
+ * counts and lists their pairs, and files them. NULL on OOM, or when the
+ * input does not fit the 32-bit ids of the lists (bpe_postings_fit).
+ * O(M + BUCKET_DENSE) time, O(M + P + BUCKET_DENSE) memory. */
+static void *bucket_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters)
+{
+    if (!bpe_postings_fit(words))
+        return NULL;
+    bucket_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->vocab = vocab;
+    s->counters = counters;
+    s->cursor = BUCKET_DENSE;
+    bpe_maxheap_init(&s->front, vocab);
+    s->bucket = calloc(BUCKET_DENSE, sizeof *s->bucket);
+    if (!s->bucket || !bpe_pairtable_init(&s->pairs, sizeof(pair_record)) ||
+        !bpe_segmentation_init(&s->seg, words) || !count_all_pairs(s) || !file_all_pairs(s)) {
+        bucket_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* ------------------------------------------------------------------ a merge */
+
+/* Takes the best pair from the front, walks its list as heap.c does, then
+ * files the pairs born meanwhile and freezes their lists.
+ * O(log F per front operation + Σ len(w) over the list + buckets opened). */
+static bpe_step_result bucket_step(void *opaque, bpe_merge *out)
+{
+    bucket_state *s = opaque;
+    size_t best;
+    bpe_step_result found = pop_best_pair(s, &best);
+    if (found != BPE_STEP_MERGED)
+        return found;
+    if (!merge_listed_words(s, best, out) || !file_born_pairs(s) ||
+        !bpe_postings_freeze(&s->postings))
+        return BPE_STEP_NOMEM;
+    s->counters->value[WORDS_TOUCHED] += out->words_affected;
+    return BPE_STEP_MERGED;
+}
+
+const bpe_trainer bpe_trainer_bucket = {
+    .name = "bucket",
+    .idea = "heap + fast max: pairs in buckets by count, a cursor moving down, a heap for ties",
+    .complexity = "O(M·(L + log F) + 2^14) time, F ≤ P the front; O(M+P) memory",
+    .counter_names = bucket_counter_names,
+    .create = bucket_create,
+    .step = bucket_step,
+    .destroy = bucket_destroy,
+};

@@ -1,0 +1,644 @@
+/*
+ * cache_aware.c — heap.c's algorithm, step for step, laid out for the memory
+ * hierarchy. Same merges, same work counters to the last digit; a fraction
+ * of the time.
+ *
+ * Idea. Once the algorithm is right, the time goes where the data is. The
+ * article "Implementing and Optimizing a BPE Tokenizer from Scratch — Part 8"
+ * measured the same fine-grained updates at 8773 s with one hash table and
+ * 261 s with another. A profile of heap.c says the same: its merge loop
+ * waits on memory — on each listed word's record and tokens, and on the pair
+ * table, which it reads through three arrays (the pair map's keys, its
+ * values, then the record), 23 million times on the multilingual corpus at
+ * V = 32000. This file keeps every step of heap.c — the same pairs chosen,
+ * the same words rewritten, the same count updates, heap pushes and pops,
+ * counted by the same counters — and changes only where things are kept and
+ * when they are read. Its registry entry says so (same_work_as = "heap"),
+ * and the tests hold it to that: on random tables (test_differential.c) and
+ * real corpus slices (test_corpora.c) its counters equal heap.c's exactly.
+ *
+ * The changes, in the order they were made, each measured on the
+ * multilingual corpus at V = 32000 against the step before: the merge-phase
+ * seconds `train` prints, median of n alternating runs of the two binaries
+ * (A B A B …), and the median of the pairs' ratios of whole-process
+ * wall time. The machine (2 cores) was shared with other jobs, at a load
+ * average of 4 to 6 for most of these runs: a step's figures are only
+ * comparable with each other, and a ratio near 1 is within the noise.
+ * heap.c itself took 2.61 s against 1.90 s for an identical copy of it,
+ * alternated the same way (n = 5): that much can be noise alone.
+ *   1. The pair record inline in its hash slot. heap.c finds a pair through
+ *      pairtable.h: the map's key array, its value array (a position), then
+ *      the record — three cache misses for a cold pair. Here one
+ *      open-addressing table holds (key, count, list) in each 24-byte slot:
+ *      the probe that finds the key has found the count.
+ *      1.44 s against 1.71 s (n = 5, load about 1; wall ratio 0.95); again
+ *      at load 5: 1.32 s against 3.04 s (n = 9; ratio 0.95).
+ *   2. Software prefetch in the walk. The chosen pair's list names words in
+ *      increasing order, but far apart; a word's record and its tokens are
+ *      each a likely miss. The walk asks for the record WORD_AHEAD entries
+ *      ahead and the tokens TOKENS_AHEAD entries ahead (prefetch.h), so they
+ *      arrive while earlier words are rewritten.
+ *      1.97 s against 2.78 s (n = 9, load 5; ratio 0.73): the largest step.
+ *   3. One cache line per neighbour token instead of a hash lookup per count
+ *      update. Every count a merge of (a, b) changes is one of four shapes:
+ *      (x, a) and (b, y) lose, (x, ab) and (ab, y) are born. With a, b and
+ *      ab fixed for the merge, each is named by its other token alone, so
+ *      the merge keeps its deltas in an array indexed by token, the four
+ *      deltas of token x side by side in one 64-byte line (neighbour_line),
+ *      and applies them to the pair table once per distinct pair when the
+ *      merge ends, prefetching ahead: one table lookup per pair the merge
+ *      touches instead of one per update (on the multilingual corpus at
+ *      V = 32000, about 1.9 million lookups in the merge loop instead of
+ *      18 million: 11.1 million decreases fall on 0.98 million distinct
+ *      (merge, pair)s, 7.0 million increases on 0.93 million born pairs).
+ *      0.87 s against 1.03 s (n = 7, load falling from 17 to 1; ratio
+ *      0.94); again at load 5: 1.65 s against 1.48 s (n = 9; ratio 0.99).
+ *   4. Smaller steps after a profile: the hash's top bits pick the home
+ *      slot (below), the slots of the pairs a merge changed are prefetched
+ *      LOOKUP_AHEAD entries ahead, and the walk prefetches a word's last
+ *      token line as well as its first; bpe_pair_ranks_above became inline
+ *      (bpe.h; that one helps every heap trainer). Together 1.15 s against
+ *      1.80 s (n = 9, load 5; ratio 0.85); the last two alone, at load 1,
+ *      0.635 s against 0.654 s (n = 9; ratio 0.99).
+ *   Tried and dropped: the same batching with a small hash table of pending
+ *   decrements in place of the token-indexed lines (pairmap.h) was slower
+ *   than no batching (1.10 s against 0.96 s, n = 5; ratio 1.19): hashing,
+ *   not missing, was by then the cost, and only direct indexing removes it.
+ *   Huge pages for the slot table (madvise) made no measurable difference.
+ *   And the pair slots grow at 3/4 full, not 1/2 (pair_add): at 1/2 the
+ *   peak RSS was 241 MB against heap.c's 225 MB; at 3/4 it is 202 MB.
+ *
+ * Why the result is heap.c's. The deltas of a merge are summed before they
+ * reach the table, so the table sees them in another order; but nothing
+ * reads a count while a merge runs (the heap is only consulted between
+ * merges), the pairs that lose and the pairs born are disjoint (a pair born
+ * holds ab, a pair that loses does not), and a born pair only gains in the
+ * merge that creates it (fact 1 of inverted_index.c). So after every merge
+ * the table holds exactly heap.c's counts and lists, and the heap exactly
+ * heap.c's entries; its order is total (SPEC §2.7), so every pop is the same.
+ * Each update is still counted once, where heap.c counts it.
+ *
+ * Data structures.
+ *   - seg: every word's current tokens (segmentation.h), as in heap.c;
+ *   - pairs: the live pairs, one 24-byte slot each (pair_record) in an
+ *     open-addressing table, linear probing, load ≤ 3/4, backward-shift
+ *     deletion (pairmap.c's scheme, with the record in the slot);
+ *   - postings, heap: as in heap.c;
+ *   - line: token x → its neighbour_line, the four deltas of the merge in
+ *     progress that are named by x; a delta is valid only when its stamp is
+ *     the current merge number, so nothing is cleared between merges;
+ *   - born, lost: the pairs the merge in progress created, and those it
+ *     decreased (other than the chosen pair), in first-touch order.
+ * Invariants: heap.c's, between merges; during a merge, count(p) in the
+ * table minus p's valid lose delta is p's true count, and each born pair's
+ * count and list are in its gain delta (it enters the table when the merge
+ * ends).
+ *
+ * Complexity: heap.c's, O(M·(L + log P)) time and O(M + P) memory, plus
+ * 64 bytes per token for the lines (O(m)).
+ *
+ * Work counters: heap.c's, with the same names and the same values.
+ *
+ * Left out on purpose: everything heap.c leaves out (position-level
+ * bookkeeping: each listed word is still read to find the pair), and any
+ * change to the algorithm: this file is the control of the experiment
+ * "same work, other layout".
+ */
+#include "bpe.h"
+#include "array.h"
+#include "maxheap.h"
+#include "pairtable.h" /* bpe_pair, and pairmap.h's keys */
+#include "postings.h"
+#include "prefetch.h"
+#include "segmentation.h"
+
+#include <stdlib.h>
+
+#define HEAP_COMPACT_FACTOR 2 /* heap.c's: rebuild past 2·P dead entries */
+
+#define WORD_AHEAD 16   /* list entries ahead whose word record is prefetched */
+#define TOKENS_AHEAD 8  /* list entries ahead whose tokens are prefetched */
+#define LOOKUP_AHEAD 8  /* pairs ahead whose table slot is prefetched when deltas are applied */
+
+enum { WORDS_TOUCHED, POSTINGS_STALE, PAIR_COUNT_UPDATES, HEAP_PUSHES, HEAP_POPS, STALE_POPS,
+       COMPACTIONS };
+static const char *const cache_counter_names[] = {
+    "words_touched", "postings_stale", "pair_count_updates", "heap_pushes", "heap_pops",
+    "stale_pops", "compactions", NULL};
+
+/* One slot of the pair table: the key and everything kept for the pair, in
+ * 24 bytes, so a lookup that finds its key has found the count too. */
+typedef struct {
+    uint64_t key;   /* bpe_pair_key(a, b), or BPE_PAIRMAP_EMPTY for a free slot */
+    uint64_t count; /* count(a, b) ≥ 1 (SPEC §2.6) */
+    uint32_t words; /* its list in `postings`: the words holding it, and stale ones */
+} pair_record;
+
+/* The live pairs: open addressing, linear probing, records in the slots. */
+typedef struct {
+    pair_record *slot; /* cap slots; owned */
+    size_t cap;        /* slots; a power of two */
+    size_t used;       /* occupied slots = live pairs P */
+    unsigned shift;    /* 64 − log2(cap): a hash's top bits name the home slot */
+} pair_slots;
+
+/* One pair's change in the merge in progress. */
+typedef struct {
+    uint32_t stamp;  /* the merge number that last touched it; older: the rest is void */
+    uint32_t words;  /* a born pair: its new posting list */
+    uint64_t amount; /* a born pair: its count so far; a losing pair: its decrease so far */
+} pair_delta;
+
+/* The four pairs of the merge of (a, b) → ab that a token x can name: all
+ * the deltas x's neighbourhood needs, in one 64-byte cache line. */
+typedef struct {
+    pair_delta lose_left;  /* (x, a), which loses where x precedes an occurrence */
+    pair_delta gain_left;  /* (x, ab), born there */
+    pair_delta lose_right; /* (b, x), which loses where x follows an occurrence */
+    pair_delta gain_right; /* (ab, x), born there */
+} neighbour_line;
+
+typedef struct {
+    bpe_vocab *vocab;       /* token bytes for the tie-break; not owned */
+    bpe_counters *counters; /* where work is counted; not owned */
+    bpe_segmentation seg;   /* every word's current tokens and its count; owned */
+    pair_slots pairs;       /* the live pairs, a pair_record each; owned */
+    bpe_postings postings;  /* every posting list; owned */
+    bpe_maxheap heap;       /* one snapshot per live pair + dead entries; owned */
+    neighbour_line *line;   /* token → the merge's deltas it names; owned */
+    size_t cap_line;        /* capacity of `line`, in tokens */
+    bpe_pair *born;         /* the pairs created by the merge in progress; owned */
+    size_t n_born;          /* pairs in `born` */
+    size_t cap_born;        /* capacity of `born` */
+    bpe_pair *lost;         /* the pairs it decreased, the chosen one aside; owned */
+    size_t n_lost;          /* pairs in `lost` */
+    size_t cap_lost;        /* capacity of `lost` */
+    uint32_t merge_number;  /* merges started so far: the stamp of valid deltas */
+    bpe_token a;            /* the pair being merged: left token */
+    bpe_token b;            /* right token */
+    bpe_token merged;       /* its new token ab */
+} cache_state;
+
+static void cache_destroy(void *opaque)
+{
+    cache_state *s = opaque;
+    if (!s)
+        return;
+    bpe_segmentation_free(&s->seg);
+    free(s->pairs.slot);
+    bpe_postings_free(&s->postings);
+    bpe_maxheap_free(&s->heap);
+    free(s->line);
+    free(s->born);
+    free(s->lost);
+    free(s);
+}
+
+/* -------------------------------------------------- the pair table, inline */
+
+/* The record in slot i. Valid until the next add or remove. O(1). */
+static pair_record *record_at(const cache_state *s, size_t i)
+{
+    return &s->pairs.slot[i];
+}
+
+/* The home slot of a key: pairmap.c's Fibonacci hash, but its top bits
+ * pick the slot (not bits 32 and up, as there). So a key's home in the
+ * doubled table is 2·home or 2·home + 1, and growth (pair_add), reading the
+ * old slots in order, writes the new table nearly in order too: a stream
+ * the hardware prefetcher follows, not a cache miss per pair. O(1). */
+static size_t home_slot(const pair_slots *t, uint64_t key)
+{
+    uint64_t h = (key ^ (key >> 29)) * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> t->shift);
+}
+
+/* Gives t `cap` free slots (a power of two, ≥ 2). False on OOM, t untouched. O(cap). */
+static bool slots_alloc(pair_slots *t, size_t cap)
+{
+    pair_record *slot = malloc(cap * sizeof *slot);
+    if (!slot)
+        return false;
+    for (size_t i = 0; i < cap; i++)
+        slot[i].key = BPE_PAIRMAP_EMPTY;
+    unsigned shift = 64;
+    for (size_t c = cap; c > 1; c >>= 1)
+        shift--;
+    *t = (pair_slots){.slot = slot, .cap = cap, .used = 0, .shift = shift};
+    return true;
+}
+
+/* The slot of (x, y), or SIZE_MAX when it is not in the table. O(1) expected. */
+static size_t pair_find(const cache_state *s, bpe_token x, bpe_token y)
+{
+    const pair_slots *t = &s->pairs;
+    uint64_t key = bpe_pair_key(x, y);
+    for (size_t i = home_slot(t, key);; i = (i + 1) & (t->cap - 1)) {
+        if (t->slot[i].key == key)
+            return i;
+        if (t->slot[i].key == BPE_PAIRMAP_EMPTY)
+            return SIZE_MAX;
+    }
+}
+
+/* Puts a record in the first free slot of its probe run. O(1) expected. */
+static size_t slots_place(pair_slots *t, pair_record r)
+{
+    size_t i = home_slot(t, r.key);
+    while (t->slot[i].key != BPE_PAIRMAP_EMPTY)
+        i = (i + 1) & (t->cap - 1);
+    t->slot[i] = r;
+    t->used++;
+    return i;
+}
+
+/* Adds (x, y), which must be absent, with count 0 and list `words`, and
+ * returns its slot, or SIZE_MAX on OOM. The table doubles past 3/4 full (so
+ * every slot number is then void): at 1/2, as pairmap.c, the slots took 48
+ * MB on the multilingual corpus and the peak RSS passed heap.c's; at 3/4
+ * they take 24 MB, and a probe run is still short, mostly in one or two
+ * cache lines. O(1) amortized. */
+static size_t pair_add(cache_state *s, bpe_token x, bpe_token y, uint32_t words)
+{
+    pair_slots *t = &s->pairs;
+    if ((t->used + 1) * 4 > t->cap * 3) {
+        pair_slots old = *t;
+        if (!slots_alloc(t, old.cap * 2))
+            return SIZE_MAX;
+        for (size_t i = 0; i < old.cap; i++)
+            if (old.slot[i].key != BPE_PAIRMAP_EMPTY)
+                slots_place(t, old.slot[i]);
+        free(old.slot);
+    }
+    return slots_place(t, (pair_record){.key = bpe_pair_key(x, y), .count = 0, .words = words});
+}
+
+/* Empties slot i by pairmap.c's backward shift: later records of the probe
+ * run move back into the hole when their home is not between the hole and
+ * themselves, so no tombstone is left. O(1) expected. */
+static void pair_remove(cache_state *s, size_t hole)
+{
+    pair_slots *t = &s->pairs;
+    size_t mask = t->cap - 1;
+    for (size_t i = (hole + 1) & mask; t->slot[i].key != BPE_PAIRMAP_EMPTY; i = (i + 1) & mask) {
+        size_t home = home_slot(t, t->slot[i].key);
+        bool home_in_gap = hole <= i ? (hole < home && home <= i) : (hole < home || home <= i);
+        if (home_in_gap)
+            continue;
+        t->slot[hole] = t->slot[i];
+        hole = i;
+    }
+    t->slot[hole].key = BPE_PAIRMAP_EMPTY;
+    t->used--;
+}
+
+/* -------------------------------------------------- merge 0: the first count */
+
+/* count(x, y) += c and word w joins the pair's list, adding the pair with a
+ * new list if it is new: heap.c's count_add, used by create() only, where
+ * every pair is born at once. False on OOM. O(1) amortized. */
+static bool count_initial(cache_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t w)
+{
+    size_t i = pair_find(s, x, y);
+    if (i == SIZE_MAX) {
+        uint32_t list = bpe_postings_open(&s->postings);
+        if (list == BPE_POSTINGS_NONE || (i = pair_add(s, x, y, list)) == SIZE_MAX)
+            return false;
+    }
+    record_at(s, i)->count += c;
+    s->counters->value[PAIR_COUNT_UPDATES]++;
+    return bpe_postings_gather(&s->postings, record_at(s, i)->words, w);
+}
+
+/* Counts and lists every adjacent pair of every word, in word order, then
+ * freezes the lists (heap.c's count_all_pairs). False on OOM. O(M). */
+static bool count_all_pairs(cache_state *s)
+{
+    for (size_t w = 0; w < s->seg.n_words; w++) {
+        const bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
+        for (uint32_t i = 0; i + 1 < s->seg.word[w].len; i++)
+            if (!count_initial(s, t[i], t[i + 1], s->seg.word[w].count, (uint32_t)w))
+                return false;
+    }
+    return bpe_postings_freeze(&s->postings);
+}
+
+/* --------------------------------------------- the deltas of one merge */
+
+/* Appends (x, y) to a list of pairs. False on OOM. Amortized O(1). */
+static bool note_pair(bpe_pair **pairs, size_t *n, size_t *cap, bpe_token x, bpe_token y)
+{
+    bpe_pair *grown = bpe_array_reserve(*pairs, cap, *n + 1, sizeof *grown);
+    if (!grown)
+        return false;
+    *pairs = grown;
+    (*pairs)[(*n)++] = (bpe_pair){.a = x, .b = y};
+    return true;
+}
+
+/* Whether delta d is untouched in this merge; if so, starts it at 0. O(1). */
+static bool delta_starts(const cache_state *s, pair_delta *d)
+{
+    if (d->stamp == s->merge_number)
+        return false;
+    *d = (pair_delta){.stamp = s->merge_number, .words = BPE_POSTINGS_NONE, .amount = 0};
+    return true;
+}
+
+/* The delta of a losing pair (x, y): (x, a) lives in x's line, (b, y) in
+ * y's. (b, a) has both shapes; it is always filed as (x, a), so it has one
+ * delta. O(1). */
+static pair_delta *lose_delta(const cache_state *s, bpe_token x, bpe_token y)
+{
+    return y == s->a ? &s->line[x].lose_left : &s->line[y].lose_right;
+}
+
+/* count(x, y) −= c: heap.c's count_sub, summed in the pair's delta until
+ * the merge ends (apply_losses). The chosen pair loses all its count in this
+ * merge and has already left the table: only the update is counted. False on
+ * OOM. O(1) amortized. */
+static bool count_sub(cache_state *s, bpe_token x, bpe_token y, uint64_t c)
+{
+    s->counters->value[PAIR_COUNT_UPDATES]++;
+    if (x == s->a && y == s->b)
+        return true;
+    pair_delta *d = lose_delta(s, x, y);
+    if (delta_starts(s, d) && !note_pair(&s->lost, &s->n_lost, &s->cap_lost, x, y))
+        return false;
+    d->amount += c;
+    return true;
+}
+
+/* count(x, y) += c for a pair the merge creates — (x, ab) in x's line or
+ * (ab, y) in y's — and word w joins its list: heap.c's count_add, with the
+ * new pair kept in its delta until the merge ends (add_born_pairs). ab is
+ * new, so every pair holding it is new: no table lookup. (ab, ab) is filed
+ * as (x, ab). False on OOM. O(1) amortized. */
+static bool count_add(cache_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t w)
+{
+    pair_delta *d = y == s->merged ? &s->line[x].gain_left : &s->line[y].gain_right;
+    if (delta_starts(s, d)) {
+        d->words = bpe_postings_open(&s->postings);
+        if (d->words == BPE_POSTINGS_NONE ||
+            !note_pair(&s->born, &s->n_born, &s->cap_born, x, y))
+            return false;
+    }
+    d->amount += c;
+    s->counters->value[PAIR_COUNT_UPDATES]++;
+    return bpe_postings_gather(&s->postings, d->words, w);
+}
+
+/* What to prefetch at entry k of a list of n pairs: the home slot of the
+ * pair LOOKUP_AHEAD entries on, or NULL past the end (prefetching NULL is
+ * allowed and does nothing). The caller prefetches it itself: see
+ * prefetch.h on helpers that only prefetch. O(1). */
+static const void *slot_ahead(const cache_state *s, const bpe_pair *pairs, size_t n, size_t k)
+{
+    if (k + LOOKUP_AHEAD >= n)
+        return NULL;
+    bpe_pair p = pairs[k + LOOKUP_AHEAD];
+    return record_at(s, home_slot(&s->pairs, bpe_pair_key(p.a, p.b)));
+}
+
+/* Applies the merge's decreases to the table, one lookup per pair; a pair
+ * whose count reaches 0 leaves it, its heap entry staying behind.
+ * O(pairs decreased). */
+static void apply_losses(cache_state *s)
+{
+    for (size_t k = 0; k < s->n_lost; k++) {
+        bpe_prefetch(slot_ahead(s, s->lost, s->n_lost, k));
+        bpe_pair p = s->lost[k];
+        size_t i = pair_find(s, p.a, p.b);
+        pair_record *r = record_at(s, i);
+        r->count -= lose_delta(s, p.a, p.b)->amount;
+        if (r->count == 0)
+            pair_remove(s, i);
+    }
+    s->n_lost = 0;
+}
+
+/* Adds each pair the merge created to the table with its final count and
+ * list (each slot prefetched ahead), and pushes its heap entry: fact 1 of inverted_index.c, its count can
+ * only fall from now on (heap.c's push_born_pairs). False on OOM.
+ * O(born · log P). */
+static bool add_born_pairs(cache_state *s)
+{
+    for (size_t k = 0; k < s->n_born; k++) {
+        bpe_prefetch(slot_ahead(s, s->born, s->n_born, k));
+        bpe_pair p = s->born[k];
+        const pair_delta *d = p.b == s->merged ? &s->line[p.a].gain_left
+                                               : &s->line[p.b].gain_right;
+        size_t i = pair_add(s, p.a, p.b, d->words);
+        if (i == SIZE_MAX)
+            return false;
+        record_at(s, i)->count = d->amount;
+        if (!bpe_maxheap_push(&s->heap,
+                              (bpe_heap_entry){.count = d->amount, .a = p.a, .b = p.b}))
+            return false;
+        s->counters->value[HEAP_PUSHES]++;
+    }
+    s->n_born = 0;
+    return true;
+}
+
+/* Gives every token up to the new one a line (new lines: all deltas void).
+ * False on OOM. Amortized O(1) per merge. */
+static bool reserve_lines(cache_state *s)
+{
+    size_t old = s->cap_line, need = s->vocab->n_tokens;
+    neighbour_line *line = bpe_array_reserve(s->line, &s->cap_line, need, sizeof *line);
+    if (!line)
+        return false;
+    s->line = line;
+    for (size_t t = old; t < s->cap_line; t++)
+        s->line[t] = (neighbour_line){0};
+    return true;
+}
+
+/* --------------------------------------------- a merge (heap.c's rewrite) */
+
+/* Merges (a, b) into `merged` in word w from its first occurrence at
+ * `first`, with incremental.c's delta rule, exactly as heap.c's merge_word.
+ * False on OOM. O(len(w)). */
+static bool merge_word(cache_state *s, uint32_t w, uint32_t first, bpe_token a, bpe_token b,
+                       bpe_token merged)
+{
+    bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
+    uint64_t c = s->seg.word[w].count;
+    uint32_t n = s->seg.word[w].len, out = first;
+    for (uint32_t i = first; i < n; i++) {
+        bool after_merge = out > 0 && t[out - 1] == merged;
+        if (i + 1 < n && t[i] == a && t[i + 1] == b) {
+            if (!count_sub(s, a, b, c))
+                return false;
+            if (out > 0 && (!count_sub(s, after_merge ? b : t[out - 1], a, c) ||
+                            !count_add(s, t[out - 1], merged, c, w)))
+                return false;
+            t[out++] = merged;
+            i++; /* the b is consumed: occurrences never overlap */
+        } else {
+            if (after_merge && (!count_sub(s, b, t[i], c) || !count_add(s, merged, t[i], c, w)))
+                return false;
+            t[out++] = t[i];
+        }
+    }
+    s->seg.word[w].len = out;
+    return true;
+}
+
+/* The walk: heap.c's merge_listed_words, with each word's record and tokens
+ * prefetched ahead (prefetch.h). The chosen pair leaves the table first: the
+ * walk takes all its count. False on OOM. O(Σ len(w) over the list). */
+static bool merge_listed_words(cache_state *s, size_t best, bpe_merge *out)
+{
+    pair_record record = *record_at(s, best);
+    s->a = bpe_pair_key_left(record.key);
+    s->b = bpe_pair_key_right(record.key);
+    s->merged = bpe_vocab_add_merge(s->vocab, s->a, s->b);
+    if (s->merged == BPE_NO_TOKEN || !reserve_lines(s))
+        return false;
+    pair_remove(s, best);
+    s->merge_number++;
+    /* Valid for the whole walk: lists are only frozen after it. */
+    const uint32_t *ids = bpe_postings_ids(&s->postings, record.words);
+    uint32_t n = bpe_postings_len(&s->postings, record.words);
+    uint64_t affected = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        /* Prefetched here, not from a helper (prefetch.h says why). */
+        if (k + WORD_AHEAD < n)
+            bpe_prefetch(&s->seg.word[ids[k + WORD_AHEAD]]);
+        if (k + TOKENS_AHEAD < n) {
+            const bpe_word_span *ahead = &s->seg.word[ids[k + TOKENS_AHEAD]];
+            bpe_prefetch(s->seg.symbols + ahead->start);
+            bpe_prefetch(s->seg.symbols + ahead->start + ahead->len - 1);
+        }
+        uint32_t w = ids[k];
+        uint32_t first = bpe_find_pair(bpe_segmentation_tokens(&s->seg, w), s->seg.word[w].len,
+                                       s->a, s->b);
+        if (first == s->seg.word[w].len) {
+            s->counters->value[POSTINGS_STALE]++;
+            continue;
+        }
+        if (!merge_word(s, w, first, s->a, s->b, s->merged))
+            return false;
+        affected++;
+    }
+    *out = (bpe_merge){.left = s->a, .right = s->b, .id = s->merged, .count = record.count,
+                       .words_affected = affected};
+    return true;
+}
+
+/* ----------------------------------------------------------------- the heap */
+
+/* Refills the heap with one current snapshot per live pair, reading the
+ * table's slots in order: the first heap, and compaction. False on OOM.
+ * O(table capacity) = O(P) while the table has not shrunk. */
+static bool rebuild_heap(cache_state *s)
+{
+    bpe_maxheap_clear(&s->heap);
+    for (size_t i = 0; i < s->pairs.cap; i++) {
+        const pair_record *p = record_at(s, i);
+        if (p->key == BPE_PAIRMAP_EMPTY)
+            continue;
+        bpe_heap_entry e = {.count = p->count, .a = bpe_pair_key_left(p->key),
+                            .b = bpe_pair_key_right(p->key)};
+        if (!bpe_maxheap_append(&s->heap, e))
+            return false;
+    }
+    bpe_maxheap_heapify(&s->heap);
+    return true;
+}
+
+/* heap.c's compact_if_needed: rebuilds the heap when dead entries exceed
+ * HEAP_COMPACT_FACTOR × P. False on OOM. O(1), or O(P) when it rebuilds. */
+static bool compact_if_needed(cache_state *s)
+{
+    size_t live = s->pairs.used;
+    if (s->heap.len - live <= HEAP_COMPACT_FACTOR * live)
+        return true;
+    s->counters->value[COMPACTIONS]++;
+    return rebuild_heap(s);
+}
+
+/* heap.c's pop_best_pair: pops until the top entry is current and returns its
+ * pair's slot in *best; false when the heap runs out. A stale top is filed
+ * again under its pair's count, or dropped if the pair is dead.
+ * O((1 + stale pops)·log(heap length)). */
+static bool pop_best_pair(cache_state *s, size_t *best)
+{
+    const bpe_heap_entry *top;
+    while ((top = bpe_maxheap_top(&s->heap)) != NULL) {
+        s->counters->value[HEAP_POPS]++;
+        size_t at = pair_find(s, top->a, top->b);
+        if (at != SIZE_MAX && record_at(s, at)->count == top->count) {
+            *best = at;
+            bpe_maxheap_pop(&s->heap);
+            return true;
+        }
+        s->counters->value[STALE_POPS]++;
+        if (at != SIZE_MAX) {
+            bpe_heap_entry current = {.count = record_at(s, at)->count, .a = top->a, .b = top->b};
+            bpe_maxheap_replace_top(&s->heap, current);
+            s->counters->value[HEAP_PUSHES]++;
+        } else {
+            bpe_maxheap_pop(&s->heap);
+        }
+    }
+    return false;
+}
+
+/* -------------------------------------------------------------------- setup */
+
+/* Copies each word's bytes into the segmentation, counts and lists their
+ * pairs, and heapifies them. NULL on OOM, or when the input does not fit the
+ * 32-bit ids of the lists (bpe_postings_fit). O(M) time, O(M + P) memory. */
+static void *cache_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters)
+{
+    if (!bpe_postings_fit(words))
+        return NULL;
+    cache_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->vocab = vocab;
+    s->counters = counters;
+    s->a = s->b = s->merged = BPE_NO_TOKEN;
+    bpe_maxheap_init(&s->heap, vocab);
+    if (!slots_alloc(&s->pairs, 1024) || !bpe_segmentation_init(&s->seg, words) ||
+        !count_all_pairs(s) || !rebuild_heap(s)) {
+        cache_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* ------------------------------------------------------------------ a merge */
+
+/* Pops the best pair, walks its list, then applies the merge's deltas to the
+ * table, files the born pairs in the heap and freezes their lists: heap.c's
+ * step. O(log P per heap operation + Σ len(w) over the list). */
+static bpe_step_result cache_step(void *opaque, bpe_merge *out)
+{
+    cache_state *s = opaque;
+    size_t best;
+    if (!pop_best_pair(s, &best))
+        return BPE_STEP_EXHAUSTED;
+    if (!merge_listed_words(s, best, out))
+        return BPE_STEP_NOMEM;
+    apply_losses(s);
+    if (!add_born_pairs(s) || !bpe_postings_freeze(&s->postings) || !compact_if_needed(s))
+        return BPE_STEP_NOMEM;
+    s->counters->value[WORDS_TOUCHED] += out->words_affected;
+    return BPE_STEP_MERGED;
+}
+
+const bpe_trainer bpe_trainer_cache_aware = {
+    .name = "cache-aware",
+    .idea = "heap's algorithm and counters, laid out for the cache: inline slots, prefetch, "
+            "per-token delta lines",
+    .complexity = "O(M·(L + log P)) time, O(M+P) memory",
+    .counter_names = cache_counter_names,
+    .same_work_as = "heap",
+    .create = cache_create,
+    .step = cache_step,
+    .destroy = cache_destroy,
+};
