@@ -5,16 +5,16 @@
  * the naive trainer on that input, and the trainer under check gets the
  * same files. The directory is removed at the end.
  */
-#define _XOPEN_SOURCE 700 /* nftw, mkdtemp */
+#define _POSIX_C_SOURCE 200809L
 #include "bench/check.h"
 
 #include "run/output.h"
 #include "run/run.h"
 #include "tools/datatools.h"
 #include "base/errors.h"
+#include "base/tempdir.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,24 +329,12 @@ done:
     return passed;
 }
 
-/* nftw callback of remove_tree. */
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 bool check_run(const check_trainer *t, const char *data_dir, FILE *out, size_t *n_failed,
                size_t *n_cases, char *err, size_t err_len)
 {
-    const char *tmp = getenv("TMPDIR");
     char root[PATH_MAX];
-    snprintf(root, sizeof root, "%s/bpebench-check-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(root))
-        return set_error(err, err_len, "%s: cannot create a temporary directory: %s", root,
-                         strerror(errno));
+    if (!temp_dir_make("bpebench-check", root, sizeof root, err, err_len))
+        return false;
     *n_failed = 0;
     *n_cases = N_CASES;
     for (size_t k = 0; k < N_CASES; k++) {
@@ -362,6 +350,6 @@ bool check_run(const check_trainer *t, const char *data_dir, FILE *out, size_t *
         fflush(out);
     }
     fprintf(out, "%zu passed, %zu failed\n", *n_cases - *n_failed, *n_failed);
-    nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    temp_dir_remove(root);
     return true;
 }
