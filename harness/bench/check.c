@@ -95,25 +95,6 @@ static bool write_words_case(const check_case *c, const char *path, char *err, s
     return ok ? atomic_file_commit(&f, err, err_len) : false;
 }
 
-/* Writes the first file_bytes (word-safe) of one corpus file to path. */
-static bool write_slice(const char *source, uint64_t limit, const pretok_config *p,
-                        const char *path, char *err, size_t err_len)
-{
-    atomic_file f;
-    if (!atomic_file_open(&f, path, err, err_len))
-        return false;
-    byte_sink sink = atomic_file_sink(&f);
-    char *files[1] = {(char *)source};
-    uint64_t len;
-    size_t joined;
-    if (!slice_files(files, 1, limit, p->specials, p->n_specials, &sink, &len, &joined, err,
-                     err_len)) {
-        atomic_file_abort(&f);
-        return false;
-    }
-    return atomic_file_commit(&f, err, err_len);
-}
-
 /* A case's files, as the trainer under check gets them. */
 typedef struct {
     char *paths[8];   /* the corpus files; owned */
@@ -160,7 +141,10 @@ static bool write_case_input(const check_case *c, const pretok_config *p, const 
         char name[32];
         snprintf(name, sizeof name, "slice%zu.txt", i);
         char *path = add_path(f, dir, name);
-        ok = path ? write_slice(sources[i], c->file_bytes, p, path, err, err_len)
+        uint64_t len;
+        size_t joined;
+        ok = path ? slice_files_to_path(&sources[i], 1, c->file_bytes, p->specials,
+                                        p->n_specials, path, &len, &joined, err, err_len)
                   : set_error(err, err_len, "%s: path too long, or out of memory", dir);
     }
     corpus_free_files(sources, n_sources);

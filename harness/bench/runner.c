@@ -65,9 +65,8 @@ static void child_send_and_exit(int fd, cJSON *msg)
     _exit(ok ? 0 : 3);
 }
 
-/* Appends "LEFT RIGHT COUNT\n" for every merge to a buffer and writes it to
- * `list` (an unnamed file shared with the parent). O(m · token length). */
-static bool write_merge_list(FILE *list, const bpe_result *r, char *err, size_t err_len)
+bool runner_write_merge_list(FILE *list, const bpe_result *r, bool with_counts, char *err,
+                             size_t err_len)
 {
     size_t cap = 0, len = 0;
     char *buf = NULL;
@@ -82,8 +81,9 @@ static bool write_merge_list(FILE *list, const bpe_result *r, char *err, size_t 
         if (ok)
             buf = grown;
         if (ok)
-            len += (size_t)snprintf(buf + len, cap - len, "%s %s %llu\n", a, b,
-                                    (unsigned long long)r->merges[i].count);
+            len += with_counts ? (size_t)snprintf(buf + len, cap - len, "%s %s %llu\n", a, b,
+                                                  (unsigned long long)r->merges[i].count)
+                               : (size_t)snprintf(buf + len, cap - len, "%s %s\n", a, b);
         free(a);
         free(b);
     }
@@ -160,7 +160,8 @@ static void run_child(const runner_job *job, int fd)
             rec.status = STATUS_ERROR;
             snprintf(rec.error, sizeof rec.error, "out of memory after training");
         } else if (job->merges_out &&
-                   !write_merge_list(job->merges_out, &out.result, err, sizeof err)) {
+                   !runner_write_merge_list(job->merges_out, &out.result, true, err,
+                                            sizeof err)) {
             rec.status = STATUS_ERROR;
             snprintf(rec.error, sizeof rec.error, "%s", err);
         }
