@@ -467,6 +467,7 @@ static char *merges_text(const bpe_result *r, size_t *len)
         at += put_merge(text + at, &r->vocab, &r->merges[i]);
         text[at++] = '\n';
     }
+    text[at] = '\0'; /* a string like the other texts (room: the header leaves it) */
     *len = at;
     return text;
 }
