@@ -59,13 +59,15 @@ $(BUILD)/tests/test_results: LDLIBS += -Wl,--wrap=malloc
 $(BUILD)/tests/test_progress: LDLIBS += -lutil
 
 # The include-layer check (harness/README.md), every test program, run from
-# the top of the tree, then the hostile sweep (167 abusive command lines,
-# tests/hostile_sweep.sh); stops at the first failure.
+# the top of the tree, docs/scaling.md's map/reduce over 8 shards
+# (tests/test_scaling.sh, GNU parallel), then the hostile sweep (167 abusive
+# command lines, tests/hostile_sweep.sh); stops at the first failure.
 test-run: $(TEST_BINS) $(BUILD)/bpebench
 	@sh tests/check_layers.sh
 	@for t in $(TEST_BINS); do \
 	    echo "== $$t"; BPEBENCH=$(BUILD)/bpebench BPE_DATA=$(DATA) $$t || exit 1; \
 	done
+	@echo "== tests/test_scaling.sh"; BPEBENCH=$(BUILD)/bpebench BPE_DATA=$(DATA) sh tests/test_scaling.sh
 	@BPEBENCH=$(BUILD)/bpebench bash tests/hostile_sweep.sh > $(BUILD)/hostile_sweep.log || \
 	    { grep DEFECT $(BUILD)/hostile_sweep.log; exit 1; }
 	@tail -n 1 $(BUILD)/hostile_sweep.log
@@ -87,9 +89,10 @@ test-asan:
 	$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) CC=$(CC) \
 	    OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test-run
 
-# test_check runs the example Python trainer (docs/examples): Debian's python3 and python3-regex.
+# test_check runs the example Python trainer (docs/examples): Debian's python3 and python3-regex;
+# test_scaling.sh runs GNU parallel: Debian's parallel.
 test: deps data
-	@sh harness/deps.sh cmd:python3=python3 python3-regex
+	@sh harness/deps.sh cmd:python3=python3 python3-regex cmd:parallel=parallel
 	$(MAKE) --no-print-directory test-run
 	$(MAKE) --no-print-directory test-asan
 

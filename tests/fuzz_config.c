@@ -8,8 +8,9 @@
  *      refuses only values a config line cannot hold, and a config line
  *      never holds one);
  *   3. the text written reads back as the same grid (test_grids_equal);
- *   4. every corpus name and every slice size label in an accepted grid is
- *      a safe name (untrusted.h), and no slice size is 0 bytes but "all".
+ *   4. every corpus name, external trainer name and slice size label in an
+ *      accepted grid is a safe name (untrusted.h), and no slice size is 0
+ *      bytes but "all".
  * Built and run by `make fuzz` (clang, -fsanitize=fuzzer,address,undefined).
  * The file name does not start with test_, so `make test` leaves it alone.
  */
@@ -57,6 +58,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             give_up("an unsafe corpus name was accepted", g.corpora[i].name);
         check_sizes(&g.corpora[i].sizes);
     }
+    for (size_t i = 0; i < g.n_externals; i++)
+        if (!untrusted_name_ok(g.externals[i].name))
+            give_up("an unsafe external trainer name was accepted", g.externals[i].name);
     char *text = grid_to_config(&g, err, sizeof err);
     if (!text)
         give_up("an accepted grid cannot be written", err);

@@ -7,17 +7,23 @@
  *     the first differing merge (index, both pairs, the expected count);
  *   - a command that fails is reported with the last line of its stderr,
  *     one that writes no merges.txt says so, and a --external that is
- *     empty is bad usage.
+ *     empty is bad usage;
+ *   - a check stopped by SIGTERM leaves no temporary directory and no
+ *     process of the command behind.
  * Needs python3 and its regex module (make test installs python3-regex);
  * runs from the top of the tree, as make test-run does.
  */
+#define _DEFAULT_SOURCE /* usleep */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The unpacked corpora. */
@@ -119,6 +125,63 @@ static void failing_commands_are_reported(void **state)
     test_output_free(&out);
 }
 
+/* The TMPDIR of stopped_check_leaves_nothing's child. */
+static char stopped_tmp[PATH_MAX];
+
+static void set_tmpdir(void)
+{
+    setenv("TMPDIR", stopped_tmp, 1);
+}
+
+/* Whether process pid is gone (or a zombie nobody has reaped yet). */
+static bool process_gone(long pid)
+{
+    char path[64], stat[256] = "";
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return true;
+    bool read = fgets(stat, sizeof stat, f) != NULL;
+    fclose(f);
+    const char *paren = strrchr(stat, ')');
+    return read && paren && paren[1] == ' ' && paren[2] == 'Z';
+}
+
+/* SIGTERM while an external trainer runs: check dies of the signal, its
+ * temporary directory is gone with everything in it, and so is the process
+ * the command started in the background. */
+static void stopped_check_leaves_nothing(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/bpe-check-stop-XXXXXX", pid_file[PATH_MAX], command[PATH_MAX + 64];
+    assert_non_null(mkdtemp(root));
+    snprintf(stopped_tmp, sizeof stopped_tmp, "%s/tmp", root);
+    assert_int_equal(mkdir(stopped_tmp, 0700), 0);
+    snprintf(pid_file, sizeof pid_file, "%s/pid", root);
+    snprintf(command, sizeof command, "sleep 60 & echo $! > %s; wait", pid_file);
+    const char *argv[] = {test_bpebench(), "check", "--external", command, "--data-dir",
+                          data_dir(), NULL};
+    test_child c = test_start(argv, NULL, set_tmpdir);
+    char *pid_text = NULL;
+    for (int tries = 0; tries < 3000 && !(pid_text = test_slurp(pid_file, NULL)); tries++)
+        usleep(10000);
+    assert_non_null(pid_text);
+    usleep(100000); /* the pid file is written: the sleep runs */
+    long pid = atol(pid_text);
+    free(pid_text);
+    assert_true(pid > 0 && !process_gone(pid));
+    kill(c.pid, SIGTERM);
+    test_output out;
+    test_finish(&c, &out);
+    assert_true(WIFSIGNALED(out.status) && WTERMSIG(out.status) == SIGTERM);
+    for (int tries = 0; tries < 500 && !process_gone(pid); tries++)
+        usleep(10000);
+    assert_true(process_gone(pid));
+    assert_int_equal(rmdir(stopped_tmp), 0); /* empty: the check's directory is gone */
+    test_output_free(&out);
+    test_remove_tree(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -126,6 +189,7 @@ int main(void)
         cmocka_unit_test(the_python_example_passes),
         cmocka_unit_test(a_reversed_tie_break_fails_at_the_first_tie),
         cmocka_unit_test(failing_commands_are_reported),
+        cmocka_unit_test(stopped_check_leaves_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -119,7 +119,9 @@ static void config_lines_are_checked_like_the_command_line(void **state)
         {"trainers", "naive,nope"}, {"vocab", "100"},      {"vocab", "300,,400"},
         {"repeats", "0"},           {"time-limit", "inf"}, {"time-limit", "-1"},
         {"repeat-time", "nan"},     {"sizes", "5Q"},       {"sizes", "nope=5M"},
-        {"out", ""},                {"colour", "red"},
+        {"out", ""},                {"colour", "red"},     {"external", "../x=true"},
+        {"external", "naive=true"}, {"external", "x="},    {"external", "no command"},
+        {"external", "=true"},
     };
     for (size_t i = 0; i < N(bad); i++)
         assert_config_refused(bad[i][0], bad[i][1]);
@@ -128,6 +130,13 @@ static void config_lines_are_checked_like_the_command_line(void **state)
     char err[512];
     assert_false(grid_parse_config(&g, "vocab 300\n", 10, "g.conf", err, sizeof err));
     assert_string_equal(err, "g.conf:1: expected \"key = value\", got \"vocab 300\"");
+    static const char twice[] = "external a = true\nexternal a = false\n";
+    assert_false(grid_parse_config(&g, twice, sizeof twice - 1, "t.conf", err, sizeof err));
+    assert_non_null(strstr(err, "t.conf:2: external \"a\": the name is given twice"));
+    static const char bad_name[] = "external a/b = true\n";
+    assert_false(grid_parse_config(&g, bad_name, sizeof bad_name - 1, "n.conf", err,
+                                   sizeof err));
+    assert_non_null(strstr(err, "n.conf:1: bad external trainer name 'a/b'"));
     grid_free(&g);
 }
 
@@ -183,7 +192,9 @@ static void the_config_writer_round_trips(void **state)
         "time-limit = 1e-3\n"
         "out = results/x\n"
         "data-dir = /data\n"
-        "profile = a@1Mi:300:heap\n";
+        "profile = a@1Mi:300:heap\n"
+        "external mine = python3 docs/examples/adapter.py --flag=x\n"
+        "external\tother=sh -c 'exit 0'\n";
     size_t len;
     char *default_grid = test_slurp("harness/bench/default-grid.conf", &len);
     assert_non_null(default_grid);
@@ -209,7 +220,7 @@ static void the_config_writer_round_trips(void **state)
     free(default_grid);
     static const char *const unwritable[][2] = {
         {"corpus", "a=x#y"}, {"corpus", "a=x "}, {"out", " x"}, {"profile", "a\nb"},
-        {"data-dir", "d#"},
+        {"data-dir", "d#"}, {"external", "x=echo a#b"}, {"external", "x=a\nb"},
     };
     for (size_t i = 0; i < N(unwritable); i++) {
         bench_grid g;

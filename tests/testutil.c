@@ -261,6 +261,11 @@ bool test_grids_equal(const bench_grid *a, const bench_grid *b, char *why, size_
                       strcmp(a->corpora[i].path, b->corpora[i].path) == 0 &&
                       sizes_equal(&a->corpora[i].sizes, &b->corpora[i].sizes),
                   why, why_len, "a corpus", i);
+    ok = ok && same(a->n_externals == b->n_externals, why, why_len, "the external list", 0);
+    for (size_t i = 0; ok && i < a->n_externals; i++)
+        ok = same(strcmp(a->externals[i].name, b->externals[i].name) == 0 &&
+                      strcmp(a->externals[i].command, b->externals[i].command) == 0,
+                  why, why_len, "an external trainer", i);
     return ok;
 }
 

@@ -9,22 +9,93 @@
  * handler always sees whole entries. No allocation anywhere: the handler may
  * run in the middle of malloc.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* syscall, O_DIRECTORY */
 #include "base/signals.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+/* What the handler does with a registered path. */
+typedef enum {
+    TRACK_FILE, /* unlink */
+    TRACK_DIR,  /* rmdir: only an empty directory goes */
+    TRACK_TREE, /* remove the directory and everything in it */
+} track_kind;
 
 /* One registered path. */
 typedef struct {
     volatile sig_atomic_t used; /* 1 while the entry is valid */
     pid_t owner;                /* process that registered it (fork copies the table) */
-    bool is_dir;                /* rmdir instead of unlink */
+    track_kind kind;            /* how to remove it */
     char path[PATH_MAX];        /* the path, NUL-terminated */
 } tracked_path;
 
 static tracked_path tracked[SIGNALS_MAX_TRACKED]; /* the registry; static, never freed */
+
+/* One registered process group: killed before the paths are removed. */
+typedef struct {
+    volatile sig_atomic_t used; /* 1 while the entry is valid */
+    pid_t owner;                /* process that registered it */
+    pid_t group;                /* the process group to SIGKILL */
+} tracked_group;
+
+static tracked_group groups[SIGNALS_MAX_TRACKED]; /* static, never freed */
+
+/* The deepest directory remove_tree descends into; a deeper one is left. */
+enum { TREE_MAX_DEPTH = 32 };
+
+/* Removes everything inside the open directory dir, with system calls only
+ * (getdents64, unlinkat, openat: the handler may not allocate, so no
+ * opendir). Entries are removed while the directory is read, which may make
+ * getdents skip some, so the directory is read again until a pass removes
+ * nothing. A symbolic link is removed, never followed. O(entries · passes). */
+static void remove_inside(int dir, int depth)
+{
+    _Alignas(8) char buf[2048]; /* getdents64 records are 8-aligned */
+    for (bool removed = true; removed;) {
+        removed = false;
+        lseek(dir, 0, SEEK_SET);
+        long n;
+        while ((n = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0)
+            for (long at = 0; at < n;) {
+                /* struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name */
+                unsigned short reclen;
+                memcpy(&reclen, buf + at + 16, sizeof reclen);
+                const char *name = buf + at + 19;
+                at += reclen;
+                if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+                    continue;
+                if (unlinkat(dir, name, 0) == 0) {
+                    removed = true;
+                    continue;
+                }
+                int sub = depth < TREE_MAX_DEPTH
+                              ? openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+                              : -1;
+                if (sub < 0)
+                    continue;
+                remove_inside(sub, depth + 1);
+                close(sub);
+                removed |= unlinkat(dir, name, AT_REMOVEDIR) == 0;
+            }
+    }
+}
+
+/* Removes the directory `path` and everything in it. */
+static void remove_tree(const char *path)
+{
+    int dir = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    if (dir < 0)
+        return;
+    remove_inside(dir, 1);
+    close(dir);
+    rmdir(path);
+}
 
 /* Every signal that ends a process by default (without a core dump) and that
  * a user, a pipeline or a limit may send: `bench | head` ends in SIGPIPE,
@@ -40,14 +111,21 @@ enum { N_HANDLED = sizeof handled_signals / sizeof handled_signals[0] };
 static void cleanup_handler(int signo)
 {
     pid_t self = getpid();
+    int saved_errno = errno;
+    for (int i = 0; i < SIGNALS_MAX_TRACKED; i++)
+        if (groups[i].used && groups[i].owner == self)
+            kill(-groups[i].group, SIGKILL);
     for (int i = SIGNALS_MAX_TRACKED; i-- > 0;) {
         if (!tracked[i].used || tracked[i].owner != self)
             continue;
-        if (tracked[i].is_dir)
+        if (tracked[i].kind == TRACK_TREE)
+            remove_tree(tracked[i].path);
+        else if (tracked[i].kind == TRACK_DIR)
             rmdir(tracked[i].path);
         else
             unlink(tracked[i].path);
     }
+    errno = saved_errno;
     raise(signo);
 }
 
@@ -75,7 +153,8 @@ bool signals_install_cleanup(void)
     return true;
 }
 
-bool signals_track(const char *path, bool is_dir)
+/* Registers path with its kind; see signals_track. */
+static bool track(const char *path, track_kind kind)
 {
     size_t len = strlen(path);
     if (len >= PATH_MAX)
@@ -85,11 +164,43 @@ bool signals_track(const char *path, bool is_dir)
             continue;
         memcpy(tracked[i].path, path, len + 1);
         tracked[i].owner = getpid();
-        tracked[i].is_dir = is_dir;
+        tracked[i].kind = kind;
         tracked[i].used = 1;
         return true;
     }
     return false;
+}
+
+bool signals_track(const char *path, bool is_dir)
+{
+    return track(path, is_dir ? TRACK_DIR : TRACK_FILE);
+}
+
+bool signals_track_tree(const char *path)
+{
+    return track(path, TRACK_TREE);
+}
+
+bool signals_track_group(pid_t group)
+{
+    for (int i = 0; i < SIGNALS_MAX_TRACKED; i++)
+        if (!groups[i].used) {
+            groups[i].owner = getpid();
+            groups[i].group = group;
+            groups[i].used = 1;
+            return true;
+        }
+    return false;
+}
+
+void signals_untrack_group(pid_t group)
+{
+    pid_t self = getpid();
+    for (int i = 0; i < SIGNALS_MAX_TRACKED; i++)
+        if (groups[i].used && groups[i].owner == self && groups[i].group == group) {
+            groups[i].used = 0;
+            return;
+        }
 }
 
 void signals_untrack(const char *path)

@@ -26,7 +26,9 @@
  *      delivered at the release, when the registry is consistent again.
  *
  * Async-signal safety: the handler only reads the registry and calls
- * unlink, rmdir, getpid, sigaction and raise, all async-signal-safe. The
+ * kill, unlink, rmdir, open, openat, unlinkat, lseek, close, getpid and
+ * raise, all async-signal-safe, and the getdents64 system call directly
+ * (syscall(2): a trap, no library state; readdir would allocate). The
  * registry is only changed with the signals held, so the handler never sees
  * a half-written entry. Every entry records the pid that made it, so a
  * child created with fork() (bench's runs) never removes its parent's files.
@@ -40,6 +42,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 enum { SIGNALS_MAX_TRACKED = 8 }; /* paths in flight at once (train needs 3) */
 
@@ -52,6 +55,20 @@ bool signals_install_cleanup(void);
  * for removal if a handled signal arrives. Call with the signals held.
  * False when the table is full or the path longer than PATH_MAX − 1. */
 bool signals_track(const char *path, bool is_dir);
+
+/* Registers the directory `path` for removal with everything in it (a
+ * temporary work directory: bpebench check's, bench's external inputs).
+ * The handler removes it with system calls only (getdents64, unlinkat),
+ * to a depth of 32 directories; symbolic links are removed, not followed.
+ * Call with the signals held; forget it with signals_untrack. */
+bool signals_track_tree(const char *path);
+
+/* Registers a process group (an external trainer's shell and what it
+ * started, runner.h) to be killed with SIGKILL before the paths are
+ * removed, so that nothing keeps writing into them. Call with the signals
+ * held. False when the table is full. */
+bool signals_track_group(pid_t group);
+void signals_untrack_group(pid_t group);
 
 /* Forgets `path` (registered by this process). Call with the signals held. */
 void signals_untrack(const char *path);

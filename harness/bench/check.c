@@ -5,16 +5,16 @@
  * the naive trainer on that input, and the trainer under check gets the
  * same files. The directory is removed at the end.
  */
-#define _XOPEN_SOURCE 700 /* nftw, mkdtemp */
+#define _POSIX_C_SOURCE 200809L
 #include "bench/check.h"
 
 #include "run/output.h"
 #include "run/run.h"
 #include "tools/datatools.h"
 #include "base/errors.h"
+#include "base/tempdir.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,25 +95,6 @@ static bool write_words_case(const check_case *c, const char *path, char *err, s
     return ok ? atomic_file_commit(&f, err, err_len) : false;
 }
 
-/* Writes the first file_bytes (word-safe) of one corpus file to path. */
-static bool write_slice(const char *source, uint64_t limit, const pretok_config *p,
-                        const char *path, char *err, size_t err_len)
-{
-    atomic_file f;
-    if (!atomic_file_open(&f, path, err, err_len))
-        return false;
-    byte_sink sink = atomic_file_sink(&f);
-    char *files[1] = {(char *)source};
-    uint64_t len;
-    size_t joined;
-    if (!slice_files(files, 1, limit, p->specials, p->n_specials, &sink, &len, &joined, err,
-                     err_len)) {
-        atomic_file_abort(&f);
-        return false;
-    }
-    return atomic_file_commit(&f, err, err_len);
-}
-
 /* A case's files, as the trainer under check gets them. */
 typedef struct {
     char *paths[8];   /* the corpus files; owned */
@@ -160,7 +141,10 @@ static bool write_case_input(const check_case *c, const pretok_config *p, const 
         char name[32];
         snprintf(name, sizeof name, "slice%zu.txt", i);
         char *path = add_path(f, dir, name);
-        ok = path ? write_slice(sources[i], c->file_bytes, p, path, err, err_len)
+        uint64_t len;
+        size_t joined;
+        ok = path ? slice_files_to_path(&sources[i], 1, c->file_bytes, p->specials,
+                                        p->n_specials, path, &len, &joined, err, err_len)
                   : set_error(err, err_len, "%s: path too long, or out of memory", dir);
     }
     corpus_free_files(sources, n_sources);
@@ -329,24 +313,12 @@ done:
     return passed;
 }
 
-/* nftw callback of remove_tree. */
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 bool check_run(const check_trainer *t, const char *data_dir, FILE *out, size_t *n_failed,
                size_t *n_cases, char *err, size_t err_len)
 {
-    const char *tmp = getenv("TMPDIR");
     char root[PATH_MAX];
-    snprintf(root, sizeof root, "%s/bpebench-check-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(root))
-        return set_error(err, err_len, "%s: cannot create a temporary directory: %s", root,
-                         strerror(errno));
+    if (!temp_dir_make("bpebench-check", root, sizeof root, err, err_len))
+        return false;
     *n_failed = 0;
     *n_cases = N_CASES;
     for (size_t k = 0; k < N_CASES; k++) {
@@ -362,6 +334,6 @@ bool check_run(const check_trainer *t, const char *data_dir, FILE *out, size_t *
         fflush(out);
     }
     fprintf(out, "%zu passed, %zu failed\n", *n_cases - *n_failed, *n_failed);
-    nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    temp_dir_remove(root);
     return true;
 }

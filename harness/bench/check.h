@@ -51,6 +51,9 @@ check_trainer check_external(const external_trainer *ext);
  * Prints one line per case and the summary to `out`. Returns the number of
  * cases that failed; *n_cases gets how many there were. False (with err)
  * only when the battery itself cannot be set up (no temporary directory).
+ * The temporary directory (under $TMPDIR, else /tmp) is registered with
+ * signals.h, so a run stopped by a handled signal leaves nothing behind
+ * once the caller has called signals_install_cleanup().
  */
 bool check_run(const check_trainer *t, const char *data_dir, FILE *out, size_t *n_failed,
                size_t *n_cases, char *err, size_t err_len);

@@ -11,8 +11,13 @@
 #include "base/byteunicode.h"
 #include "base/clock.h"
 #include "base/errors.h"
+#include "base/fdio.h"
+#include "base/tempdir.h"
 #include "base/utf8.h"
+#include "input/wordcount.h"
 #include "input/wordtable.h"
+#include "run/run.h"
+#include "tools/datatools.h"
 #include "array.h"
 
 #include <cjson/cJSON.h>
@@ -22,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,9 +52,11 @@ bool external_parse(const char *spec, external_trainer *t, char *err, size_t err
     size_t name_len = (size_t)(eq - spec), command_len = strlen(command);
     trim(&name, &name_len);
     trim(&command, &command_len);
-    if (name_len == 0 || name_len >= sizeof t->name)
-        return set_error(err, err_len, "bad external trainer name '%.*s': " UNTRUSTED_NAME_RULE,
-                         (int)(name_len < 80 ? name_len : 80), name);
+    if (name_len >= sizeof t->name)
+        return set_error(err, err_len, "bad external trainer name '%.*s...': longer than %d "
+                         "bytes; give a shorter name", 40, name, EXTERNAL_NAME_MAX);
+    if (name_len == 0)
+        return set_error(err, err_len, "bad external trainer name '': " UNTRUSTED_NAME_RULE);
     memcpy(t->name, name, name_len);
     t->name[name_len] = '\0';
     if (!untrusted_name_ok(t->name))
@@ -334,4 +342,133 @@ bool external_run(const external_trainer *t, const external_job *job, external_o
     }
     free(rep.text);
     return true;
+}
+
+/* ------------------------------------------------------------- in the benchmark */
+
+/* What external_input_make's child does. */
+typedef struct {
+    char *const *files;          /* the corpus files */
+    size_t n_files;              /* how many */
+    uint64_t max_bytes;          /* the slice; 0: all */
+    const pretok_config *pretok; /* pattern and special tokens */
+    const external_input *in;    /* where the files go */
+} input_job;
+
+/* The child: cuts the slice, counts it, writes the word-count file; a
+ * failure's reason goes to the pipe. Never returns. */
+static void input_child(const void *arg, int fd)
+{
+    const input_job *job = arg;
+    char err[1024];
+    uint64_t len;
+    size_t joined;
+    bool ok = !job->in->cut ||
+              slice_files_to_path(job->files, job->n_files, job->max_bytes,
+                                  job->pretok->specials, job->pretok->n_specials, job->in->cut,
+                                  &len, &joined, err, sizeof err);
+    run_config cfg = {.files = (char **)job->files, .n_files = job->n_files,
+                      .max_bytes = job->max_bytes, .pretok = *job->pretok};
+    run_input counted;
+    if (ok && (ok = run_count_input(&cfg, &counted, err, sizeof err))) {
+        ok = wordcount_write_file(job->in->counts, &counted.table,
+                                  pretok_pattern_source(job->pretok->pattern),
+                                  job->pretok->specials, job->pretok->n_specials, err,
+                                  sizeof err);
+        run_input_free(&counted);
+    }
+    if (!ok)
+        write_full(fd, err, strlen(err));
+    _exit(ok ? 0 : 1);
+}
+
+bool external_input_make(char *const *files, size_t n_files, uint64_t max_bytes,
+                         const pretok_config *pretok, const char *dir, external_input *in,
+                         char *err, size_t err_len)
+{
+    memset(in, 0, sizeof *in);
+    size_t size = strlen(dir) + sizeof "/words.counts";
+    in->counts = malloc(size);
+    in->out_dir = malloc(size);
+    in->cut = max_bytes > 0 ? malloc(size) : NULL;
+    if (!in->counts || !in->out_dir || (max_bytes > 0 && !in->cut)) {
+        external_input_free(in);
+        return set_error(err, err_len, "out of memory");
+    }
+    snprintf(in->counts, size, "%s/words.counts", dir);
+    snprintf(in->out_dir, size, "%s/out", dir);
+    in->files = files;
+    in->n_files = n_files;
+    if (in->cut) {
+        snprintf(in->cut, size, "%s/slice.txt", dir);
+        in->files = &in->cut;
+        in->n_files = 1;
+    }
+    input_job job = {files, n_files, max_bytes, pretok, in};
+    runner_child_report rep;
+    bool ran = runner_in_child(input_child, &job, 0, false, &rep, err, err_len);
+    bool ok = ran && WIFEXITED(rep.wait_status) && WEXITSTATUS(rep.wait_status) == 0;
+    if (ran && !ok)
+        set_error(err, err_len, "preparing the input of the external trainers: %s",
+                  rep.len ? rep.text : "the process failed");
+    free(rep.text);
+    if (!ok)
+        external_input_free(in);
+    return ok;
+}
+
+void external_input_free(external_input *in)
+{
+    free(in->cut);
+    free(in->counts);
+    free(in->out_dir);
+    memset(in, 0, sizeof *in);
+}
+
+bool external_bench_run(const external_trainer *t, const external_input *in,
+                        const pretok_config *pretok, uint64_t vocab_size, uint64_t max_merges,
+                        double time_limit_s, FILE *merges_out, bench_record *rec, char *err,
+                        size_t err_len)
+{
+    memset(rec, 0, sizeof *rec);
+    snprintf(rec->trainer, sizeof rec->trainer, "%s", t->name);
+    rec->external = true;
+    rec->vocab_size = vocab_size;
+    rec->time_limit_s = time_limit_s;
+    temp_dir_empty(in->out_dir); /* a fresh BPE_OUT for every run */
+    rmdir(in->out_dir);
+    if (mkdir(in->out_dir, 0700) != 0)
+        return set_error(err, err_len, "%s: cannot create: %s", in->out_dir, strerror(errno));
+    external_job job = {.files = in->files, .n_files = in->n_files, .counts_path = in->counts,
+                        .vocab_size = vocab_size, .pretok = pretok, .out_dir = in->out_dir,
+                        .time_limit_s = time_limit_s};
+    external_outcome out;
+    if (!external_run(t, &job, &out, err, err_len))
+        return false;
+    rec->peak_rss_bytes = out.peak_rss_bytes;
+    rec->status = out.status == EXTERNAL_OK        ? STATUS_OK
+                  : out.status == EXTERNAL_TIMEOUT ? STATUS_TIMEOUT
+                                                   : STATUS_ERROR;
+    snprintf(rec->error, sizeof rec->error, "%s", out.message);
+    bool ok = true;
+    if (out.status == EXTERNAL_OK) {
+        run_times times = {.total = out.seconds};
+        rec->max_merges = max_merges;
+        rec->merges = out.merges.n_merges;
+        rec->exhausted = out.merges.n_merges < max_merges;
+        rec->digest = bpe_merges_digest(&out.merges);
+        rec->has_digest = true;
+        ok = record_add_rep(rec, &times) ||
+             set_error(err, err_len, "out of memory");
+        if (ok && out.merges.n_merges > max_merges) {
+            rec->status = STATUS_ERROR;
+            snprintf(rec->error, sizeof rec->error, "merges.txt has %zu merges; V = %llu allows "
+                     "at most %llu", out.merges.n_merges, (unsigned long long)vocab_size,
+                     (unsigned long long)max_merges);
+        }
+        if (ok && merges_out && rec->status == STATUS_OK)
+            ok = runner_write_merge_list(merges_out, &out.merges, false, err, err_len);
+    }
+    bpe_result_free(&out.merges);
+    return ok;
 }

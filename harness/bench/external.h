@@ -23,17 +23,24 @@
 #ifndef BPE_EXTERNAL_H
 #define BPE_EXTERNAL_H
 
+#include "bench/results.h"
 #include "input/pretok.h"
 #include "base/untrusted.h"
 
+#include <stdio.h>
+
+/* The longest NAME: a safe name that fits a record's trainer field (results.h). */
+enum { EXTERNAL_NAME_MAX = 31 };
+
 /* A trainer given as a command. */
 typedef struct {
-    char name[UNTRUSTED_NAME_MAX + 1]; /* a safe name, shown and recorded */
+    char name[EXTERNAL_NAME_MAX + 1];  /* a safe name, shown and recorded */
     char *command;                     /* run as sh -c COMMAND; owned */
 } external_trainer;
 
 /* Parses NAME=COMMAND (spaces around NAME and COMMAND dropped): NAME must
- * be a safe name that no built-in trainer has, COMMAND not empty. False
+ * be a safe name of at most EXTERNAL_NAME_MAX bytes that no built-in
+ * trainer has, COMMAND not empty. False
  * with a one-line reason. */
 bool external_parse(const char *spec, external_trainer *t, char *err, size_t err_len);
 void external_free(external_trainer *t);
@@ -74,6 +81,45 @@ typedef struct {
  */
 bool external_run(const external_trainer *t, const external_job *job, external_outcome *out,
                   char *err, size_t err_len);
+
+/* ------------------------------------------------------------- in the benchmark */
+
+/* What external trainers get for one corpus slice of `bench`: BPE_INPUT and
+ * BPE_COUNTS, made once per slice in a directory of the caller's. */
+typedef struct {
+    char *const *files;     /* BPE_INPUT: &cut for a prefix slice, else the corpus's own files */
+    size_t n_files;         /* entries in files */
+    char *cut;              /* DIR/slice.txt, the slice cut word-safe (slice_files), or NULL
+                               for a whole corpus; owned */
+    char *counts;           /* DIR/words.counts, the slice's word-count file; owned */
+    char *out_dir;          /* DIR/out, BPE_OUT: made empty before every run; owned */
+} external_input;
+
+/*
+ * Makes the slice's input in `dir` (an existing, private directory): the
+ * cut prefix (max_bytes > 0; the same text every built-in run reads) and
+ * the word-count file, in a child process (so that the word table never
+ * grows the benchmark's own memory, which every later run would inherit).
+ * False with a one-line reason. O(n).
+ */
+bool external_input_make(char *const *files, size_t n_files, uint64_t max_bytes,
+                         const pretok_config *pretok, const char *dir, external_input *in,
+                         char *err, size_t err_len);
+void external_input_free(external_input *in);
+
+/*
+ * One repetition of an external trainer on a grid cell, as a record with
+ * one repetition (runner_run's shape): status, the wall time as its total
+ * phase (the other phases are unknown and 0), the peak RSS, the merge
+ * count and digest, `external` set; on failure the reason (stderr's last
+ * line). With merges_out, the merge list goes there ("LEFT RIGHT" lines,
+ * runner.h) for the first-difference report. rec must be zeroed or freed
+ * before. False only when the harness itself fails.
+ */
+bool external_bench_run(const external_trainer *t, const external_input *in,
+                        const pretok_config *pretok, uint64_t vocab_size, uint64_t max_merges,
+                        double time_limit_s, FILE *merges_out, bench_record *rec, char *err,
+                        size_t err_len);
 
 /* Reads a merges.txt (an optional "#version" first line, then "LEFT RIGHT"
  * per line in the GPT-2 byte alphabet, each part a token already: a byte or

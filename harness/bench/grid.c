@@ -196,6 +196,35 @@ static bool add_corpus(bench_grid *g, const char *value, bool from_cli, char *er
     return set_string(&c->path, eq + 1) ? true : set_error(err, err_len, "out of memory");
 }
 
+/* NAME=COMMAND: appends an external trainer (external_parse's checks; a
+ * NAME given before is refused: two commands cannot share a row). */
+static bool add_external(bench_grid *g, const char *value, char *err, size_t err_len)
+{
+    external_trainer t;
+    if (!external_parse(value, &t, err, err_len))
+        return false;
+    for (size_t i = 0; i < g->n_externals; i++)
+        if (strcmp(g->externals[i].name, t.name) == 0) {
+            external_free(&t);
+            return set_error(err, err_len, "external \"%s\": the name is given twice; give "
+                             "each command a name of its own", t.name);
+        }
+    if (g->n_externals == GRID_MAX_EXTERNALS) {
+        external_free(&t);
+        return set_error(err, err_len, "external \"%s\": more than %d external trainers",
+                         t.name, GRID_MAX_EXTERNALS);
+    }
+    external_trainer *all = bpe_array_reserve(g->externals, &g->cap_externals,
+                                              g->n_externals + 1, sizeof *all);
+    if (!all) {
+        external_free(&t);
+        return set_error(err, err_len, "out of memory");
+    }
+    g->externals = all;
+    g->externals[g->n_externals++] = t;
+    return true;
+}
+
 /* LIST (global) or NAME=LIST (one corpus, which must already be named). */
 static bool set_sizes(bench_grid *g, const char *value, char *err, size_t err_len)
 {
@@ -278,6 +307,8 @@ bool grid_set(bench_grid *g, const char *key, const char *value, bool from_cli, 
         return set_trainers(g, value, err, err_len);
     if (strcmp(key, "corpus") == 0)
         return add_corpus(g, value, from_cli, err, err_len);
+    if (strcmp(key, "external") == 0)
+        return add_external(g, value, err, err_len);
     if (strcmp(key, "sizes") == 0)
         return set_sizes(g, value, err, err_len);
     if (strcmp(key, "vocab") == 0)
@@ -294,8 +325,8 @@ bool grid_set(bench_grid *g, const char *key, const char *value, bool from_cli, 
                                                  : NULL;
     if (!slot)
         return set_error(err, err_len,
-                    "unknown setting \"%s\"; known: trainers corpus sizes vocab repeats "
-                    "repeat-time time-limit out data-dir profile",
+                    "unknown setting \"%s\"; known: trainers corpus external sizes vocab "
+                    "repeats repeat-time time-limit out data-dir profile",
                     key);
     if (!*value)
         return set_error(err, err_len, "%s: the value is empty", key);
@@ -327,6 +358,9 @@ void grid_free(bench_grid *g)
     free(g->out_dir);
     free(g->data_dir);
     free(g->profile);
+    for (size_t i = 0; i < g->n_externals; i++)
+        external_free(&g->externals[i]);
+    free(g->externals);
     memset(g, 0, sizeof *g);
 }
 
@@ -361,7 +395,8 @@ static char *trim(char *s)
 }
 
 /* One line (NUL-terminated, without its newline): a comment, blank, or
- * "key = value" applied with grid_set. */
+ * "key = value" applied with grid_set; "external NAME = COMMAND" is the key
+ * external with the value NAME=COMMAND. */
 static bool config_line(bench_grid *g, char *line, const char *name, int lineno, char *err,
                         size_t err_len)
 {
@@ -374,10 +409,20 @@ static bool config_line(bench_grid *g, char *line, const char *name, int lineno,
         return set_error(err, err_len, "%s:%d: expected \"key = value\", got \"%s\"", name,
                          lineno, text);
     *eq = '\0';
-    char why[400];
-    if (!grid_set(g, trim(text), trim(eq + 1), false, why, sizeof why))
-        return set_error(err, err_len, "%s:%d: %s", name, lineno, why);
-    return true;
+    char why[400], *key = trim(text), *value = trim(eq + 1);
+    bool ok;
+    size_t word = strcspn(key, " \t");
+    if (key[word] && word == strlen("external") && strncmp(key, "external", word) == 0) {
+        char *spec = malloc(strlen(key) + strlen(value) + 2);
+        if (!spec)
+            return set_error(err, err_len, "%s: out of memory", name);
+        sprintf(spec, "%s=%s", key + word, value);
+        ok = grid_set(g, "external", spec, false, why, sizeof why);
+        free(spec);
+    } else {
+        ok = grid_set(g, key, value, false, why, sizeof why);
+    }
+    return ok ? true : set_error(err, err_len, "%s:%d: %s", name, lineno, why);
 }
 
 bool grid_parse_config(bench_grid *g, const char *text, size_t len, const char *name, char *err,
@@ -490,6 +535,11 @@ char *grid_to_config(const bench_grid *g, char *err, size_t err_len)
             fprintf(out, "sizes = %s", name);
             write_sizes(out, &c->sizes);
         }
+    }
+    for (size_t i = 0; ok && i < g->n_externals; i++) {
+        char key[UNTRUSTED_NAME_MAX + 16];
+        snprintf(key, sizeof key, "external %s", g->externals[i].name);
+        ok = write_setting(out, key, "", g->externals[i].command, err, err_len);
     }
     fprintf(out, "sizes = ");
     write_sizes(out, &g->sizes);

@@ -12,10 +12,18 @@
  * this order: built-in defaults, --config FILE, --quick, other options.
  * Repeatable keys (corpus, and sizes given per corpus as NAME=LIST) add to
  * the list; the first --corpus on the command line replaces the config's.
+ *
+ * External trainers (external.h) are the one setting that is code: the key
+ * `external` takes NAME=COMMAND, written `--external NAME=COMMAND` on the
+ * command line and `external NAME = COMMAND` in a config file (a config file
+ * holding one is code-bearing: docs/security.md). They add to the list,
+ * from the config file and the command line alike; a NAME given twice is
+ * refused. A results file never holds a command.
  */
 #ifndef BPE_GRID_H
 #define BPE_GRID_H
 
+#include "bench/external.h"
 #include "bpe.h"
 
 #include <stdbool.h>
@@ -40,8 +48,9 @@ typedef struct {
     grid_sizes sizes;  /* per-corpus sizes (sizes NAME=LIST), or n = 0 for the global list */
 } grid_corpus;
 
-/* The most trainers a grid runs (the registry's size may not exceed it). */
-enum { GRID_MAX_TRAINERS = 32 };
+/* The most trainers a grid runs (the registry's size may not exceed it),
+ * and the most external trainers it runs beside them. */
+enum { GRID_MAX_TRAINERS = 32, GRID_MAX_EXTERNALS = 16 };
 
 typedef struct {
     const bpe_trainer *trainers[GRID_MAX_TRAINERS]; /* selected trainers, in registry order */
@@ -59,6 +68,9 @@ typedef struct {
     char *out_dir;                   /* where results.json, report.md, plots/ go; owned */
     char *data_dir;                  /* relative corpus paths are resolved here; owned, or NULL */
     char *profile;                   /* "SLICE:VOCAB[:TRAINER]", "auto", or NULL; owned */
+    external_trainer *externals;     /* commands run beside the trainers, in order given; owned */
+    size_t n_externals;              /* entries in externals */
+    size_t cap_externals;            /* entries allocated in externals */
 } bench_grid;
 
 /* Built-in defaults: every trainer, sizes "all", vocab 1000, 3 repeats with

@@ -392,6 +392,7 @@ static bool record_add_scalars(cJSON *o, const bench_record *rec)
     char digest[17];
     snprintf(digest, sizeof digest, "%016llx", (unsigned long long)rec->digest);
     return cJSON_AddStringToObject(o, "trainer", rec->trainer) &&
+           cJSON_AddBoolToObject(o, "external", rec->external) &&
            cJSON_AddStringToObject(o, "corpus", rec->corpus) &&
            add_u64(o, "slice_bytes", rec->slice_bytes) &&
            add_u64(o, "vocab_size", rec->vocab_size) &&
@@ -405,7 +406,8 @@ static bool record_add_scalars(cJSON *o, const bench_record *rec)
            cJSON_AddBoolToObject(o, "verified", rec->verified) &&
            cJSON_AddStringToObject(o, "verified_against", rec->verified_against) &&
            cJSON_AddStringToObject(o, "status", bench_status_name(rec->status)) &&
-           (rec->status != STATUS_ERROR || cJSON_AddStringToObject(o, "error", rec->error)) &&
+           (rec->status == STATUS_OK || (rec->status == STATUS_TIMEOUT && !*rec->error) ||
+            cJSON_AddStringToObject(o, "error", rec->error)) &&
            add_number(o, "time_limit_s", rec->time_limit_s) &&
            cJSON_AddBoolToObject(o, "skipped_after_timeout", rec->skipped_after_timeout);
 }
@@ -589,7 +591,8 @@ static bool get_bool(const cJSON *o, const char *key)
     return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, key));
 }
 
-/* "status", and "error" (read only for status "error", the only one that has it). */
+/* "status", and "error" (read for error, and for a timeout, which may say
+ * what an external trainer last wrote to stderr). */
 static bool read_status(const cJSON *o, bench_record *rec, char *err, size_t err_len)
 {
     char status[16];
@@ -604,7 +607,7 @@ static bool read_status(const cJSON *o, bench_record *rec, char *err, size_t err
     else
         return set_error(err, err_len, "field \"status\" is \"%s\"; expected ok, timeout or error",
                     status);
-    return rec->status != STATUS_ERROR ||
+    return rec->status == STATUS_OK ||
            get_str(o, "error", false, rec->error, sizeof rec->error, err, err_len);
 }
 
@@ -750,6 +753,7 @@ bool record_from_json(const cJSON *o, bench_record *rec, char *err, size_t err_l
     if (!cJSON_IsObject(o))
         return set_error(err, err_len, "a result is not an object");
     rec->exhausted = get_bool(o, "exhausted");
+    rec->external = get_bool(o, "external");
     rec->verified = get_bool(o, "verified");
     rec->skipped_after_timeout = get_bool(o, "skipped_after_timeout");
     bool ok = get_str(o, "trainer", true, rec->trainer, sizeof rec->trainer, err, err_len) &&

@@ -61,7 +61,10 @@ typedef struct {
 
 /* One grid cell. Owned by its bench_results; freed in results_free. */
 typedef struct {
-    char trainer[32];          /* trainer name, e.g. "heap" */
+    char trainer[32];          /* trainer name, e.g. "heap", or an external trainer's NAME */
+    bool external;             /* a command's run (bench --external, external.h): only the
+                                  total time and the peak RSS are measured, no phases or
+                                  counters; the file never holds the command */
     char corpus[96];           /* corpus name with the slice, e.g. "gutenberg-en@5M" */
     uint64_t corpus_bytes;     /* n: bytes of the slice actually read */
     uint64_t slice_bytes;      /* the prefix asked for; 0 means the whole corpus */
@@ -88,7 +91,8 @@ typedef struct {
     bool verified;             /* digest equals the reference's (see verified_against) */
     char verified_against[48]; /* "naive", "agreement of N trainers" or "none" */
     bench_status status;       /* ok, timeout or error */
-    char error[512];           /* the reason, when status is error */
+    char error[512];           /* the reason, when status is error; for a timeout what is
+                                  known (an external trainer's stderr), else "" */
     double time_limit_s;       /* the per-run limit in force */
     bool skipped_after_timeout;/* timeout recorded without running (cli/cmd_bench.c's rule) */
     double *profile_seconds;   /* per-merge time of the profiled run, or NULL; owned */

@@ -35,6 +35,7 @@
 #include "base/clock.h"
 #include "base/errors.h"
 #include "base/fdio.h"
+#include "base/signals.h"
 #include "array.h"
 #include "run/output.h"
 
@@ -64,9 +65,8 @@ static void child_send_and_exit(int fd, cJSON *msg)
     _exit(ok ? 0 : 3);
 }
 
-/* Appends "LEFT RIGHT COUNT\n" for every merge to a buffer and writes it to
- * `list` (an unnamed file shared with the parent). O(m · token length). */
-static bool write_merge_list(FILE *list, const bpe_result *r, char *err, size_t err_len)
+bool runner_write_merge_list(FILE *list, const bpe_result *r, bool with_counts, char *err,
+                             size_t err_len)
 {
     size_t cap = 0, len = 0;
     char *buf = NULL;
@@ -81,8 +81,9 @@ static bool write_merge_list(FILE *list, const bpe_result *r, char *err, size_t 
         if (ok)
             buf = grown;
         if (ok)
-            len += (size_t)snprintf(buf + len, cap - len, "%s %s %llu\n", a, b,
-                                    (unsigned long long)r->merges[i].count);
+            len += with_counts ? (size_t)snprintf(buf + len, cap - len, "%s %s %llu\n", a, b,
+                                                  (unsigned long long)r->merges[i].count)
+                               : (size_t)snprintf(buf + len, cap - len, "%s %s\n", a, b);
         free(a);
         free(b);
     }
@@ -159,7 +160,8 @@ static void run_child(const runner_job *job, int fd)
             rec.status = STATUS_ERROR;
             snprintf(rec.error, sizeof rec.error, "out of memory after training");
         } else if (job->merges_out &&
-                   !write_merge_list(job->merges_out, &out.result, err, sizeof err)) {
+                   !runner_write_merge_list(job->merges_out, &out.result, true, err,
+                                            sizeof err)) {
             rec.status = STATUS_ERROR;
             snprintf(rec.error, sizeof rec.error, "%s", err);
         }
@@ -275,14 +277,18 @@ bool runner_in_child(void (*body)(const void *arg, int fd), const void *arg, dou
     fflush(stderr);
     double deadline = time_limit_s > 0 ? clock_now() + time_limit_s : 0;
     pid_t parent = getpid();
+    sigset_t saved;
+    signals_hold(&saved); /* the group is registered before a signal can see it */
     pid_t pid = fork();
     if (pid < 0) {
+        signals_release(&saved);
         set_error(err, err_len, "fork: %s", strerror(errno));
         close(fds[0]);
         close(fds[1]);
         return false;
     }
     if (pid == 0) {
+        signals_release(&saved);
         /* Die with the parent; if it is already gone, do not start. */
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent ||
             (own_group && setpgid(0, 0) != 0))
@@ -292,8 +298,11 @@ bool runner_in_child(void (*body)(const void *arg, int fd), const void *arg, dou
         _exit(4); /* body never returns */
     }
     close(fds[1]);
-    if (own_group)
+    if (own_group) {
         setpgid(pid, pid); /* also here, so that a kill below cannot come first */
+        signals_track_group(pid); /* killed if a signal stops us (the child alone dies with us) */
+    }
+    signals_release(&saved);
     bool ok = read_pipe(fds[0], deadline, rep);
     if (!ok || rep->timed_out)
         kill(own_group ? -pid : pid, SIGKILL);
@@ -304,8 +313,12 @@ bool runner_in_child(void (*body)(const void *arg, int fd), const void *arg, dou
             return set_error(err, err_len, "wait4: %s", strerror(errno));
         }
     rep->maxrss = (uint64_t)ru.ru_maxrss * 1024; /* Linux reports kilobytes */
-    if (own_group)
+    if (own_group) {
         kill(-pid, SIGKILL); /* whatever the child left running in its group */
+        signals_hold(&saved);
+        signals_untrack_group(pid);
+        signals_release(&saved);
+    }
     if (!ok)
         return set_error(err, err_len, "out of memory or read error collecting a child's report");
     return true;

@@ -42,6 +42,12 @@ typedef struct {
  */
 bool runner_run(const runner_job *job, bench_record *rec, char *err, size_t err_len);
 
+/* Writes r's merge list in the format above to `list` (from its current
+ * position); without counts (an external trainer's merges.txt has none) a
+ * line is "LEFT RIGHT". O(m · token length). */
+bool runner_write_merge_list(FILE *list, const bpe_result *r, bool with_counts, char *err,
+                             size_t err_len);
+
 /*
  * Reads and counts cfg's files (cfg->trainer and vocab are ignored) in a
  * child with run_count_input, as every run starts, and fills the input
@@ -68,7 +74,9 @@ typedef struct {
  * deadline, and reaps it with wait4 for its peak RSS. With own_group the
  * child leads a process group of its own, and the whole group is killed at
  * the deadline and once the child has exited (external trainers: a shell
- * and what it started). False when fork/pipe/OOM fail. Free rep->text.
+ * and what it started), and is registered with signals.h meanwhile, so
+ * that a signal that stops us kills it too. False when fork/pipe/OOM fail.
+ * Free rep->text.
  */
 bool runner_in_child(void (*body)(const void *arg, int fd), const void *arg, double time_limit_s,
                      bool own_group, runner_child_report *rep, char *err, size_t err_len);

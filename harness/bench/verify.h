@@ -28,8 +28,10 @@
 size_t verify_cell(bench_record *recs, size_t n, const char *reference,
                    FILE *const *merge_lists, FILE *out);
 
-/* Index of the first line where two merge lists (runner.h format) differ,
- * or -1 when they are equal; both are read from the start. O(their size). */
+/* Index of the first line where two merge lists (runner.h format) differ
+ * in their pair (LEFT RIGHT; a count, which external trainers' lists lack,
+ * is not compared), or -1 when they are equal; both are read from the
+ * start. O(their size). */
 long verify_first_difference(FILE *a, FILE *b);
 
 #endif

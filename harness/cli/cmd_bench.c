@@ -48,6 +48,8 @@
 #include "bench/results.h"
 #include "bench/runner.h"
 #include "base/signals.h"
+#include "base/tempdir.h"
+#include "bench/external.h"
 #include "base/untrusted.h"
 #include "bench/verify.h"
 
@@ -83,9 +85,16 @@ typedef struct {
     char name[96];             /* "NAME@LABEL", the corpus name in results */
 } bench_slice;
 
+/* A row of the grid: a built-in trainer or an external command (external.h). */
+typedef struct {
+    const char *name;                 /* shown and recorded; the grid's, not owned */
+    const bpe_trainer *builtin;       /* the built-in trainer, or NULL */
+    const external_trainer *external; /* the command, or NULL */
+} bench_entrant;
+
 /* A timeout that rules out larger cells of the same trainer and corpus. */
 typedef struct {
-    const bpe_trainer *trainer; /* who timed out */
+    const char *trainer;        /* who timed out (its entrant's name) */
     size_t corpus_index;        /* on which corpus */
     uint64_t corpus_bytes;      /* at which n */
     uint64_t vocab_size;        /* at which V */
@@ -102,6 +111,10 @@ typedef struct {
     size_t n_timeouts;        /* entries in timeouts */
     size_t cap_timeouts;      /* capacity of timeouts */
     bench_results results;    /* what has been measured; owned */
+    char external_dir[PATH_MAX]; /* the external trainers' inputs and outputs (tempdir.h),
+                                    or "" when there is none */
+    external_input external_in;  /* the current slice's BPE_INPUT and BPE_COUNTS */
+    char external_error[512];    /* why the current slice's input could not be made, or "" */
     progress progress;        /* the stderr display */
     char results_path[PATH_MAX]; /* OUT/results.json */
     out_dir_made made_out;    /* --out directories this run created, until results.json is
@@ -126,6 +139,10 @@ static void bench_usage(FILE *out)
           "A config file holds the same settings, one \"key = value\" per line (# comments).\n"
           "\n"
           "  --trainers LIST        comma-separated names, or all (default)\n"
+          "  --external NAME=COMMAND  also run COMMAND (sh -c, BPE_* variables, as for\n"
+          "                         bpebench check) as trainer NAME in every cell; repeatable.\n"
+          "                         This runs COMMAND as code: give only your own commands\n"
+          "                         (docs/security.md)\n"
           "  --corpus NAME=PATH     a corpus (file or directory), repeatable\n"
           "  --sizes LIST           slice sizes: 500K,5M,1Gi,... or all (default: all);\n"
           "                         NAME=LIST sets the sizes of one corpus only\n"
@@ -166,6 +183,7 @@ static int parse_args(int argc, char **argv, bench_run *b, corpus_options *copts
 {
     static const struct option longopts[] = {
         {"trainers", required_argument, NULL, OPT_GRID},
+        {"external", required_argument, NULL, OPT_GRID},
         {"corpus", required_argument, NULL, OPT_GRID},
         {"sizes", required_argument, NULL, OPT_GRID},
         {"vocab", required_argument, NULL, OPT_GRID},
@@ -433,27 +451,27 @@ static bool plan_profile(bench_run *b, char *err, size_t err_len)
 
 /* True when an earlier timeout of this trainer on this corpus rules the cell out.
  * O(timeouts so far). */
-static bool ruled_out(const bench_run *b, const bpe_trainer *t, size_t corpus_index,
+static bool ruled_out(const bench_run *b, const bench_entrant *e, size_t corpus_index,
                       uint64_t n, uint64_t vocab)
 {
     for (size_t i = 0; i < b->n_timeouts; i++) {
         const bench_timeout *to = &b->timeouts[i];
-        if (to->trainer == t && to->corpus_index == corpus_index && to->corpus_bytes <= n &&
+        if (strcmp(to->trainer, e->name) == 0 && to->corpus_index == corpus_index && to->corpus_bytes <= n &&
             to->vocab_size <= vocab)
             return true;
     }
     return false;
 }
 
-static bool remember_timeout(bench_run *b, const bpe_trainer *t, size_t corpus_index, uint64_t n,
-                             uint64_t vocab)
+static bool remember_timeout(bench_run *b, const bench_entrant *e, size_t corpus_index,
+                             uint64_t n, uint64_t vocab)
 {
     bench_timeout *all = bpe_array_reserve(b->timeouts, &b->cap_timeouts, b->n_timeouts + 1,
                                            sizeof *all);
     if (!all)
         return false;
     b->timeouts = all;
-    b->timeouts[b->n_timeouts++] = (bench_timeout){t, corpus_index, n, vocab};
+    b->timeouts[b->n_timeouts++] = (bench_timeout){e->name, corpus_index, n, vocab};
     return true;
 }
 
@@ -498,20 +516,43 @@ static bool merge_repetition(bench_record *rec, const bench_record *one, size_t 
 }
 
 /* "heap gutenberg-en@5M V=2000" */
-static void describe(char *buf, size_t len, const bpe_trainer *t, const bench_slice *s,
+static void describe(char *buf, size_t len, const char *trainer, const bench_slice *s,
                      uint64_t vocab)
 {
-    snprintf(buf, len, "%s %s V=%llu", t->name, s->name, (unsigned long long)vocab);
+    snprintf(buf, len, "%s %s V=%llu", trainer, s->name, (unsigned long long)vocab);
+}
+
+/* Row i of the grid: the built-in trainers, then the external ones. */
+static bench_entrant entrant(const bench_run *b, size_t i)
+{
+    if (i < b->grid.n_trainers)
+        return (bench_entrant){b->grid.trainers[i]->name, b->grid.trainers[i], NULL};
+    const external_trainer *x = &b->grid.externals[i - b->grid.n_trainers];
+    return (bench_entrant){x->name, NULL, x};
+}
+
+/* One repetition of e into `one` (built-in: runner_run; external:
+ * external_bench_run on the slice's prepared input). False when the parent
+ * fails. */
+static bool run_once(bench_run *b, const bench_entrant *e, run_config *cfg, const bench_record *rec,
+                     FILE *merges_out, bench_record *one, char *err, size_t err_len)
+{
+    if (e->external)
+        return external_bench_run(e->external, &b->external_in, &b->pretok, cfg->vocab_size,
+                                  rec->max_merges, b->grid.time_limit_s, merges_out, one, err,
+                                  err_len);
+    runner_job job = {cfg, b->grid.time_limit_s, merges_out};
+    return runner_run(&job, one, err, err_len);
 }
 
 /* Runs the repetitions of one cell into rec (stopping early at a timeout,
  * an error, or once repeat-time is spent). False when the parent fails.
  * Time: up to repeats × the time limit. */
-static bool run_repetitions(bench_run *b, run_config *cfg, const bench_slice *s,
-                            bench_record *rec, FILE *merges_out)
+static bool run_repetitions(bench_run *b, const bench_entrant *e, run_config *cfg,
+                            const bench_slice *s, bench_record *rec, FILE *merges_out)
 {
     char what[192], label[224], err[512];
-    describe(what, sizeof what, cfg->trainer, s, cfg->vocab_size);
+    describe(what, sizeof what, e->name, s, cfg->vocab_size);
     rec->status = STATUS_OK;
     double spent = 0;
     for (int rep = 0; rep < b->grid.repeats && rec->status == STATUS_OK; rep++) {
@@ -519,9 +560,8 @@ static bool run_repetitions(bench_run *b, run_config *cfg, const bench_slice *s,
             break; /* enough time spent on this cell: fewer repetitions, recorded as such */
         snprintf(label, sizeof label, "%s rep %d/%d", what, rep + 1, b->grid.repeats);
         progress_begin(&b->progress, label);
-        runner_job job = {cfg, b->grid.time_limit_s, rep == 0 ? merges_out : NULL};
         bench_record one;
-        if (!runner_run(&job, &one, err, sizeof err)) {
+        if (!run_once(b, e, cfg, rec, rep == 0 ? merges_out : NULL, &one, err, sizeof err)) {
             cli_error("bench: %s", err);
             return false;
         }
@@ -542,7 +582,7 @@ static bool run_repetitions(bench_run *b, run_config *cfg, const bench_slice *s,
 static bool run_profile(bench_run *b, run_config *cfg, const bench_slice *s, bench_record *rec)
 {
     char what[192], label[224], err[512];
-    describe(what, sizeof what, cfg->trainer, s, cfg->vocab_size);
+    describe(what, sizeof what, cfg->trainer->name, s, cfg->vocab_size);
     snprintf(label, sizeof label, "%s profile", what);
     progress_begin(&b->progress, label);
     cfg->profile = true;
@@ -568,41 +608,44 @@ static bool run_profile(bench_run *b, run_config *cfg, const bench_slice *s, ben
     return true;
 }
 
-static bool wants_profile(const bench_run *b, const bpe_trainer *t, const bench_slice *s,
+static bool wants_profile(const bench_run *b, const bench_entrant *e, const bench_slice *s,
                           uint64_t vocab)
 {
-    return b->profile_slice && strcmp(b->profile_slice, s->name) == 0 &&
+    return e->builtin && b->profile_slice && strcmp(b->profile_slice, s->name) == 0 &&
            b->profile_vocab == vocab &&
-           (!b->profile_trainer || strcmp(b->profile_trainer, t->name) == 0);
+           (!b->profile_trainer || strcmp(b->profile_trainer, e->name) == 0);
 }
 
 /* Runs (or skips) one trainer on one cell. rec is already filled from the
  * probe. Time: the repetitions plus the optional profile run. */
-static bool run_cell(bench_run *b, const bpe_trainer *t, const bench_slice *s, uint64_t vocab,
+static bool run_cell(bench_run *b, const bench_entrant *e, const bench_slice *s, uint64_t vocab,
                      bench_record *rec, FILE *merges_out)
 {
     char what[192], outcome[160];
-    describe(what, sizeof what, t, s, vocab);
-    snprintf(rec->trainer, sizeof rec->trainer, "%s", t->name);
+    describe(what, sizeof what, e->name, s, vocab);
+    snprintf(rec->trainer, sizeof rec->trainer, "%s", e->name);
+    rec->external = e->external != NULL;
     rec->time_limit_s = b->grid.time_limit_s;
-    if (ruled_out(b, t, s->corpus_index, rec->corpus_bytes, vocab)) {
+    if (ruled_out(b, e, s->corpus_index, rec->corpus_bytes, vocab)) {
         rec->status = STATUS_TIMEOUT;
         rec->skipped_after_timeout = true;
         progress_end(&b->progress, what, "timeout (skipped after an earlier timeout)", 0, false);
         return true;
     }
     run_config cfg = {.files = s->files, .n_files = s->n_files, .max_bytes = s->bytes,
-                      .pretok = b->pretok, .trainer = t, .vocab_size = vocab};
+                      .pretok = b->pretok, .trainer = e->builtin, .vocab_size = vocab};
     double start = clock_now();
-    if (!run_repetitions(b, &cfg, s, rec, merges_out))
+    if (!run_repetitions(b, e, &cfg, s, rec, merges_out))
         return false;
-    if (rec->status == STATUS_OK && wants_profile(b, t, s, vocab) && !run_profile(b, &cfg, s, rec))
+    if (rec->status == STATUS_OK && wants_profile(b, e, s, vocab) && !run_profile(b, &cfg, s, rec))
         return false;
-    rec->trainer_rss_bytes = rec->peak_rss_bytes > rec->input_rss_bytes
+    /* an external process holds none of our input: its whole peak is its own */
+    rec->trainer_rss_bytes = e->external ? rec->peak_rss_bytes
+                             : rec->peak_rss_bytes > rec->input_rss_bytes
                                  ? rec->peak_rss_bytes - rec->input_rss_bytes
                                  : 0;
     if (rec->status == STATUS_TIMEOUT &&
-        !remember_timeout(b, t, s->corpus_index, rec->corpus_bytes, vocab))
+        !remember_timeout(b, e, s->corpus_index, rec->corpus_bytes, vocab))
         return false;
     if (rec->status == STATUS_OK) {
         bench_summary total = bench_summarize(rec->reps, rec->n_reps, PHASE_TOTAL);
@@ -629,10 +672,14 @@ static bool run_vocab(bench_run *b, const bench_slice *s, const bench_record *in
                       const char *probe_error, uint64_t vocab)
 {
     size_t first = b->results.n_records, n_lists = 0;
-    FILE *lists[GRID_MAX_TRAINERS]; /* each trainer's merge list, unnamed (gone when closed or killed) */
+    FILE *lists[GRID_MAX_TRAINERS + GRID_MAX_EXTERNALS]; /* each trainer's merge list, unnamed
+                                                            (gone when closed or killed) */
     bool ok = true;
-    for (size_t ti = 0; ok && ti < b->grid.n_trainers; ti++) {
-        const bpe_trainer *t = b->grid.trainers[ti];
+    for (size_t ti = 0; ok && ti < b->grid.n_trainers + b->grid.n_externals; ti++) {
+        bench_entrant e = entrant(b, ti);
+        const char *why_not = probe_error ? probe_error
+                              : e.external && *b->external_error ? b->external_error
+                                                                  : NULL;
         bench_record *rec = results_add(&b->results);
         FILE *list = rec ? tmpfile() : NULL;
         if (!list) {
@@ -646,18 +693,19 @@ static bool run_vocab(bench_run *b, const bench_slice *s, const bench_record *in
         }
         lists[n_lists++] = list;
         record_set_input(rec, s, in, vocab, &b->pretok);
-        if (probe_error) {
+        if (why_not) {
             char what[192];
-            describe(what, sizeof what, t, s, vocab);
-            snprintf(rec->trainer, sizeof rec->trainer, "%s", t->name);
+            describe(what, sizeof what, e.name, s, vocab);
+            snprintf(rec->trainer, sizeof rec->trainer, "%s", e.name);
+            rec->external = e.external != NULL;
             rec->status = STATUS_ERROR;
             rec->time_limit_s = b->grid.time_limit_s;
-            snprintf(rec->error, sizeof rec->error, "%s", probe_error);
+            snprintf(rec->error, sizeof rec->error, "%s", why_not);
             b->errors++;
             progress_end(&b->progress, what, "error (reading the input failed)", 0, false);
             continue;
         }
-        ok = run_cell(b, t, s, vocab, rec, list);
+        ok = run_cell(b, &e, s, vocab, rec, list);
     }
     char err[PATH_MAX + 200];
     if (ok && !slice_unchanged(s, err, sizeof err)) {
@@ -697,10 +745,37 @@ static bool run_slice(bench_run *b, const bench_slice *s)
     bool ok = runner_probe_input(&cfg, b->grid.time_limit_s + 600, &in, err, sizeof err);
     if (!ok)
         progress_note(&b->progress, "bench: %s: %s", s->name, err);
-    for (size_t vi = 0; vi < b->grid.n_vocab; vi++)
-        if (!run_vocab(b, s, &in, ok ? NULL : err, b->grid.vocab[vi]))
-            return false;
-    return true;
+    b->external_error[0] = '\0';
+    if (ok && b->grid.n_externals) {
+        snprintf(label, sizeof label, "cutting and counting %s for the external trainers",
+                 s->name);
+        progress_begin(&b->progress, label);
+        if (!external_input_make(s->files, s->n_files, s->bytes, &b->pretok, b->external_dir,
+                                 &b->external_in, b->external_error,
+                                 sizeof b->external_error))
+            progress_note(&b->progress, "bench: %s: %s", s->name, b->external_error);
+    }
+    bool done = true;
+    for (size_t vi = 0; done && vi < b->grid.n_vocab; vi++)
+        done = run_vocab(b, s, &in, ok ? NULL : err, b->grid.vocab[vi]);
+    external_input_free(&b->external_in);
+    temp_dir_empty(b->external_dir); /* the next slice's input replaces this one's */
+    return done;
+}
+
+/* Prints, before anything runs, the commands the grid will run as code. */
+static void show_externals(const bench_grid *g)
+{
+    if (!g->n_externals)
+        return;
+    fprintf(stderr, "bench: these commands will run with sh -c, once per cell and repetition, "
+                    "with the BPE_* variables (docs/security.md):\n");
+    for (size_t i = 0; i < g->n_externals; i++) {
+        char shown[2048];
+        display_escape(g->externals[i].command, strlen(g->externals[i].command), shown,
+                       sizeof shown);
+        fprintf(stderr, "  %s: %s\n", g->externals[i].name, shown);
+    }
 }
 
 /* The whole grid, the final report, and the exit status. */
@@ -718,12 +793,20 @@ static int run_grid(bench_run *b, int argc, char **argv)
         cli_error("bench: %s", err);
         return EXIT_FAIL;
     }
+    if (b->grid.n_externals &&
+        !temp_dir_make("bpebench-external", b->external_dir, sizeof b->external_dir, err,
+                       sizeof err)) {
+        cli_error("bench: %s", err);
+        return EXIT_FAIL;
+    }
     progress_start(&b->progress, stderr,
-                   b->n_slices * b->grid.n_vocab * b->grid.n_trainers);
+                   b->n_slices * b->grid.n_vocab * (b->grid.n_trainers + b->grid.n_externals));
     bool ok = true;
     for (size_t i = 0; ok && i < b->n_slices; i++)
         ok = run_slice(b, &b->slices[i]);
     progress_finish(&b->progress);
+    if (*b->external_dir)
+        temp_dir_remove(b->external_dir);
     if (!ok)
         return EXIT_FAIL;
     return EXIT_OK;
@@ -822,8 +905,10 @@ int cmd_bench(int argc, char **argv)
         cli_error("bench: %s", err);
         status = EXIT_USAGE;
     }
-    if (status == EXIT_OK)
+    if (status == EXIT_OK) {
+        show_externals(&b.grid);
         status = run_grid(&b, argc, argv);
+    }
     out_dir_settle(&b.made_out, false); /* a run that wrote no results.json leaves no empty --out */
     if (status == EXIT_OK)
         status = finish(&b);

@@ -6,8 +6,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
 #include "bench/check.h"
+#include "base/signals.h"
 #include "base/treefile.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -113,6 +115,11 @@ int cmd_check(int argc, char **argv)
         t = check_external(&ext);
     }
     size_t failed = 0, cases = 0;
+    if (!signals_install_cleanup()) { /* a stopped check leaves no temporary directory */
+        external_free(&ext);
+        cli_error("check: cannot install signal handlers: %s", strerror(errno));
+        return EXIT_FAIL;
+    }
     bool ran = check_run(&t, data_dir, stdout, &failed, &cases, err, sizeof err);
     external_free(&ext);
     if (!ran) {

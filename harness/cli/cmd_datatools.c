@@ -58,20 +58,12 @@ static int slice_to_file(const pretok_config *cfg, char *const *inputs, size_t n
     char err[2 * PATH_MAX], **files = NULL, shown[1024];
     size_t n_files = 0, joined;
     uint64_t len;
-    atomic_file out;
-    if (!corpus_list_files((const char *const *)inputs, n_inputs, &files, &n_files, err,
-                           sizeof err) ||
-        !atomic_file_open(&out, out_path, err, sizeof err)) {
-        cli_error("%s", err);
-        corpus_free_files(files, n_files);
-        return EXIT_FAIL;
-    }
-    byte_sink sink = atomic_file_sink(&out);
-    bool ok = slice_files(files, n_files, limit, cfg->specials, cfg->n_specials, &sink, &len,
-                          &joined, err, sizeof err);
+    bool ok = corpus_list_files((const char *const *)inputs, n_inputs, &files, &n_files, err,
+                                sizeof err) &&
+              slice_files_to_path(files, n_files, limit, cfg->specials, cfg->n_specials,
+                                  out_path, &len, &joined, err, sizeof err);
     corpus_free_files(files, n_files);
-    if (!ok || !atomic_file_commit(&out, err, sizeof err)) {
-        atomic_file_abort(&out);
+    if (!ok) {
         cli_error("%s", err);
         return EXIT_FAIL;
     }

@@ -193,9 +193,10 @@ static bool speedup_value(const report_index *ix, const bench_record *rec, const
     if (!record_finished(rec) || !record_finished(ref))
         return false;
     out[0] = report_median(ref, PHASE_TOTAL) / report_median(rec, PHASE_TOTAL);
-    out[1] = report_median(ref, PHASE_MERGE) / report_median(rec, PHASE_MERGE);
+    /* an external trainer's merge loop is not known: no dashed point */
+    out[1] = rec->external ? NAN : report_median(ref, PHASE_MERGE) / report_median(rec, PHASE_MERGE);
     out[2] = 0;
-    return isfinite(out[0]) && isfinite(out[1]);
+    return isfinite(out[0]) && (rec->external || isfinite(out[1]));
 }
 
 static bool memory_value(const report_index *ix, const bench_record *rec, const char *slice,

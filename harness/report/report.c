@@ -77,9 +77,10 @@ static void fmt_time_cell(const bench_record *rec, char *buf, size_t len)
         snprintf(buf, len, "%s", no_time(rec));
         return;
     }
-    char total[32], merge[32];
+    char total[32], merge[32] = "—"; /* an external trainer's phases are not known */
     fmt_seconds(report_median(rec, PHASE_TOTAL), total, sizeof total);
-    fmt_seconds(report_median(rec, PHASE_MERGE), merge, sizeof merge);
+    if (!rec->external)
+        fmt_seconds(report_median(rec, PHASE_MERGE), merge, sizeof merge);
     snprintf(buf, len, "%s (%s)%s", total, merge, rec->verified ? "" : " ✗");
 }
 
@@ -87,7 +88,9 @@ static void fmt_time_cell(const bench_record *rec, char *buf, size_t len)
 static void fmt_speedup(const bench_record *ref, const bench_record *rec, int phase, char *buf,
                         size_t len)
 {
-    if (record_finished(ref) && record_finished(rec)) {
+    if (record_finished(ref) && record_finished(rec) && rec->external && phase != PHASE_TOTAL) {
+        snprintf(buf, len, "—"); /* an external trainer's phases are not known */
+    } else if (record_finished(ref) && record_finished(rec)) {
         double x = report_median(ref, phase) / report_median(rec, phase);
         snprintf(buf, len, isfinite(x) ? "%.3g×" : "—", x);
     } else if (ref && ref->status == STATUS_TIMEOUT && record_finished(rec) && phase == PHASE_TOTAL) {
@@ -230,7 +233,7 @@ static double pretokenize_rate(const report_index *ix, const report_slice *s, ui
     size_t n = 0;
     for (size_t i = 0; i < ix->r->n_records; i++) {
         const bench_record *rec = &ix->r->records[i];
-        if (strcmp(rec->corpus, s->name) == 0 && record_finished(rec))
+        if (strcmp(rec->corpus, s->name) == 0 && record_finished(rec) && !rec->external)
             n += rec->n_reps;
     }
     run_times *all = n ? malloc(n * sizeof *all) : NULL;
@@ -239,7 +242,7 @@ static double pretokenize_rate(const report_index *ix, const report_slice *s, ui
     n = 0;
     for (size_t i = 0; i < ix->r->n_records; i++) {
         const bench_record *rec = &ix->r->records[i];
-        if (strcmp(rec->corpus, s->name) == 0 && record_finished(rec))
+        if (strcmp(rec->corpus, s->name) == 0 && record_finished(rec) && !rec->external)
             for (size_t k = 0; k < rec->n_reps; k++)
                 all[n++] = rec->reps[k];
     }
@@ -334,12 +337,32 @@ static uint64_t max_merges(const report_index *ix, uint64_t vocab)
     return 0;
 }
 
+/* Names the external trainers, if any, and what is measured of them. */
+static void section_externals(FILE *f, const report_index *ix)
+{
+    size_t n = 0;
+    for (size_t t = 0; t < ix->n_trainers; t++) {
+        bool external = false;
+        for (size_t i = 0; i < ix->r->n_records && !external; i++)
+            external = ix->r->records[i].external &&
+                       strcmp(ix->r->records[i].trainer, ix->trainers[t]) == 0;
+        if (external)
+            fprintf(f, "%s%s", n++ ? ", " : "External trainers (commands run with `bench "
+                                            "--external`): ", ix->trainers[t]);
+    }
+    if (n)
+        fprintf(f, ". Of them only the wall time of the whole command (its total) and its peak "
+                   "memory are measured, and their merge lists are verified like the others'; "
+                   "they have no phases and no work counters.\n\n");
+}
+
 static void section_times(FILE *f, const report_index *ix, const report_files *files)
 {
     fprintf(f, "## Training time\n\n"
                "Cells: median total seconds (merge loop in parentheses). timeout: ran past the "
                "limit; timeout†: not run because a smaller run of the same trainer on the same "
                "corpus timed out; ✗: merge list not verified.\n\n");
+    section_externals(f, ix);
     for (size_t fam = 0; fam < ix->n_families; fam++) {
         fprintf(f, "### %s\n\n", ix->families[fam]);
         for (size_t v = 0; v < ix->n_vocab; v++) {
@@ -450,7 +473,10 @@ static void section_memory(FILE *f, const report_index *ix, const report_files *
                     }
                     fmt_mb(rec->peak_rss_bytes, peak, sizeof peak);
                     fmt_mb(rec->trainer_rss_bytes, own, sizeof own);
-                    fprintf(f, " %s (%s) |", peak, own);
+                    if (rec->external) /* its own process: all of its peak is its own */
+                        fprintf(f, " %s |", peak);
+                    else
+                        fprintf(f, " %s (%s) |", peak, own);
                 }
                 fputc('\n', f);
             }

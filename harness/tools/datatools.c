@@ -184,6 +184,23 @@ bool slice_files(char *const *files, size_t n_files, uint64_t limit,
     return ok;
 }
 
+bool slice_files_to_path(char *const *files, size_t n_files, uint64_t limit,
+                         const char *const *specials, size_t n_specials, const char *path,
+                         uint64_t *len, size_t *joined, char *err, size_t err_len)
+{
+    atomic_file out;
+    if (!atomic_file_open(&out, path, err, err_len))
+        return false;
+    byte_sink sink = atomic_file_sink(&out);
+    if (!slice_files(files, n_files, limit, specials, n_specials, &sink, len, joined, err,
+                     err_len) ||
+        !atomic_file_commit(&out, err, err_len)) {
+        atomic_file_abort(&out);
+        return false;
+    }
+    return true;
+}
+
 /* Reads up to `want` bytes of the open file into buf; false on a read
  * error. O(want). */
 static bool read_up_to(FILE *f, const char *path, uint8_t *buf, size_t want, size_t *got,

@@ -31,6 +31,11 @@ bool slice_files(char *const *files, size_t n_files, uint64_t limit,
                  const char *const *specials, size_t n_specials, const byte_sink *out,
                  uint64_t *len, size_t *joined, char *err, size_t err_len);
 
+/* slice_files into the file `path`, whole or not at all (atomicfile.h). */
+bool slice_files_to_path(char *const *files, size_t n_files, uint64_t limit,
+                         const char *const *specials, size_t n_specials, const char *path,
+                         uint64_t *len, size_t *joined, char *err, size_t err_len);
+
 /* ------------------------------------------------------------- stats */
 
 enum { STATS_TOP_WORDS = 10 };
