@@ -9,6 +9,7 @@ set -eu
 bpebench=${BPEBENCH:-build/bpebench}
 data=${BPE_DATA:-build/data}
 case $bpebench in /*) ;; *) bpebench=$PWD/$bpebench ;; esac
+case $data in /*) ;; *) data=$PWD/$data ;; esac
 command -v parallel > /dev/null ||
     { echo "test_scaling: GNU parallel is missing; make test installs Debian's parallel" >&2; exit 1; }
 [ -d "$data/gutenberg-en" ] ||
