@@ -35,6 +35,9 @@ static void train_usage(FILE *out)
           "  --no-special-tokens    no special tokens at all\n"
           "  --pattern P            gpt2 (default), gpt4, or a PCRE2 pattern\n"
           "  --invalid-utf8=MODE    error (default) or bytes: keep invalid bytes as tokens\n"
+          "  --threads N            threads counting words (default: every online core)\n"
+          "  --counting NAME        serial, parallel (default) or dedup: how words are\n"
+          "                         counted; every strategy gives the same word table\n"
           "  --help                 this text\n",
           out);
 }
@@ -92,6 +95,13 @@ static void print_summary(const run_config *cfg, const run_outcome *o, const cha
                o->result.n_merges, (unsigned long long)o->max_merges);
     else
         printf("merges     %zu\n", o->result.n_merges);
+    const count_report *k = &o->counting;
+    printf("counting   %s, %u thread%s, %llu chunk%s", cfg->counting->name, k->threads_used,
+           k->threads_used == 1 ? "" : "s", (unsigned long long)k->chunks,
+           k->chunks == 1 ? "" : "s");
+    if (k->chunks_distinct)
+        printf(" (%llu distinct)", (unsigned long long)k->chunks_distinct);
+    printf(k->fallback ? "; %s\n" : "\n", k->fallback);
     printf("time       read %.3f s, pretokenize+count %.3f s, setup %.3f s, merge %.3f s, "
            "total %.3f s\n",
            o->times.read, o->times.pretokenize, o->times.setup, o->times.merge, o->times.total);
@@ -108,6 +118,8 @@ int cmd_train(int argc, char **argv)
         {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
         {"pattern", required_argument, NULL, OPT_PATTERN},
         {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"counting", required_argument, NULL, OPT_COUNTING},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
@@ -150,7 +162,9 @@ int cmd_train(int argc, char **argv)
         goto done;
     }
     run_config cfg = {.pretok = cli_pretok_config(&copts), .trainer = trainer,
-                      .vocab_size = vocab_size};
+                      .vocab_size = vocab_size,
+                      .counting = copts.counting ? copts.counting : count_strategy_default(),
+                      .threads = copts.threads ? copts.threads : count_online_cores()};
     if (!check_training_options(&cfg, out_dir))
         goto done;
     status = EXIT_FAIL;

@@ -485,11 +485,16 @@ void pretok_free(pretokenizer *p)
 
 void pretok_begin(pretokenizer *p, const char *name, word_table *words)
 {
+    pretok_begin_at(p, name, words, 0);
+}
+
+void pretok_begin_at(pretokenizer *p, const char *name, word_table *words, uint64_t offset)
+{
     p->name = name;
     p->words = words;
     p->batch.n = 0; /* what a failed run left waiting points into bytes now gone */
     p->pending_len = p->context = p->retry_len = 0;
-    p->pending_offset = 0;
+    p->pending_offset = offset;
 }
 
 bool pretok_feed(pretokenizer *p, const uint8_t *data, size_t len, char *err, size_t err_len)

@@ -53,6 +53,9 @@ void pretok_free(pretokenizer *p);
  * offset N ..."). Each call returns false with a one-line reason in err.
  */
 void pretok_begin(pretokenizer *p, const char *name, word_table *words);
+/* The same for a part of an input that starts at byte `offset` of it (a
+ * chunk cut at a safe place, cut.h): errors name offsets in the whole input. */
+void pretok_begin_at(pretokenizer *p, const char *name, word_table *words, uint64_t offset);
 bool pretok_feed(pretokenizer *p, const uint8_t *data, size_t len, char *err, size_t err_len);
 bool pretok_end(pretokenizer *p, char *err, size_t err_len);
 

@@ -1,0 +1,43 @@
+/* count.c — the registry of counting strategies; see count.h. */
+#define _POSIX_C_SOURCE 200809L /* sysconf */
+#include "input/count.h"
+
+#include <string.h>
+#include <unistd.h>
+
+extern const count_strategy count_strategy_serial;
+extern const count_strategy count_strategy_parallel;
+
+const count_strategy *const count_strategies[] = {
+    &count_strategy_serial,
+    &count_strategy_parallel,
+    NULL,
+};
+
+const count_strategy *count_strategy_find(const char *name)
+{
+    for (size_t i = 0; count_strategies[i]; i++)
+        if (strcmp(count_strategies[i]->name, name) == 0)
+            return count_strategies[i];
+    return NULL;
+}
+
+const count_strategy *count_strategy_default(void)
+{
+    return &count_strategy_parallel;
+}
+
+unsigned count_online_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > COUNT_MAX_THREADS ? COUNT_MAX_THREADS : (unsigned)n;
+}
+
+void count_add_stats(pretok_stats *a, const pretok_stats *b)
+{
+    a->bytes += b->bytes;
+    a->pretokens += b->pretokens;
+    a->specials += b->specials;
+    a->invalid_runs += b->invalid_runs;
+    a->unmatched_bytes += b->unmatched_bytes;
+}
