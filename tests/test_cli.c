@@ -638,12 +638,15 @@ static long self_rss_kb(void)
 }
 
 /* Peak RSS of `train` on one file; the summary must report `expect_w`
- * distinct words (W) when non-NULL, and is copied to `w_out`. */
+ * distinct words (W) when non-NULL, and is copied to `w_out`. One counting
+ * thread: with N, each thread's table holds the words of its own segments,
+ * O(N · (W + M)) — still independent of n, but on a small file a thread sees
+ * fewer segments, so the figure would compare unlike splits. */
 static long train_peak_kb(const char *root, const char *trainer, const char *file, char *w_out,
                           size_t w_len)
 {
-    const char *args[] = {"train", "--trainer", trainer, "--vocab-size", "300", "--out", "out",
-                          file, NULL};
+    const char *args[] = {"train", "--trainer", trainer, "--vocab-size", "300", "--threads", "1",
+                          "--out", "out", file, NULL};
     cli_result r;
     cli_run(root, args, NULL, &r);
     if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)

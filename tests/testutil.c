@@ -155,6 +155,7 @@ static bool records_equal(const bench_record *a, const bench_record *b, size_t i
 #define FIELD(f) same(a->f == b->f, why, why_len, #f, i)
 #define TEXT(f) same(strcmp(a->f, b->f) == 0, why, why_len, #f, i)
     bool ok = TEXT(trainer) && TEXT(corpus) && FIELD(corpus_bytes) && FIELD(slice_bytes) &&
+              FIELD(threads) && TEXT(counting) &&
               FIELD(vocab_size) && FIELD(max_merges) && FIELD(merges) && FIELD(exhausted) &&
               FIELD(words_distinct) && FIELD(symbols) && FIELD(pretokens) &&
               FIELD(pairs_initial) && FIELD(n_reps) && FIELD(peak_rss_bytes) &&

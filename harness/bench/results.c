@@ -394,6 +394,8 @@ static bool record_add_scalars(cJSON *o, const bench_record *rec)
     return cJSON_AddStringToObject(o, "trainer", rec->trainer) &&
            cJSON_AddStringToObject(o, "corpus", rec->corpus) &&
            add_u64(o, "slice_bytes", rec->slice_bytes) &&
+           add_u64(o, "threads", rec->threads) &&
+           cJSON_AddStringToObject(o, "counting", rec->counting) &&
            add_u64(o, "vocab_size", rec->vocab_size) &&
            add_u64(o, "max_merges", rec->max_merges) && add_u64(o, "merges", rec->merges) &&
            cJSON_AddBoolToObject(o, "exhausted", rec->exhausted) &&
@@ -738,6 +740,8 @@ bool record_from_json(const cJSON *o, bench_record *rec, char *err, size_t err_l
     bool ok = get_str(o, "trainer", true, rec->trainer, sizeof rec->trainer, err, err_len) &&
               get_str(o, "corpus", true, rec->corpus, sizeof rec->corpus, err, err_len) &&
               get_u64(o, "slice_bytes", false, &rec->slice_bytes, err, err_len) &&
+              get_u64(o, "threads", false, &rec->threads, err, err_len) &&
+              get_str(o, "counting", false, rec->counting, sizeof rec->counting, err, err_len) &&
               get_u64(o, "vocab_size", true, &rec->vocab_size, err, err_len) &&
               get_u64(o, "max_merges", false, &rec->max_merges, err, err_len) &&
               get_u64(o, "merges", false, &rec->merges, err, err_len) &&

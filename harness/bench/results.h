@@ -65,6 +65,8 @@ typedef struct {
     char corpus[96];           /* corpus name with the slice, e.g. "gutenberg-en@5M" */
     uint64_t corpus_bytes;     /* n: bytes of the slice actually read */
     uint64_t slice_bytes;      /* the prefix asked for; 0 means the whole corpus */
+    uint64_t threads;          /* threads counting words (0: not recorded, an older file) */
+    char counting[16];         /* the counting strategy ("" when not recorded) */
     uint64_t vocab_size;       /* V */
     uint64_t max_merges;       /* V − 256 − S */
     uint64_t merges;           /* m: merges performed */

@@ -95,6 +95,8 @@ typedef struct {
 typedef struct {
     bench_grid grid;          /* the settings; owned */
     pretok_config pretok;     /* specials, pattern, UTF-8 mode (from the shared options) */
+    const count_strategy *counting; /* --counting (default parallel) */
+    unsigned threads;         /* --threads (default 1) */
     bench_slice *slices;      /* the plan; owned */
     size_t n_slices;          /* entries in slices */
     size_t cap_slices;        /* capacity of slices */
@@ -145,6 +147,9 @@ static void bench_usage(FILE *out)
           "                         2 repeats, 30 s limit, profile auto\n"
           "  --special-token S, --no-special-tokens, --pattern P, --invalid-utf8=MODE\n"
           "                         as for bpebench train\n"
+          "  --threads N            threads counting words in every run (default 1;\n"
+          "                         recorded in each result)\n"
+          "  --counting NAME        serial, parallel (default) or dedup\n"
           "  --help                 this text\n"
           "\n"
           "Once a trainer times out on a corpus at (n, V), its runs on that corpus with\n"
@@ -182,6 +187,8 @@ static int parse_args(int argc, char **argv, bench_run *b, corpus_options *copts
         {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
         {"pattern", required_argument, NULL, OPT_PATTERN},
         {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"counting", required_argument, NULL, OPT_COUNTING},
         {NULL, 0, NULL, 0},
     };
     cli_setting *settings = calloc((size_t)argc, sizeof *settings);
@@ -584,6 +591,8 @@ static bool run_cell(bench_run *b, const bpe_trainer *t, const bench_slice *s, u
     char what[192], outcome[160];
     describe(what, sizeof what, t, s, vocab);
     snprintf(rec->trainer, sizeof rec->trainer, "%s", t->name);
+    snprintf(rec->counting, sizeof rec->counting, "%s", b->counting->name);
+    rec->threads = b->threads;
     rec->time_limit_s = b->grid.time_limit_s;
     if (ruled_out(b, t, s->corpus_index, rec->corpus_bytes, vocab)) {
         rec->status = STATUS_TIMEOUT;
@@ -592,7 +601,8 @@ static bool run_cell(bench_run *b, const bpe_trainer *t, const bench_slice *s, u
         return true;
     }
     run_config cfg = {.files = s->files, .n_files = s->n_files, .max_bytes = s->bytes,
-                      .pretok = b->pretok, .trainer = t, .vocab_size = vocab};
+                      .pretok = b->pretok, .counting = b->counting, .threads = b->threads,
+                      .trainer = t, .vocab_size = vocab};
     double start = clock_now();
     if (!run_repetitions(b, &cfg, s, rec, merges_out))
         return false;
@@ -804,6 +814,8 @@ int cmd_bench(int argc, char **argv)
     char err[PATH_MAX + 2048];
     if (status == EXIT_OK) {
         b.pretok = cli_pretok_config(&copts);
+        b.counting = copts.counting ? copts.counting : count_strategy_default();
+        b.threads = copts.threads ? copts.threads : 1;
         if (!check_settings(&b, err, sizeof err)) {
             cli_error("bench: %s", err);
             status = EXIT_USAGE;

@@ -72,7 +72,8 @@ typedef struct {
     int fd;                  /* open for the whole count; -1 when not opened */
     const char *name;        /* what messages call it (borrowed) */
     struct stat at_open;     /* its state at open, for the change check */
-    uint64_t end;            /* bytes to count: its size, or a word-safe prefix */
+    uint64_t end;            /* bytes to count: its size, or a word-safe prefix; for a file
+                              * that says it is empty (/proc), the bytes it gave */
     bool cut;                /* the max_bytes slice ends inside it */
 } input_file;
 
@@ -80,6 +81,8 @@ typedef struct {
 typedef struct {
     size_t file;             /* index into the plan's files */
     uint64_t start, end;     /* byte range in the file; both ends are safe cuts */
+    bool to_eof;             /* read until the file ends: it reported size 0 (/proc files
+                              * do), so its size cannot be trusted; `end` is set when read */
     unsigned owner;          /* the worker that counted it */
     size_t first_entry;      /* owner's table size when it began */
     size_t end_entry;        /* owner's table size when it ended */
@@ -170,6 +173,12 @@ static bool plan_file(plan *pl, const cut_finder *f, size_t i, uint64_t *budget,
     } else {
         in->end = size;
     }
+    if (size == 0) { /* empty, or a /proc file: read it as serial does, to its end */
+        if (!add_segment(pl, i, 0, 0))
+            return set_error(pl->plan_err, sizeof pl->plan_err, "out of memory");
+        pl->segments[pl->n_segments - 1].to_eof = true;
+        return true;
+    }
     bool cuttable = cut_finder_splits_text(f) || req->pretok->n_specials > 0;
     uint64_t step = req->chunk_bytes ? req->chunk_bytes : SEGMENT_BYTES;
     uint64_t start = 0, probe = step;
@@ -228,8 +237,9 @@ static bool count_segment(worker *w, size_t s)
     seg->owner = w->id;
     seg->first_entry = w->table.n_entries;
     pretok_begin_at(w->pretok, in->name, &w->table, seg->start);
-    for (uint64_t at = seg->start; at < seg->end;) {
-        size_t want = seg->end - at < READ_BYTES ? (size_t)(seg->end - at) : READ_BYTES, got;
+    for (uint64_t at = seg->start; seg->to_eof || at < seg->end;) {
+        size_t want = seg->to_eof || seg->end - at >= READ_BYTES ? READ_BYTES
+                                                                 : (size_t)(seg->end - at), got;
         double t0 = clock_now();
         bool ok = pread_full(in->fd, w->buf, want, at, &got);
         w->read_seconds += clock_now() - t0;
@@ -237,7 +247,11 @@ static bool count_segment(worker *w, size_t s)
             return set_error(w->err, sizeof w->err, "%s: read failed at byte offset %llu: %s; "
                              "check the file", in->name, (unsigned long long)(at + got),
                              strerror(errno));
-        if (got < want)
+        if (seg->to_eof && got == 0) {
+            seg->end = at;
+            break;
+        }
+        if (got < want && !seg->to_eof)
             return set_error(w->err, sizeof w->err, "%s: changed while reading (%llu bytes at "
                              "open, %llu now); train on a copy that nothing writes to", in->name,
                              (unsigned long long)in->at_open.st_size,
@@ -342,8 +356,11 @@ static bool merge_tables(const plan *pl, word_table *words, char *err, size_t er
 }
 
 /* Checks, file by file, that nothing changed while it was read. */
-static bool files_unchanged(const plan *pl, char *err, size_t err_len)
+static bool files_unchanged(plan *pl, char *err, size_t err_len)
 {
+    for (size_t s = 0; s < pl->n_segments; s++)
+        if (pl->segments[s].to_eof)
+            pl->files[pl->segments[s].file].end = pl->segments[s].end;
     for (size_t i = 0; i < pl->n_opened; i++) {
         const input_file *in = &pl->files[i];
         if (!corpus_unchanged_while_read(in->fd, in->name, &in->at_open, 0, in->end, !in->cut,
@@ -382,7 +399,14 @@ static bool count_planned(plan *pl, word_table *words, count_report *report, cha
         if (failure)
             ok = set_error(err, err_len, "%s", failure);
     }
-    ok = ok && files_unchanged(pl, err, err_len) && merge_tables(pl, words, err, err_len);
+    ok = ok && files_unchanged(pl, err, err_len);
+    if (ok && n == 1) { /* one worker counted everything in order: its table is the result */
+        word_table_free(words);
+        *words = pl->workers[0].table;
+        memset(&pl->workers[0].table, 0, sizeof pl->workers[0].table);
+    } else if (ok) {
+        ok = merge_tables(pl, words, err, err_len);
+    }
     report->threads_used = n;
     report->chunks = pl->n_segments;
     for (unsigned i = 0; i < pl->n_workers; i++) {
