@@ -58,6 +58,29 @@ static uint8_t *generate(uint64_t seed, size_t len, bool invalid, size_t *out_le
     return text;
 }
 
+/* Text that repeats itself: about `len` bytes of six generated snippets in
+ * random order, so that dedup finds identical chunks. malloc'd. */
+static uint8_t *generate_repetitive(uint64_t seed, size_t len, size_t *out_len)
+{
+    uint8_t *snippet[6];
+    size_t snippet_len[6];
+    for (size_t k = 0; k < 6; k++)
+        snippet[k] = generate(seed * 100 + k, 40 + 30 * k, false, &snippet_len[k]);
+    uint8_t *text = malloc(len + 400);
+    assert_non_null(text);
+    size_t at = 0;
+    while (at < len) {
+        size_t k = splitmix64(&seed) % 6;
+        memcpy(text + at, snippet[k], snippet_len[k]);
+        at += snippet_len[k];
+        text[at++] = 'x'; /* "\nx" after a snippet ending "y\n" makes a safe cut */
+    }
+    for (size_t k = 0; k < 6; k++)
+        free(snippet[k]);
+    *out_len = at;
+    return text;
+}
+
 /* --------------------------------------------------- 1. the cut proof */
 
 typedef struct {
@@ -109,8 +132,10 @@ static void check_cuts(const char *pattern, const char *const *specials, size_t 
         assert_true(split_into(p, text, c, &parts));
         assert_true(split_into(p, text + c, len - c, &parts));
         if (parts.len != whole.len || memcmp(parts.bytes, whole.bytes, whole.len) != 0)
-            fail_msg("pattern %s, seed %llu: cutting at byte %zu of %zu changes the pieces",
-                     pattern, (unsigned long long)seed, c, len);
+            fail_msg("pattern %s, seed %llu: cutting at byte %zu of %zu (before: %02x %02x "
+                     "%02x, after: %02x %02x) changes the pieces", pattern,
+                     (unsigned long long)seed, c, len, text[c - (c > 2 ? 3 : 1)],
+                     text[c - (c > 1 ? 2 : 1)], text[c - 1], text[c], text[c + 1 < len ? c + 1 : c]);
         free(parts.bytes);
     }
     /* The finder must find cuts, or the strategies never cut: a test that cannot fail. */
@@ -248,6 +273,22 @@ static void write_generated(char **files, size_t n, size_t len, bool invalid, ui
     }
 }
 
+/* Writes n repetitive files into dir. */
+static void write_repetitive(char **files, size_t n, size_t len, uint64_t seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t got;
+        uint8_t *text = generate_repetitive(seed + i, len, &got);
+        char name[32];
+        snprintf(name, sizeof name, "r%zu.txt", i);
+        test_write_file_in(dir, name, text, got);
+        files[i] = malloc(strlen(dir) + 40);
+        assert_non_null(files[i]);
+        sprintf(files[i], "%s/%s", dir, name);
+        free(text);
+    }
+}
+
 static void free_files(char **files, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -265,6 +306,29 @@ static void test_generated_files(void **state)
     check_strategies(files, 3, 0, 300, "generated");
     check_strategies(files, 3, 31000, 300, "generated, 31000-byte slice");
     free_files(files, 3);
+    write_repetitive(files, 2, 30000, 5);
+    check_strategies(files, 2, 0, 300, "repetitive");
+    free_files(files, 2);
+}
+
+/* dedup finds the repeats: fewer distinct chunks than chunks, and its word
+ * table is still serial's (checked above). */
+static void test_dedup_sees_repeated_chunks(void **state)
+{
+    (void)state;
+    char *files[2];
+    write_repetitive(files, 2, 30000, 9);
+    pretok_config cfg = {.specials = DEFAULT_SPECIALS, .n_specials = 1, .pattern = "gpt2"};
+    count_request req = {.files = files, .n_files = 2, .pretok = &cfg, .threads = 1};
+    counted c;
+    count_with(count_strategy_find("dedup"), &req, &c);
+    assert_true(c.ok);
+    print_message("dedup: %llu chunks, %llu distinct\n", (unsigned long long)c.report.chunks,
+                  (unsigned long long)c.report.chunks_distinct);
+    assert_true(c.report.chunks > 100);
+    assert_true(c.report.chunks_distinct * 4 < c.report.chunks);
+    free_counted(&c);
+    free_files(files, 2);
 }
 
 /* Invalid UTF-8 deep in the second file, and a missing third file: every
@@ -323,6 +387,7 @@ int main(void)
         cmocka_unit_test(test_every_safe_cut_keeps_the_pieces),
         cmocka_unit_test(test_unsafe_newlines_are_refused),
         cmocka_unit_test(test_generated_files),
+        cmocka_unit_test(test_dedup_sees_repeated_chunks),
         cmocka_unit_test(test_errors_are_serials),
         cmocka_unit_test(test_real_slices),
     };

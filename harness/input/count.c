@@ -7,10 +7,12 @@
 
 extern const count_strategy count_strategy_serial;
 extern const count_strategy count_strategy_parallel;
+extern const count_strategy count_strategy_dedup;
 
 const count_strategy *const count_strategies[] = {
     &count_strategy_serial,
     &count_strategy_parallel,
+    &count_strategy_dedup,
     NULL,
 };
 
@@ -31,6 +33,14 @@ unsigned count_online_cores(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > COUNT_MAX_THREADS ? COUNT_MAX_THREADS : (unsigned)n;
+}
+
+bool count_reads_stdin(const count_request *req)
+{
+    for (size_t i = 0; i < req->n_files; i++)
+        if (strcmp(req->files[i], CORPUS_STDIN) == 0)
+            return true;
+    return false;
 }
 
 void count_add_stats(pretok_stats *a, const pretok_stats *b)

@@ -64,6 +64,9 @@ unsigned count_online_cores(void);
 /* The most threads --threads accepts. */
 enum { COUNT_MAX_THREADS = 256 };
 
+/* Whether req reads standard input (a stream: it cannot be cut or re-read). */
+bool count_reads_stdin(const count_request *req);
+
 /* Adds b's counters to a's (strategies that sum per-chunk statistics). */
 void count_add_stats(pretok_stats *a, const pretok_stats *b);
 

@@ -370,14 +370,6 @@ static bool files_unchanged(plan *pl, char *err, size_t err_len)
     return true;
 }
 
-static bool reads_stdin(const count_request *req)
-{
-    for (size_t i = 0; i < req->n_files; i++)
-        if (strcmp(req->files[i], CORPUS_STDIN) == 0)
-            return true;
-    return false;
-}
-
 /* Counts with the plan's workers; the report's totals. */
 static bool count_planned(plan *pl, word_table *words, count_report *report, char *err,
                           size_t err_len)
@@ -423,7 +415,7 @@ static bool count_parallel(const count_request *req, word_table *words, count_re
                            char *err, size_t err_len)
 {
     *report = (count_report){0};
-    if (reads_stdin(req)) {
+    if (count_reads_stdin(req)) {
         bool ok = count_strategy_serial.count(req, words, report, err, err_len);
         report->fallback = "standard input is one stream: counted on one thread";
         return ok;

@@ -13,7 +13,7 @@ struct cut_finder {
     size_t *special_len;         /* their lengths; owned */
     size_t n_specials;           /* S */
     size_t reach;                /* the longest special token's length */
-    bool splits_text;            /* rule (b) applies: gpt2 or gpt4 */
+    enum { CUT_SPECIALS_ONLY, CUT_GPT2, CUT_GPT4 } rule; /* which rule (b), if any */
     pcre2_code *space;           /* `\s` under UTF and UCP: PCRE2's whitespace; owned */
     pcre2_match_data *match;     /* for `space`; owned */
     bool ascii_space[128];       /* `space` tabulated for ASCII, the usual case */
@@ -53,8 +53,9 @@ cut_finder *cut_finder_new(const pretok_config *cfg)
             f->reach = f->special_len[k];
     }
     const char *source = pretok_pattern_source(cfg->pattern);
-    f->splits_text = source == pretok_pattern_source("gpt2") ||
-                     source == pretok_pattern_source("gpt4");
+    f->rule = source == pretok_pattern_source("gpt2")   ? CUT_GPT2
+              : source == pretok_pattern_source("gpt4") ? CUT_GPT4
+                                                        : CUT_SPECIALS_ONLY;
     for (uint8_t c = 0; c < 128; c++)
         f->ascii_space[c] = pcre2_match(f->space, &c, 1, 0, PCRE2_ANCHORED, f->match, NULL) >= 0;
     return f;
@@ -72,7 +73,7 @@ void cut_finder_free(cut_finder *f)
 
 bool cut_finder_splits_text(const cut_finder *f)
 {
-    return f->splits_text;
+    return f->rule != CUT_SPECIALS_ONLY;
 }
 
 size_t cut_finder_reach(const cut_finder *f)
@@ -101,19 +102,48 @@ static bool special_spans(const cut_finder *f, const uint8_t *text, size_t len, 
     return false;
 }
 
-/* Rule (b): Y '\n' X around c, Y and X valid and not whitespace. O(1). */
-static bool newline_between_words(const cut_finder *f, const uint8_t *text, size_t len, size_t c)
+/* Whether some special token starts at text[at]. O(S · longest special). */
+static bool special_starts(const cut_finder *f, const uint8_t *text, size_t len, size_t at)
 {
-    if (c < 2 || c >= len || text[c - 1] != '\n')
-        return false;
-    size_t y = c - 2;
-    while (y > 0 && c - 2 - y < 3 && (text[y] & 0xC0) == 0x80)
-        y--; /* back to the lead byte of Y */
+    for (size_t k = 0; k < f->n_specials; k++)
+        if (at + f->special_len[k] <= len &&
+            memcmp(text + at, f->specials[k], f->special_len[k]) == 0)
+            return true;
+    return false;
+}
+
+/* Whether the code point ending just before text[end] (end ≥ 1) is valid
+ * and not whitespace. O(1). */
+static bool ends_non_space(const cut_finder *f, const uint8_t *text, size_t end)
+{
+    size_t y = end - 1;
+    while (y > 0 && end - 1 - y < 3 && (text[y] & 0xC0) == 0x80)
+        y--; /* back to its lead byte */
     uint32_t cp;
-    if (utf8_decode(text + y, c - 1 - y, &cp) != (int)(c - 1 - y) || is_space(f, text + y, c - 1 - y))
+    return utf8_decode(text + y, end - y, &cp) == (int)(end - y) && !is_space(f, text + y, end - y);
+}
+
+/* Whether the code point at text[at] (at < len) is valid and not whitespace. O(1). */
+static bool starts_non_space(const cut_finder *f, const uint8_t *text, size_t len, size_t at)
+{
+    uint32_t cp;
+    int n = at < len ? utf8_decode(text + at, len - at, &cp) : 0;
+    return n > 0 && !is_space(f, text + at, (size_t)n);
+}
+
+/* Rule (b) at c, as cut.h states it for each pattern. O(1). */
+static bool line_break_between_words(const cut_finder *f, const uint8_t *text, size_t len,
+                                     size_t c)
+{
+    if (c < 2 || c >= len)
         return false;
-    int x_len = utf8_decode(text + c, len - c, &cp);
-    return x_len > 0 && !is_space(f, text + c, (size_t)x_len);
+    if (text[c - 1] == '\n' && ends_non_space(f, text, c - 1)) /* Y \n | X */
+        return starts_non_space(f, text, len, c);
+    if (f->rule == CUT_GPT2) /* Y \r | \n X, X not the start of a special token */
+        return text[c - 1] == '\r' && text[c] == '\n' && ends_non_space(f, text, c - 1) &&
+               starts_non_space(f, text, len, c + 1) && !special_starts(f, text, len, c + 1);
+    return c >= 3 && text[c - 1] == '\n' && text[c - 2] == '\r' && /* gpt4: Y \r\n | X */
+           ends_non_space(f, text, c - 2) && starts_non_space(f, text, len, c);
 }
 
 bool cut_is_safe(const cut_finder *f, const uint8_t *text, size_t len, size_t c)
@@ -121,14 +151,15 @@ bool cut_is_safe(const cut_finder *f, const uint8_t *text, size_t len, size_t c)
     bool special_starts;
     if (special_spans(f, text, len, c, &special_starts))
         return false;
-    return special_starts || (f->splits_text && newline_between_words(f, text, len, c));
+    return special_starts || (f->rule != CUT_SPECIALS_ONLY && line_break_between_words(f, text, len, c));
 }
 
 size_t cut_find(const cut_finder *f, const uint8_t *text, size_t len, size_t from, size_t to)
 {
     for (size_t c = from; c < to; c++) {
         bool candidate = f->starts_special[text[c]] ||
-                         (f->splits_text && c > 0 && text[c - 1] == '\n');
+                         (f->rule != CUT_SPECIALS_ONLY && c > 0 &&
+                          (text[c - 1] == '\n' || text[c - 1] == '\r'));
         if (candidate && cut_is_safe(f, text, len, c))
             return c;
     }

@@ -8,11 +8,13 @@
  * before c and ends after it) and either
  *
  *   (a) a special token starts at c: SPEC §2.1 cuts there anyway; or
- *   (b) the pattern is gpt2 or gpt4 and the text around c reads Y '\n' X,
- *       with Y (the code point ending at c − 2) and X (the one starting at c)
- *       valid UTF-8 and not whitespace (\S under PCRE2_UCP).
+ *   (b) the pattern is gpt2 or gpt4 and a line break lies between two words:
+ *       Y '\n' | X for both patterns, and for text with CRLF line ends
+ *       Y '\r' | '\n' X for gpt2, Y '\r' '\n' | X for gpt4 (| is the cut),
+ *       with Y and X valid UTF-8 code points that are not whitespace (\S
+ *       under PCRE2_UCP).
  *
- * Why (b) is safe for both shipped patterns. They have no lookbehind, no \b
+ * Why (b) is safe for both shipped patterns (shown for '\n'; CRLF below). They have no lookbehind, no \b
  * and no anchor, so a match attempted at c depends only on the text from c
  * on: the right side matches alike whether it is a subject of its own or the
  * rest of a longer one. On the left, the whole-text tokenizer ends a
@@ -29,6 +31,15 @@
  *     (not \r or \n) as it stops at the end of the cut-off text. Otherwise
  *     the '\n' starts a match at c − 1, and `\s*[\r\n]` = "\n" wins there in
  *     both texts. Either way a pretoken ends at c.
+ *   - CRLF, gpt2: the whole text splits "\r\n" before X into "\r" (`\s+(?!\S)`
+ *     backs off the '\n') and "\n"; the cut-off text ending in "\r" matches
+ *     "\r" too, and the right side starts "\n" X as above — unless a special
+ *     token starts at X: then the piece ends with "\r\n", one pretoken, so
+ *     that case is refused. Cutting after the "\r\n" would be wrong: the
+ *     cut-off text would match "\r\n" whole.
+ *   - CRLF, gpt4: "\r\n" is one pretoken in both texts (`\s*[\r\n]` backs off
+ *     to "\r" + "\n"; after punctuation `[\r\n]*` takes both), so the cut goes
+ *     after it; between them it would split that pretoken.
  * A user pattern gets no rule (b): it may look behind, anchor, or join any
  * classes, so it is cut at special tokens and file boundaries only.
  *

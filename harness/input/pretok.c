@@ -89,6 +89,7 @@ struct pretokenizer {
     const char *name;             /* the current input, for messages; borrowed */
     word_table *words;            /* where pretokens are counted; NULL when emitting */
     word_batch batch;             /* pretokens matched and not yet counted in `words` */
+    uint64_t multiplicity;        /* each pretoken counts this many times (dedup's chunks) */
     pretok_emit_fn emit;          /* or: where pretokens are passed */
     void *emit_ctx;               /* passed to emit */
 
@@ -121,7 +122,8 @@ static bool count_batch(pretokenizer *p)
 {
     word_batch *b = &p->batch;
     for (size_t i = 0; i < b->n; i++)
-        if (!word_table_add_hashed(p->words, b->piece[i], b->len[i], b->hash[i], 1)) {
+        if (!word_table_add_hashed(p->words, b->piece[i], b->len[i], b->hash[i],
+                                   p->multiplicity)) {
             b->n = 0;
             if (p->words->n_entries >= UINT32_MAX - 1) /* the table's limit, not the machine's */
                 return fail(p, "%s: more than %u distinct words, the word table's limit; "
@@ -495,6 +497,12 @@ void pretok_begin_at(pretokenizer *p, const char *name, word_table *words, uint6
     p->batch.n = 0; /* what a failed run left waiting points into bytes now gone */
     p->pending_len = p->context = p->retry_len = 0;
     p->pending_offset = offset;
+    p->multiplicity = 1;
+}
+
+void pretok_set_multiplicity(pretokenizer *p, uint64_t times)
+{
+    p->multiplicity = times;
 }
 
 bool pretok_feed(pretokenizer *p, const uint8_t *data, size_t len, char *err, size_t err_len)

@@ -56,6 +56,9 @@ void pretok_begin(pretokenizer *p, const char *name, word_table *words);
 /* The same for a part of an input that starts at byte `offset` of it (a
  * chunk cut at a safe place, cut.h): errors name offsets in the whole input. */
 void pretok_begin_at(pretokenizer *p, const char *name, word_table *words, uint64_t offset);
+/* After pretok_begin(_at): every pretoken of this input is counted `times`
+ * times (a text that occurs that often; pretok_stats still count it once). */
+void pretok_set_multiplicity(pretokenizer *p, uint64_t times);
 bool pretok_feed(pretokenizer *p, const uint8_t *data, size_t len, char *err, size_t err_len);
 bool pretok_end(pretokenizer *p, char *err, size_t err_len);
 
