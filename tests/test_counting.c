@@ -3,6 +3,7 @@
  * same words, counts and order, the same statistics, or the same error
  * (count.h). Two layers:
  *
+ *   0. gpt2's ASCII fast path (pretok.c) gives PCRE2's pieces.
  *   1. The cut proof (cut.h), directly: on generated text full of the cases
  *      the proof is about (whitespace runs, \r\n, punctuation before a
  *      newline, non-ASCII letters and spaces, contractions, special tokens,
@@ -37,6 +38,7 @@ static const char *const ATOMS[] = {
     "word", "Word", " the", "  ", " ", "\n", "\n", "\n\n", "\r\n", "\t", ".", ",", "!?", "'s",
     "'ll", "'T", "42", "1234", " 7", "é", "Ωμέγα", "中文", "\xc2\xa0", "\xe3\x80\x80", "\xc2\x85",
     "\u2028", "<|endoftext|>", "<|endo", "\n<s>", "\xff", "\xc3", "-\n", ".\n", "x\ny",
+    "'ve", "'re", "'l", "'x", "''", " '", "_", "\x01", "\x1f", "²", "a", " b", "9", "(",
 };
 
 /* Random text of about `len` bytes from ATOMS; invalid bytes only when
@@ -156,6 +158,49 @@ static void test_every_safe_cut_keeps_the_pieces(void **state)
             check_cuts(PATTERNS[k], TWO_SPECIALS, 2, INVALID_UTF8_BYTES, seed);
             check_cuts(PATTERNS[k], NULL, 0, INVALID_UTF8_ERROR, seed);
         }
+}
+
+/* gpt2's ASCII fast path (pretok.c) gives PCRE2's pieces: generated text
+ * full of the cases it decides or must leave to PCRE2, and a real book. */
+static void check_fast_path(const uint8_t *text, size_t len, const char *what)
+{
+    pretok_config cfg = {.specials = DEFAULT_SPECIALS, .n_specials = 1, .pattern = "gpt2",
+                         .invalid_utf8 = INVALID_UTF8_BYTES};
+    char err[512];
+    pretokenizer *p = pretok_new(&cfg, err, sizeof err);
+    assert_non_null(p);
+    piece_log fast = {0}, slow = {0};
+    for (size_t chunk = 0; chunk < 8; chunk += 7) {
+        fast.len = slow.len = 0;
+        assert_true(pretok_split(p, "t", text, len, chunk, log_piece, &fast, err, sizeof err));
+        pretok_set_ascii_fast_path(p, false);
+        assert_true(pretok_split(p, "t", text, len, chunk, log_piece, &slow, err, sizeof err));
+        pretok_set_ascii_fast_path(p, true);
+        if (fast.len != slow.len || memcmp(fast.bytes, slow.bytes, fast.len) != 0)
+            fail_msg("%s: the ASCII fast path changes the pieces", what);
+    }
+    free(fast.bytes);
+    free(slow.bytes);
+    pretok_free(p);
+}
+
+static void test_ascii_fast_path_changes_nothing(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        size_t len;
+        uint8_t *text = generate(seed, 2000, true, &len);
+        check_fast_path(text, len, "generated");
+        free(text);
+    }
+    const char *data = getenv("BPE_DATA") ? getenv("BPE_DATA") : "build/data";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/gutenberg-en/alice_in_wonderland.txt", data);
+    size_t len;
+    char *book = access(path, R_OK) == 0 ? test_slurp(path, &len) : NULL;
+    if (book)
+        check_fast_path((const uint8_t *)book, len, path);
+    free(book);
 }
 
 /* A cut at every newline would be wrong: the finder must refuse some. */
@@ -386,6 +431,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_safe_cut_keeps_the_pieces),
         cmocka_unit_test(test_unsafe_newlines_are_refused),
+        cmocka_unit_test(test_ascii_fast_path_changes_nothing),
         cmocka_unit_test(test_generated_files),
         cmocka_unit_test(test_dedup_sees_repeated_chunks),
         cmocka_unit_test(test_errors_are_serials),

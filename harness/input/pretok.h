@@ -72,4 +72,8 @@ bool pretok_split(pretokenizer *p, const char *name, const uint8_t *text, size_t
 
 const pretok_stats *pretok_get_stats(const pretokenizer *p);
 
+/* Turns gpt2's ASCII fast path (pretok.c) on (the default) or off, so that
+ * tests and the fuzzer can check that it never changes a piece. */
+void pretok_set_ascii_fast_path(pretokenizer *p, bool on);
+
 #endif
