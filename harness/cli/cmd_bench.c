@@ -96,7 +96,7 @@ typedef struct {
     bench_grid grid;          /* the settings; owned */
     pretok_config pretok;     /* specials, pattern, UTF-8 mode (from the shared options) */
     const count_strategy *counting; /* --counting (default parallel) */
-    unsigned threads;         /* --threads (default 1) */
+    unsigned threads;         /* the threads value of the grid being run */
     bench_slice *slices;      /* the plan; owned */
     size_t n_slices;          /* entries in slices */
     size_t cap_slices;        /* capacity of slices */
@@ -147,8 +147,8 @@ static void bench_usage(FILE *out)
           "                         2 repeats, 30 s limit, profile auto\n"
           "  --special-token S, --no-special-tokens, --pattern P, --invalid-utf8=MODE\n"
           "                         as for bpebench train\n"
-          "  --threads N            threads counting words in every run (default 1;\n"
-          "                         recorded in each result)\n"
+          "  --threads LIST         threads counting words, e.g. 1,all (all: every online\n"
+          "                         core; default 1): each run is made once per value\n"
           "  --counting NAME        serial, parallel (default) or dedup\n"
           "  --help                 this text\n"
           "\n"
@@ -187,7 +187,7 @@ static int parse_args(int argc, char **argv, bench_run *b, corpus_options *copts
         {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
         {"pattern", required_argument, NULL, OPT_PATTERN},
         {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
-        {"threads", required_argument, NULL, OPT_THREADS},
+        {"threads", required_argument, NULL, OPT_GRID},
         {"counting", required_argument, NULL, OPT_COUNTING},
         {NULL, 0, NULL, 0},
     };
@@ -707,9 +707,12 @@ static bool run_slice(bench_run *b, const bench_slice *s)
     bool ok = runner_probe_input(&cfg, b->grid.time_limit_s + 600, &in, err, sizeof err);
     if (!ok)
         progress_note(&b->progress, "bench: %s: %s", s->name, err);
-    for (size_t vi = 0; vi < b->grid.n_vocab; vi++)
-        if (!run_vocab(b, s, &in, ok ? NULL : err, b->grid.vocab[vi]))
-            return false;
+    for (size_t ti = 0; ti < b->grid.n_threads; ti++) {
+        b->threads = b->grid.threads[ti];
+        for (size_t vi = 0; vi < b->grid.n_vocab; vi++)
+            if (!run_vocab(b, s, &in, ok ? NULL : err, b->grid.vocab[vi]))
+                return false;
+    }
     return true;
 }
 
@@ -729,7 +732,7 @@ static int run_grid(bench_run *b, int argc, char **argv)
         return EXIT_FAIL;
     }
     progress_start(&b->progress, stderr,
-                   b->n_slices * b->grid.n_vocab * b->grid.n_trainers);
+                   b->n_slices * b->grid.n_vocab * b->grid.n_trainers * b->grid.n_threads);
     bool ok = true;
     for (size_t i = 0; ok && i < b->n_slices; i++)
         ok = run_slice(b, &b->slices[i]);
@@ -815,7 +818,6 @@ int cmd_bench(int argc, char **argv)
     if (status == EXIT_OK) {
         b.pretok = cli_pretok_config(&copts);
         b.counting = copts.counting ? copts.counting : count_strategy_default();
-        b.threads = copts.threads ? copts.threads : 1;
         if (!check_settings(&b, err, sizeof err)) {
             cli_error("bench: %s", err);
             status = EXIT_USAGE;
