@@ -101,6 +101,8 @@ static void print_summary(const run_config *cfg, const run_outcome *o, const cha
            k->chunks == 1 ? "" : "s");
     if (k->chunks_distinct)
         printf(" (%llu distinct)", (unsigned long long)k->chunks_distinct);
+    if (k->serial_seconds > 0)
+        printf(", serial part %.3f s", k->serial_seconds);
     printf(k->fallback ? "; %s\n" : "\n", k->fallback);
     printf("time       read %.3f s, pretokenize+count %.3f s, setup %.3f s, merge %.3f s, "
            "total %.3f s\n",
@@ -214,7 +216,8 @@ int cmd_list(int argc, char **argv)
 {
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         puts("usage: bpebench list\n\nLists the trainers in teaching order, each with its idea,\n"
-             "its complexity (n, W, L, M, P, m, A_i as in docs/algorithms.md) and its work counters.");
+             "its complexity (n, W, L, M, P, m, A_i as in docs/algorithms.md) and its work counters,\n"
+             "then the word-counting strategies (train --counting).");
         return EXIT_OK;
     }
     if (argc > 1 && argv[1][0] == '-') {
@@ -232,5 +235,8 @@ int cmd_list(int argc, char **argv)
             printf(" %s", (*t)->counter_names[i]);
         printf("\n\n");
     }
+    printf("counting strategies (train --counting; all give the same word table)\n");
+    for (const count_strategy *const *c = count_strategies; *c; c++)
+        printf("  %-13s %s\n", (*c)->name, (*c)->idea);
     return EXIT_OK;
 }

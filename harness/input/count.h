@@ -38,6 +38,8 @@ typedef struct {
     uint64_t chunks;           /* pieces of text pretokenized apart (cuts + 1 per file) */
     uint64_t chunks_distinct;  /* dedup: of those, distinct ones (each pretokenized once) */
     const char *fallback;      /* why fewer threads or chunks than asked, or NULL; static text */
+    double serial_seconds;     /* parallel: planning the cuts and merging the threads' tables,
+                                * the part no thread count shortens (Amdahl) */
 } count_report;
 
 typedef struct {

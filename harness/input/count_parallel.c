@@ -397,7 +397,9 @@ static bool count_planned(plan *pl, word_table *words, count_report *report, cha
         *words = pl->workers[0].table;
         memset(&pl->workers[0].table, 0, sizeof pl->workers[0].table);
     } else if (ok) {
+        double t0 = clock_now();
         ok = merge_tables(pl, words, err, err_len);
+        report->serial_seconds += clock_now() - t0;
     }
     report->threads_used = n;
     report->chunks = pl->n_segments;
@@ -430,7 +432,9 @@ static bool count_parallel(const count_request *req, word_table *words, count_re
     if (ok) {
         if (!cut_finder_splits_text(f))
             report->fallback = "a user pattern is cut only at special tokens and file boundaries";
+        double t0 = clock_now();
         plan_files(&pl, f);
+        report->serial_seconds = clock_now() - t0;
         ok = count_planned(&pl, words, report, err, err_len);
     }
     for (size_t i = 0; pl.files && i < pl.n_opened; i++)
