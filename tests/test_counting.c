@@ -302,30 +302,17 @@ static void check_strategies(char *const *files, size_t n_files, uint64_t max_by
 
 static char dir[] = "/tmp/bpe_test_counting_XXXXXX";
 
-/* Writes generated files into dir; names them in files[]. */
-static void write_generated(char **files, size_t n, size_t len, bool invalid, uint64_t seed)
+/* Writes n generated files into dir — random (prefix "g") or repetitive
+ * (prefix "r") text — and names them in files[]. */
+static void write_files(char **files, const char *prefix, size_t n, size_t len, bool invalid,
+                        uint64_t seed)
 {
     for (size_t i = 0; i < n; i++) {
         size_t got;
-        uint8_t *text = generate(seed + i, len, invalid, &got);
+        uint8_t *text = prefix[0] == 'r' ? generate_repetitive(seed + i, len, &got)
+                                         : generate(seed + i, len, invalid, &got);
         char name[32];
-        snprintf(name, sizeof name, "g%zu.txt", i);
-        test_write_file_in(dir, name, text, got);
-        files[i] = malloc(strlen(dir) + 40);
-        assert_non_null(files[i]);
-        sprintf(files[i], "%s/%s", dir, name);
-        free(text);
-    }
-}
-
-/* Writes n repetitive files into dir. */
-static void write_repetitive(char **files, size_t n, size_t len, uint64_t seed)
-{
-    for (size_t i = 0; i < n; i++) {
-        size_t got;
-        uint8_t *text = generate_repetitive(seed + i, len, &got);
-        char name[32];
-        snprintf(name, sizeof name, "r%zu.txt", i);
+        snprintf(name, sizeof name, "%s%zu.txt", prefix, i);
         test_write_file_in(dir, name, text, got);
         files[i] = malloc(strlen(dir) + 40);
         assert_non_null(files[i]);
@@ -344,14 +331,14 @@ static void test_generated_files(void **state)
 {
     (void)state;
     char *files[3];
-    write_generated(files, 3, 20000, true, 7); /* invalid bytes: errors in error mode */
+    write_files(files, "g", 3, 20000, true, 7); /* invalid bytes: errors in error mode */
     check_strategies(files, 3, 0, 300, "generated, invalid bytes");
     free_files(files, 3);
-    write_generated(files, 3, 20000, false, 11);
+    write_files(files, "g", 3, 20000, false, 11);
     check_strategies(files, 3, 0, 300, "generated");
     check_strategies(files, 3, 31000, 300, "generated, 31000-byte slice");
     free_files(files, 3);
-    write_repetitive(files, 2, 30000, 5);
+    write_files(files, "r", 2, 30000, false, 5);
     check_strategies(files, 2, 0, 300, "repetitive");
     free_files(files, 2);
 }
@@ -362,7 +349,7 @@ static void test_dedup_sees_repeated_chunks(void **state)
 {
     (void)state;
     char *files[2];
-    write_repetitive(files, 2, 30000, 9);
+    write_files(files, "r", 2, 30000, false, 9);
     pretok_config cfg = {.specials = DEFAULT_SPECIALS, .n_specials = 1, .pattern = "gpt2"};
     count_request req = {.files = files, .n_files = 2, .pretok = &cfg, .threads = 1};
     counted c;
@@ -382,7 +369,7 @@ static void test_errors_are_serials(void **state)
 {
     (void)state;
     char *files[3];
-    write_generated(files, 2, 20000, false, 3);
+    write_files(files, "g", 2, 20000, false, 3);
     test_write_file_in(dir, "g1.txt", "fine\nline\n\xff tail\n", 17);
     files[2] = malloc(strlen(dir) + 40);
     assert_non_null(files[2]);

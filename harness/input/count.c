@@ -43,6 +43,14 @@ bool count_reads_stdin(const count_request *req)
     return false;
 }
 
+bool count_serially(const count_request *req, word_table *words, count_report *report,
+                    const char *why, char *err, size_t err_len)
+{
+    bool ok = count_strategy_serial.count(req, words, report, err, err_len);
+    report->fallback = why;
+    return ok;
+}
+
 void count_add_stats(pretok_stats *a, const pretok_stats *b)
 {
     a->bytes += b->bytes;

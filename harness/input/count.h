@@ -69,6 +69,11 @@ enum { COUNT_MAX_THREADS = 256 };
 /* Whether req reads standard input (a stream: it cannot be cut or re-read). */
 bool count_reads_stdin(const count_request *req);
 
+/* Counts req with the serial strategy, for a strategy that cannot do its
+ * own job on this input; `why` (static text) goes into the report. */
+bool count_serially(const count_request *req, word_table *words, count_report *report,
+                    const char *why, char *err, size_t err_len);
+
 /* Adds b's counters to a's (strategies that sum per-chunk statistics). */
 void count_add_stats(pretok_stats *a, const pretok_stats *b);
 

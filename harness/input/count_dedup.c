@@ -47,8 +47,6 @@
 #include <string.h>
 #include <unistd.h>
 
-extern const count_strategy count_strategy_serial;
-
 enum { READ_BYTES = 1 << 20 }; /* bytes per read */
 
 /* Pass 1's state. */
@@ -198,11 +196,9 @@ static bool count_dedup(const count_request *req, word_table *words, count_repor
                         char *err, size_t err_len)
 {
     *report = (count_report){0};
-    if (count_reads_stdin(req)) {
-        bool ok = count_strategy_serial.count(req, words, report, err, err_len);
-        report->fallback = "standard input is one stream: counted without deduplication";
-        return ok;
-    }
+    if (count_reads_stdin(req))
+        return count_serially(req, words, report, "standard input is one stream: counted without deduplication", err,
+                              err_len);
     cut_finder *cuts = cut_finder_new(req->pretok);
     pretokenizer *p = pretok_new(req->pretok, err, err_len);
     chunk_pass cp = {.req = req, .cuts = cuts};

@@ -46,8 +46,6 @@
 #include "input/count.h"
 #include "input/cut.h"
 
-extern const count_strategy count_strategy_serial;
-
 #include "base/clock.h"
 #include "base/errors.h"
 #include "base/fdio.h"
@@ -417,11 +415,9 @@ static bool count_parallel(const count_request *req, word_table *words, count_re
                            char *err, size_t err_len)
 {
     *report = (count_report){0};
-    if (count_reads_stdin(req)) {
-        bool ok = count_strategy_serial.count(req, words, report, err, err_len);
-        report->fallback = "standard input is one stream: counted on one thread";
-        return ok;
-    }
+    if (count_reads_stdin(req))
+        return count_serially(req, words, report, "standard input is one stream: counted on one thread", err,
+                              err_len);
     cut_finder *f = cut_finder_new(req->pretok);
     plan pl = {.req = req, .files = calloc(req->n_files + 1, sizeof *pl.files)};
     bool ok = f && pl.files;
