@@ -336,13 +336,35 @@ static const char *first_error(const plan *pl)
     return first ? first->err : pl->plan_err[0] ? pl->plan_err : NULL;
 }
 
-/* Merges the workers' tables into `words` in segment order (see the top). O(Σ_t W_t). */
+/* How far ahead the merge prefetches the slot of the word it will add. */
+enum { MERGE_PREFETCH = 8 };
+
+/*
+ * Merges the workers' tables into `words` in segment order (see the top).
+ * This is the serial part, so it is made cheap: the table is sized first
+ * (entries and bytes for Σ_t W_t words, slots for the largest W_t: it grows
+ * at most a little), and each word's slot is prefetched MERGE_PREFETCH words
+ * ahead — the hashes are stored, and a lookup in a table larger than the
+ * cache otherwise waits for memory every time. O(Σ_t W_t).
+ */
 static bool merge_tables(const plan *pl, word_table *words, char *err, size_t err_len)
 {
+    size_t entries = 0, largest = 0;
+    uint64_t bytes = 0;
+    for (unsigned i = 0; i < pl->n_workers; i++) {
+        const word_table *t = &pl->workers[i].table;
+        entries += t->n_entries;
+        bytes += t->arena_used;
+        largest = t->n_entries > largest ? t->n_entries : largest;
+    }
+    if (!word_table_reserve(words, entries, bytes, largest))
+        return set_error(err, err_len, "out of memory merging the threads' word tables");
     for (size_t s = 0; s < pl->n_segments; s++) {
         const segment *seg = &pl->segments[s];
         const word_table *t = &pl->workers[seg->owner].table;
         for (size_t e = seg->first_entry; e < seg->end_entry; e++) {
+            if (e + MERGE_PREFETCH < seg->end_entry)
+                word_table_prefetch(words, t->entries[e + MERGE_PREFETCH].hash);
             const word_entry *we = &t->entries[e];
             if (!word_table_add_hashed(words, t->arena + we->offset, we->len, we->hash,
                                        we->count))

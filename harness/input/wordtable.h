@@ -53,6 +53,12 @@ void word_table_prefetch(const word_table *t, uint64_t hash);
 bool word_table_add_hashed(word_table *t, const uint8_t *bytes, size_t len, uint64_t full_hash,
                            uint64_t count);
 
+/* Makes room for `entries` distinct words of `arena_bytes` bytes in all
+ * (capacity only: pages never written cost no memory) and for `slot_words`
+ * words in the slots without growing them, so that a merge of known size
+ * never rehashes or copies. False on OOM (the table is unchanged). O(W). */
+bool word_table_reserve(word_table *t, size_t entries, uint64_t arena_bytes, size_t slot_words);
+
 /* Bytes the table holds on the heap (slots, entries, arena capacities). */
 uint64_t word_table_memory(const word_table *t);
 
