@@ -34,7 +34,7 @@
  * Complexity: O(n / N + Σ_t W_t) time with N threads — the merge, Σ_t W_t
  * hash inserts (W_t: distinct words of thread t), and the planning reads
  * (SEARCH_BYTES per segment) are the serial part (Amdahl, docs/algorithms.md).
- * Memory: O(Σ_t (W_t + M_t) + W + M + N · SEGMENT_BYTES).
+ * Memory: O(Σ_t (W_t + M_t) + W + M + N · READ_BYTES).
  *
  * Leaves out: a parallel merge (partitioning words by hash would parallelize
  * it but lose the order without a sort); standard input, which is read as one
