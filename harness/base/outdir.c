@@ -38,9 +38,10 @@ static bool make_one(out_dir_made *d, const char *path, const char *dir, char *e
     if (made)
         d->made[d->n_made++] = copy;
     signals_release(&saved);
+    if (!made)
+        free(copy); /* kept only for a directory this call made */
     if (made || error == EEXIST)
         return true;
-    free(copy);
     return set_error(err, err_len, "--out %s: cannot create %s: %s; choose another --out", dir,
                      path, strerror(error));
 }

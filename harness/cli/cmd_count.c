@@ -38,9 +38,6 @@ static void count_usage(FILE *out)
           out);
 }
 
-/* Option codes of count's own options. */
-enum { OPT_THREADS = 2000 };
-
 int cmd_count(int argc, char **argv)
 {
     static const struct option options[] = {
