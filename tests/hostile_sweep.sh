@@ -59,6 +59,15 @@ sizes c = \$($P)"; do
   printf '%s\nvocab = 300\nrepeats = 1\n' "$line" > g.conf
   case_ "config line $(echo "$line" | head -1 | head -c 40)" fail -- bench --config g.conf --out o2
 done
+# a repository in the current directory that runs a command when git looks at it
+if command -v git > /dev/null; then
+  mkdir -p gitrepo && git init -q gitrepo && git -C gitrepo config core.fsmonitor "$P"
+  cp in.txt gitrepo/ && (cd gitrepo && git add in.txt && git -c user.name=x -c user.email=x@x commit -qm x) 2>/dev/null
+  rm -f "$PWNED"
+  cd gitrepo
+  case_ "bench in a repository whose git config runs a command" ok -- "${BQ[@]}" --corpus c=in.txt --out o9
+  cd "$W"
+fi
 # ---- 2. special tokens
 for tok in a $'\xff' 'Ġworld' '' 'Ā' $'<|a\n|>' "$(printf 'z%.0s' {1..5000})" $'\xc3' $'\xed\xa0\x80' 'Ġ' 'ĠĠ' '<|a|>'; do
   case_ "train --special-token $(printf %q "$tok" | head -c 30)" any -- "${T[@]}" --out s1 --special-token "$tok" in.txt

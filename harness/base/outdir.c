@@ -36,11 +36,12 @@ static bool make_one(out_dir_made *d, const char *path, const char *dir, char *e
         error = ENAMETOOLONG;
     }
     if (made)
-        d->made[d->n_made++] = copy;
+        d->made[d->n_made++] = copy; /* owned by d now */
     signals_release(&saved);
-    if (!made)
-        free(copy); /* kept only for a directory this call made */
-    if (made || error == EEXIST)
+    if (made)
+        return true;
+    free(copy);
+    if (error == EEXIST) /* another command made it meanwhile: it is not ours to remove */
         return true;
     return set_error(err, err_len, "--out %s: cannot create %s: %s; choose another --out", dir,
                      path, strerror(error));

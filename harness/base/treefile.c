@@ -21,3 +21,8 @@ bool tree_locate(const char *rel, char *out, size_t out_len)
     int len = snprintf(out, out_len, "%s/%s", BPE_SOURCE_DIR, rel);
     return len > 0 && (size_t)len < out_len && stat(out, &st) == 0;
 }
+
+const char *tree_root(void)
+{
+    return BPE_SOURCE_DIR;
+}

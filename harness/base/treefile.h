@@ -20,4 +20,7 @@
  */
 bool tree_locate(const char *rel, char *out, size_t out_len);
 
+/* The source tree itself (BPE_SOURCE_DIR, an absolute path). */
+const char *tree_root(void);
+
 #endif

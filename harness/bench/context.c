@@ -6,8 +6,9 @@
  * than any code change.
  *
  * Sources: /proc/cpuinfo, sysconf, __VERSION__, BPE_CFLAGS (passed by the
- * Makefile), `git rev-parse` at run time, and datasets/MANIFEST.tsv (the
- * one shipped beside the binary, base/treefile.h; none, no checksums).
+ * Makefile), git's HEAD of the source tree the binary was built from (run
+ * without a shell, never in the current directory), and that tree's
+ * datasets/MANIFEST.tsv (base/treefile.h; none, no checksums).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench/results.h"
@@ -15,11 +16,14 @@
 #include "base/errors.h"
 #include "base/treefile.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef BPE_CFLAGS
@@ -34,31 +38,57 @@
 #define COMPILER_NAME ""
 #endif
 
-/* The first line a shell command prints (trailing newline removed), or NULL. */
-static char *command_first_line(const char *cmd)
+/* The first line `git -C SOURCE_TREE ARGS...` prints (trailing newline
+ * removed), or NULL. No shell, and git runs in the tree the binary was built
+ * from, never in the current directory: a repository someone sent could
+ * configure git to run commands (core.fsmonitor, hooks). */
+static char *git_first_line(const char *const *args)
 {
-    FILE *p = popen(cmd, "r");
-    if (!p)
+    const char *argv[8] = {"git", "-C", tree_root()};
+    size_t n = 3;
+    for (; args[n - 3] && n < sizeof argv / sizeof *argv - 1; n++)
+        argv[n] = args[n - 3];
+    argv[n] = NULL;
+    int fds[2];
+    if (pipe(fds) != 0)
         return NULL;
-    char line[256];
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        if (null < 0 || dup2(null, 0) < 0 || dup2(fds[1], 1) < 0 || dup2(null, 2) < 0)
+            _exit(127);
+        close(fds[0]);
+        execvp("git", (char *const *)argv);
+        _exit(127);
+    }
+    close(fds[1]);
     char *out = NULL;
-    if (fgets(line, sizeof line, p)) {
+    FILE *p = pid > 0 ? fdopen(fds[0], "r") : NULL;
+    char line[256];
+    if (p && fgets(line, sizeof line, p)) {
         line[strcspn(line, "\r\n")] = '\0';
         out = strdup(line);
     }
-    pclose(p);
+    if (p)
+        fclose(p); /* closes fds[0] */
+    else
+        close(fds[0]);
+    while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
     return out;
 }
 
 /* "abcdef123456" (with "-dirty" when tracked files changed), or "unknown". */
 static char *git_commit(void)
 {
-    char *head = command_first_line("git rev-parse --short=12 HEAD 2>/dev/null");
+    char *head = git_first_line((const char *const[]){"rev-parse", "--short=12", "HEAD", NULL});
     if (!head || !*head) {
         free(head);
         return strdup("unknown");
     }
-    char *dirty = command_first_line("git status --porcelain --untracked-files=no 2>/dev/null");
+    char *dirty = git_first_line(
+        (const char *const[]){"status", "--porcelain", "--untracked-files=no", NULL});
     if (dirty && *dirty) {
         size_t n = strlen(head) + sizeof "-dirty";
         char *h = malloc(n);

@@ -116,7 +116,8 @@ static int synth_to_file(const synth_config *cfg, const char *out_path)
         return EXIT_FAIL;
     }
     struct statvfs fs; /* a --bytes the disk cannot hold is refused now, not after hours */
-    if (fstatvfs(out.fd, &fs) == 0 && cfg->bytes / fs.f_frsize > fs.f_bavail) {
+    if (fstatvfs(out.fd, &fs) == 0 && fs.f_frsize > 0 &&
+        cfg->bytes / fs.f_frsize > fs.f_bavail) {
         atomic_file_abort(&out);
         cli_error("synth: --bytes %llu is more than the %llu bytes free where %s goes; give "
                   "fewer bytes or another --out", (unsigned long long)cfg->bytes,
