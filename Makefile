@@ -6,7 +6,7 @@ CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2 -g
 CFLAGS  += -std=c11 $(OPT) -Wall -Wextra -Iimpls -Iharness
-LDLIBS  += -lpcre2-8 -lcjson -lm
+LDLIBS  += -lpcre2-8 -lcjson -lm -pthread
 
 # Debian packages the build and the benchmark need (harness/deps.sh); a C
 # compiler counts as present when `cc` runs.
@@ -21,7 +21,7 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TEST_UTIL := $(BUILD)/tests/testutil.o
 
-.PHONY: all deps test test-run test-asan clean data
+.PHONY: all deps test test-run test-asan test-tsan clean data
 .SECONDARY:
 
 all: deps $(BUILD)/bpebench
@@ -89,12 +89,27 @@ test-asan:
 	$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) CC=$(CC) \
 	    OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test-run
 
+# The threaded code (the parallel counting strategy) under ThreadSanitizer:
+# the counting tests, built with -fsanitize=thread in their own directory.
+TSAN_BUILD ?= $(BUILD)/tsan
+TSAN_TESTS := test_counting
+
+test-tsan:
+	$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CC=$(CC) \
+	    OPT="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" \
+	    $(TSAN_TESTS:%=$(TSAN_BUILD)/tests/%)
+	@for t in $(TSAN_TESTS); do \
+	    echo "== $(TSAN_BUILD)/tests/$$t"; \
+	    TSAN_OPTIONS=halt_on_error=1 BPE_DATA=$(DATA) $(TSAN_BUILD)/tests/$$t || exit 1; \
+	done
+
 # test_check runs the example Python trainer (docs/examples): Debian's python3 and python3-regex;
 # test_scaling.sh runs GNU parallel: Debian's parallel.
 test: deps data
 	@sh harness/deps.sh cmd:python3=python3 python3-regex cmd:parallel=parallel
 	$(MAKE) --no-print-directory test-run
 	$(MAKE) --no-print-directory test-asan
+	$(MAKE) --no-print-directory test-tsan
 
 # The real corpora of the grid: datasets/<path>.xz unpacked to $(DATA)/<path>
 # and checked against datasets/MANIFEST.tsv (datasets/unpack.sh). The stamp

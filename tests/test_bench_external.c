@@ -15,7 +15,10 @@
  *     command line as text); report.md names the external trainers;
  *   - no temporary directory is left in $TMPDIR;
  *   - `report` and `compare` of a results file whose external record
- *     carries a command run nothing.
+ *     carries a command run nothing;
+ *   - over a threads grid, an external trainer runs once per cell (it counts
+ *     its own way: no threads or counting recorded), the built-in ones once
+ *     per threads value, and results.json has no key twice.
  * Runs from the top of the tree, as make test-run does.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -211,6 +214,51 @@ static void externals_run_beside_the_trainers(void **state)
 
 /* A results file is data: an external record with a "command" in it (as a
  * hostile file might carry) is reported and compared, and nothing runs. */
+static void externals_run_once_over_a_threads_grid(void **state)
+{
+    (void)state;
+    const char *bb = test_bpebench();
+    char out[PATH_MAX], corpus_spec[PATH_MAX + 16], spec[1024];
+    snprintf(out, sizeof out, "%s/out-threads", root);
+    snprintf(corpus_spec, sizeof corpus_spec, "tiny=%s/corpus.txt", root);
+    snprintf(spec, sizeof spec,
+             "by-counts=%s train --counts --trainer heap --vocab-size \"$BPE_VOCAB_SIZE\" "
+             "--out \"$BPE_OUT\" \"$BPE_COUNTS\" > /dev/null", bb);
+    const char *argv[] = {bb, "bench", "--corpus", corpus_spec, "--sizes", "all", "--vocab",
+                          "300", "--repeats", "1", "--trainers", "naive,heap", "--threads",
+                          "1,2", "--external", spec, "--out", out, NULL};
+    test_child child = test_start(argv, NULL, set_tmpdir);
+    test_output o;
+    test_finish(&child, &o);
+    if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) != 0)
+        fail_msg("status 0x%x\n%s%s", o.status, o.out, o.err);
+    test_output_free(&o);
+    char results_path[PATH_MAX + 32], err[512];
+    snprintf(results_path, sizeof results_path, "%s/results.json", out);
+    bench_results r;
+    if (!results_read(results_path, &r, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(r.n_records, 2 * 2 + 1); /* naive and heap at 1 and 2 threads, by-counts */
+    size_t builtin_at[3] = {0};
+    for (size_t i = 0; i < r.n_records; i++) {
+        const bench_record *rec = &r.records[i];
+        if (rec->status != STATUS_OK || !rec->verified)
+            fail_msg("%s threads %llu: %s %s", rec->trainer, (unsigned long long)rec->threads,
+                     bench_status_name(rec->status), rec->error);
+        if (rec->external) {
+            assert_string_equal(rec->trainer, "by-counts");
+            assert_int_equal(rec->threads, 0);
+            assert_string_equal(rec->counting, "");
+        } else {
+            assert_true(rec->threads == 1 || rec->threads == 2);
+            builtin_at[rec->threads]++;
+        }
+    }
+    assert_int_equal(builtin_at[1], 2);
+    assert_int_equal(builtin_at[2], 2);
+    results_free(&r);
+}
+
 static void a_results_file_runs_nothing(void **state)
 {
     (void)state;
@@ -255,6 +303,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(externals_run_beside_the_trainers),
+        cmocka_unit_test(externals_run_once_over_a_threads_grid),
         cmocka_unit_test(a_results_file_runs_nothing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

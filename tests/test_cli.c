@@ -317,6 +317,15 @@ static const cli_case cases[] = {
      {"--pattern", "offset 7", "gpt2"}},
     {"bad --invalid-utf8", TEXT("hello\n"), NULL, NULL,
      {"--vocab-size", "300", "--invalid-utf8=skip", "in.txt"}, 2, {"--invalid-utf8", "skip"}},
+    {"--threads 0", TEXT("hello\n"), NULL, NULL,
+     {"--vocab-size", "300", "--threads", "0", "in.txt"}, 2, {"--threads 0", "1 to 256"}},
+    {"--threads too many", TEXT("hello\n"), NULL, NULL,
+     {"--vocab-size", "300", "--threads", "100000", "in.txt"}, 2, {"--threads", "1 to 256"}},
+    {"unknown --counting", TEXT("hello\n"), NULL, NULL,
+     {"--vocab-size", "300", "--counting", "magic", "in.txt"}, 2, {"magic", "serial"}},
+    {"user pattern on threads", TEXT("hello world\nagain\n"), NULL, NULL,
+     {"--vocab-size", "300", "--threads", "2", "--pattern", "\\w+|\\s", "in.txt"}, 0,
+     {"user pattern is cut only at special tokens"}},
     {"unknown trainer", TEXT("hello\n"), NULL, NULL,
      {"--vocab-size", "300", "--trainer", "fastest", "in.txt"}, 2, {"fastest", "bpebench list"}},
     {"no input", NULL, 0, NULL, NULL, {"--vocab-size", "300"}, 2, {"INPUT", "--help"}},
@@ -561,12 +570,15 @@ static long self_rss_kb(void)
 }
 
 /* Peak RSS of `train` on one file; the summary must report `expect_w`
- * distinct words (W) when non-NULL, and is copied to `w_out`. */
+ * distinct words (W) when non-NULL, and is copied to `w_out`. One counting
+ * thread: with N, each thread's table holds the words of its own segments,
+ * O(N · (W + M)) — still independent of n, but on a small file a thread sees
+ * fewer segments, so the figure would compare unlike splits. */
 static long train_peak_kb(const char *root, const char *trainer, const char *file, char *w_out,
                           size_t w_len)
 {
-    const char *args[] = {"train", "--trainer", trainer, "--vocab-size", "300", "--out", "out",
-                          file, NULL};
+    const char *args[] = {"train", "--trainer", trainer, "--vocab-size", "300", "--threads", "1",
+                          "--out", "out", file, NULL};
     test_output r;
     cli_run(root, args, NULL, &r);
     if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)

@@ -107,6 +107,15 @@ static void sizes_must_be_real_and_distinct(void **state)
     assert_int_equal(g.sizes.n, 4);
     assert_int_equal(g.sizes.items[0].bytes, 1); /* 0.5 rounds up to one byte */
     assert_int_equal(g.sizes.items[1].bytes, 500);
+    assert_refused(&g, "threads", "0", "thread counts from 1");
+    assert_refused(&g, "threads", "2,x", "thread counts from 1");
+    assert_refused(&g, "threads", "1,,2", "thread counts from 1");
+    assert_refused(&g, "threads", "", "the list is empty");
+    assert_true(grid_set(&g, "threads", "3,1,all,1", true, err, sizeof err));
+    assert_true(g.n_threads >= 2 && g.n_threads <= 3); /* all may be 1 or 3 */
+    assert_int_equal(g.threads[0], 1);
+    for (size_t i = 1; i < g.n_threads; i++)
+        assert_true(g.threads[i] > g.threads[i - 1]);
     grid_free(&g);
 }
 
@@ -121,7 +130,7 @@ static void config_lines_are_checked_like_the_command_line(void **state)
         {"repeat-time", "nan"},     {"sizes", "5Q"},       {"sizes", "nope=5M"},
         {"out", ""},                {"colour", "red"},     {"external", "../x=true"},
         {"external", "naive=true"}, {"external", "x="},    {"external", "no command"},
-        {"external", "=true"},
+        {"external", "=true"},      {"threads", "0"},
     };
     for (size_t i = 0; i < N(bad); i++)
         assert_config_refused(bad[i][0], bad[i][1]);

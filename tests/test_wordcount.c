@@ -188,7 +188,10 @@ static void files_sum_and_must_agree(void **state)
 
 /* Runs bpebench with argv (NULL-terminated, without the program); asserts
  * the exit status; returns its stderr (malloc'd). */
-static char *run_bpebench(int expected_status, const char *const *args)
+/* Runs bpebench with args (NULL-terminated), fails the test unless it exits
+ * with expected_status; returns its stderr and, when out is not NULL, its
+ * stdout in *out (both malloc'd). */
+static char *run_bpebench_out(int expected_status, const char *const *args, char **out_text)
 {
     const char *argv[32] = {test_bpebench()};
     size_t n = 1;
@@ -203,8 +206,17 @@ static char *run_bpebench(int expected_status, const char *const *args)
                  expected_status, out.err);
     char *err = out.err;
     out.err = NULL;
+    if (out_text) {
+        *out_text = out.out;
+        out.out = NULL;
+    }
     test_output_free(&out);
     return err;
+}
+
+static char *run_bpebench(int expected_status, const char *const *args)
+{
+    return run_bpebench_out(expected_status, args, NULL);
 }
 
 static void count_then_train_counts_gives_the_corpus_merges(void **state)
@@ -261,6 +273,56 @@ static void count_then_train_counts_gives_the_corpus_merges(void **state)
     err = run_bpebench(2, (const char *[]){"count", "--threads", "0", "--out", c1, p1, NULL});
     assert_non_null(strstr(err, "--threads"));
     free(err);
+    err = run_bpebench(2, (const char *[]){"train", "--trainer", "heap", "--vocab-size", "300",
+                                           "--out", got, "--counts", "--threads", "2", c1, NULL});
+    assert_non_null(strstr(err, "drop --threads and --counting"));
+    free(err);
+    test_remove_tree(dir);
+}
+
+/* count --threads and --counting choose how the words are counted (the
+ * summary says which); every choice writes the same file, byte for byte. */
+static void count_writes_one_file_for_every_strategy(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/bpe-wordcount-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    static const char one[] = "low lower <|endoftext|> lowest\nnewer\r\n caf\xc3\xa9\n\n";
+    static const char two[] = "newest widest\nwider lower low\n caf\xc3\xa9s\n";
+    test_write_file_in(dir, "one.txt", one, sizeof one - 1);
+    test_write_file_in(dir, "two.txt", two, sizeof two - 1);
+    char p1[64], p2[64], serial[64], counts[64];
+    snprintf(p1, sizeof p1, "%s/one.txt", dir);
+    snprintf(p2, sizeof p2, "%s/two.txt", dir);
+    snprintf(serial, sizeof serial, "%s/serial.counts", dir);
+    snprintf(counts, sizeof counts, "%s/other.counts", dir);
+    char *out;
+    free(run_bpebench_out(0, (const char *[]){"count", "--counting", "serial", "--out", serial,
+                                              p1, p2, NULL}, &out));
+    assert_non_null(strstr(out, "(serial, 1 thread)"));
+    free(out);
+    char *want = test_file_contents(dir, "serial.counts");
+    static const char *const ways[][2] = {{"parallel", "2"}, {"dedup", "1"}, {"parallel", "1"}};
+    for (size_t i = 0; i < sizeof ways / sizeof *ways; i++) {
+        free(run_bpebench_out(0, (const char *[]){"count", "--counting", ways[i][0], "--threads",
+                                                  ways[i][1], "--out", counts, p1, p2, NULL},
+                              &out));
+        char said[64];
+        snprintf(said, sizeof said, "(%s, %s thread%s)", ways[i][0], ways[i][1],
+                 strcmp(ways[i][1], "1") == 0 ? "" : "s");
+        if (!strstr(out, said))
+            fail_msg("count --counting %s --threads %s: no \"%s\" in: %s", ways[i][0],
+                     ways[i][1], said, out);
+        free(out);
+        char *got = test_file_contents(dir, "other.counts");
+        assert_string_equal(want, got);
+        free(got);
+    }
+    free(want);
+    char *err = run_bpebench(2, (const char *[]){"count", "--counting", "nope", "--out", counts,
+                                                 p1, NULL});
+    assert_non_null(strstr(err, "unknown --counting 'nope'"));
+    free(err);
     test_remove_tree(dir);
 }
 
@@ -271,6 +333,7 @@ int main(void)
         cmocka_unit_test(malformed_files_are_refused_with_file_and_line),
         cmocka_unit_test(files_sum_and_must_agree),
         cmocka_unit_test(count_then_train_counts_gives_the_corpus_merges),
+        cmocka_unit_test(count_writes_one_file_for_every_strategy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

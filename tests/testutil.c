@@ -181,6 +181,7 @@ static bool records_equal(const bench_record *a, const bench_record *b, size_t i
 #define FIELD(f) same(a->f == b->f, why, why_len, #f, i)
 #define TEXT(f) same(strcmp(a->f, b->f) == 0, why, why_len, #f, i)
     bool ok = TEXT(trainer) && TEXT(corpus) && FIELD(corpus_bytes) && FIELD(slice_bytes) &&
+              FIELD(threads) && TEXT(counting) &&
               FIELD(vocab_size) && FIELD(max_merges) && FIELD(merges) && FIELD(exhausted) &&
               FIELD(words_distinct) && FIELD(symbols) && FIELD(pretokens) &&
               FIELD(pairs_initial) && FIELD(n_reps) && FIELD(peak_rss_bytes) &&
@@ -249,6 +250,9 @@ bool test_grids_equal(const bench_grid *a, const bench_grid *b, char *why, size_
               same(a->n_vocab == b->n_vocab &&
                        memcmp(a->vocab, b->vocab, a->n_vocab * sizeof *a->vocab) == 0,
                    why, why_len, "vocab", 0) &&
+              same(a->n_threads == b->n_threads &&
+                       memcmp(a->threads, b->threads, a->n_threads * sizeof *a->threads) == 0,
+                   why, why_len, "threads", 0) &&
               same(a->repeats == b->repeats && a->repeat_time_s == b->repeat_time_s &&
                        a->time_limit_s == b->time_limit_s,
                    why, why_len, "repeats, repeat-time or time-limit", 0) &&

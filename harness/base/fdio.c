@@ -5,12 +5,14 @@
 #include <errno.h>
 #include <unistd.h>
 
-bool read_full(int fd, void *buf, size_t want, size_t *got)
+/* read_full and pread_full: read() when offset < 0, else pread() from there. */
+static bool read_loop(int fd, void *buf, size_t want, long long offset, size_t *got)
 {
     char *bytes = buf;
     *got = 0;
     while (*got < want) {
-        ssize_t n = read(fd, bytes + *got, want - *got);
+        ssize_t n = offset < 0 ? read(fd, bytes + *got, want - *got)
+                               : pread(fd, bytes + *got, want - *got, (off_t)offset + (off_t)*got);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -20,6 +22,16 @@ bool read_full(int fd, void *buf, size_t want, size_t *got)
         *got += (size_t)n;
     }
     return true;
+}
+
+bool read_full(int fd, void *buf, size_t want, size_t *got)
+{
+    return read_loop(fd, buf, want, -1, got);
+}
+
+bool pread_full(int fd, void *buf, size_t want, unsigned long long offset, size_t *got)
+{
+    return read_loop(fd, buf, want, (long long)offset, got);
 }
 
 size_t write_full(int fd, const void *buf, size_t len)

@@ -20,6 +20,10 @@
  * says which; *got bytes arrived before it). O(want). */
 bool read_full(int fd, void *buf, size_t want, size_t *got);
 
+/* The same from byte `offset` of a file (pread: the file position is not
+ * used, so threads may share the descriptor). O(want). */
+bool pread_full(int fd, void *buf, size_t want, unsigned long long offset, size_t *got);
+
 /* Writes all `len` bytes of buf, retrying after EINTR and short writes.
  * Returns the bytes written: `len`, or fewer when a write failed (errno
  * says why; ENOSPC when a write made no progress, which would otherwise

@@ -12,6 +12,7 @@
 #include "array.h"
 #include "base/errors.h"
 #include "base/untrusted.h"
+#include "input/count.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -278,6 +279,45 @@ static bool set_vocab(bench_grid *g, const char *value, char *err, size_t err_le
     return true;
 }
 
+/* threads = a list of counts or "all" (every online core): each run of the
+ * grid is made once per value, and records it. */
+static bool set_threads(bench_grid *g, const char *value, char *err, size_t err_len)
+{
+    unsigned t[8];
+    size_t n = 0;
+    for (const char *p = value; *p;) {
+        size_t len = strcspn(p, ",");
+        bool all = len == 3 && strncmp(p, "all", 3) == 0;
+        char *end = NULL;
+        unsigned long x = count_online_cores();
+        if (!all) {
+            errno = 0;
+            x = strtoul(p, &end, 10);
+        }
+        bool bad = !all && (end != p + len || errno || x < 1 || x > COUNT_MAX_THREADS);
+        if (bad || n == 8)
+            return set_error(err, err_len, "threads \"%s\": expected up to 8 comma-separated "
+                             "thread counts from 1 to %d, or all", value, COUNT_MAX_THREADS);
+        bool seen = false; /* "1,all" on one core is one value */
+        for (size_t i = 0; i < n; i++)
+            seen = seen || t[i] == x;
+        if (!seen)
+            t[n++] = (unsigned)x;
+        p += len + (p[len] == ',');
+    }
+    if (n == 0)
+        return set_error(err, err_len, "threads: the list is empty");
+    for (size_t i = 1; i < n; i++) /* ascending: insertion sort of at most 8 */
+        for (size_t j = i; j > 0 && t[j - 1] > t[j]; j--) {
+            unsigned swap = t[j];
+            t[j] = t[j - 1];
+            t[j - 1] = swap;
+        }
+    memcpy(g->threads, t, n * sizeof *t);
+    g->n_threads = n;
+    return true;
+}
+
 static bool set_repeats(bench_grid *g, const char *value, char *err, size_t err_len)
 {
     char *end;
@@ -315,6 +355,8 @@ bool grid_set(bench_grid *g, const char *key, const char *value, bool from_cli, 
         return set_vocab(g, value, err, err_len);
     if (strcmp(key, "repeats") == 0)
         return set_repeats(g, value, err, err_len);
+    if (strcmp(key, "threads") == 0)
+        return set_threads(g, value, err, err_len);
     if (strcmp(key, "time-limit") == 0)
         return parse_seconds(key, value, false, &g->time_limit_s, err, err_len);
     if (strcmp(key, "repeat-time") == 0)
@@ -326,7 +368,7 @@ bool grid_set(bench_grid *g, const char *key, const char *value, bool from_cli, 
     if (!slot)
         return set_error(err, err_len,
                     "unknown setting \"%s\"; known: trainers corpus external sizes vocab "
-                    "repeats repeat-time time-limit out data-dir profile",
+                    "threads repeats repeat-time time-limit out data-dir profile",
                     key);
     if (!*value)
         return set_error(err, err_len, "%s: the value is empty", key);
@@ -343,7 +385,8 @@ bool grid_init(bench_grid *g)
     char err[128];
     return set_trainers(g, "all", err, sizeof err) &&
            grid_parse_sizes("all", &g->sizes, err, sizeof err) &&
-           set_vocab(g, "1000", err, sizeof err) && set_string(&g->out_dir, "results/latest");
+           set_vocab(g, "1000", err, sizeof err) && set_threads(g, "1", err, sizeof err) &&
+           set_string(&g->out_dir, "results/latest");
 }
 
 void grid_free(bench_grid *g)
@@ -546,6 +589,9 @@ char *grid_to_config(const bench_grid *g, char *err, size_t err_len)
     fprintf(out, "vocab = ");
     for (size_t i = 0; i < g->n_vocab; i++)
         fprintf(out, "%s%llu", i ? "," : "", (unsigned long long)g->vocab[i]);
+    fprintf(out, "\nthreads = ");
+    for (size_t i = 0; i < g->n_threads; i++)
+        fprintf(out, "%s%u", i ? "," : "", g->threads[i]);
     fprintf(out, "\nrepeats = %d\nrepeat-time = %.17g\ntime-limit = %.17g\n", g->repeats,
             g->repeat_time_s, g->time_limit_s);
     ok = ok && write_setting(out, "out", "", g->out_dir, err, err_len) &&

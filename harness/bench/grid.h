@@ -62,6 +62,8 @@ typedef struct {
     grid_sizes sizes;                /* global slice sizes */
     uint64_t *vocab;                 /* vocab sizes, ascending; owned */
     size_t n_vocab;                  /* entries in vocab */
+    unsigned threads[8];             /* counting threads per run, ascending ("all": online cores) */
+    size_t n_threads;                /* entries in threads */
     int repeats;                     /* repetitions per grid cell (at most) */
     double repeat_time_s;            /* no new repetition once a cell has used this long; 0: no cap */
     double time_limit_s;             /* per repetition, wall clock */
@@ -73,7 +75,7 @@ typedef struct {
     size_t cap_externals;            /* entries allocated in externals */
 } bench_grid;
 
-/* Built-in defaults: every trainer, sizes "all", vocab 1000, 3 repeats with
+/* Built-in defaults: every trainer, sizes "all", vocab 1000, threads 1, 3 repeats with
  * no repeat-time cap, 60 s limit, out "results/latest", no corpus. False on OOM. */
 bool grid_init(bench_grid *g);
 void grid_free(bench_grid *g);

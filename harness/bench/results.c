@@ -207,6 +207,8 @@ static int cmp_key(const void *a, const void *b)
         c = strcmp(x->corpus, y->corpus);
     if (c == 0)
         c = (x->vocab_size > y->vocab_size) - (x->vocab_size < y->vocab_size);
+    if (c == 0)
+        c = (x->threads > y->threads) - (x->threads < y->threads);
     return c ? c : (x > y) - (x < y);
 }
 
@@ -227,6 +229,20 @@ void results_index_free(results_index *ix)
     free(ix->by_key);
     ix->by_key = NULL;
     ix->n = 0;
+}
+
+/* Where `found` (a record results_index_find returned) sits in the index. O(log n). */
+static size_t bsearch_position(const results_index *ix, const bench_record *found)
+{
+    size_t lo = 0, hi = ix->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_key(&ix->by_key[mid], &found) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 const bench_record *results_index_find(const results_index *ix, const char *trainer,
@@ -251,6 +267,24 @@ const bench_record *results_index_find(const results_index *ix, const char *trai
                    strcmp(found->corpus, corpus) == 0
                ? found
                : NULL;
+}
+
+const bench_record *results_index_find_threads(const results_index *ix, const char *trainer,
+                                               const char *corpus, uint64_t vocab_size,
+                                               uint64_t threads)
+{
+    const bench_record *first = results_index_find(ix, trainer, corpus, vocab_size);
+    if (!first)
+        return NULL;
+    for (size_t i = (size_t)(bsearch_position(ix, first)); i < ix->n; i++) {
+        const bench_record *r = ix->by_key[i];
+        if (r->vocab_size != vocab_size || strcmp(r->trainer, trainer) != 0 ||
+            strcmp(r->corpus, corpus) != 0)
+            break;
+        if (r->threads == threads)
+            return r;
+    }
+    return NULL;
 }
 
 /* ============================================================ writing */
@@ -395,6 +429,8 @@ static bool record_add_scalars(cJSON *o, const bench_record *rec)
            cJSON_AddBoolToObject(o, "external", rec->external) &&
            cJSON_AddStringToObject(o, "corpus", rec->corpus) &&
            add_u64(o, "slice_bytes", rec->slice_bytes) &&
+           add_u64(o, "threads", rec->threads) &&
+           cJSON_AddStringToObject(o, "counting", rec->counting) &&
            add_u64(o, "vocab_size", rec->vocab_size) &&
            add_u64(o, "max_merges", rec->max_merges) && add_u64(o, "merges", rec->merges) &&
            cJSON_AddBoolToObject(o, "exhausted", rec->exhausted) &&
@@ -759,6 +795,8 @@ bool record_from_json(const cJSON *o, bench_record *rec, char *err, size_t err_l
     bool ok = get_str(o, "trainer", true, rec->trainer, sizeof rec->trainer, err, err_len) &&
               get_str(o, "corpus", true, rec->corpus, sizeof rec->corpus, err, err_len) &&
               get_u64(o, "slice_bytes", false, &rec->slice_bytes, err, err_len) &&
+              get_u64(o, "threads", false, &rec->threads, err, err_len) &&
+              get_str(o, "counting", false, rec->counting, sizeof rec->counting, err, err_len) &&
               get_u64(o, "vocab_size", true, &rec->vocab_size, err, err_len) &&
               get_u64(o, "max_merges", false, &rec->max_merges, err, err_len) &&
               get_u64(o, "merges", false, &rec->merges, err, err_len) &&
@@ -868,8 +906,8 @@ static bool check_unique_runs(const bench_results *r, char *err, size_t err_len)
     bool ok = true;
     for (size_t i = 1; ok && i < ix.n; i++) {
         const bench_record *a = ix.by_key[i - 1], *b = ix.by_key[i];
-        if (a->vocab_size == b->vocab_size && strcmp(a->trainer, b->trainer) == 0 &&
-            strcmp(a->corpus, b->corpus) == 0)
+        if (a->vocab_size == b->vocab_size && a->threads == b->threads &&
+            strcmp(a->trainer, b->trainer) == 0 && strcmp(a->corpus, b->corpus) == 0)
             ok = set_error(err, err_len, "results[%zu]: the run %s/%s/V=%llu already appears as "
                                          "results[%zu]",
                            (size_t)(b - r->records), b->trainer, b->corpus,

@@ -68,6 +68,8 @@ typedef struct {
     char corpus[96];           /* corpus name with the slice, e.g. "gutenberg-en@5M" */
     uint64_t corpus_bytes;     /* n: bytes of the slice actually read */
     uint64_t slice_bytes;      /* the prefix asked for; 0 means the whole corpus */
+    uint64_t threads;          /* threads counting words (0: not recorded, an older file) */
+    char counting[16];         /* the counting strategy ("" when not recorded) */
     uint64_t vocab_size;       /* V */
     uint64_t max_merges;       /* V − 256 − S */
     uint64_t merges;           /* m: merges performed */
@@ -193,9 +195,14 @@ typedef struct {
 /* Sorts r's records by key. False on OOM. O(n log n). */
 bool results_index_build(results_index *ix, const bench_results *r);
 void results_index_free(results_index *ix);
-/* The record of (trainer, corpus, vocab_size), or NULL (the first in file
- * order if the key repeats). O(log n). */
+/* The record of (trainer, corpus, vocab_size), or NULL: the one with the
+ * fewest threads when the key repeats over a threads grid (then the first in
+ * file order). O(log n). */
 const bench_record *results_index_find(const results_index *ix, const char *trainer,
                                        const char *corpus, uint64_t vocab_size);
+/* The same with that many counting threads, or NULL. O(log n + threads values). */
+const bench_record *results_index_find_threads(const results_index *ix, const char *trainer,
+                                               const char *corpus, uint64_t vocab_size,
+                                               uint64_t threads);
 
 #endif

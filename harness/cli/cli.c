@@ -198,6 +198,23 @@ bool cli_corpus_option(corpus_options *o, int code, const char *arg)
     case OPT_PATTERN:
         o->pattern = arg;
         return true;
+    case OPT_THREADS: {
+        uint64_t n;
+        if (!cli_parse_u64(arg, "--threads", &n))
+            return false;
+        if (n < 1 || n > COUNT_MAX_THREADS) {
+            cli_error("bad --threads %s: give 1 to %d", arg, COUNT_MAX_THREADS);
+            return false;
+        }
+        o->threads = (unsigned)n;
+        return true;
+    }
+    case OPT_COUNTING:
+        if (!(o->counting = count_strategy_find(arg))) {
+            cli_error("unknown --counting '%s': use serial, parallel or dedup", arg);
+            return false;
+        }
+        return true;
     case OPT_INVALID_UTF8:
         if (strcmp(arg, "error") == 0)
             o->invalid_utf8 = INVALID_UTF8_ERROR;

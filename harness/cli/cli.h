@@ -6,7 +6,7 @@
 #ifndef BPE_CLI_H
 #define BPE_CLI_H
 
-#include "input/pretok.h"
+#include "input/count.h"
 #include "base/errors.h"
 
 #include <getopt.h>
@@ -26,6 +26,8 @@ enum {
     OPT_NO_SPECIAL_TOKENS,    /* --no-special-tokens */
     OPT_PATTERN,              /* --pattern P */
     OPT_INVALID_UTF8,         /* --invalid-utf8=error|bytes */
+    OPT_THREADS,              /* --threads N (train, bench) */
+    OPT_COUNTING,             /* --counting NAME (train, bench) */
 };
 
 /* The SPEC §2 inputs besides the files: specials, pattern, UTF-8 mode. */
@@ -36,6 +38,8 @@ typedef struct {
     bool no_specials;         /* --no-special-tokens */
     const char *pattern;      /* gpt2 (default), gpt4 or a PCRE2 pattern */
     invalid_utf8_mode invalid_utf8; /* error (default) or bytes */
+    unsigned threads;         /* --threads N; 0 when not given (the command's default) */
+    const count_strategy *counting; /* --counting NAME; NULL when not given */
 } corpus_options;
 
 /* Applies one shared option (a code above). Returns false, after printing

@@ -104,6 +104,8 @@ typedef struct {
 typedef struct {
     bench_grid grid;          /* the settings; owned */
     pretok_config pretok;     /* specials, pattern, UTF-8 mode (from the shared options) */
+    const count_strategy *counting; /* --counting (default parallel) */
+    unsigned threads;         /* the threads value of the grid being run */
     bench_slice *slices;      /* the plan; owned */
     size_t n_slices;          /* entries in slices */
     size_t cap_slices;        /* capacity of slices */
@@ -162,6 +164,9 @@ static void bench_usage(FILE *out)
           "                         2 repeats, 30 s limit, profile auto\n"
           "  --special-token S, --no-special-tokens, --pattern P, --invalid-utf8=MODE\n"
           "                         as for bpebench train\n"
+          "  --threads LIST         threads counting words, e.g. 1,all (all: every online\n"
+          "                         core; default 1): each run is made once per value\n"
+          "  --counting NAME        serial, parallel (default) or dedup\n"
           "  --help                 this text\n"
           "\n"
           "Once a trainer times out on a corpus at (n, V), its runs on that corpus with\n"
@@ -200,6 +205,8 @@ static int parse_args(int argc, char **argv, bench_run *b, corpus_options *copts
         {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
         {"pattern", required_argument, NULL, OPT_PATTERN},
         {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
+        {"threads", required_argument, NULL, OPT_GRID},
+        {"counting", required_argument, NULL, OPT_COUNTING},
         {NULL, 0, NULL, 0},
     };
     cli_setting *settings = calloc((size_t)argc, sizeof *settings);
@@ -486,6 +493,19 @@ static void record_set_input(bench_record *rec, const bench_slice *s, const benc
     record_copy_input(rec, in);
 }
 
+/* Names the record's trainer and, for a built-in one, the counting strategy
+ * and threads of the pass (an external trainer counts its input its own way:
+ * none recorded, and it runs in the first threads pass only). */
+static void record_set_entrant(bench_record *rec, const bench_run *b, const bench_entrant *e)
+{
+    snprintf(rec->trainer, sizeof rec->trainer, "%s", e->name);
+    rec->external = e->external != NULL;
+    if (e->builtin) {
+        snprintf(rec->counting, sizeof rec->counting, "%s", b->counting->name);
+        rec->threads = b->threads;
+    }
+}
+
 /* Folds repetition `one` into the cell's record. Repetitions must agree on
  * the merge digest and every work counter; a difference is an error. O(1). */
 static bool merge_repetition(bench_record *rec, const bench_record *one, size_t rep)
@@ -623,8 +643,7 @@ static bool run_cell(bench_run *b, const bench_entrant *e, const bench_slice *s,
 {
     char what[192], outcome[160];
     describe(what, sizeof what, e->name, s, vocab);
-    snprintf(rec->trainer, sizeof rec->trainer, "%s", e->name);
-    rec->external = e->external != NULL;
+    record_set_entrant(rec, b, e);
     rec->time_limit_s = b->grid.time_limit_s;
     if (ruled_out(b, e, s->corpus_index, rec->corpus_bytes, vocab)) {
         rec->status = STATUS_TIMEOUT;
@@ -633,7 +652,8 @@ static bool run_cell(bench_run *b, const bench_entrant *e, const bench_slice *s,
         return true;
     }
     run_config cfg = {.files = s->files, .n_files = s->n_files, .max_bytes = s->bytes,
-                      .pretok = b->pretok, .trainer = e->builtin, .vocab_size = vocab};
+                      .pretok = b->pretok, .counting = b->counting, .threads = b->threads,
+                      .trainer = e->builtin, .vocab_size = vocab};
     double start = clock_now();
     if (!run_repetitions(b, e, &cfg, s, rec, merges_out))
         return false;
@@ -677,6 +697,8 @@ static bool run_vocab(bench_run *b, const bench_slice *s, const bench_record *in
     bool ok = true;
     for (size_t ti = 0; ok && ti < b->grid.n_trainers + b->grid.n_externals; ti++) {
         bench_entrant e = entrant(b, ti);
+        if (e.external && b->threads != b->grid.threads[0])
+            continue; /* run once per cell, with the first threads value: it counts its own way */
         const char *why_not = probe_error ? probe_error
                               : e.external && *b->external_error ? b->external_error
                                                                   : NULL;
@@ -696,8 +718,7 @@ static bool run_vocab(bench_run *b, const bench_slice *s, const bench_record *in
         if (why_not) {
             char what[192];
             describe(what, sizeof what, e.name, s, vocab);
-            snprintf(rec->trainer, sizeof rec->trainer, "%s", e.name);
-            rec->external = e.external != NULL;
+            record_set_entrant(rec, b, &e);
             rec->status = STATUS_ERROR;
             rec->time_limit_s = b->grid.time_limit_s;
             snprintf(rec->error, sizeof rec->error, "%s", why_not);
@@ -756,8 +777,11 @@ static bool run_slice(bench_run *b, const bench_slice *s)
             progress_note(&b->progress, "bench: %s: %s", s->name, b->external_error);
     }
     bool done = true;
-    for (size_t vi = 0; done && vi < b->grid.n_vocab; vi++)
-        done = run_vocab(b, s, &in, ok ? NULL : err, b->grid.vocab[vi]);
+    for (size_t ti = 0; done && ti < b->grid.n_threads; ti++) {
+        b->threads = b->grid.threads[ti];
+        for (size_t vi = 0; done && vi < b->grid.n_vocab; vi++)
+            done = run_vocab(b, s, &in, ok ? NULL : err, b->grid.vocab[vi]);
+    }
     external_input_free(&b->external_in);
     temp_dir_empty(b->external_dir); /* the next slice's input replaces this one's */
     return done;
@@ -800,7 +824,8 @@ static int run_grid(bench_run *b, int argc, char **argv)
         return EXIT_FAIL;
     }
     progress_start(&b->progress, stderr,
-                   b->n_slices * b->grid.n_vocab * (b->grid.n_trainers + b->grid.n_externals));
+                   b->n_slices * b->grid.n_vocab *
+                       (b->grid.n_trainers * b->grid.n_threads + b->grid.n_externals));
     bool ok = true;
     for (size_t i = 0; ok && i < b->n_slices; i++)
         ok = run_slice(b, &b->slices[i]);
@@ -887,6 +912,7 @@ int cmd_bench(int argc, char **argv)
     char err[PATH_MAX + 2048];
     if (status == EXIT_OK) {
         b.pretok = cli_pretok_config(&copts);
+        b.counting = copts.counting ? copts.counting : count_strategy_default();
         if (!check_settings(&b, err, sizeof err)) {
             cli_error("bench: %s", err);
             status = EXIT_USAGE;

@@ -29,7 +29,9 @@ static void count_usage(FILE *out)
           "merges equal those of training on the corpus (docs/wordcount.md).\n"
           "\n"
           "  --out FILE             the word-count file to write\n"
-          "  --threads N            counting threads (accepted; this build counts with one)\n"
+          "  --threads N            threads counting words (default: every online core)\n"
+          "  --counting NAME        serial, parallel (default) or dedup: how words are\n"
+          "                         counted; every strategy writes the same file\n"
           "  --special-token S      a special token, repeatable (default: <|endoftext|>)\n"
           "  --no-special-tokens    no special tokens at all\n"
           "  --pattern P            gpt2 (default), gpt4, or a PCRE2 pattern\n"
@@ -38,14 +40,12 @@ static void count_usage(FILE *out)
           out);
 }
 
-/* Option codes of count's own options. */
-enum { OPT_THREADS = 2000 };
-
 int cmd_count(int argc, char **argv)
 {
     static const struct option options[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, OPT_THREADS},
+        {"counting", required_argument, NULL, OPT_COUNTING},
         {"special-token", required_argument, NULL, OPT_SPECIAL_TOKEN},
         {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
         {"pattern", required_argument, NULL, OPT_PATTERN},
@@ -55,7 +55,6 @@ int cmd_count(int argc, char **argv)
     };
     corpus_options copts = {0};
     const char *out_file = NULL;
-    uint64_t threads = 1;
     int opt, status = EXIT_USAGE;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
@@ -65,13 +64,6 @@ int cmd_count(int argc, char **argv)
             return EXIT_OK;
         } else if (opt == 'o') {
             out_file = optarg;
-        } else if (opt == OPT_THREADS) {
-            if (!cli_parse_u64(optarg, "--threads", &threads))
-                goto done;
-            if (threads < 1 || threads > 1024) {
-                cli_error("bad --threads %s: give a number from 1 to 1024", optarg);
-                goto done;
-            }
         } else if (!cli_corpus_option(&copts, opt, optarg)) {
             if (opt == '?')
                 cli_bad_option("count", options, argv);
@@ -86,7 +78,9 @@ int cmd_count(int argc, char **argv)
         cli_error("--out is empty; give a file name");
         goto done;
     }
-    run_config cfg = {.pretok = cli_pretok_config(&copts)};
+    run_config cfg = {.pretok = cli_pretok_config(&copts),
+                      .counting = copts.counting ? copts.counting : count_strategy_default(),
+                      .threads = copts.threads ? copts.threads : count_online_cores()};
     char err[2 * PATH_MAX];
     pretokenizer *p = pretok_new(&cfg.pretok, err, sizeof err);
     if (!p) {
@@ -115,10 +109,11 @@ int cmd_count(int argc, char **argv)
             char shown[4 * PATH_MAX];
             display_escape(out_file, strlen(out_file), shown, sizeof shown);
             printf("counted    %llu bytes in %zu file%s: %llu pretokens, W = %zu distinct "
-                   "words, in %.3f s\nwrote      %s\n",
+                   "words, in %.3f s (%s, %u thread%s)\nwrote      %s\n",
                    (unsigned long long)in.corpus.bytes, n_files, n_files == 1 ? "" : "s",
                    (unsigned long long)in.corpus.pretokens, in.table.n_entries,
-                   in.read_seconds + in.pretokenize_seconds, shown);
+                   in.read_seconds + in.pretokenize_seconds, cfg.counting->name,
+                   in.counting.threads_used, in.counting.threads_used == 1 ? "" : "s", shown);
             status = EXIT_OK;
         }
         run_input_free(&in);

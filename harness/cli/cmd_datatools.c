@@ -174,6 +174,11 @@ static void print_stats(const corpus_stats *s, size_t n_files)
            s->words ? (double)s->symbols / (double)s->words : 0.0);
     printf("P          %llu distinct adjacent byte pairs before any merge\n",
            (unsigned long long)s->pairs);
+    if (s->chunks_distinct)
+        printf("dedup      %llu chunks between safe cuts, %llu distinct: ratio %.2f "
+               "(what --counting dedup saves)\n",
+               (unsigned long long)s->chunks, (unsigned long long)s->chunks_distinct,
+               (double)s->chunks / (double)s->chunks_distinct);
     if (c->invalid_runs)
         printf("invalid    %llu runs of invalid UTF-8 kept as words\n",
                (unsigned long long)c->invalid_runs);

@@ -43,6 +43,9 @@ static void train_usage(FILE *out)
           "  --no-special-tokens    no special tokens at all\n"
           "  --pattern P            gpt2 (default), gpt4, or a PCRE2 pattern\n"
           "  --invalid-utf8=MODE    error (default) or bytes: keep invalid bytes as tokens\n"
+          "  --threads N            threads counting words (default: every online core)\n"
+          "  --counting NAME        serial, parallel (default) or dedup: how words are\n"
+          "                         counted; every strategy gives the same word table\n"
           "  --counts               INPUT are word-count files (bpebench count): train on\n"
           "                         the sum of their counts, with the pattern and special\n"
           "                         tokens they were counted with (all must agree)\n"
@@ -75,6 +78,20 @@ static bool check_training_options(const run_config *cfg, const char *out_dir)
     }
     pretok_free(p);
     return true;
+}
+
+/* The summary's counting line: the strategy, threads, chunks, and why it
+ * did less than asked, if it did. */
+static void print_counting(const count_strategy *counting, const count_report *k)
+{
+    printf("counting   %s, %u thread%s, %llu chunk%s", counting->name, k->threads_used,
+           k->threads_used == 1 ? "" : "s", (unsigned long long)k->chunks,
+           k->chunks == 1 ? "" : "s");
+    if (k->chunks_distinct)
+        printf(" (%llu distinct)", (unsigned long long)k->chunks_distinct);
+    if (k->serial_seconds > 0)
+        printf(", serial part %.3f s", k->serial_seconds);
+    printf(k->fallback ? "; %s\n" : "\n", k->fallback);
 }
 
 /* The summary of SPEC §4: input (a corpus, or word-count files), words,
@@ -110,6 +127,8 @@ static void print_summary(const run_config *cfg, const run_outcome *o, const cha
                o->result.n_merges, (unsigned long long)o->max_merges);
     else
         printf("merges     %zu\n", o->result.n_merges);
+    if (!from_counts)
+        print_counting(cfg->counting, &o->counting);
     printf("time       read %.3f s, pretokenize+count %.3f s, setup %.3f s, merge %.3f s, "
            "total %.3f s\n",
            o->times.read, o->times.pretokenize, o->times.setup, o->times.merge, o->times.total);
@@ -166,6 +185,11 @@ static int train_from_counts(const bpe_trainer *trainer, uint64_t vocab_size,
         copts->invalid_utf8 != INVALID_UTF8_ERROR) {
         cli_error("--counts takes the pattern and special tokens from the word-count files; "
                   "drop --pattern, --special-token, --no-special-tokens and --invalid-utf8 "
+                  "(give them to bpebench count)");
+        return EXIT_USAGE;
+    }
+    if (copts->threads || copts->counting) {
+        cli_error("--counts reads words counted already; drop --threads and --counting "
                   "(give them to bpebench count)");
         return EXIT_USAGE;
     }
@@ -227,6 +251,8 @@ int cmd_train(int argc, char **argv)
         {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
         {"pattern", required_argument, NULL, OPT_PATTERN},
         {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"counting", required_argument, NULL, OPT_COUNTING},
         {"counts", no_argument, NULL, 'c'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -284,7 +310,9 @@ int cmd_train(int argc, char **argv)
         goto done;
     }
     run_config cfg = {.pretok = cli_pretok_config(&copts), .trainer = trainer,
-                      .vocab_size = vocab_size, .progress = &shown.hooks};
+                      .vocab_size = vocab_size, .progress = &shown.hooks,
+                      .counting = copts.counting ? copts.counting : count_strategy_default(),
+                      .threads = copts.threads ? copts.threads : count_online_cores()};
     if (!check_training_options(&cfg, out_dir))
         goto done;
     status = EXIT_FAIL;
@@ -328,7 +356,8 @@ int cmd_list(int argc, char **argv)
 {
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         puts("usage: bpebench list\n\nLists the trainers in teaching order, each with its idea,\n"
-             "its complexity (n, W, L, M, P, m, A_i as in docs/algorithms.md) and its work counters.");
+             "its complexity (n, W, L, M, P, m, A_i as in docs/algorithms.md) and its work counters,\n"
+             "then the word-counting strategies (train --counting).");
         return EXIT_OK;
     }
     if (argc > 1 && argv[1][0] == '-') {
@@ -346,5 +375,8 @@ int cmd_list(int argc, char **argv)
             printf(" %s", (*t)->counter_names[i]);
         printf("\n\n");
     }
+    printf("counting strategies (train --counting; all give the same word table)\n");
+    for (const count_strategy *const *c = count_strategies; *c; c++)
+        printf("  %-13s %s\n", (*c)->name, (*c)->idea);
     return EXIT_OK;
 }

@@ -281,11 +281,11 @@ size_t corpus_safe_cut(const uint8_t *text, size_t len, size_t limit, const char
     return cut;
 }
 
-/* Opens an input for count_file: standard input for CORPUS_STDIN, else the
+/* Opens an input for count_file (and the parallel strategy): standard input for CORPUS_STDIN, else the
  * file, which must still be regular (it was when listed; opening with
  * O_NONBLOCK means a FIFO put there since cannot block us). *st is the
  * file's state at open; *name what messages call it. */
-static bool open_input(const char *path, int *fd, struct stat *st, const char **name, char *err,
+bool corpus_open_input(const char *path, int *fd, struct stat *st, const char **name, char *err,
                        size_t err_len)
 {
     bool is_stdin = strcmp(path, CORPUS_STDIN) == 0;
@@ -318,7 +318,7 @@ static bool open_input(const char *path, int *fd, struct stat *st, const char **
  * give a corpus that is part old, part new, or partial, without a word.
  * Streams (standard input from a pipe) have no size to check. O(1).
  */
-static bool unchanged_while_read(int fd, const char *name, const struct stat *at_open,
+bool corpus_unchanged_while_read(int fd, const char *name, const struct stat *at_open,
                                  uint64_t start, uint64_t bytes_read, bool to_end, char *err,
                                  size_t err_len)
 {
@@ -346,6 +346,34 @@ static bool unchanged_while_read(int fd, const char *name, const struct stat *at
 /* Streams one input into the pretokenizer. `budget` (0: unlimited) is how
  * many more bytes may be read; *used says how many were and *cut whether the
  * slice ended inside this input. `chunk` holds CHUNK_BYTES + 1. O(file). */
+bool corpus_prefix_end(int fd, const char *name, uint64_t size, uint64_t budget,
+                       const char *const *specials, size_t n_specials, uint64_t *end, bool *cut,
+                       char *err, size_t err_len)
+{
+    *cut = size > budget;
+    *end = *cut ? budget : size;
+    if (!*cut)
+        return true;
+    /* count_file's last read: the CHUNK_BYTES before the budget and one more. */
+    uint64_t window_start = budget > CHUNK_BYTES ? budget - CHUNK_BYTES : 0;
+    size_t want = (size_t)(budget - window_start) + 1, got;
+    uint8_t *window = malloc(want);
+    if (!window)
+        return set_error(err, err_len, "out of memory");
+    bool ok = pread_full(fd, window, want, window_start, &got);
+    if (!ok)
+        set_error(err, err_len, "%s: read failed at byte offset %llu: %s; check the file", name,
+                  (unsigned long long)(window_start + got), strerror(errno));
+    else if (got < want)
+        ok = set_error(err, err_len, "%s: changed while reading (%llu bytes at open, %llu now); "
+                       "train on a copy that nothing writes to", name, (unsigned long long)size,
+                       (unsigned long long)(window_start + got));
+    else
+        *end = window_start + corpus_safe_cut(window, want, want - 1, specials, n_specials);
+    free(window);
+    return ok;
+}
+
 static bool count_file(pretokenizer *p, const pretok_config *cfg, const char *path,
                        uint8_t *chunk, uint64_t budget, corpus_read *opts, word_table *words,
                        uint64_t *used, bool *cut, char *err, size_t err_len)
@@ -355,7 +383,7 @@ static bool count_file(pretokenizer *p, const pretok_config *cfg, const char *pa
     const char *name;
     *used = 0;
     *cut = false;
-    if (!open_input(path, &fd, &at_open, &name, err, err_len))
+    if (!corpus_open_input(path, &fd, &at_open, &name, err, err_len))
         return false;
     off_t start = S_ISREG(at_open.st_mode) ? lseek(fd, 0, SEEK_CUR) : 0;
     pretok_begin(p, name, words);
@@ -393,7 +421,7 @@ static bool count_file(pretokenizer *p, const pretok_config *cfg, const char *pa
         if (opts->on_bytes)
             opts->on_bytes(opts->ctx, opts->bytes_read + *used);
     }
-    ok = ok && unchanged_while_read(fd, name, &at_open, start > 0 ? (uint64_t)start : 0,
+    ok = ok && corpus_unchanged_while_read(fd, name, &at_open, start > 0 ? (uint64_t)start : 0,
                                     bytes_read, !*cut, err, err_len);
     if (fd != STDIN_FILENO)
         close(fd);

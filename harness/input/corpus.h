@@ -8,6 +8,8 @@
 
 #include "input/pretok.h"
 
+#include <sys/stat.h>
+
 /* The input that names standard input (read once, as a stream). */
 #define CORPUS_STDIN "-"
 
@@ -42,6 +44,27 @@ enum { CORPUS_CUT_LOOKBACK = 1 << 20 };
  */
 size_t corpus_safe_cut(const uint8_t *text, size_t len, size_t limit, const char *const *specials,
                        size_t n_specials);
+
+/* Opens an input: standard input for CORPUS_STDIN, else the file, which must
+ * still be a regular file. *st is its state at open, *name what messages
+ * call it. False with a one-line reason. */
+bool corpus_open_input(const char *path, int *fd, struct stat *st, const char **name, char *err,
+                       size_t err_len);
+
+/* Whether a regular file stayed as it was while bytes [start, start +
+ * bytes_read) were read (to its end when to_end): its size and modification
+ * time are those at open. False with a one-line reason naming it. O(1). */
+bool corpus_unchanged_while_read(int fd, const char *name, const struct stat *at_open,
+                                 uint64_t start, uint64_t bytes_read, bool to_end, char *err,
+                                 size_t err_len);
+
+/* Where reading a regular file of `size` bytes stops when `budget` more bytes
+ * may be read: *end = size when it fits (*cut false), else the word-safe cut
+ * corpus_count_words makes there (*cut true), found from the same window.
+ * False with a one-line reason on a read error. O(CORPUS_CUT_LOOKBACK · S). */
+bool corpus_prefix_end(int fd, const char *name, uint64_t size, uint64_t budget,
+                       const char *const *specials, size_t n_specials, uint64_t *end, bool *cut,
+                       char *err, size_t err_len);
 
 typedef struct {
     uint64_t max_bytes;   /* 0: read everything; else a word-safe prefix of the whole input */

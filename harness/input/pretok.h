@@ -53,6 +53,12 @@ void pretok_free(pretokenizer *p);
  * offset N ..."). Each call returns false with a one-line reason in err.
  */
 void pretok_begin(pretokenizer *p, const char *name, word_table *words);
+/* The same for a part of an input that starts at byte `offset` of it (a
+ * chunk cut at a safe place, cut.h): errors name offsets in the whole input. */
+void pretok_begin_at(pretokenizer *p, const char *name, word_table *words, uint64_t offset);
+/* After pretok_begin(_at): every pretoken of this input is counted `times`
+ * times (a text that occurs that often; pretok_stats still count it once). */
+void pretok_set_multiplicity(pretokenizer *p, uint64_t times);
 bool pretok_feed(pretokenizer *p, const uint8_t *data, size_t len, char *err, size_t err_len);
 bool pretok_end(pretokenizer *p, char *err, size_t err_len);
 
@@ -65,5 +71,9 @@ bool pretok_split(pretokenizer *p, const char *name, const uint8_t *text, size_t
                   pretok_emit_fn emit, void *ctx, char *err, size_t err_len);
 
 const pretok_stats *pretok_get_stats(const pretokenizer *p);
+
+/* Turns gpt2's ASCII fast path (pretok.c) on (the default) or off, so that
+ * tests and the fuzzer can check that it never changes a piece. */
+void pretok_set_ascii_fast_path(pretokenizer *p, bool on);
 
 #endif

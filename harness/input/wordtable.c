@@ -76,10 +76,10 @@ static uint64_t slot_value(uint32_t hash, size_t entry)
     return (uint64_t)hash << 32 | (uint32_t)(entry + 1);
 }
 
-/* Doubles the slot array and re-places every entry by its stored hash. O(W). */
-static bool grow_slots(word_table *t)
+/* Re-places every entry by its stored hash in a slot array of `cap` (a power
+ * of two, more than twice the entries). O(W + cap). */
+static bool resize_slots(word_table *t, size_t cap)
 {
-    size_t cap = t->slot_cap * 2;
     uint64_t *slots = calloc(cap, sizeof *slots);
     if (!slots)
         return false;
@@ -93,6 +93,12 @@ static bool grow_slots(word_table *t)
     t->slots = slots;
     t->slot_cap = cap;
     return true;
+}
+
+/* Doubles the slot array. O(W). */
+static bool grow_slots(word_table *t)
+{
+    return resize_slots(t, t->slot_cap * 2);
 }
 
 /* The first blocks of `entries` and `arena` (both then double, array.h):
@@ -185,6 +191,24 @@ size_t word_table_find(const word_table *t, const uint8_t *bytes, size_t len)
             return (uint32_t)t->slots[s] - 1;
     }
     return SIZE_MAX;
+}
+
+bool word_table_reserve(word_table *t, size_t entries, uint64_t arena_bytes, size_t slot_words)
+{
+    word_entry *e = bpe_array_reserve(t->entries, &t->entry_cap, at_least(entries, FIRST_ENTRIES),
+                                      sizeof *e);
+    if (!e)
+        return false;
+    t->entries = e;
+    uint8_t *arena = bpe_array_reserve(t->arena, &t->arena_cap,
+                                       at_least((size_t)arena_bytes, FIRST_ARENA_BYTES), 1);
+    if (!arena)
+        return false;
+    t->arena = arena;
+    size_t cap = t->slot_cap;
+    while (cap / 2 < slot_words)
+        cap *= 2;
+    return cap == t->slot_cap || resize_slots(t, cap);
 }
 
 uint64_t word_table_memory(const word_table *t)

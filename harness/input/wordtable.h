@@ -57,6 +57,12 @@ bool word_table_add_hashed(word_table *t, const uint8_t *bytes, size_t len, uint
  * table does not hold it. O(len) expected. */
 size_t word_table_find(const word_table *t, const uint8_t *bytes, size_t len);
 
+/* Makes room for `entries` distinct words of `arena_bytes` bytes in all
+ * (capacity only: pages never written cost no memory) and for `slot_words`
+ * words in the slots without growing them, so that a merge of known size
+ * never rehashes or copies. False on OOM (the table is unchanged). O(W). */
+bool word_table_reserve(word_table *t, size_t entries, uint64_t arena_bytes, size_t slot_words);
+
 /* Bytes the table holds on the heap (slots, entries, arena capacities). */
 uint64_t word_table_memory(const word_table *t);
 

@@ -146,10 +146,11 @@ static void compare_one(const bench_record *a, const bench_record *b, double thr
     }
 }
 
-/* The run of `ix` with a's key (trainer, corpus, slice, vocab size), or NULL. O(log n). */
+/* The run of `ix` with a's key (trainer, corpus, slice, vocab size, threads), or NULL. O(log n). */
 static const bench_record *matching(const results_index *ix, const bench_record *a)
 {
-    const bench_record *b = results_index_find(ix, a->trainer, a->corpus, a->vocab_size);
+    const bench_record *b = results_index_find_threads(ix, a->trainer, a->corpus, a->vocab_size,
+                                                       a->threads);
     return b && b->slice_bytes == a->slice_bytes ? b : NULL;
 }
 

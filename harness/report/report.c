@@ -225,15 +225,25 @@ static void section_verification(FILE *f, const bench_results *r)
             ok, by_ref, by_agreement, unverified, wrong, wrong ? " (marked ✗ below)" : "");
 }
 
-/* Pretokenize+count throughput on a slice, in MB/s: n over the median of the
- * pretokenize phase across every repetition of every finished run on it
- * (each run reads and counts the same bytes again). 0 when none finished. */
-static double pretokenize_rate(const report_index *ix, const report_slice *s, uint64_t bytes)
+/* Whether rec is a finished run of a built-in trainer on slice s counted
+ * with `threads` threads (an external trainer's phases are not ours). */
+static bool counted_with(const bench_record *rec, const report_slice *s, uint64_t threads)
+{
+    return strcmp(rec->corpus, s->name) == 0 && record_finished(rec) && !rec->external &&
+           rec->threads == threads;
+}
+
+/* Pretokenize+count throughput on a slice with `threads` counting threads, in
+ * MB/s: n over the median of the pretokenize phase across every repetition
+ * of every finished run on it (each run reads and counts the same bytes
+ * again). 0 when none finished. */
+static double pretokenize_rate(const report_index *ix, const report_slice *s, uint64_t bytes,
+                               uint64_t threads)
 {
     size_t n = 0;
     for (size_t i = 0; i < ix->r->n_records; i++) {
         const bench_record *rec = &ix->r->records[i];
-        if (strcmp(rec->corpus, s->name) == 0 && record_finished(rec) && !rec->external)
+        if (counted_with(rec, s, threads))
             n += rec->n_reps;
     }
     run_times *all = n ? malloc(n * sizeof *all) : NULL;
@@ -242,7 +252,7 @@ static double pretokenize_rate(const report_index *ix, const report_slice *s, ui
     n = 0;
     for (size_t i = 0; i < ix->r->n_records; i++) {
         const bench_record *rec = &ix->r->records[i];
-        if (strcmp(rec->corpus, s->name) == 0 && record_finished(rec) && !rec->external)
+        if (counted_with(rec, s, threads))
             for (size_t k = 0; k < rec->n_reps; k++)
                 all[n++] = rec->reps[k];
     }
@@ -302,7 +312,7 @@ static void section_corpora(FILE *f, const report_index *ix)
                "n = bytes read, W = distinct pretokens (words), M = Σ len(w) over distinct "
                "words (symbols before any merge), L = M/W (SPEC §1). Pretokenize+count: n "
                "over the median time of that phase across every repetition of every run on "
-               "the slice, single-threaded.\n\n"
+               "the slice, with the fewest counting threads of the grid.\n\n"
                "| corpus | n (MB) | pretokens | W | M | L = M/W | pretokenize+count (MB/s) "
                "| input RSS (MB) | word table (MB) |\n"
                "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -315,7 +325,7 @@ static void section_corpora(FILE *f, const report_index *ix)
         char in[32], wt[32], rate[32] = "—";
         fmt_mb(rec->input_rss_bytes, in, sizeof in);
         fmt_mb(rec->word_table_bytes, wt, sizeof wt);
-        double mb_per_s = pretokenize_rate(ix, &ix->slices[i], rec->corpus_bytes);
+        double mb_per_s = pretokenize_rate(ix, &ix->slices[i], rec->corpus_bytes, rec->threads);
         if (mb_per_s > 0)
             snprintf(rate, sizeof rate, "%.0f", mb_per_s);
         fprintf(f, "| %s | %.2f | %llu | %llu | %llu | %.2f | %s | %s | %s |\n",
@@ -326,6 +336,84 @@ static void section_corpora(FILE *f, const report_index *ix)
     }
     fputc('\n', f);
     table_composition(f, ix);
+}
+
+/* The smallest peak RSS among the finished runs on s with `threads` threads:
+ * the run whose trainer added least, closest to what counting itself needs. */
+static uint64_t lowest_peak(const report_index *ix, const report_slice *s, uint64_t threads,
+                            const char **counting)
+{
+    uint64_t lowest = 0;
+    for (size_t i = 0; i < ix->r->n_records; i++) {
+        const bench_record *rec = &ix->r->records[i];
+        if (counted_with(rec, s, threads) && (!lowest || rec->peak_rss_bytes < lowest)) {
+            lowest = rec->peak_rss_bytes;
+            *counting = rec->counting[0] ? rec->counting : "serial";
+        }
+    }
+    return lowest;
+}
+
+/* The threads values of the built-in trainers' runs on s, ascending, at most `max`. */
+static size_t threads_values(const report_index *ix, const report_slice *s, uint64_t *values,
+                             size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ix->r->n_records; i++) {
+        const bench_record *rec = &ix->r->records[i];
+        if (strcmp(rec->corpus, s->name) != 0 || !record_finished(rec) || rec->external)
+            continue;
+        size_t at = 0;
+        while (at < n && values[at] < rec->threads)
+            at++;
+        if ((at < n && values[at] == rec->threads) || n == max)
+            continue;
+        memmove(values + at + 1, values + at, (n - at) * sizeof *values);
+        values[at] = rec->threads;
+        n++;
+    }
+    return n;
+}
+
+/*
+ * Pretokenize+count by counting threads (the grid's `threads`): throughput,
+ * speedup over the fewest threads, parallel efficiency (speedup / threads),
+ * and the lowest peak RSS of a run. Left out when every run used one value.
+ */
+static void section_pretokenization(FILE *f, const report_index *ix)
+{
+    bool any = false;
+    for (size_t i = 0; i < ix->n_slices && !any; i++) {
+        uint64_t values[8];
+        any = threads_values(ix, &ix->slices[i], values, 8) > 1;
+    }
+    if (!any)
+        return;
+    fprintf(f, "## Pretokenization\n\n"
+               "Pretokenize+count (read excluded) by counting threads: n over the median "
+               "time of the phase across every repetition of every run; speedup over the "
+               "fewest threads; parallel efficiency = speedup / threads; peak RSS of the "
+               "run whose trainer added least. Every strategy and thread count gives the "
+               "same word table (docs/algorithms.md).\n\n"
+               "| corpus | counting | threads | MB/s | speedup | efficiency | peak RSS (MB) |\n"
+               "|---|---|---:|---:|---:|---:|---:|\n");
+    for (size_t i = 0; i < ix->n_slices; i++) {
+        const report_slice *s = &ix->slices[i];
+        uint64_t values[8];
+        size_t n = threads_values(ix, s, values, 8);
+        double base = n ? pretokenize_rate(ix, s, s->bytes, values[0]) : 0;
+        for (size_t k = 0; k < n; k++) {
+            const char *counting = "serial";
+            char peak[32];
+            fmt_mb(lowest_peak(ix, s, values[k], &counting), peak, sizeof peak);
+            double rate = pretokenize_rate(ix, s, s->bytes, values[k]);
+            double speedup = base > 0 ? rate / base : 0;
+            unsigned threads = values[k] ? (unsigned)values[k] : 1;
+            fprintf(f, "| %s | %s | %u | %.0f | %.2f× | %.0f%% | %s |\n", s->name, counting,
+                    threads, rate, speedup, 100 * speedup / threads, peak);
+        }
+    }
+    fputc('\n', f);
 }
 
 /* V − 256 − S as the records of this vocab size state it. */
@@ -665,6 +753,7 @@ bool report_write(const bench_results *r, const char *dir, char *err, size_t err
         section_context(f, r);
         section_verification(f, r);
         section_corpora(f, &ix);
+        section_pretokenization(f, &ix);
         section_times(f, &ix, &files);
         section_speedup(f, &ix, &files);
         section_memory(f, &ix, &files);

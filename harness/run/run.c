@@ -90,26 +90,27 @@ bool run_count_input(const run_config *cfg, run_input *in, char *err, size_t err
     memset(in, 0, sizeof *in);
     if (!word_table_init(&in->table))
         return set_error(err, err_len, "out of memory");
-    pretokenizer *p = pretok_new(&cfg->pretok, err, err_len);
-    bool ok = p != NULL;
-    if (ok) {
-        corpus_read read = {.max_bytes = cfg->max_bytes};
-        read_progress told = {.progress = cfg->progress};
-        if (cfg->progress) {
-            if (!corpus_planned_bytes(cfg->files, cfg->n_files, cfg->max_bytes, &told.planned))
-                told.planned = 0;
-            read.on_bytes = on_bytes_read;
-            read.ctx = &told;
-        }
-        double t0 = clock_now();
-        ok = corpus_count_words(p, &cfg->pretok, cfg->files, cfg->n_files, &read, &in->table,
-                                err, err_len);
-        double elapsed = clock_now() - t0;
-        in->read_seconds = read.read_seconds;
-        in->pretokenize_seconds = elapsed - read.read_seconds;
-        in->corpus = *pretok_get_stats(p);
-        pretok_free(p);
+    const count_strategy *counting = cfg->counting ? cfg->counting : count_strategies[0];
+    count_request req = {.files = cfg->files, .n_files = cfg->n_files,
+                         .max_bytes = cfg->max_bytes, .pretok = &cfg->pretok,
+                         .threads = cfg->threads ? cfg->threads : 1};
+    read_progress told = {.progress = cfg->progress};
+    if (cfg->progress) {
+        if (!corpus_planned_bytes(cfg->files, cfg->n_files, cfg->max_bytes, &told.planned))
+            told.planned = 0;
+        req.on_bytes = on_bytes_read;
+        req.ctx = &told;
     }
+    double t0 = clock_now();
+    bool ok = counting->count(&req, &in->table, &in->counting, err, err_len);
+    double elapsed = clock_now() - t0;
+    /* With threads, read time is summed over them and overlaps the counting:
+     * the read phase is its share of the wall-clock time. */
+    unsigned threads = in->counting.threads_used ? in->counting.threads_used : 1;
+    double read = in->counting.read_seconds / threads;
+    in->read_seconds = read;
+    in->pretokenize_seconds = elapsed > read ? elapsed - read : 0;
+    in->corpus = in->counting.corpus;
     if (ok && in->table.n_entries == 0)
         ok = no_text(cfg, in, err, err_len);
     ok = ok && make_view(in, err, err_len);
@@ -179,6 +180,7 @@ bool run_training_on(const run_config *cfg, run_input *in, double start, run_out
         out->times.read = in->read_seconds;
         out->times.pretokenize = in->pretokenize_seconds;
         out->corpus = in->corpus;
+        out->counting = in->counting;
         const bpe_words view = in->view;
         out->words_distinct = view.n_words;
         out->symbols = view.n_symbols;

@@ -6,7 +6,7 @@
 #ifndef BPE_RUN_H
 #define BPE_RUN_H
 
-#include "input/corpus.h"
+#include "input/count.h"
 #include "input/wordcount.h"
 
 /* What a progress display is told, and when (train's status line). */
@@ -26,6 +26,8 @@ typedef struct {
     size_t n_files;              /* how many */
     uint64_t max_bytes;          /* 0 for all, else a word-safe prefix */
     pretok_config pretok;        /* specials, pattern, invalid-UTF-8 mode */
+    const count_strategy *counting; /* how to count the words; NULL: serial */
+    unsigned threads;            /* threads counting (and setup) may use; 0 means 1 */
     const bpe_trainer *trainer;  /* which trainer */
     uint64_t vocab_size;         /* V; merges = V − 256 − S */
     bool profile;                /* record time and A_i for each merge */
@@ -44,6 +46,7 @@ typedef struct {
 typedef struct {
     run_times times;          /* per phase */
     pretok_stats corpus;      /* n, pretokens, specials, ... */
+    count_report counting;    /* what the counting strategy did (threads, chunks, fallback) */
     uint64_t words_distinct;  /* W */
     uint64_t symbols;         /* M */
     uint64_t word_table_bytes;/* heap held by the word table and its view: the shared input */
@@ -64,6 +67,7 @@ typedef struct {
     bpe_word *array;          /* the view's words (into table); owned */
     bpe_words view;           /* what a trainer is given */
     pretok_stats corpus;      /* n, pretokens, special tokens cut out, ... */
+    count_report counting;    /* what the counting strategy did */
     double read_seconds;      /* time inside read() */
     double pretokenize_seconds; /* pretokenize + count, read excluded */
     uint64_t memory_bytes;    /* heap held by the table and the view: the shared input */

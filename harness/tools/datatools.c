@@ -32,7 +32,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tools/datatools.h"
-#include "input/corpus.h"
+#include "input/count.h"
 #include "base/errors.h"
 #include "base/fdio.h"
 
@@ -272,17 +272,18 @@ static void find_top_words(corpus_stats *s)
     }
 }
 
-/* The word-table part: words counted as training counts them. O(n). */
+/* The word-table part: words counted as training counts them, by the dedup
+ * strategy (the same table as serial's, count.h), which also tells how much
+ * of the text repeats: chunks seen and distinct. O(n). */
 static bool count_words(const pretok_config *cfg, char *const *files, size_t n_files,
                         corpus_stats *s, char *err, size_t err_len)
 {
-    pretokenizer *p = pretok_new(cfg, err, err_len);
-    if (!p)
-        return false;
-    corpus_read opts = {0};
-    bool ok = corpus_count_words(p, cfg, files, n_files, &opts, &s->table, err, err_len);
-    s->corpus = *pretok_get_stats(p);
-    pretok_free(p);
+    count_request req = {.files = files, .n_files = n_files, .pretok = cfg, .threads = 1};
+    count_report report;
+    bool ok = count_strategy_find("dedup")->count(&req, &s->table, &report, err, err_len);
+    s->corpus = report.corpus;
+    s->chunks = report.chunks;
+    s->chunks_distinct = report.chunks_distinct;
     return ok;
 }
 

@@ -53,6 +53,8 @@ typedef struct {
     uint64_t words;                          /* W: distinct words */
     uint64_t symbols;                        /* M: bytes over distinct words */
     uint64_t pairs;                          /* P before any merge: distinct adjacent byte pairs */
+    uint64_t chunks;                         /* chunks between safe cuts (count_dedup.c) */
+    uint64_t chunks_distinct;                /* of those, distinct: the dedup ratio's divisor */
     stats_word top[STATS_TOP_WORDS];         /* most frequent words, ties by bytes */
     size_t n_top;                            /* min(W, STATS_TOP_WORDS) */
     uint64_t script_bytes[SCRIPT_COUNT];     /* bytes of the text in each script */

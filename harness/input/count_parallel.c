@@ -1,0 +1,484 @@
+/*
+ * count_parallel.c — counting on every core: the corpus is cut into segments
+ * at safe places (cut.h), N threads pretokenize segments into word tables of
+ * their own, and the tables are merged at the end in segment order, so the
+ * result is serial's table, word for word and in the same order.
+ *
+ * Idea (seed 004's thread-local statistics, seed 001's V3 "parallel
+ * pretokenization", seed 002's persistent workers): pretokenizing one piece
+ * of text needs nothing from any other piece once the cut is safe, so the
+ * work splits with no locks; each thread counts into its own table (no
+ * shared hash table, no atomic increments), and one pass merges them.
+ *
+ * Structures:
+ *   - segments: (file, byte range) in corpus order, ~SEGMENT_BYTES each,
+ *     planned by the calling thread, which reads a SEARCH_BYTES window at
+ *     each nominal boundary to find the first safe cut after it;
+ *   - workers: a pretokenizer, a read buffer and a word table each; they take
+ *     segments in order from one atomic counter (dynamic scheduling: a slow
+ *     segment, e.g. Chinese text, does not hold the others back), read them
+ *     with pread and stream them through their pretokenizer;
+ *   - per segment, which worker counted it and the range of that worker's
+ *     table entries first seen in it.
+ * Invariant (what makes the order serial's): a worker takes segments in
+ * increasing order, so the entries of its table first seen in segment s are
+ * exactly the words that occur in s and in none of its earlier segments.
+ * Merging, segment by segment, those entries (with the worker's whole count)
+ * adds each word when its globally first segment comes, in the order it
+ * appears there: first-seen order. Counts add up because every occurrence
+ * was counted by exactly one worker.
+ * Errors: the first failing segment (in corpus order) stops the taking of
+ * later ones; its message is the one serial would give, with offsets in the
+ * whole file (pretok_begin_at).
+ *
+ * Complexity: O(n / N + Σ_t W_t) time with N threads — the merge, Σ_t W_t
+ * hash inserts (W_t: distinct words of thread t), and the planning reads
+ * (SEARCH_BYTES per segment) are the serial part (Amdahl, docs/algorithms.md).
+ * Memory: O(Σ_t (W_t + M_t) + W + M + N · READ_BYTES).
+ *
+ * Leaves out: a parallel merge (partitioning words by hash would parallelize
+ * it but lose the order without a sort); standard input, which is read as one
+ * stream (the serial strategy counts it; the report says so); cuts inside text
+ * for a user pattern (only special tokens and file boundaries are provably
+ * safe for it, cut.h; the report says so).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "input/count.h"
+#include "input/cut.h"
+
+#include "base/clock.h"
+#include "base/errors.h"
+#include "base/fdio.h"
+#include "array.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+    SEGMENT_BYTES = 1 << 20, /* nominal segment size (unless the request says): many per thread */
+    READ_BYTES = 1 << 20,    /* bytes per pread of a segment */
+    SEARCH_BYTES = 16 << 10, /* how far past a nominal boundary a safe cut is looked for */
+    ERR_BYTES = 1024,        /* a worker's error message */
+};
+
+/* One input file as planned. */
+typedef struct {
+    int fd;                  /* open for the whole count; -1 when not opened */
+    const char *name;        /* what messages call it (borrowed) */
+    struct stat at_open;     /* its state at open, for the change check */
+    uint64_t end;            /* bytes to count: its size, or a word-safe prefix; for a file
+                              * that says it is empty (/proc), the bytes it gave */
+    bool cut;                /* the max_bytes slice ends inside it */
+} input_file;
+
+/* A piece of one file, pretokenized on its own. */
+typedef struct {
+    size_t file;             /* index into the plan's files */
+    uint64_t start, end;     /* byte range in the file; both ends are safe cuts */
+    bool to_eof;             /* read until the file ends: it reported size 0 (/proc files
+                              * do), so its size cannot be trusted; `end` is set when read */
+    unsigned owner;          /* the worker that counted it */
+    size_t first_entry;      /* owner's table size when it began */
+    size_t end_entry;        /* owner's table size when it ended */
+} segment;
+
+typedef struct plan plan;
+
+/* One thread's state. Owned by the plan; its table is freed after the merge. */
+typedef struct {
+    plan *plan;              /* what to count (shared, read-only but for the counters) */
+    unsigned id;             /* index in plan->workers */
+    pretokenizer *pretok;    /* its own compiled pattern and buffers; owned */
+    word_table table;        /* its thread-local counts; owned */
+    uint8_t *buf;            /* READ_BYTES for pread; owned */
+    double read_seconds;     /* time inside pread */
+    bool failed;             /* it stopped at failed_segment */
+    size_t failed_segment;   /* where, when failed */
+    char err[ERR_BYTES];     /* why, when failed */
+    pthread_t thread;        /* when started as a thread (not worker 0) */
+    bool started;            /* thread was created and must be joined */
+} worker;
+
+struct plan {
+    const count_request *req; /* what to count (borrowed) */
+    input_file *files;        /* req->n_files entries; the first n_opened opened */
+    size_t n_opened;          /* files opened and planned */
+    segment *segments;        /* in corpus order; owned */
+    size_t n_segments;        /* how many */
+    size_t cap_segments;      /* capacity */
+    char plan_err[ERR_BYTES]; /* an error while planning file n_opened (it failed), or "" */
+    worker *workers;          /* N of them; owned */
+    unsigned n_workers;       /* N */
+    atomic_size_t next;       /* the next segment to take */
+    atomic_size_t stop;       /* segments from here on are not taken (the first failure) */
+    atomic_uint_fast64_t bytes_read; /* by every worker so far, for req->on_bytes */
+};
+
+/* ------------------------------------------------------------- planning */
+
+static bool add_segment(plan *pl, size_t file, uint64_t start, uint64_t end)
+{
+    segment *grown = bpe_array_reserve(pl->segments, &pl->cap_segments, pl->n_segments + 1,
+                                       sizeof *grown);
+    if (!grown)
+        return false;
+    pl->segments = grown;
+    pl->segments[pl->n_segments++] = (segment){.file = file, .start = start, .end = end};
+    return true;
+}
+
+/*
+ * The first safe cut in [at, at + SEARCH_BYTES) of a file, or 0 in *cut when
+ * there is none there. Reads the window plus the cut finder's reach on each
+ * side into `window`. O(SEARCH_BYTES).
+ */
+static bool find_cut(const cut_finder *f, const input_file *in, uint64_t at, uint8_t *window,
+                     uint64_t *cut, char *err, size_t err_len)
+{
+    uint64_t reach = cut_finder_reach(f) + 4;
+    uint64_t from = at > reach ? at - reach : 0;
+    uint64_t search_to = at + SEARCH_BYTES < in->end ? at + SEARCH_BYTES : in->end;
+    uint64_t to = search_to + reach < in->end ? search_to + reach : in->end;
+    size_t got;
+    *cut = 0;
+    if (!pread_full(in->fd, window, (size_t)(to - from), from, &got))
+        return set_error(err, err_len, "%s: read failed at byte offset %llu: %s; check the file",
+                         in->name, (unsigned long long)(from + got), strerror(errno));
+    if (got < to - from) /* the file shrank: the change check will say so */
+        return true;
+    size_t c = cut_find(f, window, got, (size_t)(at - from), (size_t)(search_to - from));
+    if (c < search_to - from)
+        *cut = from + c;
+    return true;
+}
+
+/* Plans one opened file: its end, then segments between safe cuts, each
+ * about SEGMENT_BYTES. O(SEARCH_BYTES) per segment. */
+static bool plan_file(plan *pl, const cut_finder *f, size_t i, uint64_t *budget, uint8_t *window)
+{
+    input_file *in = &pl->files[i];
+    const count_request *req = pl->req;
+    uint64_t size = (uint64_t)in->at_open.st_size;
+    if (req->max_bytes) {
+        if (!corpus_prefix_end(in->fd, in->name, size, *budget, req->pretok->specials,
+                               req->pretok->n_specials, &in->end, &in->cut, pl->plan_err,
+                               sizeof pl->plan_err))
+            return false;
+        *budget -= in->end;
+    } else {
+        in->end = size;
+    }
+    if (size == 0) { /* empty, or a /proc file: read it as serial does, to its end */
+        if (!add_segment(pl, i, 0, 0))
+            return set_error(pl->plan_err, sizeof pl->plan_err, "out of memory");
+        pl->segments[pl->n_segments - 1].to_eof = true;
+        return true;
+    }
+    bool cuttable = cut_finder_splits_text(f) || req->pretok->n_specials > 0;
+    uint64_t step = req->chunk_bytes ? req->chunk_bytes : SEGMENT_BYTES;
+    uint64_t start = 0, probe = step;
+    while (cuttable && probe < in->end) {
+        uint64_t cut;
+        if (!find_cut(f, in, probe, window, &cut, pl->plan_err, sizeof pl->plan_err))
+            return false;
+        if (cut == 0) { /* none near: look one segment further on */
+            probe += step;
+            continue;
+        }
+        if (!add_segment(pl, i, start, cut))
+            return set_error(pl->plan_err, sizeof pl->plan_err, "out of memory");
+        start = cut;
+        probe = cut + step;
+    }
+    return add_segment(pl, i, start, in->end) ||
+           set_error(pl->plan_err, sizeof pl->plan_err, "out of memory");
+}
+
+/*
+ * Opens and plans the files in order, as serial would reach them: with
+ * max_bytes, the files after the slice's end are never opened. A file that
+ * cannot be opened or planned ends the plan; its error (plan_err) counts
+ * after every segment before it, as serial would meet it. O(files +
+ * segments · SEARCH_BYTES).
+ */
+static void plan_files(plan *pl, const cut_finder *f)
+{
+    const count_request *req = pl->req;
+    uint8_t *window = malloc(SEARCH_BYTES + 2 * (cut_finder_reach(f) + 4));
+    if (!window) {
+        set_error(pl->plan_err, sizeof pl->plan_err, "out of memory");
+        return;
+    }
+    uint64_t budget = req->max_bytes;
+    for (size_t i = 0; i < req->n_files && !(req->max_bytes && budget == 0); i++) {
+        input_file *in = &pl->files[i];
+        if (!corpus_open_input(req->files[i], &in->fd, &in->at_open, &in->name, pl->plan_err,
+                               sizeof pl->plan_err))
+            break;
+        pl->n_opened++;
+        if (!plan_file(pl, f, i, &budget, window) || in->cut)
+            break;
+    }
+    free(window);
+}
+
+/* -------------------------------------------------------------- counting */
+
+/* Adds `got` bytes to the plan's total; worker 0 (the calling thread) alone
+ * tells req->on_bytes, so the progress display is never called concurrently. */
+static void report_bytes(worker *w, size_t got)
+{
+    const count_request *req = w->plan->req;
+    uint64_t total = atomic_fetch_add_explicit(&w->plan->bytes_read, got,
+                                               memory_order_relaxed) + got;
+    if (req->on_bytes && w->id == 0)
+        req->on_bytes(req->ctx, total);
+}
+
+/* Streams segment s through the worker's pretokenizer into its table. */
+static bool count_segment(worker *w, size_t s)
+{
+    segment *seg = &w->plan->segments[s];
+    const input_file *in = &w->plan->files[seg->file];
+    seg->owner = w->id;
+    seg->first_entry = w->table.n_entries;
+    pretok_begin_at(w->pretok, in->name, &w->table, seg->start);
+    for (uint64_t at = seg->start; seg->to_eof || at < seg->end;) {
+        size_t want = seg->to_eof || seg->end - at >= READ_BYTES ? READ_BYTES
+                                                                 : (size_t)(seg->end - at), got;
+        double t0 = clock_now();
+        bool ok = pread_full(in->fd, w->buf, want, at, &got);
+        w->read_seconds += clock_now() - t0;
+        if (!ok)
+            return set_error(w->err, sizeof w->err, "%s: read failed at byte offset %llu: %s; "
+                             "check the file", in->name, (unsigned long long)(at + got),
+                             strerror(errno));
+        if (seg->to_eof && got == 0) {
+            seg->end = at;
+            break;
+        }
+        if (got < want && !seg->to_eof)
+            return set_error(w->err, sizeof w->err, "%s: changed while reading (%llu bytes at "
+                             "open, %llu now); train on a copy that nothing writes to", in->name,
+                             (unsigned long long)in->at_open.st_size,
+                             (unsigned long long)(at + got));
+        if (!pretok_feed(w->pretok, w->buf, got, w->err, sizeof w->err))
+            return false;
+        at += got;
+        report_bytes(w, got);
+    }
+    if (!pretok_end(w->pretok, w->err, sizeof w->err))
+        return false;
+    seg->end_entry = w->table.n_entries;
+    return true;
+}
+
+/* Lowers plan->stop to s unless it is lower already. */
+static void stop_from(plan *pl, size_t s)
+{
+    size_t seen = atomic_load(&pl->stop);
+    while (s < seen && !atomic_compare_exchange_weak(&pl->stop, &seen, s))
+        ;
+}
+
+/* A worker's loop: take the next segment until none is left or an earlier
+ * one failed. */
+static void *work(void *arg)
+{
+    worker *w = arg;
+    plan *pl = w->plan;
+    for (;;) {
+        size_t s = atomic_fetch_add(&pl->next, 1);
+        if (s >= pl->n_segments || s >= atomic_load(&pl->stop))
+            break;
+        if (!count_segment(w, s)) {
+            w->failed = true;
+            w->failed_segment = s;
+            stop_from(pl, s);
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* Prepares worker i: its pretokenizer, table and buffer. */
+static bool worker_init(plan *pl, unsigned i, char *err, size_t err_len)
+{
+    worker *w = &pl->workers[i];
+    w->plan = pl;
+    w->id = i;
+    if (!word_table_init(&w->table) || !(w->buf = malloc(READ_BYTES)))
+        return set_error(err, err_len, "out of memory");
+    w->pretok = pretok_new(pl->req->pretok, err, err_len);
+    return w->pretok != NULL;
+}
+
+static void worker_free(worker *w)
+{
+    pretok_free(w->pretok);
+    word_table_free(&w->table);
+    free(w->buf);
+}
+
+/* Runs the workers: N − 1 threads and the calling thread. A thread that cannot
+ * be created leaves its segments to the others. */
+static void run_workers(plan *pl)
+{
+    for (unsigned i = 1; i < pl->n_workers; i++)
+        pl->workers[i].started =
+            pthread_create(&pl->workers[i].thread, NULL, work, &pl->workers[i]) == 0;
+    work(&pl->workers[0]);
+    for (unsigned i = 1; i < pl->n_workers; i++)
+        if (pl->workers[i].started)
+            pthread_join(pl->workers[i].thread, NULL);
+}
+
+/* The error serial would report first: the earliest failed segment's, then
+ * the planning error (which came after every planned segment). NULL if none. */
+static const char *first_error(const plan *pl)
+{
+    const worker *first = NULL;
+    for (unsigned i = 0; i < pl->n_workers; i++)
+        if (pl->workers[i].failed && (!first || pl->workers[i].failed_segment <
+                                                    first->failed_segment))
+            first = &pl->workers[i];
+    return first ? first->err : pl->plan_err[0] ? pl->plan_err : NULL;
+}
+
+/* How far ahead the merge prefetches the slot of the word it will add. */
+enum { MERGE_PREFETCH = 8 };
+
+/*
+ * Merges the workers' tables into `words` in segment order (see the top).
+ * This is the serial part, so it is made cheap: the table is sized first
+ * (entries and bytes for Σ_t W_t words, slots for the largest W_t: it grows
+ * at most a little), and each word's slot is prefetched MERGE_PREFETCH words
+ * ahead — the hashes are stored, and a lookup in a table larger than the
+ * cache otherwise waits for memory every time. O(Σ_t W_t).
+ */
+static bool merge_tables(const plan *pl, word_table *words, char *err, size_t err_len)
+{
+    size_t entries = 0, largest = 0;
+    uint64_t bytes = 0;
+    for (unsigned i = 0; i < pl->n_workers; i++) {
+        const word_table *t = &pl->workers[i].table;
+        entries += t->n_entries;
+        bytes += t->arena_used;
+        largest = t->n_entries > largest ? t->n_entries : largest;
+    }
+    if (!word_table_reserve(words, entries, bytes, largest))
+        return set_error(err, err_len, "out of memory merging the threads' word tables");
+    for (size_t s = 0; s < pl->n_segments; s++) {
+        const segment *seg = &pl->segments[s];
+        const word_table *t = &pl->workers[seg->owner].table;
+        for (size_t e = seg->first_entry; e < seg->end_entry; e++) {
+            if (e + MERGE_PREFETCH < seg->end_entry)
+                word_table_prefetch(words, t->entries[e + MERGE_PREFETCH].hash);
+            const word_entry *we = &t->entries[e];
+            if (!word_table_add_hashed(words, t->arena + we->offset, we->len, we->hash,
+                                       we->count))
+                return set_error(err, err_len, "out of memory merging the threads' word tables "
+                                 "(%zu distinct words so far)", words->n_entries);
+        }
+    }
+    return true;
+}
+
+/* Checks, file by file, that nothing changed while it was read. */
+static bool files_unchanged(plan *pl, char *err, size_t err_len)
+{
+    for (size_t s = 0; s < pl->n_segments; s++)
+        if (pl->segments[s].to_eof)
+            pl->files[pl->segments[s].file].end = pl->segments[s].end;
+    for (size_t i = 0; i < pl->n_opened; i++) {
+        const input_file *in = &pl->files[i];
+        if (!corpus_unchanged_while_read(in->fd, in->name, &in->at_open, 0, in->end, !in->cut,
+                                         err, err_len))
+            return false;
+    }
+    return true;
+}
+
+/* Counts with the plan's workers; the report's totals. */
+static bool count_planned(plan *pl, word_table *words, count_report *report, char *err,
+                          size_t err_len)
+{
+    unsigned n = pl->req->threads;
+    if (n > pl->n_segments)
+        n = pl->n_segments > 0 ? (unsigned)pl->n_segments : 1;
+    if (!(pl->workers = calloc(n, sizeof *pl->workers)))
+        return set_error(err, err_len, "out of memory");
+    pl->n_workers = n;
+    bool ok = true;
+    for (unsigned i = 0; ok && i < n; i++)
+        ok = worker_init(pl, i, err, err_len);
+    if (ok) {
+        atomic_init(&pl->next, 0);
+        atomic_init(&pl->stop, SIZE_MAX);
+        atomic_init(&pl->bytes_read, 0);
+        run_workers(pl);
+        const char *failure = first_error(pl);
+        if (failure)
+            ok = set_error(err, err_len, "%s", failure);
+    }
+    ok = ok && files_unchanged(pl, err, err_len);
+    if (ok && n == 1) { /* one worker counted everything in order: its table is the result */
+        word_table_free(words);
+        *words = pl->workers[0].table;
+        memset(&pl->workers[0].table, 0, sizeof pl->workers[0].table);
+    } else if (ok) {
+        double t0 = clock_now();
+        ok = merge_tables(pl, words, err, err_len);
+        report->serial_seconds += clock_now() - t0;
+    }
+    report->threads_used = n;
+    report->chunks = pl->n_segments;
+    for (unsigned i = 0; i < pl->n_workers; i++) {
+        if (pl->workers[i].pretok)
+            count_add_stats(&report->corpus, pretok_get_stats(pl->workers[i].pretok));
+        report->read_seconds += pl->workers[i].read_seconds;
+        worker_free(&pl->workers[i]);
+    }
+    free(pl->workers);
+    return ok;
+}
+
+static bool count_parallel(const count_request *req, word_table *words, count_report *report,
+                           char *err, size_t err_len)
+{
+    *report = (count_report){0};
+    if (count_reads_stdin(req))
+        return count_serially(req, words, report, "standard input is one stream: counted on one thread", err,
+                              err_len);
+    cut_finder *f = cut_finder_new(req->pretok);
+    plan pl = {.req = req, .files = calloc(req->n_files + 1, sizeof *pl.files)};
+    bool ok = f && pl.files;
+    if (!ok)
+        set_error(err, err_len, "out of memory");
+    for (size_t i = 0; ok && i < req->n_files; i++)
+        pl.files[i].fd = -1;
+    if (ok) {
+        if (!cut_finder_splits_text(f))
+            report->fallback = "a user pattern is cut only at special tokens and file boundaries";
+        double t0 = clock_now();
+        plan_files(&pl, f);
+        report->serial_seconds = clock_now() - t0;
+        ok = count_planned(&pl, words, report, err, err_len);
+    }
+    for (size_t i = 0; pl.files && i < pl.n_opened; i++)
+        close(pl.files[i].fd);
+    free(pl.files);
+    free(pl.segments);
+    cut_finder_free(f);
+    return ok;
+}
+
+const count_strategy count_strategy_parallel = {
+    .name = "parallel",
+    .idea = "N threads count segments cut at safe places; thread-local tables merged in order",
+    .count = count_parallel,
+};

@@ -1,0 +1,428 @@
+/*
+ * test_counting.c — every counting strategy gives serial's word table: the
+ * same words, counts and order, the same statistics, or the same error
+ * (count.h). Two layers:
+ *
+ *   0. gpt2's ASCII fast path (pretok.c) gives PCRE2's pieces.
+ *   1. The cut proof (cut.h), directly: on generated text full of the cases
+ *      the proof is about (whitespace runs, \r\n, punctuation before a
+ *      newline, non-ASCII letters and spaces, contractions, special tokens,
+ *      invalid bytes), at EVERY position the finder calls safe, pretokenizing
+ *      the two sides apart gives exactly the pieces of the whole.
+ *   2. The strategies, differentially: every strategy × threads {1, 2, 3, 7}
+ *      × patterns (gpt2, gpt4, a user pattern) × UTF-8 modes × special
+ *      tokens, on generated files cut into chunks of a few hundred bytes (so
+ *      the parallel strategy cuts wherever it can) and on real slices; plus
+ *      the errors (invalid UTF-8 deep in a file, a missing file) and a slice
+ *      (max_bytes) ending inside a file.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "input/count.h"
+#include "input/cut.h"
+#include "base/prng.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const PATTERNS[] = {"gpt2", "gpt4", "\\w+|[^\\w\\s]+|\\s"};
+static const char *const DEFAULT_SPECIALS[] = {"<|endoftext|>"};
+static const char *const TWO_SPECIALS[] = {"<|endoftext|>", "\n<s>"};
+
+/* Pieces the generator draws from: each a hard case of the cut proof. */
+static const char *const ATOMS[] = {
+    "word", "Word", " the", "  ", " ", "\n", "\n", "\n\n", "\r\n", "\t", ".", ",", "!?", "'s",
+    "'ll", "'T", "42", "1234", " 7", "é", "Ωμέγα", "中文", "\xc2\xa0", "\xe3\x80\x80", "\xc2\x85",
+    "\u2028", "<|endoftext|>", "<|endo", "\n<s>", "\xff", "\xc3", "-\n", ".\n", "x\ny",
+    "'ve", "'re", "'l", "'x", "''", " '", "_", "\x01", "\x1f", "²", "a", " b", "9", "(",
+};
+
+/* Random text of about `len` bytes from ATOMS; invalid bytes only when
+ * `invalid`. Returns a malloc'd buffer; *out_len its length. */
+static uint8_t *generate(uint64_t seed, size_t len, bool invalid, size_t *out_len)
+{
+    uint8_t *text = malloc(len + 64);
+    assert_non_null(text);
+    size_t at = 0;
+    while (at < len) {
+        const char *atom = ATOMS[splitmix64(&seed) % N(ATOMS)];
+        if (!invalid && (atom[0] == '\xff' || atom[0] == '\xc3'))
+            continue;
+        size_t n = strlen(atom);
+        memcpy(text + at, atom, n);
+        at += n;
+    }
+    *out_len = at;
+    return text;
+}
+
+/* Text that repeats itself: about `len` bytes of six generated snippets in
+ * random order, so that dedup finds identical chunks. malloc'd. */
+static uint8_t *generate_repetitive(uint64_t seed, size_t len, size_t *out_len)
+{
+    uint8_t *snippet[6];
+    size_t snippet_len[6];
+    for (size_t k = 0; k < 6; k++)
+        snippet[k] = generate(seed * 100 + k, 40 + 30 * k, false, &snippet_len[k]);
+    uint8_t *text = malloc(len + 400);
+    assert_non_null(text);
+    size_t at = 0;
+    while (at < len) {
+        size_t k = splitmix64(&seed) % 6;
+        memcpy(text + at, snippet[k], snippet_len[k]);
+        at += snippet_len[k];
+        text[at++] = 'x'; /* "\nx" after a snippet ending "y\n" makes a safe cut */
+    }
+    for (size_t k = 0; k < 6; k++)
+        free(snippet[k]);
+    *out_len = at;
+    return text;
+}
+
+/* --------------------------------------------------- 1. the cut proof */
+
+typedef struct {
+    uint8_t *bytes;  /* pieces back to back, each preceded by its length and special flag */
+    size_t len;      /* bytes used */
+    size_t cap;      /* capacity */
+} piece_log;
+
+static void log_piece(void *ctx, const uint8_t *piece, size_t len, bool is_special)
+{
+    piece_log *l = ctx;
+    while (l->len + len + 16 > l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 4096;
+        l->bytes = realloc(l->bytes, l->cap);
+        assert_non_null(l->bytes);
+    }
+    uint64_t header = (uint64_t)len << 1 | is_special;
+    memcpy(l->bytes + l->len, &header, sizeof header);
+    memcpy(l->bytes + l->len + sizeof header, piece, len);
+    l->len += sizeof header + len;
+}
+
+/* Splits text into `log`; true when pretokenizing succeeded. */
+static bool split_into(pretokenizer *p, const uint8_t *text, size_t len, piece_log *log)
+{
+    char err[512];
+    return pretok_split(p, "t", text, len, 0, log_piece, log, err, sizeof err);
+}
+
+static void check_cuts(const char *pattern, const char *const *specials, size_t n_specials,
+                       invalid_utf8_mode mode, uint64_t seed)
+{
+    pretok_config cfg = {.specials = specials, .n_specials = n_specials, .pattern = pattern,
+                         .invalid_utf8 = mode};
+    char err[512];
+    pretokenizer *p = pretok_new(&cfg, err, sizeof err);
+    assert_non_null(p);
+    cut_finder *f = cut_finder_new(&cfg);
+    assert_non_null(f);
+    size_t len, safe = 0;
+    uint8_t *text = generate(seed, 600, mode == INVALID_UTF8_BYTES, &len);
+    piece_log whole = {0};
+    assert_true(split_into(p, text, len, &whole));
+    for (size_t c = 1; c < len; c++) {
+        if (!cut_is_safe(f, text, len, c))
+            continue;
+        safe++;
+        piece_log parts = {0};
+        assert_true(split_into(p, text, c, &parts));
+        assert_true(split_into(p, text + c, len - c, &parts));
+        if (parts.len != whole.len || memcmp(parts.bytes, whole.bytes, whole.len) != 0)
+            fail_msg("pattern %s, seed %llu: cutting at byte %zu of %zu (before: %02x %02x "
+                     "%02x, after: %02x %02x) changes the pieces", pattern,
+                     (unsigned long long)seed, c, len, text[c - (c > 2 ? 3 : 1)],
+                     text[c - (c > 1 ? 2 : 1)], text[c - 1], text[c], text[c + 1 < len ? c + 1 : c]);
+        free(parts.bytes);
+    }
+    /* The finder must find cuts, or the strategies never cut: a test that cannot fail. */
+    if (cut_finder_splits_text(f) || n_specials > 0)
+        assert_true(safe > 0);
+    free(whole.bytes);
+    free(text);
+    cut_finder_free(f);
+    pretok_free(p);
+}
+
+static void test_every_safe_cut_keeps_the_pieces(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 40; seed++)
+        for (size_t k = 0; k < N(PATTERNS); k++) {
+            check_cuts(PATTERNS[k], DEFAULT_SPECIALS, 1, INVALID_UTF8_BYTES, seed);
+            check_cuts(PATTERNS[k], TWO_SPECIALS, 2, INVALID_UTF8_BYTES, seed);
+            check_cuts(PATTERNS[k], NULL, 0, INVALID_UTF8_ERROR, seed);
+        }
+}
+
+/* gpt2's ASCII fast path (pretok.c) gives PCRE2's pieces: generated text
+ * full of the cases it decides or must leave to PCRE2, and a real book. */
+static void check_fast_path(const uint8_t *text, size_t len, const char *what)
+{
+    pretok_config cfg = {.specials = DEFAULT_SPECIALS, .n_specials = 1, .pattern = "gpt2",
+                         .invalid_utf8 = INVALID_UTF8_BYTES};
+    char err[512];
+    pretokenizer *p = pretok_new(&cfg, err, sizeof err);
+    assert_non_null(p);
+    piece_log fast = {0}, slow = {0};
+    for (size_t chunk = 0; chunk < 8; chunk += 7) {
+        fast.len = slow.len = 0;
+        assert_true(pretok_split(p, "t", text, len, chunk, log_piece, &fast, err, sizeof err));
+        pretok_set_ascii_fast_path(p, false);
+        assert_true(pretok_split(p, "t", text, len, chunk, log_piece, &slow, err, sizeof err));
+        pretok_set_ascii_fast_path(p, true);
+        if (fast.len != slow.len || memcmp(fast.bytes, slow.bytes, fast.len) != 0)
+            fail_msg("%s: the ASCII fast path changes the pieces", what);
+    }
+    free(fast.bytes);
+    free(slow.bytes);
+    pretok_free(p);
+}
+
+static void test_ascii_fast_path_changes_nothing(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        size_t len;
+        uint8_t *text = generate(seed, 2000, true, &len);
+        check_fast_path(text, len, "generated");
+        free(text);
+    }
+    const char *data = getenv("BPE_DATA") ? getenv("BPE_DATA") : "build/data";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/gutenberg-en/alice_in_wonderland.txt", data);
+    size_t len;
+    char *book = access(path, R_OK) == 0 ? test_slurp(path, &len) : NULL;
+    if (book)
+        check_fast_path((const uint8_t *)book, len, path);
+    free(book);
+}
+
+/* A cut at every newline would be wrong: the finder must refuse some. */
+static void test_unsafe_newlines_are_refused(void **state)
+{
+    (void)state;
+    pretok_config cfg = {.pattern = "gpt2"};
+    cut_finder *f = cut_finder_new(&cfg);
+    assert_non_null(f);
+    const uint8_t *t = (const uint8_t *)"a \nb\nc\n\nd\n e\u3000\nf\ng";
+    size_t len = strlen((const char *)t);
+    assert_false(cut_is_safe(f, t, len, 3));  /* " \n" before: a whitespace run */
+    assert_false(cut_is_safe(f, t, len, 7));  /* "\n" after: "\n\n" */
+    assert_false(cut_is_safe(f, t, len, 8));  /* "\n" before */
+    assert_false(cut_is_safe(f, t, len, 10)); /* " e" after */
+    assert_false(cut_is_safe(f, t, len, 16)); /* U+3000, an ideographic space, before */
+    assert_false(cut_is_safe(f, t, len, 4));  /* not after a newline */
+    assert_true(cut_is_safe(f, t, len, 5));   /* "b\nc" */
+    assert_true(cut_is_safe(f, t, len, 18));  /* "f\ng" */
+    cut_finder_free(f);
+}
+
+/* -------------------------------------------- 2. the strategies, differentially */
+
+typedef struct {
+    word_table table;  /* what the strategy counted */
+    count_report report; /* its report */
+    bool ok;           /* it succeeded */
+    char err[1024];    /* else why */
+} counted;
+
+static void count_with(const count_strategy *s, const count_request *req, counted *out)
+{
+    memset(out, 0, sizeof *out);
+    assert_true(word_table_init(&out->table));
+    out->ok = s->count(req, &out->table, &out->report, out->err, sizeof out->err);
+}
+
+/* Fails, naming the case, unless b is a's table, statistics and error. */
+static void assert_same_count(const counted *a, const counted *b, const char *what)
+{
+    if (a->ok != b->ok || (!a->ok && strcmp(a->err, b->err) != 0))
+        fail_msg("%s: serial says %s, the strategy says %s", what, a->ok ? "ok" : a->err,
+                 b->ok ? "ok" : b->err);
+    if (!a->ok)
+        return;
+    if (a->table.n_entries != b->table.n_entries)
+        fail_msg("%s: W = %zu, serial %zu", what, b->table.n_entries, a->table.n_entries);
+    for (size_t i = 0; i < a->table.n_entries; i++) {
+        const word_entry *x = &a->table.entries[i], *y = &b->table.entries[i];
+        if (x->len != y->len || x->count != y->count ||
+            memcmp(a->table.arena + x->offset, b->table.arena + y->offset, x->len) != 0)
+            fail_msg("%s: word %zu differs from serial's (count %llu vs %llu)", what, i,
+                     (unsigned long long)y->count, (unsigned long long)x->count);
+    }
+    const pretok_stats *s = &a->report.corpus, *t = &b->report.corpus;
+    if (s->bytes != t->bytes || s->pretokens != t->pretokens || s->specials != t->specials ||
+        s->invalid_runs != t->invalid_runs || s->unmatched_bytes != t->unmatched_bytes)
+        fail_msg("%s: statistics differ from serial's", what);
+}
+
+static void free_counted(counted *c)
+{
+    word_table_free(&c->table);
+}
+
+static const unsigned THREADS[] = {1, 2, 3, 7};
+
+/* Every strategy and thread count against serial on `files`. */
+static void check_strategies(char *const *files, size_t n_files, uint64_t max_bytes,
+                             uint64_t chunk_bytes, const char *label)
+{
+    for (size_t k = 0; k < N(PATTERNS); k++)
+        for (int mode = 0; mode < 2; mode++)
+            for (int sp = 0; sp < 3; sp++) {
+                pretok_config cfg = {
+                    .specials = sp == 0 ? NULL : sp == 1 ? DEFAULT_SPECIALS : TWO_SPECIALS,
+                    .n_specials = (size_t)sp, .pattern = PATTERNS[k],
+                    .invalid_utf8 = mode ? INVALID_UTF8_BYTES : INVALID_UTF8_ERROR};
+                count_request req = {.files = files, .n_files = n_files, .max_bytes = max_bytes,
+                                     .pretok = &cfg, .threads = 1, .chunk_bytes = chunk_bytes};
+                counted reference;
+                count_with(count_strategies[0], &req, &reference);
+                for (size_t s = 1; count_strategies[s]; s++)
+                    for (size_t t = 0; t < N(THREADS); t++) {
+                        char what[256];
+                        snprintf(what, sizeof what, "%s: %s, %u threads, pattern %zu, %s, "
+                                 "%d specials", label, count_strategies[s]->name, THREADS[t], k,
+                                 mode ? "bytes" : "error", sp);
+                        req.threads = THREADS[t];
+                        counted c;
+                        count_with(count_strategies[s], &req, &c);
+                        assert_same_count(&reference, &c, what);
+                        free_counted(&c);
+                    }
+                free_counted(&reference);
+            }
+}
+
+static char dir[] = "/tmp/bpe_test_counting_XXXXXX";
+
+/* Writes n generated files into dir — random (prefix "g") or repetitive
+ * (prefix "r") text — and names them in files[]. */
+static void write_files(char **files, const char *prefix, size_t n, size_t len, bool invalid,
+                        uint64_t seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t got;
+        uint8_t *text = prefix[0] == 'r' ? generate_repetitive(seed + i, len, &got)
+                                         : generate(seed + i, len, invalid, &got);
+        char name[32];
+        snprintf(name, sizeof name, "%s%zu.txt", prefix, i);
+        test_write_file_in(dir, name, text, got);
+        files[i] = malloc(strlen(dir) + 40);
+        assert_non_null(files[i]);
+        sprintf(files[i], "%s/%s", dir, name);
+        free(text);
+    }
+}
+
+static void free_files(char **files, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(files[i]);
+}
+
+static void test_generated_files(void **state)
+{
+    (void)state;
+    char *files[3];
+    write_files(files, "g", 3, 20000, true, 7); /* invalid bytes: errors in error mode */
+    check_strategies(files, 3, 0, 300, "generated, invalid bytes");
+    free_files(files, 3);
+    write_files(files, "g", 3, 20000, false, 11);
+    check_strategies(files, 3, 0, 300, "generated");
+    check_strategies(files, 3, 31000, 300, "generated, 31000-byte slice");
+    free_files(files, 3);
+    write_files(files, "r", 2, 30000, false, 5);
+    check_strategies(files, 2, 0, 300, "repetitive");
+    free_files(files, 2);
+}
+
+/* dedup finds the repeats: fewer distinct chunks than chunks, and its word
+ * table is still serial's (checked above). */
+static void test_dedup_sees_repeated_chunks(void **state)
+{
+    (void)state;
+    char *files[2];
+    write_files(files, "r", 2, 30000, false, 9);
+    pretok_config cfg = {.specials = DEFAULT_SPECIALS, .n_specials = 1, .pattern = "gpt2"};
+    count_request req = {.files = files, .n_files = 2, .pretok = &cfg, .threads = 1};
+    counted c;
+    count_with(count_strategy_find("dedup"), &req, &c);
+    assert_true(c.ok);
+    print_message("dedup: %llu chunks, %llu distinct\n", (unsigned long long)c.report.chunks,
+                  (unsigned long long)c.report.chunks_distinct);
+    assert_true(c.report.chunks > 100);
+    assert_true(c.report.chunks_distinct * 4 < c.report.chunks);
+    free_counted(&c);
+    free_files(files, 2);
+}
+
+/* Invalid UTF-8 deep in the second file, and a missing third file: every
+ * strategy reports serial's error, offsets and all. */
+static void test_errors_are_serials(void **state)
+{
+    (void)state;
+    char *files[3];
+    write_files(files, "g", 2, 20000, false, 3);
+    test_write_file_in(dir, "g1.txt", "fine\nline\n\xff tail\n", 17);
+    files[2] = malloc(strlen(dir) + 40);
+    assert_non_null(files[2]);
+    sprintf(files[2], "%s/missing.txt", dir);
+    check_strategies(files, 3, 0, 300, "errors");
+    free_files(files, 3);
+}
+
+/* Real text: the first bytes of a Gutenberg book and of the multilingual
+ * files, cut into 64 KiB chunks. Skipped when the corpora are not unpacked. */
+static void test_real_slices(void **state)
+{
+    (void)state;
+    const char *data = getenv("BPE_DATA") ? getenv("BPE_DATA") : "build/data";
+    const char *names[] = {"gutenberg-en/moby_dick.txt", "multilingual/zh.txt",
+                           "multilingual/hi.txt", "multilingual/de.txt"};
+    char *files[N(names)];
+    for (size_t i = 0; i < N(names); i++) {
+        files[i] = malloc(strlen(data) + 64);
+        assert_non_null(files[i]);
+        sprintf(files[i], "%s/%s", data, names[i]);
+        if (access(files[i], R_OK) != 0) {
+            free_files(files, i + 1);
+            skip();
+        }
+    }
+    check_strategies(files, N(names), 1500000, 65536, "real slices");
+    free_files(files, N(names));
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    test_remove_tree(dir);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_safe_cut_keeps_the_pieces),
+        cmocka_unit_test(test_unsafe_newlines_are_refused),
+        cmocka_unit_test(test_ascii_fast_path_changes_nothing),
+        cmocka_unit_test(test_generated_files),
+        cmocka_unit_test(test_dedup_sees_repeated_chunks),
+        cmocka_unit_test(test_errors_are_serials),
+        cmocka_unit_test(test_real_slices),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
