@@ -250,6 +250,40 @@ static void the_pretokenize_rate_pools_every_finished_repetition(void **state)
     free(report);
 }
 
+/* A grid over threads and counting strategies: every built-in run once per
+ * (threads, counting), recorded with both, the same merge list from each
+ * (verified); the file reads back (each run's key is unique only with the
+ * strategy in it) and compares with itself. */
+static void a_counting_grid_runs_every_strategy(void **state)
+{
+    (void)state;
+    char out[128], path[256];
+    snprintf(out, sizeof out, "%s/counting", dir);
+    assert_int_equal(run("%s bench --corpus tiny=%s --sizes all --vocab 300 --repeats 1 "
+                         "--trainers naive,heap --threads 1,2 --counting dedup,serial "
+                         "--out %s >/dev/null 2>&1",
+                         corpus, out),
+                     0);
+    snprintf(path, sizeof path, "%s/results.json", out);
+    bench_results r;
+    char err[512];
+    if (!results_read(path, &r, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(r.n_records, 2 * 2 * 2);
+    static const char *const order[] = {"dedup", "serial"}; /* as given, per threads value */
+    for (size_t i = 0; i < r.n_records; i++) {
+        const bench_record *rec = &r.records[i];
+        assert_int_equal(rec->status, STATUS_OK);
+        assert_true(rec->verified);
+        assert_int_equal(rec->digest, r.records[0].digest);
+        assert_int_equal(rec->threads, i < 4 ? 1 : 2);
+        assert_string_equal(rec->counting, order[i / 2 % 2]);
+        assert_string_equal(rec->trainer, i % 2 ? "heap" : "naive");
+    }
+    results_free(&r);
+    assert_int_equal(run("%s compare %s %s >/dev/null", path, path), 0);
+}
+
 /* ============================================================ interruption */
 
 /* Records in results_path, or 0 while it does not parse (not written yet). */
@@ -359,6 +393,9 @@ static void bad_usage_exits_2(void **state)
     assert_int_equal(run("%s bench --corpus t=%s --profile nope:300 --out %s/x >/dev/null 2>&1",
                          corpus, dir),
                      2);
+    assert_int_equal(run("%s bench --corpus t=%s --counting fast --out %s/x >/dev/null 2>&1",
+                         corpus, dir),
+                     2);
     assert_int_equal(run("%s compare %s/none.json %s/none.json >/dev/null 2>&1", dir, dir), 1);
 }
 
@@ -368,6 +405,7 @@ int main(void)
         cmocka_unit_test(a_small_grid_runs_verifies_and_reports),
         cmocka_unit_test(a_tiny_time_limit_times_out_and_skips),
         cmocka_unit_test(the_pretokenize_rate_pools_every_finished_repetition),
+        cmocka_unit_test(a_counting_grid_runs_every_strategy),
         cmocka_unit_test(an_interrupted_bench_keeps_finished_cells_and_leaves_nothing),
         cmocka_unit_test(bad_usage_exits_2),
     };
