@@ -3,8 +3,10 @@
  * as the built binary ($BPEBENCH, set by `make test-run`) on a small corpus
  * generated here: every cell must finish and be verified, results.json must
  * parse, report.md and the plots must exist, `report` must rebuild the same
- * page from the JSON alone, and a tiny time limit must produce timeouts
- * with the skip-after-timeout rule applied. A benchmark interrupted by
+ * page from the JSON alone, a tiny time limit must produce timeouts
+ * with the skip-after-timeout rule applied, and a grid over thread counts
+ * and counting strategies must make every run once per pair, each recorded
+ * with both and shown in the Pretokenization table. A benchmark interrupted by
  * SIGTERM or SIGINT must keep the cells it finished and leave nothing
  * behind: no partial file, and no run going on without it.
  */
@@ -253,7 +255,8 @@ static void the_pretokenize_rate_pools_every_finished_repetition(void **state)
 /* A grid over threads and counting strategies: every built-in run once per
  * (threads, counting), recorded with both, the same merge list from each
  * (verified); the file reads back (each run's key is unique only with the
- * strategy in it) and compares with itself. */
+ * strategy in it) and compares with itself; the report has a Pretokenization
+ * row per strategy and thread count, and the threads figure. */
 static void a_counting_grid_runs_every_strategy(void **state)
 {
     (void)state;
@@ -282,6 +285,23 @@ static void a_counting_grid_runs_every_strategy(void **state)
     }
     results_free(&r);
     assert_int_equal(run("%s compare %s %s >/dev/null", path, path), 0);
+    /* report.md: a Pretokenization row per strategy and threads, then the figure */
+    snprintf(path, sizeof path, "%s/report.md", out);
+    char *report = slurp(path);
+    static const char *const rows[] = {"\n| tiny@all | dedup | 1 | ", "\n| tiny@all | dedup | 2 | ",
+                                       "\n| tiny@all | serial | 1 | ",
+                                       "\n| tiny@all | serial | 2 | "};
+    const char *at = strstr(report, "## Pretokenization");
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        const char *row = at ? strstr(at, rows[i]) : NULL;
+        if (!row)
+            fail_msg("no row \"%s\" after the last in the Pretokenization table", rows[i] + 1);
+        at = row + 1;
+    }
+    assert_non_null(strstr(at, "(plots/pretokenize_threads.png)"));
+    free(report);
+    snprintf(path, sizeof path, "%s/plots/pretokenize_threads.svg", out);
+    assert_true(exists(path));
 }
 
 /* ============================================================ interruption */
