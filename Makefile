@@ -193,12 +193,17 @@ interop: all data $(BUILD)/interop/refencode
 # (and python3-pil, to read its screenshots) installed here and only here;
 # the quick grid measured into $(BUILD)/html/quick, its report.html rendered
 # whole (page.png) and each figure alone, each of which must be drawn.
+# HTML_FIGURES is how many the quick grid makes: time against vocab size and
+# against corpus size, memory and speedup for each of its 3 corpora, one
+# per-merge profile, and, on 2 cores or more (threads = 1,all is then two
+# thread counts), pretokenize+count time against threads.
+HTML_FIGURES = $(shell [ "$$(getconf _NPROCESSORS_ONLN)" -gt 1 ] && echo 14 || echo 13)
 .PHONY: html-check
 html-check: all data
 	@sh harness/deps.sh cmd:chromium=chromium python3-pil
 	$(BUILD)/bpebench bench --config harness/bench/default-grid.conf --quick --data-dir $(DATA) \
 	    --out $(BUILD)/html/quick > $(BUILD)/html-bench.log
-	/usr/bin/python3 tests/html/check.py $(BUILD)/html/quick $(BUILD)/html/shots
+	/usr/bin/python3 tests/html/check.py $(BUILD)/html/quick $(BUILD)/html/shots $(HTML_FIGURES)
 
 # Valgrind (memcheck) on representative `train` runs of the plain build: the
 # cs336 corpus with three trainers, and a small text with invalid UTF-8 kept

@@ -253,6 +253,9 @@ bool test_grids_equal(const bench_grid *a, const bench_grid *b, char *why, size_
               same(a->n_threads == b->n_threads &&
                        memcmp(a->threads, b->threads, a->n_threads * sizeof *a->threads) == 0,
                    why, why_len, "threads", 0) &&
+              same(a->n_counting == b->n_counting &&
+                       memcmp(a->counting, b->counting, a->n_counting * sizeof *a->counting) == 0,
+                   why, why_len, "counting", 0) &&
               same(a->repeats == b->repeats && a->repeat_time_s == b->repeat_time_s &&
                        a->time_limit_s == b->time_limit_s,
                    why, why_len, "repeats, repeat-time or time-limit", 0) &&
