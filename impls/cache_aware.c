@@ -60,13 +60,42 @@
  *      (bpe.h; that one helps every heap trainer). Together 1.15 s against
  *      1.80 s (n = 9, load 5; ratio 0.85); the last two alone, at load 1,
  *      0.635 s against 0.654 s (n = 9; ratio 0.99).
+ *   Steps 5 and 6 were timed on `train --counts` of the multilingual word
+ *   table (written once by `bpebench count`): the same merges, with no
+ *   pretokenization running beside the trainer.
+ *   5. Each word where its tokens are. heap.c reads a word through a 16-byte
+ *      record (segmentation.h: start, length, count) in one array and its
+ *      tokens in another: two misses, and the second cannot start before
+ *      the first ends, so step 2 had to prefetch records 16 entries ahead
+ *      and tokens only 8. Here word w is its length and count in the
+ *      WORD_HEAD cells just before its tokens (word_cells), and the lists
+ *      name a word by that place: one prefetch per line, issued as soon as
+ *      the list entry is read, and the first WORD_AHEAD words of a list are
+ *      asked for before the walk starts (most lists are short: 61.6% of the
+ *      merges touch 10 words or fewer, docs/algorithms.md). Measured with
+ *      postings.h's gather made inline (a check per created pair, the call
+ *      only to append): 0.525 s against 0.569 s (n = 11, load about 2;
+ *      ratio 0.94), and the peak RSS 203 MB against 204 MB.
+ *   6. The slots grow at 5/8 full, not 3/4 (pair_add). A pair born in a
+ *      merge is inserted at the end of its probe run, and with linear
+ *      probing the expected run of an insert grows as 1/(1 − load)²: 8.5
+ *      slots at 3/4, 4.1 at 5/8. The profile put a tenth of the merge loop
+ *      in slots_place. 0.572 s against 0.644 s (n = 11, load 2; ratio 0.96);
+ *      the peak RSS fell too, 198 MB against 203 MB (the table reaches its
+ *      last size earlier, before the peak, and holds the same slots).
  *   Tried and dropped: the same batching with a small hash table of pending
  *   decrements in place of the token-indexed lines (pairmap.h) was slower
  *   than no batching (1.10 s against 0.96 s, n = 5; ratio 1.19): hashing,
  *   not missing, was by then the cost, and only direct indexing removes it.
  *   Huge pages for the slot table (madvise) made no measurable difference.
- *   And the pair slots grow at 3/4 full, not 1/2 (pair_add): at 1/2 the
- *   peak RSS was 241 MB against heap.c's 225 MB; at 3/4 it is 202 MB.
+ *   Huge pages for the word cells (madvise) neither: 0.524 s against 0.535 s
+ *   (n = 11; ratio 0.98). Nor a 4-ary heap (four 16-byte children in a line,
+ *   half the levels): 0.526 s against 0.518 s (n = 11; ratio 1.00); nor
+ *   prefetching words 16 entries ahead instead of 8 (ratio 0.98).
+ *   And the slots do not grow at 1/2 full, as pairmap.c's do: the peak RSS
+ *   was then 241 MB against heap.c's 225 MB, because the multilingual table
+ *   (548,833 pairs at the end) doubles once more, to 2^21 slots. At 5/8 and
+ *   at 3/4 it ends at 2^20 slots (52% full), Gutenberg's at 2^18 (58%).
  *
  * Why the result is heap.c's. The deltas of a merge are summed before they
  * reach the table, so the table sees them in another order; but nothing
@@ -79,9 +108,10 @@
  * Each update is still counted once, where heap.c counts it.
  *
  * Data structures.
- *   - seg: every word's current tokens (segmentation.h), as in heap.c;
+ *   - words: every word's current length, count and tokens, side by side
+ *     (word_cells), named by the place of its first cell;
  *   - pairs: the live pairs, one 24-byte slot each (pair_record) in an
- *     open-addressing table, linear probing, load ≤ 3/4, backward-shift
+ *     open-addressing table, linear probing, load ≤ 5/8, backward-shift
  *     deletion (pairmap.c's scheme, with the record in the slot);
  *   - postings, heap: as in heap.c;
  *   - line: token x → its neighbour_line, the four deltas of the merge in
@@ -264,15 +294,15 @@ static size_t slots_place(pair_slots *t, pair_record r)
 }
 
 /* Adds (x, y), which must be absent, with count 0 and list `words`, and
- * returns its slot, or SIZE_MAX on OOM. The table doubles past 3/4 full (so
+ * returns its slot, or SIZE_MAX on OOM. The table doubles past 5/8 full (so
  * every slot number is then void): at 1/2, as pairmap.c, the slots took 48
- * MB on the multilingual corpus and the peak RSS passed heap.c's; at 3/4
- * they take 24 MB, and a probe run is still short, mostly in one or two
- * cache lines. O(1) amortized. */
+ * MB on the multilingual corpus and the peak RSS passed heap.c's; at 5/8
+ * they take 24 MB, and an insert's probe run averages about 4 slots, in one
+ * or two cache lines (the header's step 6). O(1) amortized. */
 static size_t pair_add(cache_state *s, bpe_token x, bpe_token y, uint32_t words)
 {
     pair_slots *t = &s->pairs;
-    if ((t->used + 1) * 4 > t->cap * 3) {
+    if ((t->used + 1) * 8 > t->cap * 5) {
         pair_slots old = *t;
         if (!slots_alloc(t, old.cap * 2))
             return SIZE_MAX;
