@@ -32,11 +32,8 @@ uint32_t bpe_postings_open(bpe_postings *p)
     return p->n_lists++;
 }
 
-bool bpe_postings_gather(bpe_postings *p, uint32_t list, uint32_t id)
+bool bpe_postings_append(bpe_postings *p, uint32_t list, uint32_t id)
 {
-    bpe_posting_list *l = &p->lists[list];
-    if (l->start != BPE_POSTINGS_NONE && p->scratch[l->start].id == id)
-        return true;
     if (!fits_32_bits((uint64_t)p->n_scratch + 1))
         return false;
     bpe_posting_cell *scratch = bpe_array_reserve(p->scratch, &p->cap_scratch,
@@ -45,8 +42,8 @@ bool bpe_postings_gather(bpe_postings *p, uint32_t list, uint32_t id)
         return false;
     p->scratch = scratch;
     p->scratch[p->n_scratch] = (bpe_posting_cell){.list = list, .id = id};
-    l->start = p->n_scratch++;
-    l->len++;
+    p->lists[list].start = p->n_scratch++;
+    p->lists[list].len++;
     return true;
 }
 
