@@ -106,6 +106,7 @@
  */
 #include "bpe.h"
 #include "array.h"
+#include "initialpairs.h"
 #include "maxheap.h"
 #include "pairtable.h" /* bpe_pair, and pairmap.h's keys */
 #include "postings.h"
@@ -294,33 +295,25 @@ static void pair_remove(cache_state *s, size_t hole)
 
 /* -------------------------------------------------- merge 0: the first count */
 
-/* count(x, y) += c and word w joins the pair's list, adding the pair with a
- * new list if it is new: heap.c's count_add, used by create() only, where
- * every pair is born at once. False on OOM. O(1) amortized. */
-static bool count_initial(cache_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t w)
+/* heap.c's count_all_pairs: every adjacent pair of every word, counted and
+ * listed on `threads` threads by initialpairs.h (its list in the arena as
+ * list k for the k-th pair first seen), enters the table with its count and
+ * list; each position counted is one update. False on OOM.
+ * O(M / threads + W + P). */
+static bool count_all_pairs(cache_state *s, const bpe_words *words, unsigned threads)
 {
-    size_t i = pair_find(s, x, y);
-    if (i == SIZE_MAX) {
-        uint32_t list = bpe_postings_open(&s->postings);
-        if (list == BPE_POSTINGS_NONE || (i = pair_add(s, x, y, list)) == SIZE_MAX)
-            return false;
+    bpe_initial_pairs initial;
+    if (!bpe_initial_pairs_count(words, threads, BPE_LIST_WORDS, &s->postings, &initial))
+        return false;
+    bool ok = true;
+    for (size_t k = 0; ok && k < initial.n_pairs; k++) {
+        size_t i = pair_add(s, initial.pairs[k].a, initial.pairs[k].b, (uint32_t)k);
+        if ((ok = i != SIZE_MAX))
+            record_at(s, i)->count = initial.counts[k];
     }
-    record_at(s, i)->count += c;
-    s->counters->value[PAIR_COUNT_UPDATES]++;
-    return bpe_postings_gather(&s->postings, record_at(s, i)->words, w);
-}
-
-/* Counts and lists every adjacent pair of every word, in word order, then
- * freezes the lists (heap.c's count_all_pairs). False on OOM. O(M). */
-static bool count_all_pairs(cache_state *s)
-{
-    for (size_t w = 0; w < s->seg.n_words; w++) {
-        const bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
-        for (uint32_t i = 0; i + 1 < s->seg.word[w].len; i++)
-            if (!count_initial(s, t[i], t[i + 1], s->seg.word[w].count, (uint32_t)w))
-                return false;
-    }
-    return bpe_postings_freeze(&s->postings);
+    s->counters->value[PAIR_COUNT_UPDATES] += initial.positions;
+    bpe_initial_pairs_free(&initial);
+    return ok;
 }
 
 /* --------------------------------------------- the deltas of one merge */
@@ -590,9 +583,11 @@ static bool pop_best_pair(cache_state *s, size_t *best)
 /* -------------------------------------------------------------------- setup */
 
 /* Copies each word's bytes into the segmentation, counts and lists their
- * pairs, and heapifies them. NULL on OOM, or when the input does not fit the
- * 32-bit ids of the lists (bpe_postings_fit). O(M) time, O(M + P) memory. */
-static void *cache_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters)
+ * pairs on config->threads threads, and heapifies them. NULL on OOM, or when
+ * the input does not fit the 32-bit ids of the lists (bpe_postings_fit).
+ * O(M) time, O(M + P) memory. */
+static void *cache_create(const bpe_words *words, const bpe_config *config, bpe_vocab *vocab,
+                          bpe_counters *counters)
 {
     if (!bpe_postings_fit(words))
         return NULL;
@@ -604,7 +599,7 @@ static void *cache_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters
     s->a = s->b = s->merged = BPE_NO_TOKEN;
     bpe_maxheap_init(&s->heap, vocab);
     if (!slots_alloc(&s->pairs, 1024) || !bpe_segmentation_init(&s->seg, words) ||
-        !count_all_pairs(s) || !rebuild_heap(s)) {
+        !count_all_pairs(s, words, config->threads) || !rebuild_heap(s)) {
         cache_destroy(s);
         return NULL;
     }
