@@ -57,7 +57,8 @@ typedef struct {
     uint32_t listed;    /* ids the range lists for it */
     uint32_t last_word; /* the last word listed for it, or NO_WORD: a word is listed once */
     size_t merged;      /* its index in the result (set by the merge) */
-    uint32_t *next;     /* step 4: where the range's next id for it goes (set by the merge) */
+    uint32_t *next;     /* step 4: where the range's next id for it goes (set by the merge),
+                         * in the arena all threads write: its slots are this range's alone */
 } range_pair;
 
 /* One range of words and the thread that counts it. Written by its thread
@@ -172,10 +173,10 @@ static void *count_range(void *arg)
  * sizes. Used by the caller's thread only. */
 typedef struct {
     byte_pair_index index; /* pair → its index in the result; owned */
-    uint32_t *listed;  /* index → ids listed for the pair over the ranges merged so far; owned */
-    size_t cap_listed; /* capacity of `listed` */
-    size_t cap_pairs;  /* capacity of out->pairs */
-    size_t cap_counts; /* capacity of out->counts */
+    uint32_t *listed;      /* index → ids listed for it over the ranges merged so far; owned */
+    size_t cap_listed;     /* capacity of `listed` */
+    size_t cap_pairs;      /* capacity of out->pairs */
+    size_t cap_counts;     /* capacity of out->counts */
 } merged_pairs;
 
 /* Appends a pair met for the first time to the result, with count 0 and
@@ -205,8 +206,7 @@ static size_t add_pair(merged_pairs *m, bpe_initial_pairs *out, bpe_pair pair)
 
 /* Reads the ranges' pairs in range order, each range in its own first-seen
  * order: a pair joins the result when first met, so the result is in serial
- * first-seen order; counts and list sizes add up. False on OOM.
- * O(Σ_r P_r) expected. */
+ * first-seen order; counts and list sizes add up. False on OOM. O(Σ_r P_r). */
 static bool merge_counts(range *r, size_t n, merged_pairs *m, bpe_initial_pairs *out)
 {
     for (size_t i = 0; i < n; i++) {

@@ -123,8 +123,8 @@ typedef struct {
  * input must then fit 32-bit ids (bpe_postings_fit). With BPE_LIST_NONE,
  * `postings` may be NULL. Counts are exact when bpe_pair_count_bound holds
  * (bpe_train checks it first). False on OOM, or when the lists would not
- * fit; then *out holds nothing (and `postings` may hold empty lists, freed
- * with it). O(M / T + W + Σ_r P_r) time; see the top.
+ * fit; then *out holds nothing and `postings` no list (only, perhaps, room
+ * it allocated, freed with it). O(M / T + W + Σ_r P_r) time; see the top.
  */
 bool bpe_initial_pairs_count(const bpe_words *words, unsigned threads, bpe_list_kind lists,
                              bpe_postings *postings, bpe_initial_pairs *out);
