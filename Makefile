@@ -51,10 +51,13 @@ $(BUILD)/bpebench: $(BUILD)/harness/cli/main.o $(BUILD)/libbpebench.a
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libbpebench.a
 	$(CC) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 
-# test_tokenizer_files makes chosen rename() calls of the library fail, and
-# test_results chosen malloc() calls.
+# test_tokenizer_files makes chosen rename() calls of the library fail,
+# test_results chosen malloc() calls, and test_initialpairs chosen
+# allocations and thread starts, in any thread.
 $(BUILD)/tests/test_tokenizer_files: LDLIBS += -Wl,--wrap=rename
 $(BUILD)/tests/test_results: LDLIBS += -Wl,--wrap=malloc
+$(BUILD)/tests/test_initialpairs: LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
+    -Wl,--wrap=pthread_create
 # test_progress runs train on a pseudo-terminal (openpty, forkpty: libutil).
 $(BUILD)/tests/test_progress: LDLIBS += -lutil
 
@@ -89,10 +92,12 @@ test-asan:
 	$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) CC=$(CC) \
 	    OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test-run
 
-# The threaded code (the parallel counting strategy) under ThreadSanitizer:
-# the counting tests, built with -fsanitize=thread in their own directory.
+# The threaded code under ThreadSanitizer, built with -fsanitize=thread in
+# its own directory: the parallel counting strategy (test_counting), the
+# initial pair counts on threads (test_initialpairs) and every trainer's
+# setup on 1, 2, 3 and 7 threads (test_differential).
 TSAN_BUILD ?= $(BUILD)/tsan
-TSAN_TESTS := test_counting
+TSAN_TESTS := test_counting test_initialpairs test_differential
 
 test-tsan:
 	$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CC=$(CC) \

@@ -68,7 +68,7 @@
  *      tokens in another: two misses, and the second cannot start before
  *      the first ends, so step 2 had to prefetch records 16 entries ahead
  *      and tokens only 8. Here word w is its length and count in the
- *      WORD_HEAD cells just before its tokens (word_cells), and the lists
+ *      BPE_WORD_HEAD cells just before its tokens (word_cells), and the lists
  *      name a word by that place: one prefetch per line, issued as soon as
  *      the list entry is read, and the first WORD_AHEAD words of a list are
  *      asked for before the walk starts (most lists are short: 61.6% of the
@@ -136,6 +136,7 @@
  */
 #include "bpe.h"
 #include "array.h"
+#include "initialpairs.h" /* the first count, and BPE_WORD_HEAD: the words' layout */
 #include "maxheap.h"
 #include "pairtable.h" /* bpe_pair, and pairmap.h's keys */
 #include "postings.h"
@@ -147,7 +148,6 @@
 
 #define HEAP_COMPACT_FACTOR 2 /* heap.c's: rebuild past 2·P dead entries */
 
-#define WORD_HEAD 3      /* cells before a word's tokens: its length, its count */
 #define CELLS_PER_LINE 16 /* 32-bit cells in a 64-byte cache line */
 #define WORD_AHEAD 8      /* list entries ahead whose word (two lines) is prefetched */
 #define LOOKUP_AHEAD 8  /* pairs ahead whose table slot is prefetched when deltas are applied */
@@ -190,13 +190,13 @@ typedef struct {
     pair_delta gain_right; /* (ab, x), born there */
 } neighbour_line;
 
-/* Every word where its tokens are: word w is WORD_HEAD cells — its current
+/* Every word where its tokens are: word w is BPE_WORD_HEAD cells — its current
  * length, then its count as two cells — followed by its tokens, in a slice
  * sized to its length in bytes. A word is named by the cell where it starts
  * (its "place"); that is what the posting lists hold. */
 typedef struct {
     uint32_t *cell; /* every word's head and tokens, word after word; owned */
-    size_t n_cells; /* M + WORD_HEAD·W */
+    size_t n_cells; /* M + BPE_WORD_HEAD·W */
 } word_cells;
 
 typedef struct {
@@ -352,15 +352,15 @@ static uint64_t word_count(const cache_state *s, uint32_t place)
 /* Word `place`'s current tokens (word_len of them). O(1). */
 static bpe_token *word_tokens(const cache_state *s, uint32_t place)
 {
-    return s->words.cell + place + WORD_HEAD;
+    return s->words.cell + place + BPE_WORD_HEAD;
 }
 
 /* Lays every word out as its head and its bytes as single-byte tokens, word
  * after word. False on OOM, or when the cells would not all be named by a
- * 32-bit place (M + WORD_HEAD·W ≥ 2^32). O(M). */
+ * 32-bit place (M + BPE_WORD_HEAD·W ≥ 2^32). O(M). */
 static bool words_init(cache_state *s, const bpe_words *words)
 {
-    uint64_t n_cells = words->n_symbols + (uint64_t)WORD_HEAD * words->n_words;
+    uint64_t n_cells = words->n_symbols + (uint64_t)BPE_WORD_HEAD * words->n_words;
     if (n_cells >= UINT32_MAX)
         return false;
     s->words.cell = malloc((size_t)(n_cells + 1) * sizeof *s->words.cell);
@@ -373,42 +373,34 @@ static bool words_init(cache_state *s, const bpe_words *words)
         at[0] = word->len;
         memcpy(at + 1, &word->count, sizeof word->count);
         for (uint32_t i = 0; i < word->len; i++)
-            at[WORD_HEAD + i] = word->bytes[i];
-        at += WORD_HEAD + word->len;
+            at[BPE_WORD_HEAD + i] = word->bytes[i];
+        at += BPE_WORD_HEAD + word->len;
     }
     return true;
 }
 
 /* -------------------------------------------------- merge 0: the first count */
 
-/* count(x, y) += c and word `place` joins the pair's list, adding the pair with a
- * new list if it is new: heap.c's count_add, used by create() only, where
- * every pair is born at once. False on OOM. O(1) amortized. */
-static bool count_initial(cache_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t place)
+/* heap.c's count_all_pairs: every adjacent pair of every word, counted and
+ * listed on `threads` threads by initialpairs.h (its list in the arena as
+ * list k for the k-th pair first seen, naming words by their places in
+ * `words`, whose layout it shares: BPE_WORD_HEAD), enters the table with its
+ * count and list; each position counted is one update. False on OOM.
+ * O(M / threads + W + P). */
+static bool count_all_pairs(cache_state *s, const bpe_words *words, unsigned threads)
 {
-    size_t i = pair_find(s, x, y);
-    if (i == SIZE_MAX) {
-        uint32_t list = bpe_postings_open(&s->postings);
-        if (list == BPE_POSTINGS_NONE || (i = pair_add(s, x, y, list)) == SIZE_MAX)
-            return false;
+    bpe_initial_pairs initial;
+    if (!bpe_initial_pairs_count(words, threads, BPE_LIST_WORD_PLACES, &s->postings, &initial))
+        return false;
+    bool ok = true;
+    for (size_t k = 0; ok && k < initial.n_pairs; k++) {
+        size_t i = pair_add(s, initial.pairs[k].a, initial.pairs[k].b, (uint32_t)k);
+        if ((ok = i != SIZE_MAX))
+            record_at(s, i)->count = initial.counts[k];
     }
-    record_at(s, i)->count += c;
-    s->counters->value[PAIR_COUNT_UPDATES]++;
-    return bpe_postings_gather(&s->postings, record_at(s, i)->words, place);
-}
-
-/* Counts and lists every adjacent pair of every word, in word order, then
- * freezes the lists (heap.c's count_all_pairs). False on OOM. O(M). */
-static bool count_all_pairs(cache_state *s)
-{
-    for (uint32_t place = 0; place < s->words.n_cells; place += WORD_HEAD + word_len(s, place)) {
-        const bpe_token *t = word_tokens(s, place);
-        uint64_t c = word_count(s, place);
-        for (uint32_t i = 0; i + 1 < word_len(s, place); i++)
-            if (!count_initial(s, t[i], t[i + 1], c, place))
-                return false;
-    }
-    return bpe_postings_freeze(&s->postings);
+    s->counters->value[PAIR_COUNT_UPDATES] += initial.positions;
+    bpe_initial_pairs_free(&initial);
+    return ok;
 }
 
 /* --------------------------------------------- the deltas of one merge */
@@ -679,10 +671,12 @@ static bool pop_best_pair(cache_state *s, size_t *best)
 
 /* -------------------------------------------------------------------- setup */
 
-/* Copies each word's bytes into the segmentation, counts and lists their
- * pairs, and heapifies them. NULL on OOM, or when the input does not fit the
- * 32-bit ids of the lists (bpe_postings_fit). O(M) time, O(M + P) memory. */
-static void *cache_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters)
+/* Lays each word out in its cells, counts and lists their
+ * pairs on config->threads threads, and heapifies them. NULL on OOM, or when
+ * the input does not fit the 32-bit ids of the lists (bpe_postings_fit).
+ * O(M) time, O(M + P) memory. */
+static void *cache_create(const bpe_words *words, const bpe_config *config, bpe_vocab *vocab,
+                          bpe_counters *counters)
 {
     if (!bpe_postings_fit(words))
         return NULL;
@@ -694,7 +688,7 @@ static void *cache_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters
     s->a = s->b = s->merged = BPE_NO_TOKEN;
     bpe_maxheap_init(&s->heap, vocab);
     if (!slots_alloc(&s->pairs, 1024) || !words_init(s, words) ||
-        !count_all_pairs(s) || !rebuild_heap(s)) {
+        !count_all_pairs(s, words, config->threads) || !rebuild_heap(s)) {
         cache_destroy(s);
         return NULL;
     }
