@@ -51,10 +51,13 @@ $(BUILD)/bpebench: $(BUILD)/harness/cli/main.o $(BUILD)/libbpebench.a
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libbpebench.a
 	$(CC) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 
-# test_tokenizer_files makes chosen rename() calls of the library fail, and
-# test_results chosen malloc() calls.
+# test_tokenizer_files makes chosen rename() calls of the library fail,
+# test_results chosen malloc() calls, and test_initialpairs chosen
+# allocations and thread starts, in any thread.
 $(BUILD)/tests/test_tokenizer_files: LDLIBS += -Wl,--wrap=rename
 $(BUILD)/tests/test_results: LDLIBS += -Wl,--wrap=malloc
+$(BUILD)/tests/test_initialpairs: LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
+    -Wl,--wrap=pthread_create
 # test_progress runs train on a pseudo-terminal (openpty, forkpty: libutil).
 $(BUILD)/tests/test_progress: LDLIBS += -lutil
 
@@ -89,10 +92,12 @@ test-asan:
 	$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) CC=$(CC) \
 	    OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test-run
 
-# The threaded code (the parallel counting strategy) under ThreadSanitizer:
-# the counting tests, built with -fsanitize=thread in their own directory.
+# The threaded code under ThreadSanitizer, built with -fsanitize=thread in
+# its own directory: the parallel counting strategy (test_counting), the
+# initial pair counts on threads (test_initialpairs) and every trainer's
+# setup on 1, 2, 3 and 7 threads (test_differential).
 TSAN_BUILD ?= $(BUILD)/tsan
-TSAN_TESTS := test_counting
+TSAN_TESTS := test_counting test_initialpairs test_differential
 
 test-tsan:
 	$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CC=$(CC) \
@@ -193,12 +198,17 @@ interop: all data $(BUILD)/interop/refencode
 # (and python3-pil, to read its screenshots) installed here and only here;
 # the quick grid measured into $(BUILD)/html/quick, its report.html rendered
 # whole (page.png) and each figure alone, each of which must be drawn.
+# HTML_FIGURES is how many the quick grid makes: time against vocab size and
+# against corpus size, memory and speedup for each of its 3 corpora, one
+# per-merge profile, and, on 2 cores or more (threads = 1,all is then two
+# thread counts), pretokenize+count time against threads.
+HTML_FIGURES = $(shell [ "$$(getconf _NPROCESSORS_ONLN)" -gt 1 ] && echo 14 || echo 13)
 .PHONY: html-check
 html-check: all data
 	@sh harness/deps.sh cmd:chromium=chromium python3-pil
 	$(BUILD)/bpebench bench --config harness/bench/default-grid.conf --quick --data-dir $(DATA) \
 	    --out $(BUILD)/html/quick > $(BUILD)/html-bench.log
-	/usr/bin/python3 tests/html/check.py $(BUILD)/html/quick $(BUILD)/html/shots
+	/usr/bin/python3 tests/html/check.py $(BUILD)/html/quick $(BUILD)/html/shots $(HTML_FIGURES)
 
 # Valgrind (memcheck) on representative `train` runs of the plain build: the
 # cs336 corpus with three trainers, and a small text with invalid UTF-8 kept

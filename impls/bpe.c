@@ -154,7 +154,7 @@ bool bpe_pair_count_bound(const bpe_words *words, uint64_t *bound)
 }
 
 bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,
-                     uint64_t max_merges, const bpe_observer *observer,
+                     const bpe_config *config, const bpe_observer *observer,
                      bpe_result *result)
 {
     memset(result, 0, sizeof *result);
@@ -165,7 +165,7 @@ bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,
         bpe_result_free(result);
         return BPE_ERR_NOMEM;
     }
-    void *state = trainer->create(words, &result->vocab, &result->counters);
+    void *state = trainer->create(words, config, &result->vocab, &result->counters);
     if (!state) {
         bpe_result_free(result);
         return BPE_ERR_NOMEM;
@@ -173,7 +173,7 @@ bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,
     notify(observer, BPE_EVENT_SETUP_DONE, NULL);
 
     bpe_status status = BPE_OK;
-    while (result->n_merges < max_merges) {
+    while (result->n_merges < config->max_merges) {
         bpe_merge merge;
         bpe_step_result step = trainer->step(state, &merge);
         if (step == BPE_STEP_EXHAUSTED) {

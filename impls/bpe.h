@@ -129,10 +129,22 @@ typedef enum {
 } bpe_step_result;
 
 /*
+ * How to train: what bpe_train() is asked for, and what it passes on to a
+ * trainer's create().
+ */
+typedef struct {
+    uint64_t max_merges; /* stop after this many merges (fewer when pairs run out) */
+    unsigned threads;    /* threads a trainer's setup may use, ≥ 1 (0 is taken as 1); the
+                          * merge loop runs on the caller's thread. The merges and every work
+                          * counter are the same for any value */
+} bpe_config;
+
+/*
  * A trainer is three functions and a description. The state it creates is
- * private; it reads `words` (which outlives it), appends exactly one token to
- * `vocab` per successful step (with bpe_vocab_add_merge), and adds to
- * `counters` as it works.
+ * private; it reads `words` (which outlives it) and `config` (only during
+ * create), appends exactly one token to `vocab` per successful step (with
+ * bpe_vocab_add_merge), and adds to `counters` as it works. Threads, if it
+ * uses any, start and end inside create(): none outlives it.
  */
 typedef struct {
     const char *name;       /* as on the command line: "naive", "heap", ... */
@@ -145,8 +157,10 @@ typedef struct {
      * NULL for a trainer with an algorithm of its own. */
     const char *same_work_as;
 
-    /* Setup phase: build the state from the words. NULL when out of memory. */
-    void *(*create)(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters);
+    /* Setup phase: build the state from the words, on up to config->threads
+     * threads. NULL when out of memory. */
+    void *(*create)(const bpe_words *words, const bpe_config *config, bpe_vocab *vocab,
+                    bpe_counters *counters);
     /* Merge phase: choose and apply one merge. */
     bpe_step_result (*step)(void *state, bpe_merge *out);
     /* Frees everything create() and step() allocated. Accepts NULL. */
@@ -208,14 +222,14 @@ typedef enum {
 bool bpe_pair_count_bound(const bpe_words *words, uint64_t *bound);
 
 /*
- * Runs `trainer` on `words` for at most max_merges merges (fewer when pairs
- * run out). Every count a trainer computes is exact: inputs whose pair counts
- * could overflow 64 bits are refused first. `observer` may be NULL. On
- * success *result must be freed with bpe_result_free(). Time: the trainer's;
- * memory: the trainer's + O(m).
+ * Runs `trainer` on `words` for at most config->max_merges merges (fewer when
+ * pairs run out), its setup on up to config->threads threads. Every count a
+ * trainer computes is exact: inputs whose pair counts could overflow 64 bits
+ * are refused first. `observer` may be NULL. On success *result must be freed
+ * with bpe_result_free(). Time: the trainer's; memory: the trainer's + O(m).
  */
 bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,
-                     uint64_t max_merges, const bpe_observer *observer,
+                     const bpe_config *config, const bpe_observer *observer,
                      bpe_result *result);
 
 void bpe_result_free(bpe_result *result);

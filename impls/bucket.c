@@ -92,6 +92,7 @@
  */
 #include "bpe.h"
 #include "array.h"
+#include "initialpairs.h"
 #include "maxheap.h"
 #include "pairtable.h"
 #include "postings.h"
@@ -209,20 +210,26 @@ static void count_sub(bucket_state *s, bpe_token x, bpe_token y, uint64_t c)
         bpe_pairtable_remove(&s->pairs, i);
 }
 
-/* Counts and lists every adjacent pair of every word, in word order: merge 0,
- * where every pair is born; it ends like a merge, by freezing the lists. Its
- * born pairs are filed by file_all_pairs, not one by one as they are born.
- * False on OOM. O(M). */
-static bool count_all_pairs(bucket_state *s)
+/* Merge 0, where every pair is born, as in heap.c: counted and listed on
+ * `threads` threads by initialpairs.h, each pair enters the table with its
+ * count and list. They are filed by file_all_pairs, not one by one as they
+ * are born. False on OOM. O(M / threads + W + P). */
+static bool count_all_pairs(bucket_state *s, const bpe_words *words, unsigned threads)
 {
-    for (size_t w = 0; w < s->seg.n_words; w++) {
-        const bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
-        for (uint32_t i = 0; i + 1 < s->seg.word[w].len; i++)
-            if (!count_add(s, t[i], t[i + 1], s->seg.word[w].count, (uint32_t)w))
-                return false;
+    bpe_initial_pairs initial;
+    if (!bpe_initial_pairs_count(words, threads, BPE_LIST_WORDS, &s->postings, &initial))
+        return false;
+    bool ok = true;
+    for (size_t k = 0; ok && k < initial.n_pairs; k++) {
+        bpe_pair p = initial.pairs[k];
+        size_t i = bpe_pairtable_add(&s->pairs, p.a, p.b);
+        if ((ok = i != SIZE_MAX))
+            *record_at(s, i) =
+                (pair_record){.pair = p, .count = initial.counts[k], .words = (uint32_t)k};
     }
-    s->n_born = 0;
-    return bpe_postings_freeze(&s->postings);
+    s->counters->value[PAIR_COUNT_UPDATES] += initial.positions;
+    bpe_initial_pairs_free(&initial);
+    return ok;
 }
 
 /* --------------------------------------- a merge (as in inverted_index.c) */
@@ -412,10 +419,12 @@ static bool file_born_pairs(bucket_state *s)
 /* -------------------------------------------------------------------- setup */
 
 /* Copies each word's bytes into the segmentation as single-byte tokens,
- * counts and lists their pairs, and files them. NULL on OOM, or when the
- * input does not fit the 32-bit ids of the lists (bpe_postings_fit).
- * O(M + BUCKET_DENSE) time, O(M + P + BUCKET_DENSE) memory. */
-static void *bucket_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters)
+ * counts and lists their pairs on config->threads threads, and files them.
+ * NULL on OOM, or when the input does not fit the 32-bit ids of the lists
+ * (bpe_postings_fit). O(M + BUCKET_DENSE) time, O(M + P + BUCKET_DENSE)
+ * memory. */
+static void *bucket_create(const bpe_words *words, const bpe_config *config, bpe_vocab *vocab,
+                           bpe_counters *counters)
 {
     if (!bpe_postings_fit(words))
         return NULL;
@@ -428,7 +437,8 @@ static void *bucket_create(const bpe_words *words, bpe_vocab *vocab, bpe_counter
     bpe_maxheap_init(&s->front, vocab);
     s->bucket = calloc(BUCKET_DENSE, sizeof *s->bucket);
     if (!s->bucket || !bpe_pairtable_init(&s->pairs, sizeof(pair_record)) ||
-        !bpe_segmentation_init(&s->seg, words) || !count_all_pairs(s) || !file_all_pairs(s)) {
+        !bpe_segmentation_init(&s->seg, words) ||
+        !count_all_pairs(s, words, config->threads) || !file_all_pairs(s)) {
         bucket_destroy(s);
         return NULL;
     }

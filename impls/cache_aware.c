@@ -60,13 +60,42 @@
  *      (bpe.h; that one helps every heap trainer). Together 1.15 s against
  *      1.80 s (n = 9, load 5; ratio 0.85); the last two alone, at load 1,
  *      0.635 s against 0.654 s (n = 9; ratio 0.99).
+ *   Steps 5 and 6 were timed on `train --counts` of the multilingual word
+ *   table (written once by `bpebench count`): the same merges, with no
+ *   pretokenization running beside the trainer.
+ *   5. Each word where its tokens are. heap.c reads a word through a 16-byte
+ *      record (segmentation.h: start, length, count) in one array and its
+ *      tokens in another: two misses, and the second cannot start before
+ *      the first ends, so step 2 had to prefetch records 16 entries ahead
+ *      and tokens only 8. Here word w is its length and count in the
+ *      BPE_WORD_HEAD cells just before its tokens (word_cells), and the lists
+ *      name a word by that place: one prefetch per line, issued as soon as
+ *      the list entry is read, and the first WORD_AHEAD words of a list are
+ *      asked for before the walk starts (most lists are short: 61.6% of the
+ *      merges touch 10 words or fewer, docs/algorithms.md). Measured with
+ *      postings.h's gather made inline (a check per created pair, the call
+ *      only to append): 0.525 s against 0.569 s (n = 11, load about 2;
+ *      ratio 0.94), and the peak RSS 203 MB against 204 MB.
+ *   6. The slots grow at 5/8 full, not 3/4 (pair_add). A pair born in a
+ *      merge is inserted at the end of its probe run, and with linear
+ *      probing the expected run of an insert grows as 1/(1 − load)²: 8.5
+ *      slots at 3/4, 4.1 at 5/8. The profile put a tenth of the merge loop
+ *      in slots_place. 0.572 s against 0.644 s (n = 11, load 2; ratio 0.96);
+ *      the peak RSS fell too, 198 MB against 203 MB (the table reaches its
+ *      last size earlier, before the peak, and holds the same slots).
  *   Tried and dropped: the same batching with a small hash table of pending
  *   decrements in place of the token-indexed lines (pairmap.h) was slower
  *   than no batching (1.10 s against 0.96 s, n = 5; ratio 1.19): hashing,
  *   not missing, was by then the cost, and only direct indexing removes it.
  *   Huge pages for the slot table (madvise) made no measurable difference.
- *   And the pair slots grow at 3/4 full, not 1/2 (pair_add): at 1/2 the
- *   peak RSS was 241 MB against heap.c's 225 MB; at 3/4 it is 202 MB.
+ *   Huge pages for the word cells (madvise) neither: 0.524 s against 0.535 s
+ *   (n = 11; ratio 0.98). Nor a 4-ary heap (four 16-byte children in a line,
+ *   half the levels): 0.526 s against 0.518 s (n = 11; ratio 1.00); nor
+ *   prefetching words 16 entries ahead instead of 8 (ratio 0.98).
+ *   And the slots do not grow at 1/2 full, as pairmap.c's do: the peak RSS
+ *   was then 241 MB against heap.c's 225 MB, because the multilingual table
+ *   (548,833 pairs at the end) doubles once more, to 2^21 slots. At 5/8 and
+ *   at 3/4 it ends at 2^20 slots (52% full), Gutenberg's at 2^18 (58%).
  *
  * Why the result is heap.c's. The deltas of a merge are summed before they
  * reach the table, so the table sees them in another order; but nothing
@@ -79,9 +108,10 @@
  * Each update is still counted once, where heap.c counts it.
  *
  * Data structures.
- *   - seg: every word's current tokens (segmentation.h), as in heap.c;
+ *   - words: every word's current length, count and tokens, side by side
+ *     (word_cells), named by the place of its first cell;
  *   - pairs: the live pairs, one 24-byte slot each (pair_record) in an
- *     open-addressing table, linear probing, load ≤ 3/4, backward-shift
+ *     open-addressing table, linear probing, load ≤ 5/8, backward-shift
  *     deletion (pairmap.c's scheme, with the record in the slot);
  *   - postings, heap: as in heap.c;
  *   - line: token x → its neighbour_line, the four deltas of the merge in
@@ -106,18 +136,20 @@
  */
 #include "bpe.h"
 #include "array.h"
+#include "initialpairs.h" /* the first count, and BPE_WORD_HEAD: the words' layout */
 #include "maxheap.h"
 #include "pairtable.h" /* bpe_pair, and pairmap.h's keys */
 #include "postings.h"
 #include "prefetch.h"
-#include "segmentation.h"
+#include "segmentation.h" /* bpe_find_pair */
 
 #include <stdlib.h>
+#include <string.h>
 
 #define HEAP_COMPACT_FACTOR 2 /* heap.c's: rebuild past 2·P dead entries */
 
-#define WORD_AHEAD 16   /* list entries ahead whose word record is prefetched */
-#define TOKENS_AHEAD 8  /* list entries ahead whose tokens are prefetched */
+#define CELLS_PER_LINE 16 /* 32-bit cells in a 64-byte cache line */
+#define WORD_AHEAD 8      /* list entries ahead whose word (two lines) is prefetched */
 #define LOOKUP_AHEAD 8  /* pairs ahead whose table slot is prefetched when deltas are applied */
 
 enum { WORDS_TOUCHED, POSTINGS_STALE, PAIR_COUNT_UPDATES, HEAP_PUSHES, HEAP_POPS, STALE_POPS,
@@ -158,10 +190,19 @@ typedef struct {
     pair_delta gain_right; /* (ab, x), born there */
 } neighbour_line;
 
+/* Every word where its tokens are: word w is BPE_WORD_HEAD cells — its current
+ * length, then its count as two cells — followed by its tokens, in a slice
+ * sized to its length in bytes. A word is named by the cell where it starts
+ * (its "place"); that is what the posting lists hold. */
+typedef struct {
+    uint32_t *cell; /* every word's head and tokens, word after word; owned */
+    size_t n_cells; /* M + BPE_WORD_HEAD·W */
+} word_cells;
+
 typedef struct {
     bpe_vocab *vocab;       /* token bytes for the tie-break; not owned */
     bpe_counters *counters; /* where work is counted; not owned */
-    bpe_segmentation seg;   /* every word's current tokens and its count; owned */
+    word_cells words;       /* every word's count, length and tokens, side by side; owned */
     pair_slots pairs;       /* the live pairs, a pair_record each; owned */
     bpe_postings postings;  /* every posting list; owned */
     bpe_maxheap heap;       /* one snapshot per live pair + dead entries; owned */
@@ -184,7 +225,7 @@ static void cache_destroy(void *opaque)
     cache_state *s = opaque;
     if (!s)
         return;
-    bpe_segmentation_free(&s->seg);
+    free(s->words.cell);
     free(s->pairs.slot);
     bpe_postings_free(&s->postings);
     bpe_maxheap_free(&s->heap);
@@ -253,15 +294,15 @@ static size_t slots_place(pair_slots *t, pair_record r)
 }
 
 /* Adds (x, y), which must be absent, with count 0 and list `words`, and
- * returns its slot, or SIZE_MAX on OOM. The table doubles past 3/4 full (so
+ * returns its slot, or SIZE_MAX on OOM. The table doubles past 5/8 full (so
  * every slot number is then void): at 1/2, as pairmap.c, the slots took 48
- * MB on the multilingual corpus and the peak RSS passed heap.c's; at 3/4
- * they take 24 MB, and a probe run is still short, mostly in one or two
- * cache lines. O(1) amortized. */
+ * MB on the multilingual corpus and the peak RSS passed heap.c's; at 5/8
+ * they take 24 MB, and an insert's probe run averages about 4 slots, in one
+ * or two cache lines (the header's step 6). O(1) amortized. */
 static size_t pair_add(cache_state *s, bpe_token x, bpe_token y, uint32_t words)
 {
     pair_slots *t = &s->pairs;
-    if ((t->used + 1) * 4 > t->cap * 3) {
+    if ((t->used + 1) * 8 > t->cap * 5) {
         pair_slots old = *t;
         if (!slots_alloc(t, old.cap * 2))
             return SIZE_MAX;
@@ -292,35 +333,74 @@ static void pair_remove(cache_state *s, size_t hole)
     t->used--;
 }
 
-/* -------------------------------------------------- merge 0: the first count */
+/* -------------------------------------------------- the words, in place */
 
-/* count(x, y) += c and word w joins the pair's list, adding the pair with a
- * new list if it is new: heap.c's count_add, used by create() only, where
- * every pair is born at once. False on OOM. O(1) amortized. */
-static bool count_initial(cache_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t w)
+/* Word `place`'s current number of tokens. O(1). */
+static uint32_t word_len(const cache_state *s, uint32_t place)
 {
-    size_t i = pair_find(s, x, y);
-    if (i == SIZE_MAX) {
-        uint32_t list = bpe_postings_open(&s->postings);
-        if (list == BPE_POSTINGS_NONE || (i = pair_add(s, x, y, list)) == SIZE_MAX)
-            return false;
-    }
-    record_at(s, i)->count += c;
-    s->counters->value[PAIR_COUNT_UPDATES]++;
-    return bpe_postings_gather(&s->postings, record_at(s, i)->words, w);
+    return s->words.cell[place];
 }
 
-/* Counts and lists every adjacent pair of every word, in word order, then
- * freezes the lists (heap.c's count_all_pairs). False on OOM. O(M). */
-static bool count_all_pairs(cache_state *s)
+/* Word `place`'s count in the corpus. O(1). */
+static uint64_t word_count(const cache_state *s, uint32_t place)
 {
-    for (size_t w = 0; w < s->seg.n_words; w++) {
-        const bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
-        for (uint32_t i = 0; i + 1 < s->seg.word[w].len; i++)
-            if (!count_initial(s, t[i], t[i + 1], s->seg.word[w].count, (uint32_t)w))
-                return false;
+    uint64_t count;
+    memcpy(&count, s->words.cell + place + 1, sizeof count);
+    return count;
+}
+
+/* Word `place`'s current tokens (word_len of them). O(1). */
+static bpe_token *word_tokens(const cache_state *s, uint32_t place)
+{
+    return s->words.cell + place + BPE_WORD_HEAD;
+}
+
+/* Lays every word out as its head and its bytes as single-byte tokens, word
+ * after word. False on OOM, or when the cells would not all be named by a
+ * 32-bit place (M + BPE_WORD_HEAD·W ≥ 2^32). O(M). */
+static bool words_init(cache_state *s, const bpe_words *words)
+{
+    uint64_t n_cells = words->n_symbols + (uint64_t)BPE_WORD_HEAD * words->n_words;
+    if (n_cells >= UINT32_MAX)
+        return false;
+    s->words.cell = malloc((size_t)(n_cells + 1) * sizeof *s->words.cell);
+    if (!s->words.cell)
+        return false;
+    s->words.n_cells = (size_t)n_cells;
+    uint32_t *at = s->words.cell;
+    for (size_t w = 0; w < words->n_words; w++) {
+        const bpe_word *word = &words->words[w];
+        at[0] = word->len;
+        memcpy(at + 1, &word->count, sizeof word->count);
+        for (uint32_t i = 0; i < word->len; i++)
+            at[BPE_WORD_HEAD + i] = word->bytes[i];
+        at += BPE_WORD_HEAD + word->len;
     }
-    return bpe_postings_freeze(&s->postings);
+    return true;
+}
+
+/* -------------------------------------------------- merge 0: the first count */
+
+/* heap.c's count_all_pairs: every adjacent pair of every word, counted and
+ * listed on `threads` threads by initialpairs.h (its list in the arena as
+ * list k for the k-th pair first seen, naming words by their places in
+ * `words`, whose layout it shares: BPE_WORD_HEAD), enters the table with its
+ * count and list; each position counted is one update. False on OOM.
+ * O(M / threads + W + P). */
+static bool count_all_pairs(cache_state *s, const bpe_words *words, unsigned threads)
+{
+    bpe_initial_pairs initial;
+    if (!bpe_initial_pairs_count(words, threads, BPE_LIST_WORD_PLACES, &s->postings, &initial))
+        return false;
+    bool ok = true;
+    for (size_t k = 0; ok && k < initial.n_pairs; k++) {
+        size_t i = pair_add(s, initial.pairs[k].a, initial.pairs[k].b, (uint32_t)k);
+        if ((ok = i != SIZE_MAX))
+            record_at(s, i)->count = initial.counts[k];
+    }
+    s->counters->value[PAIR_COUNT_UPDATES] += initial.positions;
+    bpe_initial_pairs_free(&initial);
+    return ok;
 }
 
 /* --------------------------------------------- the deltas of one merge */
@@ -357,7 +437,7 @@ static pair_delta *lose_delta(const cache_state *s, bpe_token x, bpe_token y)
  * the merge ends (apply_losses). The chosen pair loses all its count in this
  * merge and has already left the table: only the update is counted. False on
  * OOM. O(1) amortized. */
-static bool count_sub(cache_state *s, bpe_token x, bpe_token y, uint64_t c)
+static inline bool count_sub(cache_state *s, bpe_token x, bpe_token y, uint64_t c)
 {
     s->counters->value[PAIR_COUNT_UPDATES]++;
     if (x == s->a && y == s->b)
@@ -374,7 +454,7 @@ static bool count_sub(cache_state *s, bpe_token x, bpe_token y, uint64_t c)
  * new pair kept in its delta until the merge ends (add_born_pairs). ab is
  * new, so every pair holding it is new: no table lookup. (ab, ab) is filed
  * as (x, ab). False on OOM. O(1) amortized. */
-static bool count_add(cache_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t w)
+static inline bool count_add(cache_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t w)
 {
     pair_delta *d = y == s->merged ? &s->line[x].gain_left : &s->line[y].gain_right;
     if (delta_starts(s, d)) {
@@ -463,9 +543,9 @@ static bool reserve_lines(cache_state *s)
 static bool merge_word(cache_state *s, uint32_t w, uint32_t first, bpe_token a, bpe_token b,
                        bpe_token merged)
 {
-    bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
-    uint64_t c = s->seg.word[w].count;
-    uint32_t n = s->seg.word[w].len, out = first;
+    bpe_token *t = word_tokens(s, w);
+    uint64_t c = word_count(s, w);
+    uint32_t n = word_len(s, w), out = first;
     for (uint32_t i = first; i < n; i++) {
         bool after_merge = out > 0 && t[out - 1] == merged;
         if (i + 1 < n && t[i] == a && t[i + 1] == b) {
@@ -482,7 +562,7 @@ static bool merge_word(cache_state *s, uint32_t w, uint32_t first, bpe_token a, 
             t[out++] = t[i];
         }
     }
-    s->seg.word[w].len = out;
+    s->words.cell[w] = out;
     return true;
 }
 
@@ -503,19 +583,21 @@ static bool merge_listed_words(cache_state *s, size_t best, bpe_merge *out)
     const uint32_t *ids = bpe_postings_ids(&s->postings, record.words);
     uint32_t n = bpe_postings_len(&s->postings, record.words);
     uint64_t affected = 0;
+    /* Prefetched here, not from a helper (prefetch.h says why): the first
+     * WORD_AHEAD words now, then each word WORD_AHEAD entries ahead. */
+    for (uint32_t k = 0; k < n && k < WORD_AHEAD; k++) {
+        bpe_prefetch(s->words.cell + ids[k]);
+        bpe_prefetch(s->words.cell + ids[k] + CELLS_PER_LINE);
+    }
     for (uint32_t k = 0; k < n; k++) {
-        /* Prefetched here, not from a helper (prefetch.h says why). */
-        if (k + WORD_AHEAD < n)
-            bpe_prefetch(&s->seg.word[ids[k + WORD_AHEAD]]);
-        if (k + TOKENS_AHEAD < n) {
-            const bpe_word_span *ahead = &s->seg.word[ids[k + TOKENS_AHEAD]];
-            bpe_prefetch(s->seg.symbols + ahead->start);
-            bpe_prefetch(s->seg.symbols + ahead->start + ahead->len - 1);
+        if (k + WORD_AHEAD < n) {
+            bpe_prefetch(s->words.cell + ids[k + WORD_AHEAD]);
+            bpe_prefetch(s->words.cell + ids[k + WORD_AHEAD] + CELLS_PER_LINE);
         }
         uint32_t w = ids[k];
-        uint32_t first = bpe_find_pair(bpe_segmentation_tokens(&s->seg, w), s->seg.word[w].len,
-                                       s->a, s->b);
-        if (first == s->seg.word[w].len) {
+        uint32_t len = word_len(s, w);
+        uint32_t first = bpe_find_pair(word_tokens(s, w), len, s->a, s->b);
+        if (first == len) {
             s->counters->value[POSTINGS_STALE]++;
             continue;
         }
@@ -589,10 +671,12 @@ static bool pop_best_pair(cache_state *s, size_t *best)
 
 /* -------------------------------------------------------------------- setup */
 
-/* Copies each word's bytes into the segmentation, counts and lists their
- * pairs, and heapifies them. NULL on OOM, or when the input does not fit the
- * 32-bit ids of the lists (bpe_postings_fit). O(M) time, O(M + P) memory. */
-static void *cache_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters)
+/* Lays each word out in its cells, counts and lists their
+ * pairs on config->threads threads, and heapifies them. NULL on OOM, or when
+ * the input does not fit the 32-bit ids of the lists (bpe_postings_fit).
+ * O(M) time, O(M + P) memory. */
+static void *cache_create(const bpe_words *words, const bpe_config *config, bpe_vocab *vocab,
+                          bpe_counters *counters)
 {
     if (!bpe_postings_fit(words))
         return NULL;
@@ -603,8 +687,8 @@ static void *cache_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters
     s->counters = counters;
     s->a = s->b = s->merged = BPE_NO_TOKEN;
     bpe_maxheap_init(&s->heap, vocab);
-    if (!slots_alloc(&s->pairs, 1024) || !bpe_segmentation_init(&s->seg, words) ||
-        !count_all_pairs(s) || !rebuild_heap(s)) {
+    if (!slots_alloc(&s->pairs, 1024) || !words_init(s, words) ||
+        !count_all_pairs(s, words, config->threads) || !rebuild_heap(s)) {
         cache_destroy(s);
         return NULL;
     }

@@ -31,7 +31,9 @@
  *     (segmentation.h);
  *   - pairs: the pair table (pairtable.h), each pair's record holding the
  *     pair and its count: the P live pairs packed densely, found through a pair map,
- *     counted once in create() and then changed only by the delta rule. The
+ *     counted once in create() (by initialpairs.h, on the run's threads: the
+ *     same pairs, order and counts for any number) and then changed only by
+ *     the delta rule, on one thread. The
  *     dense packing lets the scan for the best pair read just the live pairs,
  *     where naive's scan walks every slot of its map.
  * Invariant: after every step, `pairs` holds exactly the pairs with count
@@ -60,6 +62,7 @@
  * for each pair, the list of words that contain it.
  */
 #include "bpe.h"
+#include "initialpairs.h"
 #include "pairtable.h"
 #include "segmentation.h"
 
@@ -128,17 +131,26 @@ static void count_sub(incremental_state *s, bpe_token x, bpe_token y, uint64_t c
         bpe_pairtable_remove(&s->pairs, i);
 }
 
-/* Counts every adjacent pair of every word: the one full count, in create().
- * False on OOM. O(M). */
-static bool count_all_pairs(incremental_state *s)
+/* The one full count, in create(): every adjacent pair of every word,
+ * counted on `threads` threads by initialpairs.h (the result of one pass in
+ * word order), enters the table in the order it was first seen, with its
+ * count. Each position counted is one update, as if count_add had been
+ * called for it. False on OOM. O(M / threads + W + P). */
+static bool count_all_pairs(incremental_state *s, const bpe_words *words, unsigned threads)
 {
-    for (size_t w = 0; w < s->seg.n_words; w++) {
-        const bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
-        for (uint32_t i = 0; i + 1 < s->seg.word[w].len; i++)
-            if (!count_add(s, t[i], t[i + 1], s->seg.word[w].count))
-                return false;
+    bpe_initial_pairs initial;
+    if (!bpe_initial_pairs_count(words, threads, BPE_LIST_NONE, NULL, &initial))
+        return false;
+    bool ok = true;
+    for (size_t k = 0; ok && k < initial.n_pairs; k++) {
+        bpe_pair p = initial.pairs[k];
+        size_t i = bpe_pairtable_add(&s->pairs, p.a, p.b);
+        if ((ok = i != SIZE_MAX))
+            *record_at(s, i) = (pair_record){.pair = p, .count = initial.counts[k]};
     }
-    return true;
+    s->counters->value[PAIR_COUNT_UPDATES] += initial.positions;
+    bpe_initial_pairs_free(&initial);
+    return ok;
 }
 
 /* The position of the live pair ranked highest by count, then SPEC §2.7;
@@ -207,8 +219,10 @@ static bool merge_word(incremental_state *s, size_t w, uint32_t first, bpe_token
 /* ------------------------------------------------------------------- setup */
 
 /* Copies each word's bytes into the segmentation as single-byte tokens and
- * counts their pairs, once. O(M) time, O(M + P) memory. */
-static void *incremental_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters)
+ * counts their pairs, once, on config->threads threads. O(M) time,
+ * O(M + P) memory. */
+static void *incremental_create(const bpe_words *words, const bpe_config *config,
+                                bpe_vocab *vocab, bpe_counters *counters)
 {
     incremental_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -216,7 +230,8 @@ static void *incremental_create(const bpe_words *words, bpe_vocab *vocab, bpe_co
     s->vocab = vocab;
     s->counters = counters;
     if (!bpe_pairtable_init(&s->pairs, sizeof(pair_record)) ||
-        !bpe_segmentation_init(&s->seg, words) || !count_all_pairs(s)) {
+        !bpe_segmentation_init(&s->seg, words) ||
+        !count_all_pairs(s, words, config->threads)) {
         incremental_destroy(s);
         return NULL;
     }

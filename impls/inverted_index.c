@@ -44,6 +44,9 @@
  *     pair map;
  *   - postings: the posting arena (postings.h), every list as a slice of word
  *     ids, ascending (every list is filled in word order).
+ * The first counts and lists, in create(), come from initialpairs.h, on the
+ * run's threads (the same pairs, lists and order for any number); the merges
+ * run on one thread.
  * Invariants: `pairs` holds exactly the P pairs with count ≥ 1, each count
  * equal to naive's recount (SPEC §2.6); every word that contains a pair is on
  * that pair's list exactly once; a list may also hold words that no longer
@@ -73,6 +76,7 @@
  * scans all P live pairs; heap.c keeps them in a priority queue.
  */
 #include "bpe.h"
+#include "initialpairs.h"
 #include "pairtable.h"
 #include "postings.h"
 #include "segmentation.h"
@@ -151,18 +155,28 @@ static void count_sub(inverted_state *s, bpe_token x, bpe_token y, uint64_t c)
         bpe_pairtable_remove(&s->pairs, i);
 }
 
-/* Counts and lists every adjacent pair of every word, in word order: merge 0,
- * where every pair is born; it ends like a merge, by freezing the lists.
- * False on OOM. O(M). */
-static bool count_all_pairs(inverted_state *s)
+/* Merge 0, where every pair is born: every adjacent pair of every word is
+ * counted and listed on `threads` threads by initialpairs.h — its list, the
+ * words holding it in word order, frozen in the arena as list k for the k-th
+ * pair first seen, exactly what count_add would have gathered in one pass —
+ * and enters the table with its count and list. Each position counted is one
+ * update, as for count_add. False on OOM. O(M / threads + W + P). */
+static bool count_all_pairs(inverted_state *s, const bpe_words *words, unsigned threads)
 {
-    for (size_t w = 0; w < s->seg.n_words; w++) {
-        const bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
-        for (uint32_t i = 0; i + 1 < s->seg.word[w].len; i++)
-            if (!count_add(s, t[i], t[i + 1], s->seg.word[w].count, (uint32_t)w))
-                return false;
+    bpe_initial_pairs initial;
+    if (!bpe_initial_pairs_count(words, threads, BPE_LIST_WORDS, &s->postings, &initial))
+        return false;
+    bool ok = true;
+    for (size_t k = 0; ok && k < initial.n_pairs; k++) {
+        bpe_pair p = initial.pairs[k];
+        size_t i = bpe_pairtable_add(&s->pairs, p.a, p.b);
+        if ((ok = i != SIZE_MAX))
+            *record_at(s, i) =
+                (pair_record){.pair = p, .count = initial.counts[k], .words = (uint32_t)k};
     }
-    return bpe_postings_freeze(&s->postings);
+    s->counters->value[PAIR_COUNT_UPDATES] += initial.positions;
+    bpe_initial_pairs_free(&initial);
+    return ok;
 }
 
 /* The position of the live pair ranked highest by count, then SPEC §2.7;
@@ -264,10 +278,11 @@ static void count_postings(inverted_state *s)
 /* ------------------------------------------------------------------- setup */
 
 /* Copies each word's bytes into the segmentation as single-byte tokens, then
- * counts and lists their pairs. NULL on OOM, or when the input does not fit
- * the 32-bit ids of the lists (bpe_postings_fit). O(M) time, O(M + P)
- * memory. */
-static void *inverted_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters)
+ * counts and lists their pairs on config->threads threads. NULL on OOM, or
+ * when the input does not fit the 32-bit ids of the lists
+ * (bpe_postings_fit). O(M) time, O(M + P) memory. */
+static void *inverted_create(const bpe_words *words, const bpe_config *config,
+                             bpe_vocab *vocab, bpe_counters *counters)
 {
     if (!bpe_postings_fit(words))
         return NULL;
@@ -277,7 +292,8 @@ static void *inverted_create(const bpe_words *words, bpe_vocab *vocab, bpe_count
     s->vocab = vocab;
     s->counters = counters;
     if (!bpe_pairtable_init(&s->pairs, sizeof(pair_record)) ||
-        !bpe_segmentation_init(&s->seg, words) || !count_all_pairs(s)) {
+        !bpe_segmentation_init(&s->seg, words) ||
+        !count_all_pairs(s, words, config->threads)) {
         inverted_destroy(s);
         return NULL;
     }

@@ -92,11 +92,13 @@
  *   heap_pops            top entries examined (chosen or dirty)
  *   dirty_applied        pending decrements applied at the top
  *
- * Left out on purpose: parallelism and memory thrift. Nodes and list slices
- * are never reclaimed, the merge loop is sequential, and each node costs 16
- * bytes where heap.c's symbols cost 4.
+ * Left out on purpose: a parallel merge loop, and memory thrift. Nodes and
+ * list slices are never reclaimed, merges run on one thread (only the first
+ * count, in create(), uses the run's threads: initialpairs.h), and each node
+ * costs 16 bytes where heap.c's symbols cost 4.
  */
 #include "bpe.h"
+#include "initialpairs.h"
 #include "maxheap.h"
 #include "pairtable.h"
 #include "postings.h"
@@ -294,36 +296,39 @@ static void link_words(linked_state *s)
 }
 
 /* create() is merge 0, where every adjacent pair is born (and none is lost,
- * so each has a count): gathers the counts and occurrences, freezes the
- * lists, then builds the first heap in O(P) with one heapify instead of a
- * push per pair. False on OOM. O(M). */
-static bool index_all_pairs(linked_state *s)
+ * so each has a count): the counts and occurrences — the left node of each,
+ * in node order, frozen in the arena as list k for the k-th pair first seen,
+ * exactly what pair_gain would have gathered in one pass over the nodes —
+ * come from initialpairs.h on `threads` threads (a node's index is its
+ * position in M). Each pair enters the table with its list, then the first
+ * heap is built in O(P) with one heapify instead of a push per pair. False
+ * on OOM. O(M / threads + W + P). */
+static bool index_all_pairs(linked_state *s, unsigned threads)
 {
-    for (uint32_t n = 0; n < s->words->n_symbols; n++) {
-        const symbol_node *node = &s->nodes[n];
-        if (node->next == NO_NODE)
-            continue;
-        uint64_t c = s->word[node->word].count;
-        if (!pair_gain(s, node->token, s->nodes[node->next].token, c, n))
-            return false;
-    }
-    if (!bpe_postings_freeze(&s->postings))
+    bpe_initial_pairs initial;
+    if (!bpe_initial_pairs_count(s->words, threads, BPE_LIST_POSITIONS, &s->postings, &initial))
         return false;
-    for (size_t i = 0; i < bpe_pairtable_len(&s->pairs); i++) {
-        pair_record *p = record_at(s, i);
-        bpe_heap_entry e = {.count = p->born_count, .a = p->pair.a, .b = p->pair.b};
-        if (!bpe_maxheap_append(&s->heap, e))
-            return false;
-        p->born_count = 0;
+    bool ok = true;
+    for (size_t k = 0; ok && k < initial.n_pairs; k++) {
+        bpe_pair p = initial.pairs[k];
+        size_t i = bpe_pairtable_add(&s->pairs, p.a, p.b);
+        bpe_heap_entry e = {.count = initial.counts[k], .a = p.a, .b = p.b};
+        if ((ok = i != SIZE_MAX && bpe_maxheap_append(&s->heap, e)))
+            *record_at(s, i) = (pair_record){.pair = p, .occurrences = (uint32_t)k, .dirty = 0,
+                                             .born_count = 0};
     }
-    bpe_maxheap_heapify(&s->heap);
-    return true;
+    bpe_initial_pairs_free(&initial);
+    if (ok)
+        bpe_maxheap_heapify(&s->heap);
+    return ok;
 }
 
-/* Builds the node lists, the occurrence lists and the first heap. NULL on
- * OOM, or when the input does not fit 32-bit ids (bpe_postings_fit: W, and
- * 3·M for nodes and list entries, below 2^32). O(M) time, O(M + P) memory. */
-static void *linked_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters)
+/* Builds the node lists, the occurrence lists (on config->threads threads)
+ * and the first heap. NULL on OOM, or when the input does not fit 32-bit ids
+ * (bpe_postings_fit: W, and 3·M for nodes and list entries, below 2^32).
+ * O(M) time, O(M + P) memory. */
+static void *linked_create(const bpe_words *words, const bpe_config *config, bpe_vocab *vocab,
+                           bpe_counters *counters)
 {
     if (!bpe_postings_fit(words))
         return NULL;
@@ -342,7 +347,7 @@ static void *linked_create(const bpe_words *words, bpe_vocab *vocab, bpe_counter
         return NULL;
     }
     link_words(s);
-    if (!index_all_pairs(s)) {
+    if (!index_all_pairs(s, config->threads)) {
         linked_destroy(s);
         return NULL;
     }

@@ -25,7 +25,11 @@
  *   pairs_compared   candidate pairs examined to find the best (Σ P)
  *
  * Left out on purpose: any reuse of work between merges. Every later trainer
- * is one idea for not redoing what this one redoes.
+ * is one idea for not redoing what this one redoes. And threads: the other
+ * trainers count their first pairs on the run's threads in create()
+ * (initialpairs.h), but naive's create() counts nothing — its counting is
+ * the merge loop, which stays on one thread so that the reference is the
+ * plain serial loop of SPEC §2.
  */
 #include "bpe.h"
 #include "pairmap.h"
@@ -54,9 +58,12 @@ static void naive_destroy(void *opaque)
     free(s);
 }
 
-/* Copies each word's bytes into the segmentation as single-byte tokens. O(M). */
-static void *naive_create(const bpe_words *words, bpe_vocab *vocab, bpe_counters *counters)
+/* Copies each word's bytes into the segmentation as single-byte tokens.
+ * Counts nothing, so it takes no threads (see the top). O(M). */
+static void *naive_create(const bpe_words *words, const bpe_config *config, bpe_vocab *vocab,
+                          bpe_counters *counters)
 {
+    (void)config;
     naive_state *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;

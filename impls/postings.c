@@ -32,11 +32,8 @@ uint32_t bpe_postings_open(bpe_postings *p)
     return p->n_lists++;
 }
 
-bool bpe_postings_gather(bpe_postings *p, uint32_t list, uint32_t id)
+bool bpe_postings_append(bpe_postings *p, uint32_t list, uint32_t id)
 {
-    bpe_posting_list *l = &p->lists[list];
-    if (l->start != BPE_POSTINGS_NONE && p->scratch[l->start].id == id)
-        return true;
     if (!fits_32_bits((uint64_t)p->n_scratch + 1))
         return false;
     bpe_posting_cell *scratch = bpe_array_reserve(p->scratch, &p->cap_scratch,
@@ -45,8 +42,8 @@ bool bpe_postings_gather(bpe_postings *p, uint32_t list, uint32_t id)
         return false;
     p->scratch = scratch;
     p->scratch[p->n_scratch] = (bpe_posting_cell){.list = list, .id = id};
-    l->start = p->n_scratch++;
-    l->len++;
+    p->lists[list].start = p->n_scratch++;
+    p->lists[list].len++;
     return true;
 }
 
@@ -74,4 +71,30 @@ bool bpe_postings_freeze(bpe_postings *p)
     p->first_open = p->n_lists;
     p->n_scratch = 0;
     return true;
+}
+
+uint32_t bpe_postings_open_sized(bpe_postings *p, const uint32_t *len, uint32_t n)
+{
+    uint64_t need = p->n_ids;
+    for (uint32_t k = 0; k < n; k++)
+        need += len[k];
+    if (p->first_open != p->n_lists || !fits_32_bits((uint64_t)p->n_lists + n) ||
+        !fits_32_bits(need))
+        return BPE_POSTINGS_NONE;
+    bpe_posting_list *lists = bpe_array_reserve(p->lists, &p->cap_lists, (size_t)p->n_lists + n,
+                                                sizeof *lists);
+    if (!lists)
+        return BPE_POSTINGS_NONE;
+    p->lists = lists;
+    uint32_t *ids = bpe_array_reserve(p->ids, &p->cap_ids, (size_t)need, sizeof *ids);
+    if (!ids)
+        return BPE_POSTINGS_NONE;
+    p->ids = ids;
+    uint32_t first = p->n_lists;
+    for (uint32_t k = 0; k < n; k++) {
+        p->lists[first + k] = (bpe_posting_list){.start = p->n_ids, .len = len[k]};
+        p->n_ids += len[k];
+    }
+    p->n_lists = p->first_open = first + n;
+    return first;
 }

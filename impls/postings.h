@@ -21,7 +21,12 @@
  *      each a slice of the main arena sized to its count, and one pass over
  *      the scratch cells drops each id into its list's slice. Both passes are
  *      sequential; each list's ids keep the order they were gathered in.
- * A trainer's create() is "merge 0": every initial pair opens a list.
+ * A trainer's create() is "merge 0": every initial pair opens a list. There
+ * the lists' sizes can be known before any id is placed (initialpairs.h
+ * counts them first), so create() skips the scratch cells: it opens every
+ * list already frozen, with a slice of its final size
+ * (bpe_postings_open_sized), and the ids are written straight into their
+ * slices — by several threads at once, each into slots no other writes.
  *
  * Memory. Every id gathered is frozen once and slices are never reclaimed (a
  * dead pair's slice stays, unread). With at most 3·M ids over a run (M − W at
@@ -84,14 +89,40 @@ void bpe_postings_free(bpe_postings *p);
  * when 2^32 − 2 lists exist. Amortized O(1). */
 uint32_t bpe_postings_open(bpe_postings *p);
 
+/* Appends id to open list `list` (bpe_postings_gather's second half).
+ * False on OOM or past 2^32 − 2 cells. Amortized O(1). */
+bool bpe_postings_append(bpe_postings *p, uint32_t list, uint32_t id);
+
 /* Adds id to an open list unless it is already its newest id (so a word met
  * twice while it is rewritten is listed once). False on OOM or past 2^32 − 2
- * cells. Amortized O(1). */
-bool bpe_postings_gather(bpe_postings *p, uint32_t list, uint32_t id);
+ * cells. Inline, because the trainers call it for every pair a merge
+ * creates: the check costs a load, the append a call. Amortized O(1). */
+static inline bool bpe_postings_gather(bpe_postings *p, uint32_t list, uint32_t id)
+{
+    uint32_t newest = p->lists[list].start;
+    if (newest != BPE_POSTINGS_NONE && p->scratch[newest].id == id)
+        return true;
+    return bpe_postings_append(p, list, id);
+}
 
 /* Freezes every open list into its slice. False on OOM or past 2^32 − 2 ids.
  * O(open lists + gathered ids), two sequential passes. */
 bool bpe_postings_freeze(bpe_postings *p);
+
+/* Opens n lists at once, already frozen: the k-th (k < n) gets a slice of
+ * exactly len[k] ids, for the caller to fill (bpe_postings_slice) before the
+ * list is read. No list may be open. Returns the first new list's id (the
+ * others follow it), or BPE_POSTINGS_NONE on OOM or past 2^32 − 2 lists or
+ * ids. O(n). */
+uint32_t bpe_postings_open_sized(bpe_postings *p, const uint32_t *len, uint32_t n);
+
+/* Where the ids of a list opened by bpe_postings_open_sized are to be
+ * written: its slice, bpe_postings_len(p, list) ids long. Valid until the
+ * next freeze or open. O(1). */
+static inline uint32_t *bpe_postings_slice(bpe_postings *p, uint32_t list)
+{
+    return p->ids + p->lists[list].start;
+}
 
 /* The ids of a frozen list, and how many. Valid until the next freeze. O(1). */
 static inline const uint32_t *bpe_postings_ids(const bpe_postings *p, uint32_t list)

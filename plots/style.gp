@@ -3,7 +3,8 @@
 # Each figure is drawn twice, as PNG (pngcairo) and SVG, from one data file
 # written by harness/report/plot.c. The figure is a grid of panels (at most three
 # per row); each panel has one line per trainer, and a trainer keeps its
-# colour and marker in every panel and every figure.
+# colour and marker in every panel and every figure (pretokenize_threads.gp
+# draws one line per corpus slice instead, with the same styles).
 #
 # Inputs (variables harness/report/plot.c and harness/report/gnuplot.c set before this
 # script runs): pngfile and svgfile (where the images go), datafile, plotdir,

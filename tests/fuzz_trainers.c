@@ -6,7 +6,9 @@
  * difference from naive.c (merges, counts, A_i, early stop) aborts with the
  * first difference printed, so libFuzzer saves the input as a crash. A
  * trainer that names a model (same_work_as, bpe.h) must also count exactly
- * its model's work. Built
+ * its model's work. Naive and the models run their setup on one thread, the
+ * trainer under test on 1–4 (the input says), so a setup whose result
+ * depended on the thread count would show as a difference. Built
  * and run by `make fuzz` (clang, -fsanitize=fuzzer,address,undefined), which
  * also catches memory errors on the way. The file name does not start with
  * test_, so `make test` leaves it alone.
@@ -15,7 +17,8 @@
  *   byte 0  bits 0–2: alphabet; 0 = raw bytes, k = the first k+1 symbols of
  *           {a, 0x00, 0x80, 0xff, b, c, d, e} (small alphabets make ties and
  *           long runs such as [a, a, a, a]); bit 3: train until no pair is
- *           left, else stop after byte 1 + 1 merges
+ *           left, else stop after byte 1 + 1 merges; bits 4–5: the trainers
+ *           under test run their setup on (bits 4–5) + 1 threads
  *   byte 1  the merge limit − 1, when bit 3 of byte 0 is clear
  *   then words, each: a length byte (len = byte % 40 + 1), a count byte (top
  *           two bits pick a scale 1, 10^3, 10^6 or 10^10; the low six bits
@@ -52,6 +55,7 @@ typedef struct {
     uint64_t counts[MAX_WORDS];        /* their counts, 1 … 6.4·10^11 */
     size_t n;                          /* distinct words decoded */
     uint64_t max_merges;               /* the merge limit */
+    unsigned threads;                  /* threads for the setup of the trainers under test */
 } fuzz_table;
 
 static uint8_t symbol(uint8_t byte, unsigned alphabet)
@@ -98,6 +102,7 @@ static void decode(fuzz_table *t, const uint8_t *data, size_t size)
     }
     /* Pairs run out within M − W merges, so M + 1 is "until none is left". */
     t->max_merges = (mode & 8) ? symbols + 1 : limit;
+    t->threads = ((mode >> 4) & 3) + 1u;
 }
 
 /* Prints why and aborts, so libFuzzer keeps the input. */
@@ -107,11 +112,13 @@ static void disagree(const char *trainer, const char *why)
     abort();
 }
 
-/* Trains with `trainer`; aborts if memory runs out (it cannot, at these sizes). */
+/* Trains with `trainer` for max_merges, its setup on `threads` threads;
+ * aborts if memory runs out (it cannot, at these sizes). */
 static void train(const bpe_trainer *trainer, const bpe_words *words, uint64_t max_merges,
-                  bpe_result *r)
+                  unsigned threads, bpe_result *r)
 {
-    if (bpe_train(trainer, words, max_merges, NULL, r) != BPE_OK)
+    const bpe_config config = {.max_merges = max_merges, .threads = threads};
+    if (bpe_train(trainer, words, &config, NULL, r) != BPE_OK)
         disagree(trainer->name, "bpe_train ran out of memory");
 }
 
@@ -126,7 +133,7 @@ static void check_same_work(const bpe_trainer *trainer, const bpe_words *words,
     if (!model)
         disagree(trainer->name, "same_work_as names no trainer");
     bpe_result want;
-    train(model, words, max_merges, &want);
+    train(model, words, max_merges, 1, &want);
     for (int i = 0; i < bpe_trainer_counter_count(trainer); i++) {
         if (got->counters.value[i] != want.counters.value[i]) {
             char why[256];
@@ -139,17 +146,17 @@ static void check_same_work(const bpe_trainer *trainer, const bpe_words *words,
     bpe_result_free(&want);
 }
 
-/* Every trainer's run must equal naive's. */
-static void check_all_trainers(const bpe_words *words, uint64_t max_merges)
+/* Every trainer's run, its setup on `threads` threads, must equal naive's. */
+static void check_all_trainers(const bpe_words *words, uint64_t max_merges, unsigned threads)
 {
     const bpe_trainer *naive = bpe_trainer_find("naive");
     bpe_result want;
-    train(naive, words, max_merges, &want);
+    train(naive, words, max_merges, 1, &want);
     for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
         if (*t == naive)
             continue;
         bpe_result got;
-        train(*t, words, max_merges, &got);
+        train(*t, words, max_merges, threads, &got);
         char why[512];
         if (first_merge_difference(&got, &want, why, sizeof why) >= 0)
             disagree((*t)->name, why);
@@ -182,6 +189,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         symbols += t.lens[i];
     }
     bpe_words table = {.words = words, .n_words = t.n, .n_symbols = symbols};
-    check_all_trainers(&table, t.max_merges);
+    check_all_trainers(&table, t.max_merges, t.threads);
     return 0;
 }

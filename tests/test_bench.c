@@ -3,8 +3,10 @@
  * as the built binary ($BPEBENCH, set by `make test-run`) on a small corpus
  * generated here: every cell must finish and be verified, results.json must
  * parse, report.md and the plots must exist, `report` must rebuild the same
- * page from the JSON alone, and a tiny time limit must produce timeouts
- * with the skip-after-timeout rule applied. A benchmark interrupted by
+ * page from the JSON alone, a tiny time limit must produce timeouts
+ * with the skip-after-timeout rule applied, and a grid over thread counts
+ * and counting strategies must make every run once per pair, each recorded
+ * with both and shown in the Pretokenization table. A benchmark interrupted by
  * SIGTERM or SIGINT must keep the cells it finished and leave nothing
  * behind: no partial file, and no run going on without it.
  */
@@ -250,6 +252,58 @@ static void the_pretokenize_rate_pools_every_finished_repetition(void **state)
     free(report);
 }
 
+/* A grid over threads and counting strategies: every built-in run once per
+ * (threads, counting), recorded with both, the same merge list from each
+ * (verified); the file reads back (each run's key is unique only with the
+ * strategy in it) and compares with itself; the report has a Pretokenization
+ * row per strategy and thread count, and the threads figure. */
+static void a_counting_grid_runs_every_strategy(void **state)
+{
+    (void)state;
+    char out[128], path[256];
+    snprintf(out, sizeof out, "%s/counting", dir);
+    assert_int_equal(run("%s bench --corpus tiny=%s --sizes all --vocab 300 --repeats 1 "
+                         "--trainers naive,heap --threads 1,2 --counting dedup,serial "
+                         "--out %s >/dev/null 2>&1",
+                         corpus, out),
+                     0);
+    snprintf(path, sizeof path, "%s/results.json", out);
+    bench_results r;
+    char err[512];
+    if (!results_read(path, &r, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(r.n_records, 2 * 2 * 2);
+    static const char *const order[] = {"dedup", "serial"}; /* as given, per threads value */
+    for (size_t i = 0; i < r.n_records; i++) {
+        const bench_record *rec = &r.records[i];
+        assert_int_equal(rec->status, STATUS_OK);
+        assert_true(rec->verified);
+        assert_int_equal(rec->digest, r.records[0].digest);
+        assert_int_equal(rec->threads, i < 4 ? 1 : 2);
+        assert_string_equal(rec->counting, order[i / 2 % 2]);
+        assert_string_equal(rec->trainer, i % 2 ? "heap" : "naive");
+    }
+    results_free(&r);
+    assert_int_equal(run("%s compare %s %s >/dev/null", path, path), 0);
+    /* report.md: a Pretokenization row per strategy and threads, then the figure */
+    snprintf(path, sizeof path, "%s/report.md", out);
+    char *report = slurp(path);
+    static const char *const rows[] = {"\n| tiny@all | dedup | 1 | ", "\n| tiny@all | dedup | 2 | ",
+                                       "\n| tiny@all | serial | 1 | ",
+                                       "\n| tiny@all | serial | 2 | "};
+    const char *at = strstr(report, "## Pretokenization");
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        const char *row = at ? strstr(at, rows[i]) : NULL;
+        if (!row)
+            fail_msg("no row \"%s\" after the last in the Pretokenization table", rows[i] + 1);
+        at = row + 1;
+    }
+    assert_non_null(strstr(at, "(plots/pretokenize_threads.png)"));
+    free(report);
+    snprintf(path, sizeof path, "%s/plots/pretokenize_threads.svg", out);
+    assert_true(exists(path));
+}
+
 /* ============================================================ interruption */
 
 /* Records in results_path, or 0 while it does not parse (not written yet). */
@@ -359,6 +413,9 @@ static void bad_usage_exits_2(void **state)
     assert_int_equal(run("%s bench --corpus t=%s --profile nope:300 --out %s/x >/dev/null 2>&1",
                          corpus, dir),
                      2);
+    assert_int_equal(run("%s bench --corpus t=%s --counting fast --out %s/x >/dev/null 2>&1",
+                         corpus, dir),
+                     2);
     assert_int_equal(run("%s compare %s/none.json %s/none.json >/dev/null 2>&1", dir, dir), 1);
 }
 
@@ -368,6 +425,7 @@ int main(void)
         cmocka_unit_test(a_small_grid_runs_verifies_and_reports),
         cmocka_unit_test(a_tiny_time_limit_times_out_and_skips),
         cmocka_unit_test(the_pretokenize_rate_pools_every_finished_repetition),
+        cmocka_unit_test(a_counting_grid_runs_every_strategy),
         cmocka_unit_test(an_interrupted_bench_keeps_finished_cells_and_leaves_nothing),
         cmocka_unit_test(bad_usage_exits_2),
     };

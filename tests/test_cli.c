@@ -15,12 +15,15 @@
  * The second half checks resources and signals:
  *   - peak memory follows W and M, not n: the same text repeated 10 times
  *     (same W, ten times n) peaks within ±10% (ru_maxrss from wait4);
- *   - SIGTERM or SIGINT while training, and SIGXFSZ while writing (a file
- *     size limit, as `ulimit -f` sets), kill the run by that signal and
- *     leave nothing behind (harness/base/signals.h).
+ *   - SIGTERM or SIGINT while training, SIGXFSZ while writing (a file size
+ *     limit, as `ulimit -f` sets), and SIGTERM or SIGINT while train and
+ *     count count words on two threads, kill the run by that signal and
+ *     leave nothing behind (harness/base/signals.h): no file, no directory,
+ *     no thread, no process.
  * Runs tests/ from the top of the tree; about 10 s, longer under ASan.
  */
 #define _DEFAULT_SOURCE /* wait4 */
+#include "base/clock.h"
 #include "base/prng.h"
 #include "testutil.h"
 
@@ -33,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -684,6 +688,103 @@ static void signal_while_training_leaves_nothing(void **state)
     test_remove_tree(root);
 }
 
+/* Milliseconds on the monotonic clock. */
+static long now_ms(void)
+{
+    return (long)(clock_now() * 1000);
+}
+
+/* The threads of process pid: the entries of /proc/PID/task (0 when the
+ * process is gone or reaped). */
+static int thread_count(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Sends `signo` to `bpebench args` (which counts with --threads 2 a corpus
+ * that takes longer than half a second to count) while its counting
+ * threads run: once the process has two threads, and at least 150 ms after
+ * the start; it must still have them when the signal goes. The process must
+ * die of the signal, leave `out` (a path under root) as it was — absent, or
+ * when out_exists an empty directory — and no temporary file, and leave no
+ * process behind: we are the subreaper of anything it started, and nothing
+ * is left to reap once it is (waitpid). */
+static void interrupt_counting(const char *root, const char *const *args, const char *out,
+                               bool out_exists, int signo)
+{
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    long start = now_ms();
+    running_child = test_start_bpebench(args, root, NULL);
+    pid_t pid = running_child.pid;
+    while (thread_count(pid) < 2 && now_ms() - start < 60000)
+        sleep_ms(1);
+    long counting_from = now_ms() - start;
+    if (now_ms() - start < 150)
+        sleep_ms(150 - (now_ms() - start));
+    int threads = thread_count(pid), status;
+    if (threads < 2 || waitpid(pid, &status, WNOHANG) != 0)
+        fail_msg("%s: %d thread(s) %ld ms after the start (two from %ld ms): counting was not "
+                 "under way; make the corpus larger", args[0], threads, now_ms() - start,
+                 counting_from);
+    assert_int_equal(kill(pid, signo), 0);
+    long sent = now_ms() - start;
+    test_output r;
+    test_finish(&running_child, &r);
+    print_message("%s --threads 2: %s after %ld ms (two threads from %ld ms), status 0x%x\n",
+                  args[0], strsignal(signo), sent, counting_from, r.status);
+    if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != signo)
+        fail_msg("%s, signal %d: expected death by it, got status 0x%x; stderr: %s", args[0],
+                 signo, r.status, r.err);
+    assert_int_equal(thread_count(pid), 0);
+    errno = 0;
+    if (waitpid(-1, &status, WNOHANG) != -1 || errno != ECHILD)
+        fail_msg("%s: a process it started outlived it", args[0]);
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+    char names[512];
+    list_dir(out, names, sizeof names);
+    assert_string_equal(names, out_exists ? "" : "-");
+    assert_no_temporary_files(root);
+    test_output_free(&r);
+}
+
+/* SIGTERM and SIGINT while `train --threads 2` and `count --threads 2`
+ * count words on two threads (the parallel strategy): the signal kills the
+ * process with every thread in it, train's new --out directory is removed
+ * (an existing one stays empty), count's --out file never appears. */
+static void signal_while_counting_on_threads_leaves_nothing(void **state)
+{
+    (void)state;
+    char root[64], once[PATH_MAX], corpus[PATH_MAX], out[PATH_MAX];
+    make_root(root, sizeof root);
+    snprintf(once, sizeof once, "%s/once.txt", root);
+    snprintf(corpus, sizeof corpus, "%s/corpus.txt", root);
+    write_corpus(once, 4000000, 400000, 13);
+    write_repeated(once, corpus, 12); /* 48 MB: over half a second of counting */
+    const char *train[] = {"train", "--trainer", "heap", "--vocab-size", "5000", "--threads",
+                           "2", "--out", "out", "corpus.txt", NULL};
+    const char *count[] = {"count", "--threads", "2", "--out", "words.counts", "corpus.txt",
+                           NULL};
+    static const int signals[] = {SIGTERM, SIGINT};
+    for (size_t i = 0; i < N(signals); i++) {
+        snprintf(out, sizeof out, "%s/out", root);
+        interrupt_counting(root, train, out, false, signals[i]);
+        assert_int_equal(mkdir(out, 0755), 0);
+        interrupt_counting(root, train, out, true, signals[i]);
+        assert_int_equal(rmdir(out), 0);
+        snprintf(out, sizeof out, "%s/words.counts", root);
+        interrupt_counting(root, count, out, false, signals[i]);
+    }
+    test_remove_tree(root);
+}
+
 /* SIGXFSZ arrives in the middle of writing vocab.json's temporary file when
  * a write passes the file size limit (`ulimit -f`): the handler removes the
  * temporary file (and the new --out directory) before the signal kills. */
@@ -729,6 +830,7 @@ int main(void)
         cmocka_unit_test_teardown(write_failing_midway, teardown),
         cmocka_unit_test_teardown(signal_while_training_leaves_nothing, teardown),
         cmocka_unit_test_teardown(signal_while_writing_leaves_nothing, teardown),
+        cmocka_unit_test_teardown(signal_while_counting_on_threads_leaves_nothing, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

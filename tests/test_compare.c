@@ -5,7 +5,8 @@
  * repetitions overlap the baseline's is noise and passes; a run that
  * finished before and times out now is a regression; and a check that
  * compared nothing (no results, no match, runs of the baseline missing, no
- * run finished on both sides) fails, saying why.
+ * run finished on both sides) fails, saying why. Runs are matched by their
+ * whole key, threads and counting strategy included.
  */
 #include "testutil.h"
 #include "report/compare.h"
@@ -273,6 +274,45 @@ static void an_overflowing_ratio_is_a_regression(void **state)
     results_free(&b);
 }
 
+/* The last run of r, counted with `threads` threads by `counting`. */
+static void counted_by(bench_results *r, uint64_t threads, const char *counting)
+{
+    bench_record *rec = &r->records[r->n_records - 1];
+    rec->threads = threads;
+    snprintf(rec->counting, sizeof rec->counting, "%s", counting);
+}
+
+/* Over a counting grid a run's key holds its strategy: each run is compared
+ * with the same strategy's run, wherever the files list them, and a
+ * strategy missing from the current file is named. */
+static void runs_are_matched_by_counting_strategy(void **state)
+{
+    (void)state;
+    bench_results a, b;
+    results_init(&a);
+    results_init(&b);
+    one_run(&a, "heap", 1.0, 0.02);
+    counted_by(&a, 2, "parallel");
+    one_run(&a, "heap", 2.0, 0.02);
+    counted_by(&a, 2, "dedup");
+    one_run(&b, "heap", 2.0, 0.02);
+    counted_by(&b, 2, "dedup");
+    one_run(&b, "heap", 1.0, 0.02);
+    counted_by(&b, 2, "parallel");
+    compare_summary s = compare(&a, &b);
+    assert_int_equal(s.matched, 2);
+    assert_int_equal(s.regressions, 0);
+    assert_true(passes(&s));
+    one_run(&a, "heap", 1.0, 0.02);
+    counted_by(&a, 2, "serial");
+    s = compare(&a, &b);
+    const char *const missing[] = {"1 run of the baseline is missing",
+                                   "first heap/gutenberg-en@5M/V=2000/threads=2/serial", NULL};
+    assert_fails_saying(&s, missing);
+    results_free(&a);
+    results_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -285,6 +325,7 @@ int main(void)
         cmocka_unit_test(missing_runs_fail_new_runs_do_not),
         cmocka_unit_test(comparing_nothing_fails),
         cmocka_unit_test(an_overflowing_ratio_is_a_regression),
+        cmocka_unit_test(runs_are_matched_by_counting_strategy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

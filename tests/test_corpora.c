@@ -6,12 +6,13 @@
  * its model's work.
  * The reference is naive where it fits the test budget (m·M below
  * NAIVE_BUDGET position visits); beyond it, the optimized trainers are held
- * to each other, and the test says so.
+ * to each other, and the test says so. Every trainer runs with its setup on
+ * 1, 2, 3 and 7 threads (test_thread_counts): each run must equal the
+ * reference and count exactly the work of the 1-thread run.
  *
  * The corpora are the ones `make data` unpacks (directory in $BPE_DATA,
  * default build/data); `make test` depends on it.
  */
-#include "input/corpus.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -39,34 +40,11 @@ static const corpus_slice SLICES[] = {
 };
 static const uint64_t VOCAB_SIZES[] = {300, 1000, 5000};
 
-/* Counts the slice's words with the default pretokenizer (gpt2, <|endoftext|>). */
-static void count_slice(const corpus_slice *slice, word_table *table)
-{
-    const char *dir = getenv("BPE_DATA") ? getenv("BPE_DATA") : "build/data";
-    char path[1024], err[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, slice->path);
-    const char *inputs[] = {path};
-    char **files;
-    size_t n_files;
-    if (!corpus_list_files(inputs, 1, &files, &n_files, err, sizeof err))
-        fail_msg("%s (run make data first)", err);
-    const char *specials[] = {"<|endoftext|>"};
-    pretok_config cfg = {.pattern = "gpt2", .specials = specials, .n_specials = 1};
-    pretokenizer *p = pretok_new(&cfg, err, sizeof err);
-    assert_non_null(p);
-    assert_true(word_table_init(table));
-    corpus_read read = {.max_bytes = slice->bytes};
-    if (!corpus_count_words(p, &cfg, files, n_files, &read, table, err, sizeof err))
-        fail_msg("%s", err);
-    pretok_free(p);
-    corpus_free_files(files, n_files);
-}
-
 /* Trains every registered trainer and compares each with the reference. */
 static void check_slice(const corpus_slice *slice)
 {
     word_table table;
-    count_slice(slice, &table);
+    test_count_slice(slice->path, slice->bytes, &table);
     bpe_word *array;
     bpe_words words;
     assert_true(word_table_view(&table, &array, &words));
@@ -74,24 +52,15 @@ static void check_slice(const corpus_slice *slice)
         uint64_t max_merges = VOCAB_SIZES[v] - 257; /* 256 bytes + <|endoftext|> */
         bool naive_fits = max_merges * words.n_symbols <= NAIVE_BUDGET;
         const bpe_trainer *const *first = naive_fits ? bpe_trainers : bpe_trainers + 1;
+        const bpe_config config = {.max_merges = max_merges, .threads = 1};
         bpe_result reference;
-        assert_int_equal(bpe_train(*first, &words, max_merges, NULL, &reference), BPE_OK);
-        for (const bpe_trainer *const *t = first + 1; *t; t++) {
-            bpe_result r;
-            char why[512];
-            assert_int_equal(bpe_train(*t, &words, max_merges, NULL, &r), BPE_OK);
-            if (first_merge_difference(&reference, &r, why, sizeof why) >= 0)
-                fail_msg("%s, V=%llu: %s vs %s: %s", slice->name,
-                         (unsigned long long)VOCAB_SIZES[v], (*first)->name, (*t)->name, why);
-            for (size_t i = 0; i < r.n_merges; i++)
-                assert_int_equal(r.merges[i].words_affected, reference.merges[i].words_affected);
-            assert_int_equal(r.exhausted, reference.exhausted);
-            char label[96];
-            snprintf(label, sizeof label, "%s, V=%llu", slice->name,
-                     (unsigned long long)VOCAB_SIZES[v]);
-            assert_same_work_as_model(*t, &words, max_merges, &r, label);
-            bpe_result_free(&r);
-        }
+        assert_int_equal(bpe_train(*first, &words, &config, NULL, &reference), BPE_OK);
+        char label[96];
+        snprintf(label, sizeof label, "%s, V=%llu", slice->name,
+                 (unsigned long long)VOCAB_SIZES[v]);
+        for (const bpe_trainer *const *t = first; *t; t++)
+            assert_runs_match_reference(*t, &words, max_merges, &reference, (*first)->name,
+                                        label);
         printf("  %-12s %7llu bytes, W = %6zu, M = %7llu, V = %4llu: %zu merges, all trainers "
                "equal %s\n",
                slice->name, (unsigned long long)slice->bytes, words.n_words,

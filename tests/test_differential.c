@@ -19,6 +19,9 @@
  * (printed on failure) on every platform.
  * A trainer that runs another's algorithm with another layout (same_work_as,
  * bpe.h) must also count exactly its model's work on every table.
+ * Every trainer runs with its setup on 1, 2, 3 and 7 threads
+ * (test_thread_counts): each run must equal naive's, and count exactly the
+ * work of the 1-thread run.
  */
 #include "testutil.h"
 #include "base/prng.h"
@@ -140,34 +143,19 @@ static void random_table_words(const random_table *t, test_words *tw)
 
 /* -------------------------------------------------------------- the check */
 
-/* Trains `words` with every trainer and fails, naming `label`, the trainer and
- * the first difference, unless each run equals naive's. */
+/* Trains `words` with every trainer on every thread count and fails, naming
+ * `label`, the trainer, the threads and the first difference, unless each run
+ * equals naive's on one thread and counts the work of the trainer's 1-thread
+ * run (assert_runs_match_reference). */
 static void check_against_naive(const bpe_words *words, uint64_t max_merges, const char *label)
 {
     const bpe_trainer *naive = bpe_trainer_find("naive");
     assert_non_null(naive);
+    const bpe_config config = {.max_merges = max_merges, .threads = 1};
     bpe_result want;
-    assert_int_equal(bpe_train(naive, words, max_merges, NULL, &want), BPE_OK);
-    for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
-        if (*t == naive)
-            continue;
-        bpe_result got;
-        assert_int_equal(bpe_train(*t, words, max_merges, NULL, &got), BPE_OK);
-        char why[512];
-        if (first_merge_difference(&got, &want, why, sizeof why) >= 0)
-            fail_msg("%s: %s vs naive: %s", label, (*t)->name, why);
-        if (got.exhausted != want.exhausted)
-            fail_msg("%s: %s %s early after %zu merges, naive %s", label, (*t)->name,
-                     got.exhausted ? "stopped" : "did not stop", got.n_merges,
-                     want.exhausted ? "did" : "did not");
-        for (size_t i = 0; i < want.n_merges; i++)
-            if (got.merges[i].words_affected != want.merges[i].words_affected)
-                fail_msg("%s: %s merge %zu: words_affected %llu, naive %llu", label, (*t)->name,
-                         i, (unsigned long long)got.merges[i].words_affected,
-                         (unsigned long long)want.merges[i].words_affected);
-        assert_same_work_as_model(*t, words, max_merges, &got, label);
-        bpe_result_free(&got);
-    }
+    assert_int_equal(bpe_train(naive, words, &config, NULL, &want), BPE_OK);
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
+        assert_runs_match_reference(*t, words, max_merges, &want, "naive", label);
     bpe_result_free(&want);
 }
 
@@ -241,10 +229,11 @@ static void counters_are_deterministic(void **state)
     random_table_fill(&t, &large_tables, 12345);
     test_words tw;
     random_table_words(&t, &tw);
+    const bpe_config config = {.max_merges = 100, .threads = 1};
     for (const bpe_trainer *const *tr = bpe_trainers; *tr; tr++) {
         bpe_result r1, r2;
-        assert_int_equal(bpe_train(*tr, &tw.table, 100, NULL, &r1), BPE_OK);
-        assert_int_equal(bpe_train(*tr, &tw.table, 100, NULL, &r2), BPE_OK);
+        assert_int_equal(bpe_train(*tr, &tw.table, &config, NULL, &r1), BPE_OK);
+        assert_int_equal(bpe_train(*tr, &tw.table, &config, NULL, &r2), BPE_OK);
         assert_memory_equal(&r1.counters, &r2.counters, sizeof r1.counters);
         bpe_result_free(&r1);
         bpe_result_free(&r2);

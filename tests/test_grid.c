@@ -5,8 +5,9 @@
  * NAME=PATH` or in a config file runs nothing: `bench` refuses it with one
  * line), sizes that round to 0 bytes or repeat are refused, config files
  * that are directories or hold a NUL byte are refused naming the file and
- * line, every config line goes through the checks of the command line, and
- * grid_to_config writes text that reads back as the same grid.
+ * line, counting strategies come from the registry, every config line goes
+ * through the checks of the command line, and grid_to_config writes text
+ * that reads back as the same grid.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench/grid.h"
@@ -119,6 +120,35 @@ static void sizes_must_be_real_and_distinct(void **state)
     grid_free(&g);
 }
 
+/* counting: strategies from the registry (count.h), kept in the order given
+ * (the first is the one the report's other tables show), each once; "all"
+ * is every strategy; the default is count_strategy_default. */
+static void counting_is_a_list_of_strategies(void **state)
+{
+    (void)state;
+    bench_grid g;
+    assert_true(grid_init(&g));
+    assert_int_equal(g.n_counting, 1);
+    assert_ptr_equal(g.counting[0], count_strategy_default());
+    static const char *const bad[] = {"", "fast", "Serial", "serial,", ",serial", "serial,,dedup",
+                                      "serial,all", "all,serial", "serial dedup", "parallel;id"};
+    for (size_t i = 0; i < N(bad); i++) {
+        assert_refused(&g, "counting", bad[i], "expected comma-separated counting strategies");
+        assert_int_equal(g.n_counting, 1); /* a refused value changes nothing */
+    }
+    char err[256];
+    assert_true(grid_set(&g, "counting", "dedup,serial,dedup", true, err, sizeof err));
+    assert_int_equal(g.n_counting, 2);
+    assert_string_equal(g.counting[0]->name, "dedup");
+    assert_string_equal(g.counting[1]->name, "serial");
+    assert_true(grid_set(&g, "counting", "all", true, err, sizeof err));
+    size_t n = 0;
+    for (; count_strategies[n]; n++)
+        assert_ptr_equal(g.counting[n], count_strategies[n]);
+    assert_int_equal(g.n_counting, n);
+    grid_free(&g);
+}
+
 /* Every value the command line refuses, a config line refuses with the
  * same reason, naming the file and the line. */
 static void config_lines_are_checked_like_the_command_line(void **state)
@@ -130,7 +160,8 @@ static void config_lines_are_checked_like_the_command_line(void **state)
         {"repeat-time", "nan"},     {"sizes", "5Q"},       {"sizes", "nope=5M"},
         {"out", ""},                {"colour", "red"},     {"external", "../x=true"},
         {"external", "naive=true"}, {"external", "x="},    {"external", "no command"},
-        {"external", "=true"},      {"threads", "0"},
+        {"external", "=true"},      {"threads", "0"},      {"counting", "fast"},
+        {"counting", "serial,"},
     };
     for (size_t i = 0; i < N(bad); i++)
         assert_config_refused(bad[i][0], bad[i][1]);
@@ -196,6 +227,8 @@ static void the_config_writer_round_trips(void **state)
         "sizes = a=1Mi,0.5K,all\n"
         "sizes = 100K,5M\n"
         "vocab = 5000,300\n"
+        "threads = 2,1\n"
+        "counting = dedup,serial\n"
         "repeats = 7\n"
         "repeat-time = 0.1\n"
         "time-limit = 1e-3\n"
@@ -284,6 +317,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(corpus_names_must_be_safe),
         cmocka_unit_test(sizes_must_be_real_and_distinct),
+        cmocka_unit_test(counting_is_a_list_of_strategies),
         cmocka_unit_test(config_lines_are_checked_like_the_command_line),
         cmocka_unit_test(odd_config_files_are_refused),
         cmocka_unit_test(the_config_writer_round_trips),

@@ -32,8 +32,9 @@ static uint64_t counter(const bpe_trainer *t, const bpe_result *r, const char *n
 static void train_matching_naive(const char *name, const bpe_words *words, bpe_result *r)
 {
     bpe_result ref;
-    assert_int_equal(bpe_train(bpe_trainer_find("naive"), words, 1000000, NULL, &ref), BPE_OK);
-    assert_int_equal(bpe_train(bpe_trainer_find(name), words, 1000000, NULL, r), BPE_OK);
+    const bpe_config config = {.max_merges = 1000000, .threads = 1};
+    assert_int_equal(bpe_train(bpe_trainer_find("naive"), words, &config, NULL, &ref), BPE_OK);
+    assert_int_equal(bpe_train(bpe_trainer_find(name), words, &config, NULL, r), BPE_OK);
     char why[512];
     if (first_merge_difference(&ref, r, why, sizeof why) >= 0)
         fail_msg("%s vs naive: %s", name, why);
@@ -72,7 +73,8 @@ static void maxheap_agrees_with_linear_scan(void **state)
     test_words tw;
     test_words_init(&tw, N(words), words, counts);
     bpe_result r;
-    assert_int_equal(bpe_train(bpe_trainer_find("naive"), &tw.table, 6, NULL, &r), BPE_OK);
+    const bpe_config config = {.max_merges = 6, .threads = 1};
+    assert_int_equal(bpe_train(bpe_trainer_find("naive"), &tw.table, &config, NULL, &r), BPE_OK);
     bpe_token tokens[16] = {'a', 'b', 'c'};
     size_t n_tokens = 3;
     for (size_t i = 0; i < r.n_merges; i++)

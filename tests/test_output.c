@@ -259,7 +259,8 @@ static void train_small(bpe_result *r, test_words *tw)
     const char *words[] = {" the", "\n\n", "caf\xc3\xa9", " th\xc3\xa9", "\xff\xfe\xff\xfe"};
     const uint64_t counts[] = {10, 4, 3, 2, 2};
     test_words_init(tw, N(words), words, counts);
-    assert_int_equal(bpe_train(bpe_trainers[0], &tw->table, 50, NULL, r), BPE_OK);
+    const bpe_config config = {.max_merges = 50, .threads = 1};
+    assert_int_equal(bpe_train(bpe_trainers[0], &tw->table, &config, NULL, r), BPE_OK);
     assert_true(r->n_merges > 5);
 }
 

@@ -25,10 +25,11 @@ static void check_against_naive(const bpe_words *words, uint64_t max_merges)
     const bpe_trainer *naive = bpe_trainer_find("naive");
     assert_non_null(naive);
     bpe_result ref;
-    assert_int_equal(bpe_train(naive, words, max_merges, NULL, &ref), BPE_OK);
+    const bpe_config config = {.max_merges = max_merges, .threads = 1};
+    assert_int_equal(bpe_train(naive, words, &config, NULL, &ref), BPE_OK);
     for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
         bpe_result r;
-        assert_int_equal(bpe_train(*t, words, max_merges, NULL, &r), BPE_OK);
+        assert_int_equal(bpe_train(*t, words, &config, NULL, &r), BPE_OK);
         char why[512];
         if (first_merge_difference(&ref, &r, why, sizeof why) >= 0)
             fail_msg("%s vs naive: %s", (*t)->name, why);

@@ -23,6 +23,10 @@
  *      from an allowlist (svg_clean refuses scripts, links, images, styles,
  *      event handlers and references outside the figure), nothing fetched.
  *      (make html-check renders it in Chromium: tests/html/check.py.)
+ *   6. The Pretokenization table (a row per slice, counting strategy and
+ *      thread count) and the figure of its medians against threads, left
+ *      out with one thread count; thread counts no run has (0, missing,
+ *      huge) leave their rows out and never break the figure.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "report/gnuplot.h"
@@ -30,9 +34,11 @@
 #include "bench/results.h"
 #include "testutil.h"
 
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -370,6 +376,32 @@ static void hostile_paths_on_the_command_line_run_nothing(void **state)
     results_free(&r);
 }
 
+static void make_threads_results(bench_results *r, const char *const *counting,
+                                 size_t n_counting, const uint64_t *threads, size_t n_threads,
+                                 const double *base_x);
+
+/* A grid (make_grid: two slices, two vocab sizes, a profile) whose runs
+ * are also counted with one and two threads, written to root/name (path in
+ * buf): a report of it draws every kind of figure. */
+static void threads_results(const char *name, char *buf)
+{
+    static const char *const counting[] = {"parallel"};
+    static const uint64_t threads[] = {1, 2};
+    static const double x[] = {0.1, 0.06};
+    bench_results r, grid;
+    make_threads_results(&r, counting, 1, threads, 2, x);
+    make_grid(&grid, 1, 2, 2, 20);
+    for (size_t i = 0; i < grid.n_records; i++) {
+        bench_record *rec = results_add(&r);
+        assert_non_null(rec);
+        *rec = grid.records[i]; /* moved: grid gives up its records' arrays */
+    }
+    grid.n_records = 0;
+    results_free(&grid);
+    write_results(&r, name, buf);
+    results_free(&r);
+}
+
 /* Copies file `from` to `to` with mode `mode`. */
 static void copy_file(const char *from, const char *to, mode_t mode)
 {
@@ -387,7 +419,7 @@ static void copy_file(const char *from, const char *to, mode_t mode)
 static void copy_tree(const char *tree, char *binary)
 {
     static const char *const scripts[] = {"style", "time_vs_vocab", "time_vs_size", "memory",
-                                          "speedup", "profile"};
+                                          "speedup", "profile", "pretokenize_threads"};
     char dir[PATH_MAX], from[PATH_MAX], to[PATH_MAX + 64];
     snprintf(dir, sizeof dir, "%s/%s", root, tree);
     assert_int_equal(mkdir(dir, 0755), 0);
@@ -414,7 +446,7 @@ static void the_scripts_directory_is_quoted_or_refused(void **state)
 {
     (void)state;
     char path[PATH_MAX], binary[PATH_MAX + 32], out[PATH_MAX];
-    write_grid("tree.json", 1, 2, 1, 20, path);
+    threads_results("tree.json", path); /* every kind of figure is drawn */
     copy_tree("t'$(touch M)`touch M`;'", binary);
     const char *args[] = {binary, "report", path, "--out", in_root(out, "tree-out"), NULL};
     test_child c = test_start(args, root, NULL);
@@ -442,14 +474,15 @@ static void scripts_in_the_current_directory_are_not_run(void **state)
     assert_int_equal(mkdir(dir, 0755), 0);
     snprintf(path, sizeof path, "%s/plots", dir);
     assert_int_equal(mkdir(path, 0755), 0);
-    static const char *const kinds[] = {"style", "time_vs_vocab", "memory", "speedup", "profile"};
+    static const char *const kinds[] = {"style", "time_vs_vocab", "memory", "speedup", "profile",
+                                        "pretokenize_threads"};
     for (size_t i = 0; i < N(kinds); i++) {
         char text[PATH_MAX + 64];
         snprintf(script, sizeof script, "%s/plots/%s.gp", dir, kinds[i]);
         snprintf(text, sizeof text, "system 'touch %s/M'\n", root);
         test_write_file(script, text, strlen(text));
     }
-    write_grid("bundle/results.json", 1, 1, 1, 0, path);
+    threads_results("bundle/results.json", path); /* every kind of figure is drawn */
     const char *args[] = {"report", "results.json", NULL};
     test_output o = run(args, dir, NULL);
     assert_nothing_ran("report in a directory holding plots/*.gp");
@@ -896,7 +929,7 @@ static void values_a_log_axis_cannot_show_leave_points_out(void **state)
     test_output_free(&o);
 }
 
-/* ============================================================ report.html */
+/* ============================================================ threads */
 
 /* How often `needle` occurs in `hay`. */
 static size_t count_of(const char *hay, const char *needle)
@@ -906,6 +939,277 @@ static size_t count_of(const char *hay, const char *needle)
         n++;
     return n;
 }
+
+/* A finished run of `trainer` on `corpus` (n = bytes) counted by `counting`
+ * with `threads` threads: n_reps repetitions whose pretokenize+count phase
+ * took pretok[0, n_reps) seconds, and a peak RSS of peak_mb MB. */
+static void add_counted(bench_results *r, const char *trainer, const char *corpus,
+                        uint64_t bytes, uint64_t threads, const char *counting,
+                        const double *pretok, size_t n_reps, double peak_mb)
+{
+    add_record(r, trainer, corpus, bytes, 300, 1.0, 0);
+    bench_record *rec = &r->records[r->n_records - 1];
+    rec->threads = threads;
+    snprintf(rec->counting, sizeof rec->counting, "%s", counting);
+    rec->n_reps = 0;
+    for (size_t i = 0; i < n_reps; i++) {
+        run_times t = {0.001, pretok[i], 0.01, 0.1, pretok[i] + 0.111};
+        assert_true(record_add_rep(rec, &t));
+    }
+    rec->peak_rss_bytes = (uint64_t)(peak_mb * 1e6);
+}
+
+/* Slices c@1M and c@2M, each counted by `counting[0, n_counting)` with the
+ * thread counts `threads[0, n_threads)`: naive's repetitions took x, 3x and
+ * 2x seconds (peak 30 MB), heap's one 4x (peak 25 MB), so every group's
+ * pooled median is 2.5x, its min x and its max 4x; x is base_x[k] for
+ * strategy and thread count k, doubled on the 2M slice. */
+static void make_threads_results(bench_results *r, const char *const *counting,
+                                 size_t n_counting, const uint64_t *threads, size_t n_threads,
+                                 const double *base_x)
+{
+    make_grid(r, 0, 0, 0, 0);
+    static const char *const slices[] = {"c@1M", "c@2M"};
+    for (size_t s = 0; s < 2; s++)
+        for (size_t c = 0; c < n_counting; c++)
+            for (size_t t = 0; t < n_threads; t++) {
+                double x = base_x[c * n_threads + t] * (double)(s + 1);
+                const double naive[] = {x, 3 * x, 2 * x}, heap[] = {4 * x};
+                add_counted(r, "naive", slices[s], (s + 1) * 1000000, threads[t], counting[c],
+                            naive, 3, 30);
+                add_counted(r, "heap", slices[s], (s + 1) * 1000000, threads[t], counting[c],
+                            heap, 1, 25);
+            }
+}
+
+/* root/DIR/NAME, malloc'd contents; NULL when missing. */
+static char *out_file(const char *dir, const char *name)
+{
+    char path[PATH_MAX + 300];
+    snprintf(path, sizeof path, "%s/%s/%s", root, dir, name);
+    return test_slurp(path, NULL);
+}
+
+/* Runs report on r into root/dir; fails the test unless it succeeds. */
+static void report_of(const bench_results *r, const char *dir)
+{
+    char path[PATH_MAX], out[PATH_MAX], json[300];
+    snprintf(json, sizeof json, "%s.json", dir);
+    write_results(r, json, path);
+    const char *args[] = {"report", path, "--out", in_root(out, dir), NULL};
+    test_output o = run(args, root, NULL);
+    assert_succeeded(&o, dir);
+    test_output_free(&o);
+}
+
+/* The seconds cell of report.md's Pretokenization row for (slice, counting,
+ * threads), as a number; fails the test when there is no such row. */
+static double table_seconds(const char *md, const char *slice, const char *counting,
+                            const char *threads)
+{
+    char row[256];
+    snprintf(row, sizeof row, "\n| %s | %s | %s | ", slice, counting, threads);
+    const char *at = strstr(md, row);
+    if (!at)
+        fail_msg("report.md has no Pretokenization row \"%s\"", row + 1);
+    return strtod(at + strlen(row), NULL);
+}
+
+/* Two thread counts: plots/pretokenize_threads.{dat,png,svg}, linked under
+ * the Pretokenization table and inlined in report.html; one row per slice,
+ * strategy (in the file's order) and threads, with the speedup over the
+ * same strategy's fewest threads; the data file holds, per strategy (panel)
+ * and slice (series), the rows "threads median min max ideal", and each
+ * median is the one the table shows. */
+static void the_threads_figure_shows_the_tables_medians(void **state)
+{
+    (void)state;
+    static const char *const counting[] = {"parallel", "serial"};
+    static const uint64_t threads[] = {1, 2};
+    static const double x[] = {0.1, 0.06, 0.2, 0.2};
+    bench_results r;
+    make_threads_results(&r, counting, 2, threads, 2, x);
+    report_of(&r, "threads");
+    results_free(&r);
+    char *md = out_file("threads", "report.md");
+    assert_non_null(md);
+    static const char table[] =
+        "| corpus | counting | threads | pretokenize+count (s) | MB/s | speedup | efficiency "
+        "| peak RSS (MB) |\n|---|---|---:|---:|---:|---:|---:|---:|\n"
+        "| c@1M | parallel | 1 | 0.25 | 4 | 1.00× | 100% | 25.0 |\n"
+        "| c@1M | parallel | 2 | 0.15 | 7 | 1.67× | 83% | 25.0 |\n"
+        "| c@1M | serial | 1 | 0.5 | 2 | 1.00× | 100% | 25.0 |\n"
+        "| c@1M | serial | 2 | 0.5 | 2 | 1.00× | 50% | 25.0 |\n"
+        "| c@2M | parallel | 1 | 0.5 | 4 | 1.00× | 100% | 25.0 |\n"
+        "| c@2M | parallel | 2 | 0.3 | 7 | 1.67× | 83% | 25.0 |\n"
+        "| c@2M | serial | 1 | 1 | 2 | 1.00× | 100% | 25.0 |\n"
+        "| c@2M | serial | 2 | 1 | 2 | 1.00× | 50% | 25.0 |\n\n"
+        "![Median pretokenize+count time against counting threads";
+    if (!strstr(md, table))
+        fail_msg("no Pretokenization table of 8 rows followed by the figure in:\n%s", md);
+    assert_non_null(strstr(md, "(plots/pretokenize_threads.png)"));
+    char *dat = out_file("threads", "plots/pretokenize_threads.dat");
+    assert_non_null(dat);
+    static const char want[] =
+        "1 0.25 0.1 0.4 0.25\n2 0.15 0.06 0.24 0.125\n\n\n"
+        "1 0.5 0.2 0.8 0.5\n2 0.3 0.12 0.48 0.25\n\n\n"
+        "1 0.5 0.2 0.8 0.5\n2 0.5 0.2 0.8 0.25\n\n\n"
+        "1 1 0.4 1.6 1\n2 1 0.4 1.6 0.5\n\n\n";
+    assert_string_equal(dat, want);
+    /* read back: block b is strategy b / 2 (panel), slice b % 2 (series) */
+    size_t block = 0;
+    for (const char *line = dat; *line; line = strchr(line, '\n') + 1) {
+        if (*line == '\n') {
+            block += line[1] == '\n';
+            line++;
+            continue;
+        }
+        char threads_text[24];
+        double median;
+        assert_int_equal(sscanf(line, "%23s %lf", threads_text, &median), 2);
+        double shown = table_seconds(md, block % 2 ? "c@2M" : "c@1M", counting[block / 2],
+                                     threads_text);
+        if (fabs(shown - median) > 1e-9 * median)
+            fail_msg("block %zu: the data file's median %g is not the table's %g", block,
+                     median, shown);
+    }
+    assert_int_equal(block, 4);
+    free(dat);
+    char *png = out_file("threads", "plots/pretokenize_threads.png");
+    char *svg = out_file("threads", "plots/pretokenize_threads.svg");
+    char *page = out_file("threads", "report.html");
+    assert_true(png && svg && page);
+    assert_non_null(strstr(page, "plots/pretokenize_threads.svg"));
+    assert_int_equal(count_of(page, "<figure id=\"fig-"), count_of(md, "\n!["));
+    free(png);
+    free(svg);
+    free(page);
+    free(md);
+}
+
+/* One thread count: no figure (no file, no link); two strategies still
+ * make a table of one row each; one strategy and one thread count, no
+ * table at all. */
+static void one_thread_count_draws_no_threads_figure(void **state)
+{
+    (void)state;
+    static const char *const counting[] = {"parallel", "dedup"};
+    static const uint64_t one[] = {2};
+    static const double x[] = {0.1, 0.2};
+    static const char *const dirs[] = {"one-thread", "one-way"};
+    for (size_t ways = 0; ways < 2; ways++) {
+        bench_results r;
+        make_threads_results(&r, counting, 2 - ways, one, 1, x);
+        report_of(&r, dirs[ways]);
+        results_free(&r);
+        char *md = out_file(dirs[ways], "report.md");
+        char *page = out_file(dirs[ways], "report.html");
+        char *dat = out_file(dirs[ways], "plots/pretokenize_threads.dat");
+        char *png = out_file(dirs[ways], "plots/pretokenize_threads.png");
+        assert_true(md && page);
+        assert_true(!dat && !png);
+        assert_null(strstr(md, "pretokenize_threads"));
+        assert_null(strstr(page, "pretokenize_threads"));
+        if (ways == 0) {
+            assert_non_null(strstr(md, "| c@1M | parallel | 2 | 0.25 | 4 | 1.00× | 100% |"));
+            assert_non_null(strstr(md, "| c@1M | dedup | 2 | 0.5 | 2 | 1.00× | 100% |"));
+        } else {
+            assert_null(strstr(md, "## Pretokenization"));
+        }
+        free(md);
+        free(page);
+    }
+}
+
+/* Thread counts a results file may hold but no run has (0, which is also
+ * what a missing field reads as, 10^15, 2^53) and a median of 0 s: the
+ * report is written, their rows and points are left out (a 0 s median keeps
+ * its row, without a rate, but no point: a log axis cannot show it), and
+ * the figure is drawn from the rest. With one real thread count left, no
+ * table and no figure. A thread count that is not a whole number is
+ * refused, naming the field. */
+static void hostile_thread_counts_leave_rows_out(void **state)
+{
+    (void)state;
+    static const double one[] = {0.1}, two[] = {0.06}, odd[] = {0.5}, none[] = {0};
+    bench_results r;
+    make_grid(&r, 0, 0, 0, 0);
+    add_counted(&r, "heap", "c@1M", 1000000, 1, "parallel", one, 1, 25);
+    add_counted(&r, "heap", "c@1M", 1000000, 2, "parallel", two, 1, 25);
+    add_counted(&r, "naive", "c@1M", 1000000, 0, "parallel", odd, 1, 25);
+    add_counted(&r, "bucket", "c@1M", 1000000, 777, "parallel", odd, 1, 25); /* missing */
+    add_counted(&r, "heap", "c@1M", 1000000, 1000000000000000ull, "parallel", odd, 1, 25);
+    add_counted(&r, "heap", "c@1M", 1000000, 1ull << 53, "parallel", odd, 1, 25);
+    add_counted(&r, "heap", "c@1M", 1000000, 4, "parallel", none, 1, 25);
+    char path[PATH_MAX], out[PATH_MAX];
+    write_results(&r, "hostile-threads.json", path);
+    results_free(&r);
+    /* the field "threads" of the bucket run removed: missing */
+    char *text = test_slurp(path, NULL);
+    assert_non_null(text);
+    cJSON *root_json = cJSON_Parse(text);
+    free(text);
+    assert_non_null(root_json);
+    cJSON *runs = cJSON_GetObjectItemCaseSensitive(root_json, "results");
+    cJSON *bucket = cJSON_GetArrayItem(runs, 3);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(bucket, "threads")->valuedouble, 777);
+    cJSON_DeleteItemFromObjectCaseSensitive(bucket, "threads");
+    text = cJSON_Print(root_json);
+    test_write_file(path, text, strlen(text));
+    free(text);
+    const char *args[] = {"report", path, "--out", in_root(out, "hostile-threads"), NULL};
+    test_output o = run(args, root, NULL);
+    assert_succeeded(&o, "hostile thread counts");
+    test_output_free(&o);
+    char *md = out_file("hostile-threads", "report.md");
+    char *dat = out_file("hostile-threads", "plots/pretokenize_threads.dat");
+    char *png = out_file("hostile-threads", "plots/pretokenize_threads.png");
+    assert_true(md && dat && png);
+    assert_non_null(strstr(md, "| c@1M | parallel | 1 | 0.1 | 10 | 1.00× | 100% | 25.0 |\n"
+                               "| c@1M | parallel | 2 | 0.06 | 17 | 1.67× | 83% | 25.0 |\n"
+                               "| c@1M | parallel | 4 | 0.00 ms | — | — | — | 25.0 |\n\n"));
+    static const char *const left_out[] = {"| c@1M | parallel | 0 |", "| 1000000000000000 |",
+                                           "| 9007199254740992 |", "| 777 |"};
+    for (size_t i = 0; i < N(left_out); i++)
+        assert_null(strstr(md, left_out[i]));
+    assert_string_equal(dat, "1 0.1 0.1 0.1 0.1\n2 0.06 0.06 0.06 0.05\n\n\n");
+    free(md);
+    free(dat);
+    free(png);
+
+    /* only one real thread count: no table, no figure */
+    cJSON_Delete(root_json);
+    make_grid(&r, 0, 0, 0, 0);
+    add_counted(&r, "heap", "c@1M", 1000000, 1, "parallel", one, 1, 25);
+    add_counted(&r, "naive", "c@1M", 1000000, 0, "parallel", odd, 1, 25);
+    add_counted(&r, "bucket", "c@1M", 1000000, 1ull << 53, "parallel", odd, 1, 25);
+    report_of(&r, "one-real-count");
+    results_free(&r);
+    md = out_file("one-real-count", "report.md");
+    assert_non_null(md);
+    assert_null(strstr(md, "## Pretokenization"));
+    assert_null(strstr(md, "pretokenize_threads"));
+    free(md);
+    assert_null(out_file("one-real-count", "plots/pretokenize_threads.dat"));
+
+    static const char *const not_counts[] = {"-1", "2.5", "\"2\"", "1e999"};
+    for (size_t i = 0; i < N(not_counts); i++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"schema_version\":1,\"context\":{},\"results\":[{\"trainer\":\"heap\","
+                 "\"corpus\":\"c@1M\",\"vocab_size\":300,\"threads\":%s,\"status\":\"ok\"}]}",
+                 not_counts[i]);
+        test_write_file(in_root(path, "bad-threads.json"), json, strlen(json));
+        const char *bad[] = {"report", path, "--out", in_root(out, "bad-threads"), NULL};
+        o = run(bad, root, NULL);
+        const char *keys[] = {"bad-threads.json: results[0]", "\"threads\"", NULL};
+        assert_one_line_failure(&o, 1, keys, not_counts[i]);
+        assert_false(exists(out));
+        test_output_free(&o);
+    }
+}
+
+/* ============================================================ report.html */
 
 /* The page of a real report: one inline figure per SVG gnuplot drew, in the
  * order of report.md's images; nothing that runs or fetches. */
@@ -1090,6 +1394,9 @@ int main(void)
         cmocka_unit_test(long_paths_are_refused_not_truncated),
         cmocka_unit_test(similar_names_get_their_own_figures),
         cmocka_unit_test(values_a_log_axis_cannot_show_leave_points_out),
+        cmocka_unit_test(the_threads_figure_shows_the_tables_medians),
+        cmocka_unit_test(one_thread_count_draws_no_threads_figure),
+        cmocka_unit_test(hostile_thread_counts_leave_rows_out),
         cmocka_unit_test(compare_never_passes_on_nothing),
         cmocka_unit_test(the_html_page_holds_every_figure_and_nothing_active),
         cmocka_unit_test(svg_clean_refuses_what_could_run_or_fetch),

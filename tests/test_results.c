@@ -387,6 +387,10 @@ static void unsafe_names_are_refused(void **state)
         refused("1", "", payloads[i], OK_TIMES, "trainer");
         snprintf(fields, sizeof fields, OK_TIMES ",\"counters\":{\"%s\":1}", payloads[i]);
         refused("1", "", "heap", fields, "counter");
+        if (payloads[i][0] && strlen(payloads[i]) < 16) { /* "" is no strategy; longer: too long */
+            snprintf(fields, sizeof fields, OK_TIMES ",\"counting\":\"%s\"", payloads[i]);
+            refused("1", "", "heap", fields, "counting");
+        }
         snprintf(fields, sizeof fields,
                  "{\"schema_version\":1,\"context\":{},\"results\":[{\"trainer\":\"heap\","
                  "\"corpus\":\"%s@1M\",\"vocab_size\":300,\"status\":\"ok\"," OK_TIMES "}]}",
@@ -399,6 +403,7 @@ static void unsafe_names_are_refused(void **state)
         assert_refused(fields, "corpus");
     }
     accepted("1", "", "linked-list", OK_TIMES ",\"counters\":{\"heap_pushes\":3,\"x.y+z\":4}");
+    accepted("1", "", "heap", OK_TIMES ",\"counting\":\"a-later.one\"");
 }
 
 /* A run appears once; a counter once per run; a digest is exactly 16 hex digits. */
@@ -419,6 +424,26 @@ static void repeated_runs_and_sloppy_digests_are_refused(void **state)
                    "{\"trainer\":\"heap\",\"corpus\":\"c@1M\",\"vocab_size\":300,"
                    "\"status\":\"ok\"," OK_TIMES "}]}",
                    "results[2]: the run heap/c@1M/V=300 already appears as results[0]");
+    /* threads and counting are part of the key: the same run counted with
+     * two strategies, or with two thread counts, is two runs */
+    static const char two_strategies[] =
+        "{\"schema_version\":1,\"context\":{},\"results\":["
+        "{\"trainer\":\"heap\",\"corpus\":\"c@1M\",\"vocab_size\":300,\"threads\":2,"
+        "\"counting\":\"parallel\",\"status\":\"ok\"," OK_TIMES "},"
+        "{\"trainer\":\"heap\",\"corpus\":\"c@1M\",\"vocab_size\":300,\"threads\":2,"
+        "\"counting\":\"dedup\",\"status\":\"ok\"," OK_TIMES "},"
+        "{\"trainer\":\"heap\",\"corpus\":\"c@1M\",\"vocab_size\":300,\"threads\":1,"
+        "\"counting\":\"dedup\",\"status\":\"ok\"," OK_TIMES "}%s]}";
+    char text[2048], err[512];
+    snprintf(text, sizeof text, two_strategies, "");
+    bench_results r;
+    if (!results_parse(text, strlen(text), "two.json", &r, err, sizeof err))
+        fail_msg("two strategies refused: %s", err);
+    results_free(&r);
+    snprintf(text, sizeof text, two_strategies,
+             ",{\"trainer\":\"heap\",\"corpus\":\"c@1M\",\"vocab_size\":300,\"threads\":2,"
+             "\"counting\":\"dedup\",\"status\":\"ok\"," OK_TIMES "}");
+    assert_refused(text, "results[3]: the run heap/c@1M/V=300 already appears as results[1]");
     refused("1", "", "heap", OK_TIMES ",\"counters\":{\"pops\":1,\"pops\":2}",
             "counter \"pops\" appears twice");
     refused("1", "", "heap", OK_TIMES ",\"merges_digest\":\" 123456789abcdef\"", "merges_digest");
@@ -460,6 +485,46 @@ static void the_index_finds_runs_by_key(void **state)
     results_free(&r);
 }
 
+/* Over a threads and counting grid a (trainer, corpus, vocab) key repeats:
+ * results_index_find_run finds each run by its whole key, and
+ * results_index_find gives the run with the fewest threads, of those the
+ * first in file order (the grid's first strategy, whatever its name). */
+static void runs_differ_by_threads_and_counting(void **state)
+{
+    (void)state;
+    bench_results r;
+    results_init(&r);
+    static const struct {
+        uint64_t threads;     /* as recorded */
+        const char *counting; /* as recorded */
+    } runs[] = {{2, "serial"}, {1, "serial"}, {1, "parallel"}, {1, "dedup"}, {2, "dedup"},
+                {2, "parallel"}};
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++)
+        for (uint64_t v = 300; v <= 301; v++) {
+            bench_record *rec = results_add(&r);
+            assert_non_null(rec);
+            strcpy(rec->trainer, "heap");
+            strcpy(rec->corpus, "c@1M");
+            rec->vocab_size = v;
+            rec->threads = runs[i].threads;
+            strcpy(rec->counting, runs[i].counting);
+        }
+    results_index ix;
+    assert_true(results_index_build(&ix, &r));
+    for (size_t i = 0; i < r.n_records; i++)
+        assert_ptr_equal(results_index_find_run(&ix, &r.records[i]), &r.records[i]);
+    assert_ptr_equal(results_index_find(&ix, "heap", "c@1M", 300), &r.records[2]);
+    assert_ptr_equal(results_index_find(&ix, "heap", "c@1M", 301), &r.records[3]);
+    bench_record key = r.records[0];
+    key.threads = 3;
+    assert_null(results_index_find_run(&ix, &key));
+    key.threads = 2;
+    strcpy(key.counting, "other");
+    assert_null(results_index_find_run(&ix, &key));
+    results_index_free(&ix);
+    results_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -475,6 +540,7 @@ int main(void)
         cmocka_unit_test(unsafe_names_are_refused),
         cmocka_unit_test(repeated_runs_and_sloppy_digests_are_refused),
         cmocka_unit_test(the_index_finds_runs_by_key),
+        cmocka_unit_test(runs_differ_by_threads_and_counting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

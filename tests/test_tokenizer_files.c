@@ -117,7 +117,8 @@ static void train_words(bpe_result *r, test_words *tw)
     const char *words[] = {" world", " world", "a", "aa", "\n\n", " wor"};
     const uint64_t counts[] = {9, 1, 5, 3, 2, 2};
     test_words_init(tw, N(words), words, counts);
-    assert_int_equal(bpe_train(bpe_trainers[0], &tw->table, 40, NULL, r), BPE_OK);
+    const bpe_config config = {.max_merges = 40, .threads = 1};
+    assert_int_equal(bpe_train(bpe_trainers[0], &tw->table, &config, NULL, r), BPE_OK);
     assert_true(r->n_merges >= 6);
 }
 
@@ -264,7 +265,8 @@ static void tokenizer_files_replaced_as_a_set(void **state)
     bpe_result old_result, new_result;
     test_words tw;
     train_words(&old_result, &tw);
-    assert_int_equal(bpe_train(bpe_trainers[0], &tw.table, 3, NULL, &new_result), BPE_OK);
+    const bpe_config config = {.max_merges = 3, .threads = 1};
+    assert_int_equal(bpe_train(bpe_trainers[0], &tw.table, &config, NULL, &new_result), BPE_OK);
     char dir[64], err[1024], path[512];
     make_dir(dir, sizeof dir);
     const char *specials[] = {"<|endoftext|>"};

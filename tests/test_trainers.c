@@ -134,7 +134,8 @@ static void early_stop_when_no_pair_is_left(void **state)
     test_words_init(&tw, N(words), words, counts);
     for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
         bpe_result r;
-        assert_int_equal(bpe_train(*t, &tw.table, 1000000000ull, NULL, &r), BPE_OK);
+        const bpe_config config = {.max_merges = 1000000000ull, .threads = 1};
+        assert_int_equal(bpe_train(*t, &tw.table, &config, NULL, &r), BPE_OK);
         assert_int_equal(r.n_merges, 1);
         assert_true(r.exhausted);
         assert_int_equal(r.merges[0].count, 3);
@@ -169,7 +170,8 @@ static void counts_near_2_pow_62(void **state)
     test_words_init(&tw, N(words), words, counts);
     for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
         bpe_result r;
-        assert_int_equal(bpe_train(*t, &tw.table, 10, NULL, &r), BPE_OK);
+        const bpe_config config = {.max_merges = 10, .threads = 1};
+        assert_int_equal(bpe_train(*t, &tw.table, &config, NULL, &r), BPE_OK);
         assert_true(r.n_merges >= 1);
         assert_true(r.merges[0].count == 2 * big - 1);
         assert_int_equal(r.vocab.len[r.merges[0].left], 1);
@@ -183,7 +185,8 @@ static void counts_near_2_pow_62(void **state)
     test_words_init(&tw, N(too_many), too_many, too_many_counts);
     for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
         bpe_result r;
-        assert_int_equal(bpe_train(*t, &tw.table, 10, NULL, &r), BPE_ERR_OVERFLOW);
+        const bpe_config config = {.max_merges = 10, .threads = 1};
+        assert_int_equal(bpe_train(*t, &tw.table, &config, NULL, &r), BPE_ERR_OVERFLOW);
         assert_int_equal(r.n_merges, 0);
     }
     test_words_free(&tw);
@@ -252,7 +255,8 @@ static void words_affected_is_reported(void **state)
     test_words_init(&tw, N(words), words, counts);
     for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
         bpe_result r;
-        assert_int_equal(bpe_train(*t, &tw.table, 1, NULL, &r), BPE_OK);
+        const bpe_config config = {.max_merges = 1, .threads = 1};
+        assert_int_equal(bpe_train(*t, &tw.table, &config, NULL, &r), BPE_OK);
         assert_int_equal(r.n_merges, 1);
         assert_int_equal(r.merges[0].count, 7);
         assert_int_equal(r.merges[0].words_affected, 2);
@@ -277,7 +281,8 @@ static void registry_entries_are_complete(void **state)
         int n = bpe_trainer_counter_count(*t);
         assert_true(n >= 1 && n <= BPE_MAX_COUNTERS);
         bpe_result r;
-        assert_int_equal(bpe_train(*t, &tw.table, 5, NULL, &r), BPE_OK);
+        const bpe_config config = {.max_merges = 5, .threads = 1};
+        assert_int_equal(bpe_train(*t, &tw.table, &config, NULL, &r), BPE_OK);
         uint64_t work = 0;
         for (int i = 0; i < n; i++)
             work += r.counters.value[i];

@@ -4,6 +4,7 @@
 #include "array.h"
 #include "base/prng.h"
 #include "base/utf8.h"
+#include "input/corpus.h"
 
 #include <cjson/cJSON.h>
 
@@ -121,7 +122,8 @@ void assert_same_work_as_model(const bpe_trainer *trainer, const bpe_words *word
     int n = bpe_trainer_counter_count(trainer);
     assert_int_equal(n, bpe_trainer_counter_count(model));
     bpe_result want;
-    assert_int_equal(bpe_train(model, words, max_merges, NULL, &want), BPE_OK);
+    const bpe_config config = {.max_merges = max_merges, .threads = 1};
+    assert_int_equal(bpe_train(model, words, &config, NULL, &want), BPE_OK);
     for (int i = 0; i < n; i++) {
         if (strcmp(trainer->counter_names[i], model->counter_names[i]) != 0)
             fail_msg("%s: counter %d is %s in %s, %s in %s", label, i, trainer->counter_names[i],
@@ -134,11 +136,83 @@ void assert_same_work_as_model(const bpe_trainer *trainer, const bpe_words *word
     bpe_result_free(&want);
 }
 
+void test_count_slice(const char *path, uint64_t bytes, word_table *table)
+{
+    const char *dir = getenv("BPE_DATA") ? getenv("BPE_DATA") : "build/data";
+    char full[1024], err[1024];
+    snprintf(full, sizeof full, "%s/%s", dir, path);
+    const char *inputs[] = {full};
+    char **files;
+    size_t n_files;
+    if (!corpus_list_files(inputs, 1, &files, &n_files, err, sizeof err))
+        fail_msg("%s (run make data first)", err);
+    const char *specials[] = {"<|endoftext|>"};
+    pretok_config cfg = {.pattern = "gpt2", .specials = specials, .n_specials = 1};
+    pretokenizer *p = pretok_new(&cfg, err, sizeof err);
+    assert_non_null(p);
+    assert_true(word_table_init(table));
+    corpus_read read = {.max_bytes = bytes};
+    if (!corpus_count_words(p, &cfg, files, n_files, &read, table, err, sizeof err))
+        fail_msg("%s", err);
+    pretok_free(p);
+    corpus_free_files(files, n_files);
+}
+
+const unsigned test_thread_counts[4] = {1, 2, 3, 7};
+
+/* Fails unless run `got` of `trainer` equals `want`: merges with counts, A_i
+ * and the early stop. */
+static void assert_same_run(const bpe_result *got, const bpe_result *want, const char *who,
+                            const char *against, const char *label)
+{
+    char why[512];
+    if (first_merge_difference(got, want, why, sizeof why) >= 0)
+        fail_msg("%s: %s vs %s: %s", label, who, against, why);
+    if (got->exhausted != want->exhausted)
+        fail_msg("%s: %s %s early after %zu merges, %s %s", label, who,
+                 got->exhausted ? "stopped" : "did not stop", got->n_merges, against,
+                 want->exhausted ? "did" : "did not");
+    for (size_t i = 0; i < want->n_merges; i++)
+        if (got->merges[i].words_affected != want->merges[i].words_affected)
+            fail_msg("%s: %s merge %zu: words_affected %llu, %s %llu", label, who, i,
+                     (unsigned long long)got->merges[i].words_affected, against,
+                     (unsigned long long)want->merges[i].words_affected);
+}
+
+void assert_runs_match_reference(const bpe_trainer *trainer, const bpe_words *words,
+                                 uint64_t max_merges, const bpe_result *reference,
+                                 const char *reference_name, const char *label)
+{
+    bpe_result one_thread = {0};
+    for (size_t k = 0; k < sizeof test_thread_counts / sizeof *test_thread_counts; k++) {
+        const bpe_config config = {.max_merges = max_merges, .threads = test_thread_counts[k]};
+        char who[96];
+        snprintf(who, sizeof who, "%s on %u thread%s", trainer->name, config.threads,
+                 config.threads == 1 ? "" : "s");
+        bpe_result got;
+        assert_int_equal(bpe_train(trainer, words, &config, NULL, &got), BPE_OK);
+        assert_same_run(&got, reference, who, reference_name, label);
+        if (config.threads == 1) {
+            assert_same_work_as_model(trainer, words, max_merges, &got, label);
+            one_thread = got;
+            continue;
+        }
+        for (int c = 0; c < bpe_trainer_counter_count(trainer); c++)
+            if (got.counters.value[c] != one_thread.counters.value[c])
+                fail_msg("%s: %s counted %s = %llu, on 1 thread %llu", label, who,
+                         trainer->counter_names[c], (unsigned long long)got.counters.value[c],
+                         (unsigned long long)one_thread.counters.value[c]);
+        bpe_result_free(&got);
+    }
+    bpe_result_free(&one_thread);
+}
+
 void assert_merges_equal(const bpe_trainer *trainer, const bpe_words *words, uint64_t max_merges,
                          const test_merge *expected, size_t n_expected)
 {
     bpe_result r;
-    assert_int_equal(bpe_train(trainer, words, max_merges, NULL, &r), BPE_OK);
+    const bpe_config config = {.max_merges = max_merges, .threads = 1};
+    assert_int_equal(bpe_train(trainer, words, &config, NULL, &r), BPE_OK);
     for (size_t i = 0; i < n_expected && i < r.n_merges; i++) {
         const bpe_merge *m = &r.merges[i];
         size_t la = strlen(expected[i].left), lb = strlen(expected[i].right);
@@ -253,6 +327,9 @@ bool test_grids_equal(const bench_grid *a, const bench_grid *b, char *why, size_
               same(a->n_threads == b->n_threads &&
                        memcmp(a->threads, b->threads, a->n_threads * sizeof *a->threads) == 0,
                    why, why_len, "threads", 0) &&
+              same(a->n_counting == b->n_counting &&
+                       memcmp(a->counting, b->counting, a->n_counting * sizeof *a->counting) == 0,
+                   why, why_len, "counting", 0) &&
               same(a->repeats == b->repeats && a->repeat_time_s == b->repeat_time_s &&
                        a->time_limit_s == b->time_limit_s,
                    why, why_len, "repeats, repeat-time or time-limit", 0) &&

@@ -5,6 +5,7 @@
 #include "bpe.h"
 #include "bench/grid.h"
 #include "bench/results.h"
+#include "input/wordtable.h"
 
 #include <stdarg.h>
 #include <setjmp.h>
@@ -38,7 +39,7 @@ typedef struct {
     uint64_t count;    /* count(a, b) when chosen */
 } test_merge;
 
-/* Trains with `trainer` and asserts the merge list equals `expected`. */
+/* Trains with `trainer` (on one thread) and asserts the merge list equals `expected`. */
 void assert_merges_equal(const bpe_trainer *trainer, const bpe_words *words, uint64_t max_merges,
                          const test_merge *expected, size_t n_expected);
 
@@ -50,11 +51,34 @@ void assert_merges_equal(const bpe_trainer *trainer, const bpe_words *words, uin
 long first_merge_difference(const bpe_result *x, const bpe_result *y, char *why, size_t why_len);
 
 /* When `trainer` names a trainer it does the same work as (same_work_as),
- * trains that one on the same input and fails, naming `label`, unless its
- * counters equal `got`'s — the counters of `trainer` on `words` with this
- * max_merges — name for name and value for value. Nothing otherwise. */
+ * trains that one on the same input (its setup on one thread) and fails,
+ * naming `label`, unless its counters equal `got`'s — the counters of
+ * `trainer` on `words` with this max_merges, on any number of threads — name
+ * for name and value for value. Nothing otherwise. */
 void assert_same_work_as_model(const bpe_trainer *trainer, const bpe_words *words,
                                uint64_t max_merges, const bpe_result *got, const char *label);
+
+/* The thread counts every trainer's setup is tested with: 1, 2, 3 and 7
+ * (more than the cores, and not a divisor of anything in particular). */
+extern const unsigned test_thread_counts[4];
+
+/*
+ * Trains `trainer` on `words` for max_merges merges once for each of
+ * test_thread_counts, and fails, naming `label`, the trainer and the thread
+ * count, unless every run equals `reference` (made by `reference_name`) —
+ * the same merges with the same counts, the same A_i, the same early stop —
+ * and counts exactly the work of the trainer's 1-thread run, which in turn,
+ * for a trainer that names a model (same_work_as), must count its model's.
+ */
+void assert_runs_match_reference(const bpe_trainer *trainer, const bpe_words *words,
+                                 uint64_t max_merges, const bpe_result *reference,
+                                 const char *reference_name, const char *label);
+
+/* Counts the words of a word-safe prefix of `bytes` bytes of `path` (a file
+ * or directory under $BPE_DATA, default build/data) with the default
+ * pretokenizer (gpt2, <|endoftext|>) into `table`, which it initializes;
+ * free it with word_table_free. Fails the test when the data is missing. */
+void test_count_slice(const char *path, uint64_t bytes, word_table *table);
 
 /* Sleeps `ms` milliseconds, resuming after signals. */
 void sleep_ms(long ms);

@@ -318,6 +318,47 @@ static bool set_threads(bench_grid *g, const char *value, char *err, size_t err_
     return true;
 }
 
+/* counting = a list of strategy names (count.h) or "all", kept in the order
+ * given, each once: each run of the grid is made once per strategy, and
+ * records it. */
+static bool set_counting(bench_grid *g, const char *value, char *err, size_t err_len)
+{
+    size_t n_registry = 0, n = 0;
+    while (count_strategies[n_registry])
+        n_registry++;
+    if (n_registry > GRID_MAX_COUNTING)
+        return set_error(err, err_len, "the registry has more than %d counting strategies; "
+                         "raise GRID_MAX_COUNTING in grid.h", GRID_MAX_COUNTING);
+    const count_strategy *chosen[GRID_MAX_COUNTING];
+    bool all = strcmp(value, "all") == 0;
+    for (const char *p = value; !all; p += strcspn(p, ",") + 1) {
+        size_t len = strcspn(p, ",");
+        const count_strategy *s = NULL;
+        for (size_t i = 0; i < n_registry; i++)
+            if (len > 0 && strlen(count_strategies[i]->name) == len &&
+                strncmp(count_strategies[i]->name, p, len) == 0)
+                s = count_strategies[i];
+        if (!s)
+            return set_error(err, err_len, "counting \"%s\": expected comma-separated counting "
+                             "strategies (serial, parallel, dedup: bpebench list), or all",
+                             value);
+        bool seen = false;
+        for (size_t i = 0; i < n; i++)
+            seen = seen || chosen[i] == s;
+        if (!seen)
+            chosen[n++] = s;
+        if (!p[len])
+            break;
+    }
+    if (all) {
+        memcpy(chosen, count_strategies, n_registry * sizeof *chosen);
+        n = n_registry;
+    }
+    memcpy(g->counting, chosen, n * sizeof *chosen);
+    g->n_counting = n;
+    return true;
+}
+
 static bool set_repeats(bench_grid *g, const char *value, char *err, size_t err_len)
 {
     char *end;
@@ -357,6 +398,8 @@ bool grid_set(bench_grid *g, const char *key, const char *value, bool from_cli, 
         return set_repeats(g, value, err, err_len);
     if (strcmp(key, "threads") == 0)
         return set_threads(g, value, err, err_len);
+    if (strcmp(key, "counting") == 0)
+        return set_counting(g, value, err, err_len);
     if (strcmp(key, "time-limit") == 0)
         return parse_seconds(key, value, false, &g->time_limit_s, err, err_len);
     if (strcmp(key, "repeat-time") == 0)
@@ -368,7 +411,7 @@ bool grid_set(bench_grid *g, const char *key, const char *value, bool from_cli, 
     if (!slot)
         return set_error(err, err_len,
                     "unknown setting \"%s\"; known: trainers corpus external sizes vocab "
-                    "threads repeats repeat-time time-limit out data-dir profile",
+                    "threads counting repeats repeat-time time-limit out data-dir profile",
                     key);
     if (!*value)
         return set_error(err, err_len, "%s: the value is empty", key);
@@ -386,6 +429,7 @@ bool grid_init(bench_grid *g)
     return set_trainers(g, "all", err, sizeof err) &&
            grid_parse_sizes("all", &g->sizes, err, sizeof err) &&
            set_vocab(g, "1000", err, sizeof err) && set_threads(g, "1", err, sizeof err) &&
+           set_counting(g, count_strategy_default()->name, err, sizeof err) &&
            set_string(&g->out_dir, "results/latest");
 }
 
@@ -592,6 +636,9 @@ char *grid_to_config(const bench_grid *g, char *err, size_t err_len)
     fprintf(out, "\nthreads = ");
     for (size_t i = 0; i < g->n_threads; i++)
         fprintf(out, "%s%u", i ? "," : "", g->threads[i]);
+    fprintf(out, "\ncounting = ");
+    for (size_t i = 0; i < g->n_counting; i++)
+        fprintf(out, "%s%s", i ? "," : "", g->counting[i]->name);
     fprintf(out, "\nrepeats = %d\nrepeat-time = %.17g\ntime-limit = %.17g\n", g->repeats,
             g->repeat_time_s, g->time_limit_s);
     ok = ok && write_setting(out, "out", "", g->out_dir, err, err_len) &&

@@ -1,6 +1,7 @@
 /*
  * grid.h — what `bpebench bench` measures: trainers × corpora × slice sizes ×
- * vocab sizes, with repetitions, a time limit and an output directory.
+ * vocab sizes × counting threads × counting strategies, with repetitions, a
+ * time limit and an output directory.
  *
  * One setting = one key and one value. The same keys are read from the
  * command line (--key value) and from a config file (key = value, one per
@@ -25,6 +26,7 @@
 
 #include "bench/external.h"
 #include "bpe.h"
+#include "input/count.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -49,8 +51,9 @@ typedef struct {
 } grid_corpus;
 
 /* The most trainers a grid runs (the registry's size may not exceed it),
- * and the most external trainers it runs beside them. */
-enum { GRID_MAX_TRAINERS = 32, GRID_MAX_EXTERNALS = 16 };
+ * the most external trainers it runs beside them, and the most counting
+ * strategies (count_strategies' size may not exceed it). */
+enum { GRID_MAX_TRAINERS = 32, GRID_MAX_EXTERNALS = 16, GRID_MAX_COUNTING = 8 };
 
 typedef struct {
     const bpe_trainer *trainers[GRID_MAX_TRAINERS]; /* selected trainers, in registry order */
@@ -64,6 +67,9 @@ typedef struct {
     size_t n_vocab;                  /* entries in vocab */
     unsigned threads[8];             /* counting threads per run, ascending ("all": online cores) */
     size_t n_threads;                /* entries in threads */
+    const count_strategy *counting[GRID_MAX_COUNTING]; /* counting strategies, in the order
+                                        given (the first is what report.md's other tables show) */
+    size_t n_counting;               /* entries in counting */
     int repeats;                     /* repetitions per grid cell (at most) */
     double repeat_time_s;            /* no new repetition once a cell has used this long; 0: no cap */
     double time_limit_s;             /* per repetition, wall clock */
@@ -75,8 +81,9 @@ typedef struct {
     size_t cap_externals;            /* entries allocated in externals */
 } bench_grid;
 
-/* Built-in defaults: every trainer, sizes "all", vocab 1000, threads 1, 3 repeats with
- * no repeat-time cap, 60 s limit, out "results/latest", no corpus. False on OOM. */
+/* Built-in defaults: every trainer, sizes "all", vocab 1000, threads 1, counting
+ * parallel (count_strategy_default), 3 repeats with no repeat-time cap, 60 s
+ * limit, out "results/latest", no corpus. False on OOM. */
 bool grid_init(bench_grid *g);
 void grid_free(bench_grid *g);
 

@@ -198,17 +198,28 @@ bool record_add_rep(bench_record *rec, const run_times *t)
 
 /* ============================================================ the index */
 
-/* Orders records by (trainer, corpus, vocab_size), then by position. */
+/* Orders record m against a key: (trainer, corpus, vocab), then, when
+ * threads is not NULL, (threads, counting) as well. */
+static int key_order(const bench_record *m, const char *trainer, const char *corpus,
+                     uint64_t vocab_size, const uint64_t *threads, const char *counting)
+{
+    int c = strcmp(m->trainer, trainer);
+    if (c == 0)
+        c = strcmp(m->corpus, corpus);
+    if (c == 0)
+        c = (m->vocab_size > vocab_size) - (m->vocab_size < vocab_size);
+    if (c == 0 && threads)
+        c = (m->threads > *threads) - (m->threads < *threads);
+    if (c == 0 && threads)
+        c = strcmp(m->counting, counting);
+    return c;
+}
+
+/* Orders records by their whole key, then by position. */
 static int cmp_key(const void *a, const void *b)
 {
     const bench_record *x = *(const bench_record *const *)a, *y = *(const bench_record *const *)b;
-    int c = strcmp(x->trainer, y->trainer);
-    if (c == 0)
-        c = strcmp(x->corpus, y->corpus);
-    if (c == 0)
-        c = (x->vocab_size > y->vocab_size) - (x->vocab_size < y->vocab_size);
-    if (c == 0)
-        c = (x->threads > y->threads) - (x->threads < y->threads);
+    int c = key_order(x, y->trainer, y->corpus, y->vocab_size, &y->threads, y->counting);
     return c ? c : (x > y) - (x < y);
 }
 
@@ -231,13 +242,14 @@ void results_index_free(results_index *ix)
     ix->n = 0;
 }
 
-/* Where `found` (a record results_index_find returned) sits in the index. O(log n). */
-static size_t bsearch_position(const results_index *ix, const bench_record *found)
+/* The position of the first entry not below the key (key_order's). O(log n). */
+static size_t lower_bound(const results_index *ix, const char *trainer, const char *corpus,
+                          uint64_t vocab_size, const uint64_t *threads, const char *counting)
 {
     size_t lo = 0, hi = ix->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (cmp_key(&ix->by_key[mid], &found) < 0)
+        if (key_order(ix->by_key[mid], trainer, corpus, vocab_size, threads, counting) < 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -248,43 +260,27 @@ static size_t bsearch_position(const results_index *ix, const bench_record *foun
 const bench_record *results_index_find(const results_index *ix, const char *trainer,
                                        const char *corpus, uint64_t vocab_size)
 {
-    size_t lo = 0, hi = ix->n; /* the first entry not below the key is in [lo, hi] */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const bench_record *m = ix->by_key[mid];
-        int c = strcmp(m->trainer, trainer);
-        if (c == 0)
-            c = strcmp(m->corpus, corpus);
-        if (c == 0)
-            c = (m->vocab_size > vocab_size) - (m->vocab_size < vocab_size);
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    const bench_record *found = lo < ix->n ? ix->by_key[lo] : NULL;
-    return found && found->vocab_size == vocab_size && strcmp(found->trainer, trainer) == 0 &&
-                   strcmp(found->corpus, corpus) == 0
-               ? found
-               : NULL;
+    size_t at = lower_bound(ix, trainer, corpus, vocab_size, NULL, NULL);
+    if (at == ix->n || key_order(ix->by_key[at], trainer, corpus, vocab_size, NULL, NULL) != 0)
+        return NULL;
+    /* Of the runs with the fewest threads (one per counting strategy), the
+     * first in file order: the grid's first strategy. */
+    const bench_record *found = ix->by_key[at];
+    for (size_t i = at + 1; i < ix->n && key_order(ix->by_key[i], trainer, corpus, vocab_size,
+                                                   &found->threads, ix->by_key[i]->counting) == 0;
+         i++)
+        found = ix->by_key[i] < found ? ix->by_key[i] : found;
+    return found;
 }
 
-const bench_record *results_index_find_threads(const results_index *ix, const char *trainer,
-                                               const char *corpus, uint64_t vocab_size,
-                                               uint64_t threads)
+const bench_record *results_index_find_run(const results_index *ix, const bench_record *key)
 {
-    const bench_record *first = results_index_find(ix, trainer, corpus, vocab_size);
-    if (!first)
-        return NULL;
-    for (size_t i = (size_t)(bsearch_position(ix, first)); i < ix->n; i++) {
-        const bench_record *r = ix->by_key[i];
-        if (r->vocab_size != vocab_size || strcmp(r->trainer, trainer) != 0 ||
-            strcmp(r->corpus, corpus) != 0)
-            break;
-        if (r->threads == threads)
-            return r;
-    }
-    return NULL;
+    size_t at = lower_bound(ix, key->trainer, key->corpus, key->vocab_size, &key->threads,
+                            key->counting);
+    return at < ix->n && key_order(ix->by_key[at], key->trainer, key->corpus, key->vocab_size,
+                                   &key->threads, key->counting) == 0
+               ? ix->by_key[at]
+               : NULL;
 }
 
 /* ============================================================ writing */
@@ -535,10 +531,12 @@ bool results_write(const bench_results *r, const char *path, char *err, size_t e
  *   - schema_version must have major version 1 (1 or 1.x);
  *   - counts are whole numbers in [0, 2^64), times and limits finite numbers
  *     of seconds ≥ 0 (JSON has no NaN, but 1e999 parses as infinity);
- *   - trainer, corpus and counter names are safe names (untrusted.h), so they
- *     can go into tables, plots and file names as they are;
- *   - a run (trainer, corpus, vocab size) appears at most once (checked
- *     on the sorted index: O(n log n), a file of many runs stays fast).
+ *   - trainer, corpus, counter and counting strategy names are safe names
+ *     (untrusted.h; the strategy may be absent), so they can go into tables,
+ *     plots and file names as they are;
+ *   - a run (trainer, corpus, vocab size, threads, counting) appears at most
+ *     once (checked on the sorted index: O(n log n), a file of many runs
+ *     stays fast).
  * Anything else is refused with the field, and the file names it.
  */
 
@@ -890,6 +888,9 @@ static bool check_names(const bench_record *rec, char *err, size_t err_len)
     if (!untrusted_slice_name_ok(rec->corpus))
         return set_error(err, err_len, "corpus \"%s\" is not a safe NAME or NAME@SIZE: "
                                        UNTRUSTED_NAME_RULE " each", rec->corpus);
+    if (rec->counting[0] && !untrusted_name_ok(rec->counting))
+        return set_error(err, err_len, "counting \"%s\" is not a safe name: "
+                         UNTRUSTED_NAME_RULE, rec->counting);
     for (int c = 0; c < rec->n_counters; c++)
         if (!untrusted_name_ok(rec->counters[c].name))
             return set_error(err, err_len, "counter \"%s\" is not a safe name: "
@@ -906,8 +907,7 @@ static bool check_unique_runs(const bench_results *r, char *err, size_t err_len)
     bool ok = true;
     for (size_t i = 1; ok && i < ix.n; i++) {
         const bench_record *a = ix.by_key[i - 1], *b = ix.by_key[i];
-        if (a->vocab_size == b->vocab_size && a->threads == b->threads &&
-            strcmp(a->trainer, b->trainer) == 0 && strcmp(a->corpus, b->corpus) == 0)
+        if (key_order(a, b->trainer, b->corpus, b->vocab_size, &b->threads, b->counting) == 0)
             ok = set_error(err, err_len, "results[%zu]: the run %s/%s/V=%llu already appears as "
                                          "results[%zu]",
                            (size_t)(b - r->records), b->trainer, b->corpus,

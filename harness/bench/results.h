@@ -69,7 +69,7 @@ typedef struct {
     uint64_t corpus_bytes;     /* n: bytes of the slice actually read */
     uint64_t slice_bytes;      /* the prefix asked for; 0 means the whole corpus */
     uint64_t threads;          /* threads counting words (0: not recorded, an older file) */
-    char counting[16];         /* the counting strategy ("" when not recorded) */
+    char counting[16];         /* the counting strategy, a safe name ("" when not recorded) */
     uint64_t vocab_size;       /* V */
     uint64_t max_merges;       /* V − 256 − S */
     uint64_t merges;           /* m: merges performed */
@@ -185,8 +185,9 @@ bool results_parse(const char *text, size_t len, const char *name, bench_results
 bool results_read(const char *path, bench_results *r, char *err, size_t err_len);
 
 /* The runs of a results file sorted by their key (trainer, corpus, vocab
- * size), which the reader makes unique: lookups in O(log n) instead of a
- * scan, so that comparing files of many thousands of runs stays fast. */
+ * size, threads, counting strategy), which the reader makes unique: lookups
+ * in O(log n) instead of a scan, so that comparing files of many thousands
+ * of runs stays fast. */
 typedef struct {
     const bench_record **by_key; /* the records in key order; the array owned, the records not */
     size_t n;                    /* entries */
@@ -195,14 +196,14 @@ typedef struct {
 /* Sorts r's records by key. False on OOM. O(n log n). */
 bool results_index_build(results_index *ix, const bench_results *r);
 void results_index_free(results_index *ix);
-/* The record of (trainer, corpus, vocab_size), or NULL: the one with the
- * fewest threads when the key repeats over a threads grid (then the first in
- * file order). O(log n). */
+/* The record of (trainer, corpus, vocab_size), or NULL: when the grid ran it
+ * over several threads values or counting strategies, the one with the
+ * fewest threads, and of those the first in file order (the grid's first
+ * strategy). O(log n + strategies). */
 const bench_record *results_index_find(const results_index *ix, const char *trainer,
                                        const char *corpus, uint64_t vocab_size);
-/* The same with that many counting threads, or NULL. O(log n + threads values). */
-const bench_record *results_index_find_threads(const results_index *ix, const char *trainer,
-                                               const char *corpus, uint64_t vocab_size,
-                                               uint64_t threads);
+/* The record with the whole key of `key` (threads and counting included), or
+ * NULL. O(log n). */
+const bench_record *results_index_find_run(const results_index *ix, const bench_record *key);
 
 #endif

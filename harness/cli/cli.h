@@ -26,8 +26,8 @@ enum {
     OPT_NO_SPECIAL_TOKENS,    /* --no-special-tokens */
     OPT_PATTERN,              /* --pattern P */
     OPT_INVALID_UTF8,         /* --invalid-utf8=error|bytes */
-    OPT_THREADS,              /* --threads N (train, bench) */
-    OPT_COUNTING,             /* --counting NAME (train, bench) */
+    OPT_THREADS,              /* --threads N (train, count; bench reads a list: grid.h) */
+    OPT_COUNTING,             /* --counting NAME (train, count; bench reads a list: grid.h) */
 };
 
 /* The SPEC §2 inputs besides the files: specials, pattern, UTF-8 mode. */

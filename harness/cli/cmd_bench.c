@@ -104,8 +104,8 @@ typedef struct {
 typedef struct {
     bench_grid grid;          /* the settings; owned */
     pretok_config pretok;     /* specials, pattern, UTF-8 mode (from the shared options) */
-    const count_strategy *counting; /* --counting (default parallel) */
-    unsigned threads;         /* the threads value of the grid being run */
+    const count_strategy *counting; /* the counting strategy of the grid's pass being run */
+    unsigned threads;         /* the threads value of the grid's pass being run */
     bench_slice *slices;      /* the plan; owned */
     size_t n_slices;          /* entries in slices */
     size_t cap_slices;        /* capacity of slices */
@@ -164,9 +164,11 @@ static void bench_usage(FILE *out)
           "                         2 repeats, 30 s limit, profile auto\n"
           "  --special-token S, --no-special-tokens, --pattern P, --invalid-utf8=MODE\n"
           "                         as for bpebench train\n"
-          "  --threads LIST         threads counting words, e.g. 1,all (all: every online\n"
-          "                         core; default 1): each run is made once per value\n"
-          "  --counting NAME        serial, parallel (default) or dedup\n"
+          "  --threads LIST         threads counting words and running each trainer's\n"
+          "                         setup, e.g. 1,all (all: every online core; default 1):\n"
+          "                         each run is made once per value\n"
+          "  --counting LIST        counting strategies: serial, parallel (default), dedup,\n"
+          "                         or all: each run is made once per strategy\n"
           "  --help                 this text\n"
           "\n"
           "Once a trainer times out on a corpus at (n, V), its runs on that corpus with\n"
@@ -206,7 +208,7 @@ static int parse_args(int argc, char **argv, bench_run *b, corpus_options *copts
         {"pattern", required_argument, NULL, OPT_PATTERN},
         {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
         {"threads", required_argument, NULL, OPT_GRID},
-        {"counting", required_argument, NULL, OPT_COUNTING},
+        {"counting", required_argument, NULL, OPT_GRID},
         {NULL, 0, NULL, 0},
     };
     cli_setting *settings = calloc((size_t)argc, sizeof *settings);
@@ -495,7 +497,7 @@ static void record_set_input(bench_record *rec, const bench_slice *s, const benc
 
 /* Names the record's trainer and, for a built-in one, the counting strategy
  * and threads of the pass (an external trainer counts its input its own way:
- * none recorded, and it runs in the first threads pass only). */
+ * none recorded, and it runs in the first pass only). */
 static void record_set_entrant(bench_record *rec, const bench_run *b, const bench_entrant *e)
 {
     snprintf(rec->trainer, sizeof rec->trainer, "%s", e->name);
@@ -697,8 +699,9 @@ static bool run_vocab(bench_run *b, const bench_slice *s, const bench_record *in
     bool ok = true;
     for (size_t ti = 0; ok && ti < b->grid.n_trainers + b->grid.n_externals; ti++) {
         bench_entrant e = entrant(b, ti);
-        if (e.external && b->threads != b->grid.threads[0])
-            continue; /* run once per cell, with the first threads value: it counts its own way */
+        bool first_pass = b->threads == b->grid.threads[0] && b->counting == b->grid.counting[0];
+        if (e.external && !first_pass)
+            continue; /* run once per cell, in the first pass: it counts its own way */
         const char *why_not = probe_error ? probe_error
                               : e.external && *b->external_error ? b->external_error
                                                                   : NULL;
@@ -776,12 +779,14 @@ static bool run_slice(bench_run *b, const bench_slice *s)
                                  sizeof b->external_error))
             progress_note(&b->progress, "bench: %s: %s", s->name, b->external_error);
     }
-    bool done = true;
-    for (size_t ti = 0; done && ti < b->grid.n_threads; ti++) {
-        b->threads = b->grid.threads[ti];
-        for (size_t vi = 0; done && vi < b->grid.n_vocab; vi++)
-            done = run_vocab(b, s, &in, ok ? NULL : err, b->grid.vocab[vi]);
-    }
+    bool done = true; /* one pass per (threads, counting) of the grid */
+    for (size_t ti = 0; done && ti < b->grid.n_threads; ti++)
+        for (size_t ci = 0; done && ci < b->grid.n_counting; ci++) {
+            b->threads = b->grid.threads[ti];
+            b->counting = b->grid.counting[ci];
+            for (size_t vi = 0; done && vi < b->grid.n_vocab; vi++)
+                done = run_vocab(b, s, &in, ok ? NULL : err, b->grid.vocab[vi]);
+        }
     external_input_free(&b->external_in);
     temp_dir_empty(b->external_dir); /* the next slice's input replaces this one's */
     return done;
@@ -825,7 +830,8 @@ static int run_grid(bench_run *b, int argc, char **argv)
     }
     progress_start(&b->progress, stderr,
                    b->n_slices * b->grid.n_vocab *
-                       (b->grid.n_trainers * b->grid.n_threads + b->grid.n_externals));
+                       (b->grid.n_trainers * b->grid.n_threads * b->grid.n_counting +
+                        b->grid.n_externals));
     bool ok = true;
     for (size_t i = 0; ok && i < b->n_slices; i++)
         ok = run_slice(b, &b->slices[i]);
@@ -912,7 +918,6 @@ int cmd_bench(int argc, char **argv)
     char err[PATH_MAX + 2048];
     if (status == EXIT_OK) {
         b.pretok = cli_pretok_config(&copts);
-        b.counting = copts.counting ? copts.counting : count_strategy_default();
         if (!check_settings(&b, err, sizeof err)) {
             cli_error("bench: %s", err);
             status = EXIT_USAGE;

@@ -43,7 +43,9 @@ static void train_usage(FILE *out)
           "  --no-special-tokens    no special tokens at all\n"
           "  --pattern P            gpt2 (default), gpt4, or a PCRE2 pattern\n"
           "  --invalid-utf8=MODE    error (default) or bytes: keep invalid bytes as tokens\n"
-          "  --threads N            threads counting words (default: every online core)\n"
+          "  --threads N            threads counting words and running the trainer's\n"
+          "                         setup (default: every online core); the merges are\n"
+          "                         the same for every N\n"
           "  --counting NAME        serial, parallel (default) or dedup: how words are\n"
           "                         counted; every strategy gives the same word table\n"
           "  --counts               INPUT are word-count files (bpebench count): train on\n"
@@ -188,9 +190,9 @@ static int train_from_counts(const bpe_trainer *trainer, uint64_t vocab_size,
                   "(give them to bpebench count)");
         return EXIT_USAGE;
     }
-    if (copts->threads || copts->counting) {
-        cli_error("--counts reads words counted already; drop --threads and --counting "
-                  "(give them to bpebench count)");
+    if (copts->counting) {
+        cli_error("--counts reads words counted already; drop --counting "
+                  "(give it to bpebench count)");
         return EXIT_USAGE;
     }
     char err[2 * PATH_MAX];
@@ -208,6 +210,7 @@ static int train_from_counts(const bpe_trainer *trainer, uint64_t vocab_size,
         cli_error("%s", err);
     run_config cfg = {.files = files, .n_files = n_files, .trainer = trainer,
                       .vocab_size = vocab_size, .progress = &shown->hooks,
+                      .threads = copts->threads ? copts->threads : count_online_cores(),
                       .pretok = {.specials = (const char *const *)meta.specials,
                                  .n_specials = meta.n_specials, .pattern = meta.pattern}};
     for (size_t k = 0; read && k < meta.n_specials; k++)

@@ -97,10 +97,16 @@ static const char *status_verdict(const bench_record *a, const bench_record *b,
     return "not finished on either side";
 }
 
-/* "trainer/corpus/V=vocab", the name of a run in the table. */
+/* "trainer/corpus/V=vocab", then "/threads=N" and "/STRATEGY" when the run
+ * records them (over a threads or counting grid the key repeats without
+ * them): the name of a run in the table. */
 static void run_name(const bench_record *r, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s/%s/V=%llu", r->trainer, r->corpus, (unsigned long long)r->vocab_size);
+    char threads[32] = "";
+    if (r->threads)
+        snprintf(threads, sizeof threads, "/threads=%llu", (unsigned long long)r->threads);
+    snprintf(buf, len, "%s/%s/V=%llu%s%s%s", r->trainer, r->corpus,
+             (unsigned long long)r->vocab_size, threads, r->counting[0] ? "/" : "", r->counting);
 }
 
 static void print_times(FILE *out, const bench_record *r, int phase)
@@ -125,7 +131,7 @@ static void compare_one(const bench_record *a, const bench_record *b, double thr
         (*n_logs)++;
     }
     if (out) {
-        char name[192];
+        char name[256];
         run_name(a, name, sizeof name);
         fprintf(out, "%-48s", name);
         print_times(out, a, phase);
@@ -146,11 +152,11 @@ static void compare_one(const bench_record *a, const bench_record *b, double thr
     }
 }
 
-/* The run of `ix` with a's key (trainer, corpus, slice, vocab size, threads), or NULL. O(log n). */
+/* The run of `ix` with a's key (trainer, corpus, slice, vocab size, threads,
+ * counting), or NULL. O(log n). */
 static const bench_record *matching(const results_index *ix, const bench_record *a)
 {
-    const bench_record *b = results_index_find_threads(ix, a->trainer, a->corpus, a->vocab_size,
-                                                       a->threads);
+    const bench_record *b = results_index_find_run(ix, a);
     return b && b->slice_bytes == a->slice_bytes ? b : NULL;
 }
 
@@ -175,7 +181,7 @@ bool compare_results(const bench_results *base, const bench_results *cur, double
     for (size_t i = 0; i < base->n_records; i++) {
         const bench_record *a = &base->records[i], *b = matching(&cur_ix, a);
         if (!b) {
-            char name[192];
+            char name[256];
             run_name(a, name, sizeof name);
             if (sum->only_base++ == 0)
                 snprintf(sum->first_missing, sizeof sum->first_missing, "%s", name);

@@ -28,7 +28,7 @@ typedef struct {
     size_t digest_changes;  /* merge digest differs */
     size_t counter_changes; /* some work counter differs (or is missing on one side) */
     double geomean;         /* geometric mean of the ratios of runs finished on both sides (0 if none) */
-    char first_missing[192]; /* "trainer/corpus/V=…" of the first run only in the baseline */
+    char first_missing[256]; /* "trainer/corpus/V=…" of the first run only in the baseline */
 } compare_summary;
 
 /*

@@ -6,6 +6,7 @@
 
 #include "array.h"
 #include "base/errors.h"
+#include "input/count.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,129 @@ static bool add_slice(report_index *ix, const bench_record *rec)
     return true;
 }
 
+/* ============================================================ counting groups */
+
+/* The position of a name in a list of distinct names; n when absent. O(n). */
+static size_t name_index(const char (*list)[32], size_t n, const char *name)
+{
+    size_t i = 0;
+    while (i < n && strcmp(list[i], name) != 0)
+        i++;
+    return i;
+}
+
+/* The position of slice `corpus` in ix->slices; n_slices when absent. O(slices). */
+static size_t slice_index(const report_index *ix, const char *corpus)
+{
+    size_t i = 0;
+    while (i < ix->n_slices && strcmp(ix->slices[i].name, corpus) != 0)
+        i++;
+    return i;
+}
+
+/* A finished built-in run and the group it counts towards. */
+typedef struct {
+    report_pretok key;        /* slice, counting and threads (the rest unused) */
+    const bench_record *rec;  /* the run; not owned */
+} grouped_run;
+
+/* Orders groups by (slice, counting, threads). */
+static int cmp_pretok(const report_pretok *x, const report_pretok *y)
+{
+    if (x->slice != y->slice)
+        return (x->slice > y->slice) - (x->slice < y->slice);
+    if (x->counting != y->counting)
+        return (x->counting > y->counting) - (x->counting < y->counting);
+    return (x->threads > y->threads) - (x->threads < y->threads);
+}
+
+static int cmp_grouped(const void *a, const void *b)
+{
+    return cmp_pretok(&((const grouped_run *)a)->key, &((const grouped_run *)b)->key);
+}
+
+/* Pools the runs runs[0, n) of one group (their repetitions copied into
+ * `pool`, room enough) into its summary. O(repetitions log repetitions). */
+static report_pretok pool_group(const grouped_run *runs, size_t n, run_times *pool)
+{
+    report_pretok g = runs[0].key;
+    size_t reps = 0;
+    for (size_t i = 0; i < n; i++) {
+        const bench_record *rec = runs[i].rec;
+        memcpy(pool + reps, rec->reps, rec->n_reps * sizeof *pool);
+        reps += rec->n_reps;
+        if (rec->peak_rss_bytes && (!g.lowest_peak || rec->peak_rss_bytes < g.lowest_peak))
+            g.lowest_peak = rec->peak_rss_bytes;
+    }
+    g.time = bench_summarize(pool, reps, PHASE_PRETOKENIZE);
+    return g;
+}
+
+/* The pretok groups: the finished built-in runs sorted by (slice, counting,
+ * threads), each run of equal keys pooled. Needs the slices sorted and the
+ * countings collected. False on OOM. O(R log R + R · (slices + countings)
+ * + repetitions) for R runs. */
+static bool build_pretok(report_index *ix)
+{
+    const bench_results *r = ix->r;
+    grouped_run *runs = malloc((r->n_records + 1) * sizeof *runs);
+    size_t n = 0, total_reps = 0;
+    for (size_t i = 0; runs && i < r->n_records; i++) {
+        const bench_record *rec = &r->records[i];
+        if (!record_finished(rec) || rec->external)
+            continue;
+        runs[n].rec = rec;
+        runs[n].key = (report_pretok){
+            .slice = slice_index(ix, rec->corpus),
+            .counting = name_index(ix->countings, ix->n_countings, report_counting_of(rec)),
+            .threads = rec->threads};
+        total_reps += rec->n_reps;
+        n++;
+    }
+    run_times *pool = runs ? malloc((total_reps + 1) * sizeof *pool) : NULL;
+    ix->pretok = pool ? malloc((n + 1) * sizeof *ix->pretok) : NULL;
+    if (ix->pretok) {
+        qsort(runs, n, sizeof *runs, cmp_grouped);
+        for (size_t start = 0, end; start < n; start = end) {
+            for (end = start + 1; end < n && cmp_pretok(&runs[start].key, &runs[end].key) == 0;
+                 end++)
+                ;
+            ix->pretok[ix->n_pretok++] = pool_group(runs + start, end - start, pool);
+        }
+    }
+    free(pool);
+    free(runs);
+    return ix->pretok != NULL;
+}
+
+const report_pretok *report_pretok_find(const report_index *ix, size_t slice,
+                                        const char *counting, uint64_t threads)
+{
+    report_pretok key = {.slice = slice, .threads = threads,
+                         .counting = name_index(ix->countings, ix->n_countings, counting)};
+    size_t lo = 0, hi = ix->n_pretok;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_pretok(&ix->pretok[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ix->n_pretok && cmp_pretok(&ix->pretok[lo], &key) == 0 ? &ix->pretok[lo] : NULL;
+}
+
+const char *report_counting_of(const bench_record *rec)
+{
+    return rec->counting[0] ? rec->counting : "serial";
+}
+
+bool report_threads_shown(uint64_t threads)
+{
+    return threads >= 1 && threads <= COUNT_MAX_THREADS;
+}
+
+/* ============================================================ building */
+
 bool report_index_build(report_index *ix, const bench_results *r)
 {
     memset(ix, 0, sizeof *ix);
@@ -106,7 +230,9 @@ bool report_index_build(report_index *ix, const bench_results *r)
     for (size_t i = 0; i < r->n_records; i++) {
         const bench_record *rec = &r->records[i];
         if (!add_name(&ix->trainers, &ix->n_trainers, &ix->cap_trainers, rec->trainer) ||
-            !add_vocab(ix, rec->vocab_size) || !add_slice(ix, rec)) {
+            !add_vocab(ix, rec->vocab_size) || !add_slice(ix, rec) ||
+            (!rec->external && !add_name(&ix->countings, &ix->n_countings, &ix->cap_countings,
+                                         report_counting_of(rec)))) {
             report_index_free(ix);
             return false;
         }
@@ -118,7 +244,7 @@ bool report_index_build(report_index *ix, const bench_results *r)
     for (size_t t = 0; t < ix->n_trainers; t++)
         if (strcmp(ix->trainers[t], bpe_trainers[0]->name) == 0)
             ix->reference = ix->trainers[t];
-    if (!results_index_build(&ix->runs, r)) {
+    if (!results_index_build(&ix->runs, r) || !build_pretok(ix)) {
         report_index_free(ix);
         return false;
     }
@@ -132,6 +258,8 @@ void report_index_free(report_index *ix)
     free(ix->vocab);
     free(ix->families);
     free(ix->slices);
+    free(ix->countings);
+    free(ix->pretok);
     memset(ix, 0, sizeof *ix);
 }
 

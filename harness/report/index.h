@@ -16,6 +16,22 @@ typedef struct {
     uint64_t bytes;  /* n of the slice (corpus_bytes) */
 } report_slice;
 
+/*
+ * How one slice was counted one way: the pretokenize+count phase (read
+ * excluded) of every finished run of a built-in trainer on the slice with
+ * one counting strategy and one thread count, pooled over every repetition
+ * of every such run (each run reads and counts the same bytes again). The
+ * Corpora and Pretokenization tables and the threads figure all read these.
+ */
+typedef struct {
+    size_t slice;          /* index into report_index.slices */
+    size_t counting;       /* index into report_index.countings */
+    uint64_t threads;      /* as recorded: 0 when not recorded, or whatever the file holds */
+    bench_summary time;    /* median, min and max of the phase, seconds */
+    uint64_t lowest_peak;  /* smallest nonzero peak RSS of those runs (the trainer that
+                              added least), 0 when none was measured */
+} report_pretok;
+
 typedef struct {
     const bench_results *r;   /* the results; not owned */
     char (*trainers)[32];     /* trainer names in order of first appearance; owned */
@@ -32,6 +48,12 @@ typedef struct {
     size_t cap_slices;        /* entries allocated in slices */
     const char *reference;    /* the reference trainer's name if it is in the results, else NULL */
     results_index runs;       /* the records by (trainer, slice, vocab), for report_find; owned */
+    char (*countings)[32];    /* counting strategies of the built-in runs (report_counting_of),
+                                 in order of first appearance; owned */
+    size_t n_countings;       /* entries in countings */
+    size_t cap_countings;     /* entries allocated in countings */
+    report_pretok *pretok;    /* by slice, then counting, then threads ascending; owned */
+    size_t n_pretok;          /* entries in pretok */
 } report_index;
 
 bool report_index_build(report_index *ix, const bench_results *r);
@@ -41,6 +63,17 @@ const bench_record *report_find(const report_index *ix, const char *trainer, con
                                 uint64_t vocab);
 /* Median total (or merge) seconds of a finished record. */
 double report_median(const bench_record *rec, int phase);
+/* The counting strategy a run records; "serial" for a file that records
+ * none (it predates the strategies, and counted serially). */
+const char *report_counting_of(const bench_record *rec);
+/* Whether a recorded thread count is one `--threads` accepts (1 …
+ * COUNT_MAX_THREADS): the Pretokenization table and figure show only
+ * those; 0 (not recorded) and larger values a file may hold are left out. */
+bool report_threads_shown(uint64_t threads);
+/* The pretok group of (slice, counting, threads), or NULL. O(countings +
+ * log groups). */
+const report_pretok *report_pretok_find(const report_index *ix, size_t slice,
+                                        const char *counting, uint64_t threads);
 
 /* One file of the report, made in memory; report_write writes them all
  * once every one is ready. */

@@ -4,7 +4,9 @@
  * figure). Everything is made in memory; report_write writes the files.
  *
  * Data file layout (what every script expects). A figure has panels (one
- * per corpus slice, or per vocab size); a panel has one series per trainer.
+ * per corpus slice, or per vocab size); a panel has one series per trainer
+ * (in the threads figure: one panel per counting strategy, one series per
+ * slice).
  * The file holds one gnuplot data block per (panel, series), panel-major,
  * blocks separated by two blank lines, so series s of panel p is
  * `index (p-1)*nseries + (s-1)`. A series without data is one line of NaN,
@@ -13,7 +15,7 @@
  *
  * Script variables: nseries and series1 … seriesN (the series titles),
  * npanels and panel1 … panelP (the panel titles), plus the script's own
- * (limit, aseries). Every title goes through gnuplot_set_string (gnuplot.h),
+ * (limit, aseries, xmin, xmax). Every title goes through gnuplot_set_string (gnuplot.h),
  * although the names in it were already checked at the door (results.c
  * refuses a results file whose trainer or corpus names are not safe names).
  */
@@ -102,11 +104,11 @@ static bool add_panel_title(figure *f, const char *title, char *err, size_t err_
     return gnuplot_set_string(f->vars, var, title, err, err_len);
 }
 
-/* Ends one data block (a series). */
-static void end_block(FILE *dat, int rows)
+/* Ends one data block (a series) of rows of `columns` values. */
+static void end_block(FILE *dat, int rows, int columns)
 {
-    if (rows == 0)
-        fputs("NaN NaN NaN NaN\n", dat);
+    for (int c = 0; rows == 0 && c < columns; c++)
+        fputs(c + 1 < columns ? "NaN " : "NaN\n", dat);
     fputs("\n\n", dat);
 }
 
@@ -236,7 +238,7 @@ static int write_panel(const report_index *ix, FILE *dat, cell_value value, cons
             fprintf(dat, "%.10g %.6g %.6g %.6g\n", x, v[0], v[1], v[2]);
             rows++;
         }
-        end_block(dat, rows);
+        end_block(dat, rows, 4);
         points += rows;
     }
     return points;
@@ -256,7 +258,7 @@ static void write_input_series(const report_index *ix, FILE *dat, const report_s
                 break;
             }
         }
-    end_block(dat, rows);
+    end_block(dat, rows, 4);
 }
 
 /* The variable limit: the longest time limit of a run of the family that
@@ -377,7 +379,7 @@ static bool figure_profile(const report_index *ix, report_files *files, const ch
             if (a > 0 && !aseries)
                 aseries = (int)t + 1;
         }
-        end_block(f.dat, (int)n);
+        end_block(f.dat, (int)n, 4);
     }
     if (times == 0 || aseries == 0) {
         figure_free(&f);
@@ -391,6 +393,80 @@ static bool figure_profile(const report_index *ix, report_files *files, const ch
         return false;
     }
     return figure_draw(&f, "profile", name, files, err, err_len);
+}
+
+/*
+ * One panel of the threads figure: for every slice (a series each, in
+ * order, empty ones as NaN blocks), the rows "threads median min max ideal"
+ * of its groups with counting strategy `counting` and a thread count
+ * report_threads_shown admits; ideal is the series' median at its fewest
+ * threads × those threads / threads (perfect scaling). Points a log axis
+ * cannot show (a median of 0) are left out. Widens [*xmin, *xmax] to the
+ * threads written. Returns the most points of one series. O(groups).
+ */
+static int write_threads_panel(const report_index *ix, FILE *dat, size_t counting, double *xmin,
+                               double *xmax)
+{
+    int most = 0;
+    size_t i = 0;
+    for (size_t s = 0; s < ix->n_slices; s++) {
+        int rows = 0;
+        const report_pretok *base = NULL;
+        for (; i < ix->n_pretok && ix->pretok[i].slice == s; i++) {
+            const report_pretok *g = &ix->pretok[i];
+            if (g->counting != counting || !report_threads_shown(g->threads) ||
+                !(g->time.median > 0))
+                continue;
+            base = base ? base : g;
+            double threads = (double)g->threads;
+            fprintf(dat, "%llu %.6g %.6g %.6g %.6g\n", (unsigned long long)g->threads,
+                    g->time.median, g->time.min, g->time.max,
+                    base->time.median * (double)base->threads / threads);
+            *xmin = threads < *xmin ? threads : *xmin;
+            *xmax = threads > *xmax ? threads : *xmax;
+            rows++;
+        }
+        end_block(dat, rows, 5);
+        most = rows > most ? rows : most;
+    }
+    return most;
+}
+
+/* Pretokenize+count time against counting threads (plots/pretokenize_threads
+ * .gp): one panel per counting strategy of which some slice has two thread
+ * counts or more, one series per slice (every family: a slice keeps its
+ * colour in every panel). No file when no strategy has. Variables xmin and
+ * xmax: the threads range. */
+static bool figure_threads(const report_index *ix, report_files *files, char *err,
+                           size_t err_len)
+{
+    char name[160], title[64], var[32];
+    plot_name(name, sizeof name, "pretokenize", "threads");
+    figure f;
+    if (!figure_open(&f, err, err_len))
+        return false;
+    bool ok = true;
+    for (size_t s = 0; ok && s < ix->n_slices; s++) {
+        snprintf(var, sizeof var, "series%zu", s + 1);
+        ok = gnuplot_set_string(f.vars, var, ix->slices[s].name, err, err_len);
+    }
+    fprintf(f.vars, "nseries=%zu\n", ix->n_slices);
+    double xmin = INFINITY, xmax = 0;
+    for (size_t c = 0; ok && c < ix->n_countings; c++) {
+        long start = ftell(f.dat);
+        if (write_threads_panel(ix, f.dat, c, &xmin, &xmax) < 2) {
+            fseek(f.dat, start, SEEK_SET); /* no slice with two thread counts */
+            continue;
+        }
+        snprintf(title, sizeof title, "counting: %s", ix->countings[c]);
+        ok = add_panel_title(&f, title, err, err_len);
+    }
+    if (!ok || f.n_panels == 0) {
+        figure_free(&f);
+        return ok;
+    }
+    fprintf(f.vars, "xmin=%.17g\nxmax=%.17g\n", xmin, xmax);
+    return figure_draw(&f, "pretokenize_threads", name, files, err, err_len);
 }
 
 /* Every figure of every corpus family, then the profiles. One gnuplot run per
@@ -407,6 +483,8 @@ bool plots_make(const report_index *ix, report_files *files, char *err, size_t e
                                               ix->reference, false, err, err_len))
             return false;
     }
+    if (!figure_threads(ix, files, err, err_len))
+        return false;
     for (size_t s = 0; s < ix->n_slices; s++)
         for (size_t v = 0; v < ix->n_vocab; v++)
             if (!figure_profile(ix, files, ix->slices[s].name, ix->vocab[v], err, err_len))

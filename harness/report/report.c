@@ -5,8 +5,9 @@
  * vocab size, one row per corpus size and one column per trainer; cells are
  * the median total time with the merge loop's share in parentheses. Then the
  * speedup over the reference (naive), memory with the input/trainer split,
- * the work counters, the corpus statistics in the SPEC §1 legend, and the
- * per-merge profiles. Every figure comes from the JSON; nothing is measured
+ * the work counters, the corpus statistics in the SPEC §1 legend,
+ * pretokenize+count by counting strategy × threads (with its figure against
+ * threads), and the per-merge profiles. Every figure comes from the JSON; nothing is measured
  * here.
  *
  * A cell that did not finish shows why: "timeout" (ran past the limit),
@@ -30,6 +31,7 @@
 #include "report/report.h"
 #include "base/signals.h"
 #include "base/untrusted.h"
+#include "input/count.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -225,42 +227,6 @@ static void section_verification(FILE *f, const bench_results *r)
             ok, by_ref, by_agreement, unverified, wrong, wrong ? " (marked ✗ below)" : "");
 }
 
-/* Whether rec is a finished run of a built-in trainer on slice s counted
- * with `threads` threads (an external trainer's phases are not ours). */
-static bool counted_with(const bench_record *rec, const report_slice *s, uint64_t threads)
-{
-    return strcmp(rec->corpus, s->name) == 0 && record_finished(rec) && !rec->external &&
-           rec->threads == threads;
-}
-
-/* Pretokenize+count throughput on a slice with `threads` counting threads, in
- * MB/s: n over the median of the pretokenize phase across every repetition
- * of every finished run on it (each run reads and counts the same bytes
- * again). 0 when none finished. */
-static double pretokenize_rate(const report_index *ix, const report_slice *s, uint64_t bytes,
-                               uint64_t threads)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < ix->r->n_records; i++) {
-        const bench_record *rec = &ix->r->records[i];
-        if (counted_with(rec, s, threads))
-            n += rec->n_reps;
-    }
-    run_times *all = n ? malloc(n * sizeof *all) : NULL;
-    if (!all)
-        return 0;
-    n = 0;
-    for (size_t i = 0; i < ix->r->n_records; i++) {
-        const bench_record *rec = &ix->r->records[i];
-        if (counted_with(rec, s, threads))
-            for (size_t k = 0; k < rec->n_reps; k++)
-                all[n++] = rec->reps[k];
-    }
-    double median = bench_summarize(all, n, PHASE_PRETOKENIZE).median;
-    free(all);
-    return median > 0 ? (double)bytes / MB / median : 0;
-}
-
 /* "latin 54%, cjk 14%, …": the scripts of at least 0.5% of the pretokenized
  * bytes, most first; "—" when the record has none. O(SCRIPT_COUNT²). */
 static void fmt_scripts(const bench_record *rec, char *out, size_t len)
@@ -312,7 +278,8 @@ static void section_corpora(FILE *f, const report_index *ix)
                "n = bytes read, W = distinct pretokens (words), M = Σ len(w) over distinct "
                "words (symbols before any merge), L = M/W (SPEC §1). Pretokenize+count: n "
                "over the median time of that phase across every repetition of every run on "
-               "the slice, with the fewest counting threads of the grid.\n\n"
+               "the slice counted as its first run was (the grid's fewest counting threads "
+               "and first counting strategy).\n\n"
                "| corpus | n (MB) | pretokens | W | M | L = M/W | pretokenize+count (MB/s) "
                "| input RSS (MB) | word table (MB) |\n"
                "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -325,9 +292,9 @@ static void section_corpora(FILE *f, const report_index *ix)
         char in[32], wt[32], rate[32] = "—";
         fmt_mb(rec->input_rss_bytes, in, sizeof in);
         fmt_mb(rec->word_table_bytes, wt, sizeof wt);
-        double mb_per_s = pretokenize_rate(ix, &ix->slices[i], rec->corpus_bytes, rec->threads);
-        if (mb_per_s > 0)
-            snprintf(rate, sizeof rate, "%.0f", mb_per_s);
+        const report_pretok *g = report_pretok_find(ix, i, report_counting_of(rec), rec->threads);
+        if (g && g->time.median > 0)
+            snprintf(rate, sizeof rate, "%.0f", (double)rec->corpus_bytes / MB / g->time.median);
         fprintf(f, "| %s | %.2f | %llu | %llu | %llu | %.2f | %s | %s | %s |\n",
                 ix->slices[i].name, (double)rec->corpus_bytes / MB,
                 (unsigned long long)rec->pretokens, (unsigned long long)rec->words_distinct,
@@ -338,82 +305,75 @@ static void section_corpora(FILE *f, const report_index *ix)
     table_composition(f, ix);
 }
 
-/* The smallest peak RSS among the finished runs on s with `threads` threads:
- * the run whose trainer added least, closest to what counting itself needs. */
-static uint64_t lowest_peak(const report_index *ix, const report_slice *s, uint64_t threads,
-                            const char **counting)
+/* Whether some slice was counted in more than one way the Pretokenization
+ * table shows (two strategies, or two thread counts). O(groups). */
+static bool counted_several_ways(const report_index *ix)
 {
-    uint64_t lowest = 0;
-    for (size_t i = 0; i < ix->r->n_records; i++) {
-        const bench_record *rec = &ix->r->records[i];
-        if (counted_with(rec, s, threads) && (!lowest || rec->peak_rss_bytes < lowest)) {
-            lowest = rec->peak_rss_bytes;
-            *counting = rec->counting[0] ? rec->counting : "serial";
-        }
+    size_t ways = 0;
+    for (size_t i = 0; i < ix->n_pretok; i++) {
+        const report_pretok *g = &ix->pretok[i];
+        if (i > 0 && g->slice != ix->pretok[i - 1].slice)
+            ways = 0;
+        ways += report_threads_shown(g->threads);
+        if (ways > 1)
+            return true;
     }
-    return lowest;
-}
-
-/* The threads values of the built-in trainers' runs on s, ascending, at most `max`. */
-static size_t threads_values(const report_index *ix, const report_slice *s, uint64_t *values,
-                             size_t max)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < ix->r->n_records; i++) {
-        const bench_record *rec = &ix->r->records[i];
-        if (strcmp(rec->corpus, s->name) != 0 || !record_finished(rec) || rec->external)
-            continue;
-        size_t at = 0;
-        while (at < n && values[at] < rec->threads)
-            at++;
-        if ((at < n && values[at] == rec->threads) || n == max)
-            continue;
-        memmove(values + at + 1, values + at, (n - at) * sizeof *values);
-        values[at] = rec->threads;
-        n++;
-    }
-    return n;
+    return false;
 }
 
 /*
- * Pretokenize+count by counting threads (the grid's `threads`): throughput,
- * speedup over the fewest threads, parallel efficiency (speedup / threads),
- * and the lowest peak RSS of a run. Left out when every run used one value.
+ * Pretokenize+count by counting strategy and threads (the grid's `counting`
+ * and `threads`): the median time, throughput, speedup over the strategy's
+ * fewest threads, parallel efficiency, and the lowest peak RSS of a run; then
+ * the figure of time against threads. Left out when every slice was counted
+ * one way. O(groups).
  */
-static void section_pretokenization(FILE *f, const report_index *ix)
+static void section_pretokenization(FILE *f, const report_index *ix, const report_files *files)
 {
-    bool any = false;
-    for (size_t i = 0; i < ix->n_slices && !any; i++) {
-        uint64_t values[8];
-        any = threads_values(ix, &ix->slices[i], values, 8) > 1;
-    }
-    if (!any)
+    if (!counted_several_ways(ix))
         return;
     fprintf(f, "## Pretokenization\n\n"
-               "Pretokenize+count (read excluded) by counting threads: n over the median "
-               "time of the phase across every repetition of every run; speedup over the "
-               "fewest threads; parallel efficiency = speedup / threads; peak RSS of the "
-               "run whose trainer added least. Every strategy and thread count gives the "
-               "same word table (docs/algorithms.md).\n\n"
-               "| corpus | counting | threads | MB/s | speedup | efficiency | peak RSS (MB) |\n"
-               "|---|---|---:|---:|---:|---:|---:|\n");
-    for (size_t i = 0; i < ix->n_slices; i++) {
-        const report_slice *s = &ix->slices[i];
-        uint64_t values[8];
-        size_t n = threads_values(ix, s, values, 8);
-        double base = n ? pretokenize_rate(ix, s, s->bytes, values[0]) : 0;
-        for (size_t k = 0; k < n; k++) {
-            const char *counting = "serial";
-            char peak[32];
-            fmt_mb(lowest_peak(ix, s, values[k], &counting), peak, sizeof peak);
-            double rate = pretokenize_rate(ix, s, s->bytes, values[k]);
-            double speedup = base > 0 ? rate / base : 0;
-            unsigned threads = values[k] ? (unsigned)values[k] : 1;
-            fprintf(f, "| %s | %s | %u | %.0f | %.2f× | %.0f%% | %s |\n", s->name, counting,
-                    threads, rate, speedup, 100 * speedup / threads, peak);
+               "Pretokenize+count (read excluded) by counting strategy and threads: the median "
+               "time of the phase across every repetition of every finished run, and n over it; "
+               "speedup over the same strategy with its fewest threads; parallel efficiency = "
+               "speedup ÷ (threads ÷ those fewest threads); peak RSS of the run whose trainer "
+               "added least. Every strategy and thread count gives the same word table "
+               "(docs/algorithms.md). Runs whose thread count is not recorded, or is not one "
+               "`--threads` accepts (1 to %d), are left out.\n\n"
+               "| corpus | counting | threads | pretokenize+count (s) | MB/s | speedup "
+               "| efficiency | peak RSS (MB) |\n"
+               "|---|---|---:|---:|---:|---:|---:|---:|\n",
+            COUNT_MAX_THREADS);
+    const report_pretok *base = NULL; /* the fewest threads of the row's slice and strategy */
+    for (size_t i = 0; i < ix->n_pretok; i++) {
+        const report_pretok *g = &ix->pretok[i];
+        if (!report_threads_shown(g->threads))
+            continue;
+        if (!base || base->slice != g->slice || base->counting != g->counting)
+            base = g;
+        const report_slice *s = &ix->slices[g->slice];
+        char seconds[32], rate[32] = "—", speedup[32] = "—", efficiency[32] = "—", peak[32] = "—";
+        fmt_seconds(g->time.median, seconds, sizeof seconds);
+        if (g->time.median > 0) {
+            double x = base->time.median / g->time.median;
+            snprintf(rate, sizeof rate, "%.0f", (double)s->bytes / MB / g->time.median);
+            if (base->time.median > 0) {
+                snprintf(speedup, sizeof speedup, "%.2f×", x);
+                snprintf(efficiency, sizeof efficiency, "%.0f%%",
+                         100 * x * (double)base->threads / (double)g->threads);
+            }
         }
+        if (g->lowest_peak)
+            fmt_mb(g->lowest_peak, peak, sizeof peak);
+        fprintf(f, "| %s | %s | %llu | %s | %s | %s | %s | %s |\n", s->name,
+                ix->countings[g->counting], (unsigned long long)g->threads, seconds, rate,
+                speedup, efficiency, peak);
     }
     fputc('\n', f);
+    embed_plot(f, files, "pretokenize", "threads",
+               "Median pretokenize+count time against counting threads, one line per corpus "
+               "slice, one panel per counting strategy (log-log; bars: min–max over every "
+               "repetition; dashed: ideal scaling from the fewest threads, time ∝ 1/threads).");
 }
 
 /* V − 256 − S as the records of this vocab size state it. */
@@ -753,7 +713,7 @@ bool report_write(const bench_results *r, const char *dir, char *err, size_t err
         section_context(f, r);
         section_verification(f, r);
         section_corpora(f, &ix);
-        section_pretokenization(f, &ix);
+        section_pretokenization(f, &ix, &files);
         section_times(f, &ix, &files);
         section_speedup(f, &ix, &files);
         section_memory(f, &ix, &files);

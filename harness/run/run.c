@@ -191,8 +191,9 @@ bool run_training_on(const run_config *cfg, run_input *in, double start, run_out
         if (cfg->progress)
             cfg->progress->on_progress(cfg->progress->ctx, RUN_PHASE_SETUP, view.n_words, 0);
         double before_setup = clock_now();
-        bpe_status status = bpe_train(cfg->trainer, &view, out->max_merges, &observer,
-                                      &out->result);
+        bpe_config config = {.max_merges = out->max_merges,
+                             .threads = cfg->threads ? cfg->threads : 1};
+        bpe_status status = bpe_train(cfg->trainer, &view, &config, &observer, &out->result);
         double after = clock_now();
         if (clock.profile_failed) { /* a partial profile would mislead: drop it */
             free(clock.merge_seconds);

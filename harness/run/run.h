@@ -27,7 +27,7 @@ typedef struct {
     uint64_t max_bytes;          /* 0 for all, else a word-safe prefix */
     pretok_config pretok;        /* specials, pattern, invalid-UTF-8 mode */
     const count_strategy *counting; /* how to count the words; NULL: serial */
-    unsigned threads;            /* threads counting (and setup) may use; 0 means 1 */
+    unsigned threads;            /* threads counting and the trainer's setup may use; 0 means 1 */
     const bpe_trainer *trainer;  /* which trainer */
     uint64_t vocab_size;         /* V; merges = V − 256 − S */
     bool profile;                /* record time and A_i for each merge */

@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""check.py REPORT_DIR WORK_DIR — report.html, drawn by headless Chromium.
+"""check.py REPORT_DIR WORK_DIR FIGURES — report.html, drawn by headless Chromium.
+
+report.html must hold exactly FIGURES figures, one for each SVG in
+REPORT_DIR/plots (none left out of the page, none missing from plots/).
 
 Renders the whole page once (WORK_DIR/page.png, to look at), then every
 figure of the page alone: the page's own head (its style and its
@@ -58,9 +61,9 @@ def drawn(png_path, width, height):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: check.py REPORT_DIR WORK_DIR")
-    report, work = sys.argv[1], sys.argv[2]
+    if len(sys.argv) != 4 or not sys.argv[3].isdigit():
+        sys.exit("usage: check.py REPORT_DIR WORK_DIR FIGURES")
+    report, work, expected = sys.argv[1], sys.argv[2], int(sys.argv[3])
     os.makedirs(work, exist_ok=True)
     page = open(os.path.join(report, "report.html"), encoding="utf-8").read()
     head = page[:page.index("<main>") + len("<main>")]
@@ -71,6 +74,10 @@ def main():
     bodies = re.findall(r'(<figure id="fig-\d+".*?</figure>\n)', page, re.S)
     if not figures:
         sys.exit("html-check: report.html has no figure")
+    svgs = sorted(n for n in os.listdir(os.path.join(report, "plots")) if n.endswith(".svg"))
+    if len(figures) != expected or len(svgs) != expected:
+        sys.exit("html-check: report.html has %d figures and plots/ %d SVGs (%s), expected %d"
+                 % (len(figures), len(svgs), ", ".join(svgs), expected))
 
     render(os.path.join(report, "report.html"), os.path.join(work, "page.png"), 1280, 16000)
 
