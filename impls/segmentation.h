@@ -2,7 +2,8 @@
  * segmentation.h — every word's current tokens, in one flat array: the
  * working copy of the input that naive.c, incremental.c, inverted_index.c
  * and heap.c rewrite merge after merge. (linked_list.c keeps words as
- * linked lists of nodes instead.)
+ * linked lists of nodes instead, and cache_aware.c puts each word's length
+ * and count right before its tokens.)
  *
  * Idea. Before any merge, word w is the sequence of its bytes, one token per
  * byte. A merge replaces some adjacent pairs (a, b) with one token ab, so a
