@@ -53,7 +53,7 @@ enum {
 };
 
 /* Whether DIR/name and the temporary names beside it fit in PATH_MAX: a
- * longer path would be refused by the system (or, cut to fit a buffer,
+ * longer path would be refused by the kernel (or, cut to fit a buffer,
  * name another file), so it is refused here first, with a reason. O(1). */
 static bool path_fits(const char *dir, const char *name, char *err, size_t err_len)
 {
