@@ -52,12 +52,14 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libbpebench.a
 	$(CC) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 
 # test_tokenizer_files makes chosen rename() calls of the library fail,
-# test_results chosen malloc() calls, and test_initialpairs chosen
-# allocations and thread starts, in any thread.
+# test_results chosen malloc() calls, and test_initialpairs and test_counting
+# chosen allocations and thread starts, in any thread (tests/failalloc.h).
+FAILALLOC_TESTS := $(BUILD)/tests/test_initialpairs $(BUILD)/tests/test_counting
 $(BUILD)/tests/test_tokenizer_files: LDLIBS += -Wl,--wrap=rename
 $(BUILD)/tests/test_results: LDLIBS += -Wl,--wrap=malloc
-$(BUILD)/tests/test_initialpairs: LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
-    -Wl,--wrap=pthread_create
+$(FAILALLOC_TESTS): $(BUILD)/tests/failalloc.o
+$(FAILALLOC_TESTS): LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
+    -Wl,--wrap=aligned_alloc,--wrap=pthread_create
 # test_progress runs train on a pseudo-terminal (openpty, forkpty: libutil).
 $(BUILD)/tests/test_progress: LDLIBS += -lutil
 

@@ -20,6 +20,7 @@
 #include "input/count.h"
 #include "input/cut.h"
 #include "base/prng.h"
+#include "failalloc.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -400,6 +401,68 @@ static void test_real_slices(void **state)
     free_files(files, N(names));
 }
 
+/* count_with, with `mode` armed while the strategy counts (and only then). */
+static void count_failing(const count_strategy *s, const count_request *req, failure_mode mode,
+                          long nth, counted *out)
+{
+    memset(out, 0, sizeof *out);
+    assert_true(word_table_init(&out->table));
+    fail_from_now(mode, nth);
+    out->ok = s->count(req, &out->table, &out->report, out->err, sizeof out->err);
+    fail_nothing();
+}
+
+/* The parallel strategy when memory or threads run out (failalloc.h): the
+ * n-th allocation fails for every n, in whichever thread it falls (the
+ * workers' copies of new words, the merged table, their own tables...), or
+ * every allocation off the main thread, or every thread start. The count
+ * either fails with one line about memory or a lock, or (when only a thread
+ * start failed, and that thread's segments went to the others) gives
+ * serial's table; it never hangs, and under ASan it frees everything. */
+static void test_parallel_out_of_memory(void **state)
+{
+    (void)state;
+    char *files[2];
+    write_files(files, "g", 2, 6000, false, 21);
+    pretok_config cfg = {.specials = DEFAULT_SPECIALS, .n_specials = 1, .pattern = "gpt2"};
+    count_request req = {.files = files, .n_files = 2, .pretok = &cfg, .threads = 1,
+                         .chunk_bytes = 300};
+    counted reference, c;
+    count_with(count_strategies[0], &req, &reference);
+    assert_true(reference.ok);
+    const count_strategy *parallel = count_strategy_find("parallel");
+    size_t failures = 0;
+    for (req.threads = 2; req.threads <= 3; req.threads++) {
+        for (long nth = 1;; nth++) {
+            assert_true(nth < 100000);
+            count_failing(parallel, &req, FAIL_NTH, nth, &c);
+            bool reached = fail_reached();
+            if (c.ok) {
+                assert_same_count(&reference, &c, "parallel, one allocation failed");
+            } else {
+                failures++;
+                if (!strstr(c.err, "out of memory") && !strstr(c.err, "lock"))
+                    fail_msg("allocation %ld of %u threads failed: %s", nth, req.threads, c.err);
+                assert_null(strchr(c.err, '\n'));
+            }
+            free_counted(&c);
+            if (!reached)
+                break;
+        }
+        count_failing(parallel, &req, FAIL_OFF_MAIN, 0, &c);
+        if (c.ok)
+            assert_same_count(&reference, &c, "parallel, workers out of memory");
+        free_counted(&c);
+        count_failing(parallel, &req, FAIL_THREAD_STARTS, 0, &c);
+        assert_same_count(&reference, &c, "parallel, no thread could start");
+        free_counted(&c);
+    }
+    print_message("parallel: %zu counts failed for want of memory, each cleanly\n", failures);
+    assert_true(failures > 100); /* the loop did reach the allocations in the threads */
+    free_counted(&reference);
+    free_files(files, 2);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -415,9 +478,11 @@ static int teardown(void **state)
 
 int main(void)
 {
+    fail_set_main_thread();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_safe_cut_keeps_the_pieces),
         cmocka_unit_test(test_unsafe_newlines_are_refused),
+        cmocka_unit_test(test_parallel_out_of_memory),
         cmocka_unit_test(test_ascii_fast_path_changes_nothing),
         cmocka_unit_test(test_generated_files),
         cmocka_unit_test(test_dedup_sees_repeated_chunks),

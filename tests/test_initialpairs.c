@@ -13,9 +13,8 @@
  *      that would catch threads concatenated out of order. On seeded random
  *      tables (tiny ones, so some threads get one word or none; awkward
  *      bytes; repeated words) and on real corpus slices.
- *   2. Out of memory: this program is linked with -Wl,--wrap for malloc,
- *      calloc, realloc and pthread_create (see the Makefile), so the calls
- *      of the library come through the wrappers below, which can fail them:
+ *   2. Out of memory: this program is linked with failalloc.o (failalloc.h),
+ *      so the library's allocations and thread starts can be failed:
  *      the n-th allocation for every n (in whichever thread it falls), every
  *      allocation made off the main thread (a worker's), or every thread
  *      start. A failed call must return false (a trainer's create NULL, so
@@ -26,85 +25,13 @@
  */
 #include "initialpairs.h"
 #include "base/prng.h"
+#include "failalloc.h"
 #include "testutil.h"
 
-#include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-
-/* ------------------------------------------------- failing on purpose */
-
-/* What the wrappers fail. */
-typedef enum {
-    FAIL_NOTHING,       /* every call goes through */
-    FAIL_NTH,           /* the allocation numbered `countdown` from the arming, then none */
-    FAIL_OFF_MAIN,      /* every allocation made off the main thread */
-    FAIL_THREAD_STARTS, /* every pthread_create */
-} failure_mode;
-
-static _Atomic int mode = FAIL_NOTHING; /* read by every thread that allocates */
-static atomic_long countdown;           /* FAIL_NTH: allocations left before the one that fails */
-static pthread_t main_thread;           /* set once in main, before any other thread */
-
-/* Whether this allocation is to fail. */
-static bool fail_now(void)
-{
-    switch (atomic_load(&mode)) {
-    case FAIL_NTH:
-        return atomic_fetch_sub(&countdown, 1) == 1;
-    case FAIL_OFF_MAIN:
-        return !pthread_equal(pthread_self(), main_thread);
-    default:
-        return false;
-    }
-}
-
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg);
-void *__wrap_malloc(size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t size);
-int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg);
-
-void *__wrap_malloc(size_t size)
-{
-    return fail_now() ? NULL : __real_malloc(size);
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    return fail_now() ? NULL : __real_calloc(n, size);
-}
-
-void *__wrap_realloc(void *p, size_t size)
-{
-    return fail_now() ? NULL : __real_realloc(p, size);
-}
-
-int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg)
-{
-    if (atomic_load(&mode) == FAIL_THREAD_STARTS)
-        return EAGAIN; /* what pthread_create says when no thread can be had */
-    return __real_pthread_create(t, a, f, arg);
-}
-
-/* Arms a failure; disarmed by fail_nothing. */
-static void fail_from_now(failure_mode m, long nth)
-{
-    atomic_store(&countdown, nth);
-    atomic_store(&mode, m);
-}
-
-static void fail_nothing(void)
-{
-    atomic_store(&mode, FAIL_NOTHING);
-}
 
 /* ------------------------------------------------------------ the model */
 
@@ -452,7 +379,7 @@ static void threads_that_cannot_start_change_nothing(void **state)
 
 int main(void)
 {
-    main_thread = pthread_self();
+    fail_set_main_thread();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_tables_match_the_serial_pass),
         cmocka_unit_test(edge_tables_match_the_serial_pass),

@@ -1,14 +1,23 @@
 /*
  * count_parallel.c — counting on every core: the corpus is cut into segments
  * at safe places (cut.h), N threads pretokenize segments into word tables of
- * their own, and the tables are merged at the end in segment order, so the
- * result is serial's table, word for word and in the same order.
+ * their own, and the words are merged into one table in segment order while
+ * the threads count, so the result is serial's table, word for word and in
+ * the same order.
  *
  * Idea (seed 004's thread-local statistics, seed 001's V3 "parallel
  * pretokenization", seed 002's persistent workers): pretokenizing one piece
  * of text needs nothing from any other piece once the cut is safe, so the
  * work splits with no locks; each thread counts into its own table (no
- * shared hash table, no atomic increments), and one pass merges them.
+ * shared hash table, no atomic increments). What is left is the merge, and
+ * Amdahl's law says it decides the speedup: merged at the end, after every
+ * thread had stopped, it was 0.025 s of multilingual's 0.15 s on two threads
+ * (312,490 distinct words; most of it page faults and cache misses in the
+ * growing table). So it is done *while the others count*: whichever thread
+ * finishes a segment merges every finished segment it can, in order, and
+ * then takes the next one. The merge costs the same CPU, but on the critical
+ * path it costs 1/N of that, because dynamic scheduling hands the merging
+ * thread fewer segments.
  *
  * Structures:
  *   - segments: (file, byte range) in corpus order, ~SEGMENT_BYTES each,
@@ -18,29 +27,37 @@
  *     segments in order from one atomic counter (dynamic scheduling: a slow
  *     segment, e.g. Chinese text, does not hold the others back), read them
  *     with pread and stream them through their pretokenizer;
- *   - per segment, which worker counted it and the range of that worker's
- *     table entries first seen in it.
+ *   - per segment, which worker counted it, the range of that worker's table
+ *     entries first seen in it, and a copy of those new words (the worker's
+ *     table moves when it grows, so the merging thread reads the copy),
+ *     published by a release store of `done`;
+ *   - the merged table `words`, its cursor `merged` (segments before it are
+ *     in) and the lock that lets one thread at a time advance it; per segment,
+ *     the merged index of each of its new words.
  * Invariant (what makes the order serial's): a worker takes segments in
  * increasing order, so the entries of its table first seen in segment s are
  * exactly the words that occur in s and in none of its earlier segments.
- * Merging, segment by segment, those entries (with the worker's whole count)
- * adds each word when its globally first segment comes, in the order it
- * appears there: first-seen order. Counts add up because every occurrence
- * was counted by exactly one worker.
+ * Merging, segment by segment, those words adds each word when its globally
+ * first segment comes, in the order it appears there: first-seen order. The
+ * counts come last: when every thread has stopped, each worker entry's final
+ * count is added to the merged word its segment recorded. Every occurrence
+ * was counted by exactly one worker, so the sums are serial's counts.
  * Errors: the first failing segment (in corpus order) stops the taking of
  * later ones; its message is the one serial would give, with offsets in the
  * whole file (pretok_begin_at).
  *
- * Complexity: O(n / N + Σ_t W_t) time with N threads — the merge, Σ_t W_t
- * hash inserts (W_t: distinct words of thread t), and the planning reads
- * (SEARCH_BYTES per segment) are the serial part (Amdahl, docs/algorithms.md).
- * Memory: O(Σ_t (W_t + M_t) + W + M + N · READ_BYTES).
+ * Complexity: O(n / N + Σ_t W_t) time with N threads. The serial part is the
+ * planning reads (SEARCH_BYTES per segment), the merge of the segments that
+ * finish last, and the count pass (Σ_t W_t adds, no hashing); the merge of
+ * Σ_t W_t words (W_t: distinct words of thread t) overlaps the counting.
+ * Memory: O(Σ_t (W_t + M_t) + W + M + N · READ_BYTES), plus the copies of
+ * segments finished but not yet merged.
  *
- * Leaves out: a parallel merge (partitioning words by hash would parallelize
- * it but lose the order without a sort); standard input, which is read as one
- * stream (the serial strategy counts it; the report says so); cuts inside text
- * for a user pattern (only special tokens and file boundaries are provably
- * safe for it, cut.h; the report says so).
+ * Leaves out: a parallel merge (partitioning words by hash would spread the
+ * merge itself over the threads but lose the order without a sort); standard
+ * input, which is read as one stream (the serial strategy counts it; the
+ * report says so); cuts inside text for a user pattern (only special tokens
+ * and file boundaries are provably safe for it, cut.h; the report says so).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "input/count.h"
@@ -59,7 +76,7 @@
 #include <unistd.h>
 
 enum {
-    SEGMENT_BYTES = 1 << 20, /* nominal segment size (unless the request says): many per thread */
+    SEGMENT_BYTES = 1 << 18, /* nominal segment size (unless the request says): many per thread */
     READ_BYTES = 1 << 20,    /* bytes per pread of a segment */
     SEARCH_BYTES = 16 << 10, /* how far past a nominal boundary a safe cut is looked for */
     ERR_BYTES = 1024,        /* a worker's error message */
@@ -84,6 +101,11 @@ typedef struct {
     unsigned owner;          /* the worker that counted it */
     size_t first_entry;      /* owner's table size when it began */
     size_t end_entry;        /* owner's table size when it ended */
+    word_entry *fresh;       /* copies of the owner's entries [first_entry, end_entry), offsets
+                              * into fresh_bytes; owned; freed once merged */
+    uint8_t *fresh_bytes;    /* those words' bytes, back to back; owned; freed once merged */
+    uint32_t *merged_index;  /* per new word, its index in the merged table; owned */
+    atomic_bool done;        /* counted and copied: the fields above may be read (release) */
 } segment;
 
 typedef struct plan plan;
@@ -116,6 +138,10 @@ struct plan {
     atomic_size_t next;       /* the next segment to take */
     atomic_size_t stop;       /* segments from here on are not taken (the first failure) */
     atomic_uint_fast64_t bytes_read; /* by every worker so far, for req->on_bytes */
+    pthread_mutex_t merge_lock; /* held by the thread advancing `merged` */
+    word_table *words;        /* the merged table, filled in segment order (borrowed) */
+    size_t merged;            /* segments before this one are in `words` (under merge_lock) */
+    bool merge_failed;        /* out of memory in the merge: `merged` stops (under merge_lock) */
 };
 
 /* ------------------------------------------------------------- planning */
@@ -127,7 +153,9 @@ static bool add_segment(plan *pl, size_t file, uint64_t start, uint64_t end)
     if (!grown)
         return false;
     pl->segments = grown;
-    pl->segments[pl->n_segments++] = (segment){.file = file, .start = start, .end = end};
+    segment *seg = &pl->segments[pl->n_segments++];
+    *seg = (segment){.file = file, .start = start, .end = end};
+    atomic_init(&seg->done, false);
     return true;
 }
 
@@ -285,6 +313,116 @@ static void stop_from(plan *pl, size_t s)
         ;
 }
 
+/* ------------------------------------------------------------- merging */
+
+/* How far ahead the merge prefetches the slot (or entry) it will touch. */
+enum { MERGE_PREFETCH = 8 };
+
+/*
+ * Copies the words first seen in segment `seg` out of the worker's table,
+ * which moves when it grows, and publishes them to the merging thread.
+ * They are the table's last entries, and their bytes the arena's last bytes.
+ * O(new words + their bytes).
+ */
+static bool hand_off(worker *w, segment *seg)
+{
+    size_t n = seg->end_entry - seg->first_entry;
+    if (n > 0) { /* a segment with no new word has nothing to copy */
+        const word_entry *from = w->table.entries + seg->first_entry;
+        uint64_t base = from[0].offset;
+        size_t bytes = (size_t)(w->table.arena_used - base);
+        seg->fresh = malloc(n * sizeof *seg->fresh);
+        seg->fresh_bytes = malloc(bytes ? bytes : 1);
+        seg->merged_index = malloc(n * sizeof *seg->merged_index);
+        if (!seg->fresh || !seg->fresh_bytes || !seg->merged_index)
+            return set_error(w->err, sizeof w->err, "out of memory counting words with %u "
+                             "threads; try --threads 1", w->plan->n_workers);
+        memcpy(seg->fresh_bytes, w->table.arena + base, bytes);
+        for (size_t k = 0; k < n; k++) {
+            seg->fresh[k] = from[k];
+            seg->fresh[k].offset -= base;
+        }
+    }
+    atomic_store_explicit(&seg->done, true, memory_order_release);
+    return true;
+}
+
+/* Adds segment seg's new words to the merged table with no count yet,
+ * remembering where each went; frees the copies. O(new words). */
+static bool merge_segment(plan *pl, segment *seg)
+{
+    size_t n = seg->end_entry - seg->first_entry;
+    for (size_t k = 0; k < n; k++) {
+        if (k + MERGE_PREFETCH < n)
+            word_table_prefetch(pl->words, seg->fresh[k + MERGE_PREFETCH].hash);
+        const word_entry *we = &seg->fresh[k];
+        size_t at = word_table_insert(pl->words, seg->fresh_bytes + we->offset, we->len,
+                                      we->hash, 0);
+        if (at == SIZE_MAX)
+            return false;
+        seg->merged_index[k] = (uint32_t)at;
+    }
+    free(seg->fresh);
+    free(seg->fresh_bytes);
+    seg->fresh = NULL;
+    seg->fresh_bytes = NULL;
+    return true;
+}
+
+/* Merges every finished segment from `merged` on, in order, up to the first
+ * unfinished one. The caller holds merge_lock, or every worker has stopped. */
+static void advance_merge(plan *pl)
+{
+    while (!pl->merge_failed && pl->merged < pl->n_segments &&
+           atomic_load_explicit(&pl->segments[pl->merged].done, memory_order_acquire)) {
+        if (merge_segment(pl, &pl->segments[pl->merged]))
+            pl->merged++;
+        else
+            pl->merge_failed = true;
+    }
+    if (pl->merge_failed)
+        stop_from(pl, 0); /* the count cannot succeed: take no more segments */
+}
+
+/* Advances the merge unless another thread is doing it (that thread then
+ * finds this worker's segment too, or the final call after the join does). */
+static void try_merge(plan *pl)
+{
+    if (pthread_mutex_trylock(&pl->merge_lock) != 0)
+        return;
+    advance_merge(pl);
+    pthread_mutex_unlock(&pl->merge_lock);
+}
+
+/*
+ * After every worker has stopped: merges the segments left, then adds each
+ * worker entry's final count to the merged word its segment recorded. The
+ * adds are plain (no hashing); the merged entry is prefetched
+ * MERGE_PREFETCH words ahead. O(Σ_t W_t).
+ */
+static bool finish_merge(plan *pl, char *err, size_t err_len)
+{
+    advance_merge(pl);
+    if (pl->merge_failed)
+        return set_error(err, err_len, "out of memory merging the threads' word tables "
+                         "(%zu distinct words so far); try --threads 1", pl->words->n_entries);
+    for (size_t s = 0; s < pl->n_segments; s++) {
+        const segment *seg = &pl->segments[s];
+        size_t n = seg->end_entry - seg->first_entry;
+        if (n == 0)
+            continue;
+        const word_entry *counted = pl->workers[seg->owner].table.entries + seg->first_entry;
+        for (size_t k = 0; k < n; k++) {
+            if (k + MERGE_PREFETCH < n)
+                __builtin_prefetch(&pl->words->entries[seg->merged_index[k + MERGE_PREFETCH]]);
+            if (!word_table_add_count(pl->words, seg->merged_index[k], counted[k].count))
+                return set_error(err, err_len, "a word occurs more than 2^64 - 1 times in all; "
+                                 "train on less text");
+        }
+    }
+    return true;
+}
+
 /* A worker's loop: take the next segment until none is left or an earlier
  * one failed. */
 static void *work(void *arg)
@@ -295,12 +433,15 @@ static void *work(void *arg)
         size_t s = atomic_fetch_add(&pl->next, 1);
         if (s >= pl->n_segments || s >= atomic_load(&pl->stop))
             break;
-        if (!count_segment(w, s)) {
+        bool merging = pl->n_workers > 1; /* one worker's table is the result as it is */
+        if (!count_segment(w, s) || (merging && !hand_off(w, &pl->segments[s]))) {
             w->failed = true;
             w->failed_segment = s;
             stop_from(pl, s);
             break;
         }
+        if (merging)
+            try_merge(pl);
     }
     return NULL;
 }
@@ -349,45 +490,6 @@ static const char *first_error(const plan *pl)
     return first ? first->err : pl->plan_err[0] ? pl->plan_err : NULL;
 }
 
-/* How far ahead the merge prefetches the slot of the word it will add. */
-enum { MERGE_PREFETCH = 8 };
-
-/*
- * Merges the workers' tables into `words` in segment order (see the top).
- * This is the serial part, so it is made cheap: the table is sized first
- * (entries and bytes for Σ_t W_t words, slots for the largest W_t: it grows
- * at most a little), and each word's slot is prefetched MERGE_PREFETCH words
- * ahead — the hashes are stored, and a lookup in a table larger than the
- * cache otherwise waits for memory every time. O(Σ_t W_t).
- */
-static bool merge_tables(const plan *pl, word_table *words, char *err, size_t err_len)
-{
-    size_t entries = 0, largest = 0;
-    uint64_t bytes = 0;
-    for (unsigned i = 0; i < pl->n_workers; i++) {
-        const word_table *t = &pl->workers[i].table;
-        entries += t->n_entries;
-        bytes += t->arena_used;
-        largest = t->n_entries > largest ? t->n_entries : largest;
-    }
-    if (!word_table_reserve(words, entries, bytes, largest))
-        return set_error(err, err_len, "out of memory merging the threads' word tables");
-    for (size_t s = 0; s < pl->n_segments; s++) {
-        const segment *seg = &pl->segments[s];
-        const word_table *t = &pl->workers[seg->owner].table;
-        for (size_t e = seg->first_entry; e < seg->end_entry; e++) {
-            if (e + MERGE_PREFETCH < seg->end_entry)
-                word_table_prefetch(words, t->entries[e + MERGE_PREFETCH].hash);
-            const word_entry *we = &t->entries[e];
-            if (!word_table_add_hashed(words, t->arena + we->offset, we->len, we->hash,
-                                       we->count))
-                return set_error(err, err_len, "out of memory merging the threads' word tables "
-                                 "(%zu distinct words so far)", words->n_entries);
-        }
-    }
-    return true;
-}
-
 /* Checks, file by file, that nothing changed while it was read. */
 static bool files_unchanged(plan *pl, char *err, size_t err_len)
 {
@@ -416,11 +518,16 @@ static bool count_planned(plan *pl, word_table *words, count_report *report, cha
     bool ok = true;
     for (unsigned i = 0; ok && i < n; i++)
         ok = worker_init(pl, i, err, err_len);
+    if (ok && pthread_mutex_init(&pl->merge_lock, NULL) != 0)
+        ok = set_error(err, err_len, "cannot create a lock for %u counting threads; try "
+                       "--threads 1", n);
     if (ok) {
+        pl->words = words;
         atomic_init(&pl->next, 0);
         atomic_init(&pl->stop, SIZE_MAX);
         atomic_init(&pl->bytes_read, 0);
         run_workers(pl);
+        pthread_mutex_destroy(&pl->merge_lock);
         const char *failure = first_error(pl);
         if (failure)
             ok = set_error(err, err_len, "%s", failure);
@@ -432,7 +539,7 @@ static bool count_planned(plan *pl, word_table *words, count_report *report, cha
         memset(&pl->workers[0].table, 0, sizeof pl->workers[0].table);
     } else if (ok) {
         double t0 = clock_now();
-        ok = merge_tables(pl, words, err, err_len);
+        ok = finish_merge(pl, err, err_len);
         report->serial_seconds += clock_now() - t0;
     }
     report->threads_used = n;
@@ -472,6 +579,11 @@ static bool count_parallel(const count_request *req, word_table *words, count_re
     for (size_t i = 0; pl.files && i < pl.n_opened; i++)
         close(pl.files[i].fd);
     free(pl.files);
+    for (size_t s = 0; s < pl.n_segments; s++) {
+        free(pl.segments[s].fresh);
+        free(pl.segments[s].fresh_bytes);
+        free(pl.segments[s].merged_index);
+    }
     free(pl.segments);
     cut_finder_free(f);
     return ok;

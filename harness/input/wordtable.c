@@ -70,19 +70,35 @@ void word_table_free(word_table *t)
     memset(t, 0, sizeof *t);
 }
 
+enum { CACHE_LINE = 64 }; /* bytes */
+
 /* A slot's content: the word's hash beside its entry index + 1 (never 0). */
 static uint64_t slot_value(uint32_t hash, size_t entry)
 {
     return (uint64_t)hash << 32 | (uint32_t)(entry + 1);
 }
 
-/* Re-places every entry by its stored hash in a slot array of `cap` (a power
- * of two, more than twice the entries). O(W + cap). */
+/*
+ * Re-places every entry by its stored hash in a slot array of `cap` (a power
+ * of two, more than twice the entries). O(W + cap).
+ *
+ * The array is malloc'd and cleared with memset, not calloc'd: calloc hands
+ * back fresh pages that the kernel maps to its shared zero page on the first
+ * read, so the probe loop's read-then-write took two faults per page, and the
+ * second (copy-on-write) flushes the TLB of every CPU the process runs on — an
+ * interrupt to each other counting thread. With two threads that was 9% of
+ * counting multilingual (perf: do_wp_page → flush_tlb_mm_range). Writing
+ * first takes one plain fault per page and interrupts nobody. (aligned_alloc,
+ * because compilers turn malloc + memset back into calloc; the alignment also
+ * keeps a probe run on as few cache lines as possible. cap ≥ 1024, so the size
+ * is a multiple of CACHE_LINE as C11 asks.)
+ */
 static bool resize_slots(word_table *t, size_t cap)
 {
-    uint64_t *slots = calloc(cap, sizeof *slots);
+    uint64_t *slots = aligned_alloc(CACHE_LINE, cap * sizeof *slots);
     if (!slots)
         return false;
+    memset(slots, 0, cap * sizeof *slots);
     for (size_t e = 0; e < t->n_entries; e++) {
         size_t s = t->entries[e].hash & (cap - 1);
         while (slots[s])
@@ -146,36 +162,48 @@ bool word_table_add(word_table *t, const uint8_t *bytes, size_t len, uint64_t co
 bool word_table_add_hashed(word_table *t, const uint8_t *bytes, size_t len, uint64_t full_hash,
                            uint64_t count)
 {
+    return word_table_insert(t, bytes, len, full_hash, count) != SIZE_MAX;
+}
+
+size_t word_table_insert(word_table *t, const uint8_t *bytes, size_t len, uint64_t full_hash,
+                         uint64_t count)
+{
     if (len > UINT32_MAX)
-        return false;
+        return SIZE_MAX;
     uint32_t hash = (uint32_t)full_hash;
     size_t mask = t->slot_cap - 1, s = hash & mask;
     for (; t->slots[s]; s = (s + 1) & mask) {
         if ((uint32_t)(t->slots[s] >> 32) != hash)
             continue;
-        word_entry *e = &t->entries[(uint32_t)t->slots[s] - 1];
-        if (e->len == len && memcmp(t->arena + e->offset, bytes, len) == 0) {
-            /* Both sums are checked before either is stored: a refused add
-             * leaves the table as it was, never with a wrapped count. */
-            uint64_t word_count, pretokens;
-            if (__builtin_add_overflow(e->count, count, &word_count) ||
-                __builtin_add_overflow(t->pretokens, count, &pretokens))
-                return false;
-            e->count = word_count;
-            t->pretokens = pretokens;
-            return true;
-        }
+        size_t index = (uint32_t)t->slots[s] - 1;
+        const word_entry *e = &t->entries[index];
+        if (e->len == len && memcmp(t->arena + e->offset, bytes, len) == 0)
+            return word_table_add_count(t, index, count) ? index : SIZE_MAX;
     }
     uint64_t pretokens;
     if (__builtin_add_overflow(t->pretokens, count, &pretokens) ||
         t->n_entries >= UINT32_MAX - 1 || !append_entry(t, bytes, len, hash))
-        return false;
-    t->slots[s] = slot_value(hash, t->n_entries - 1);
-    t->entries[t->n_entries - 1].count = count;
+        return SIZE_MAX;
+    size_t index = t->n_entries - 1;
+    t->slots[s] = slot_value(hash, index);
+    t->entries[index].count = count;
     t->pretokens = pretokens;
     /* Keep the load factor at most 1/2 so probe runs stay short. */
-    if (t->n_entries * 2 > t->slot_cap)
-        return grow_slots(t);
+    if (t->n_entries * 2 > t->slot_cap && !grow_slots(t))
+        return SIZE_MAX;
+    return index;
+}
+
+bool word_table_add_count(word_table *t, size_t index, uint64_t count)
+{
+    /* Both sums are checked before either is stored: a refused add leaves
+     * the table as it was, never with a wrapped count. */
+    uint64_t word_count, pretokens;
+    if (__builtin_add_overflow(t->entries[index].count, count, &word_count) ||
+        __builtin_add_overflow(t->pretokens, count, &pretokens))
+        return false;
+    t->entries[index].count = word_count;
+    t->pretokens = pretokens;
     return true;
 }
 

@@ -53,6 +53,15 @@ void word_table_prefetch(const word_table *t, uint64_t hash);
 bool word_table_add_hashed(word_table *t, const uint8_t *bytes, size_t len, uint64_t full_hash,
                            uint64_t count);
 
+/* word_table_add_hashed that tells where the word is: its index in
+ * `entries`, or SIZE_MAX when the add is refused (as above). */
+size_t word_table_insert(word_table *t, const uint8_t *bytes, size_t len, uint64_t full_hash,
+                         uint64_t count);
+
+/* Adds `count` more occurrences to the word at `index` (< n_entries). False,
+ * and the table unchanged, when a count would pass 2^64 − 1. */
+bool word_table_add_count(word_table *t, size_t index, uint64_t count);
+
 /* The index in `entries` of the word bytes[0, len), or SIZE_MAX when the
  * table does not hold it. O(len) expected. */
 size_t word_table_find(const word_table *t, const uint8_t *bytes, size_t len);
