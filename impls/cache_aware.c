@@ -287,7 +287,7 @@ struct cache_state {
     walker walk;            /* the trainer's own walker, filing into `postings`, and the
                              * merge in progress (its stamp counts the merges started); owned */
     uint32_t split_min;     /* lists naming at least this many words are split (step 7) */
-    helper *helpers;        /* threads − 1 of them, all started; owned */
+    helper *helpers;        /* room for threads − 1, the first n_helpers started; owned */
     unsigned n_helpers;     /* how many */
     atomic_uint_fast64_t job; /* walks handed to the helpers so far */
     atomic_uint pending;    /* helpers still walking the current job */
