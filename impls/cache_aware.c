@@ -83,6 +83,34 @@
  *      in slots_place. 0.572 s against 0.644 s (n = 11, load 2; ratio 0.96);
  *      the peak RSS fell too, 198 MB against 203 MB (the table reaches its
  *      last size earlier, before the peak, and holds the same slots).
+ *   7. The walk of a long list on every core (config->threads; the one step
+ *      that is about the cores, not the caches). The second core sat idle
+ *      through the merge loop. A list naming at least WALK_SPLIT_MIN (2048)
+ *      words — 457 of the multilingual corpus's 31,743 merges at V = 32000,
+ *      about half of the 5.1 million words read — is cut into one part per
+ *      thread; helper threads, started once in create(), walk theirs into
+ *      walkers of their own (their own delta lines, born and lost pairs and
+ *      postings), the trainer walks the first part, then adds each helper's
+ *      walk to its own in part order (add_helper_walk): the same sums, and
+ *      each born pair's list in word order, as one walk gathers it. Parts
+ *      name different words, so no word is rewritten twice. Three things
+ *      decided whether it paid, each seen with temporary timers around the
+ *      parts: (a) false sharing — the helpers first read the merge's tokens
+ *      from the trainer's state, in the cache line where the trainer counts
+ *      its updates, and each half of a list took as long as the whole had;
+ *      now every walker holds its own copy (walker.a, b, merged, stamp);
+ *      (b) waking a sleeping thread took longer than the walks it was woken
+ *      for (0.045 s of waiting in all), so a helper spins about 2 ms, with
+ *      the pause hint, before it sleeps; (c) spinning with sched_yield()
+ *      alone slowed the trainer's own walks, the pause hint less so.
+ *      Merge loop with 2 threads against 1, the same binary, alternating:
+ *      0.481 s against 0.522 s (n = 11; median ratio 0.93); splitting from
+ *      1024 words gained nothing more. The price is CPU: the helper's spin
+ *      made the whole process use 1.02 s of CPU against 0.81 s
+ *      (`farm-bench -n 9`), for 0.75 s of wall time against 0.82 s. Work
+ *      counters and merges are the same for any thread count: the tests run
+ *      2, 3 and 7 threads with every list split (bpe_config.walk_split_min
+ *      = 2).
  *   Tried and dropped: the same batching with a small hash table of pending
  *   decrements in place of the token-indexed lines (pairmap.h) was slower
  *   than no batching (1.10 s against 0.96 s, n = 5; ratio 1.19): hashing,
@@ -114,25 +142,31 @@
  *     open-addressing table, linear probing, load ≤ 5/8, backward-shift
  *     deletion (pairmap.c's scheme, with the record in the slot);
  *   - postings, heap: as in heap.c;
- *   - line: token x → its neighbour_line, the four deltas of the merge in
- *     progress that are named by x; a delta is valid only when its stamp is
- *     the current merge number, so nothing is cleared between merges;
- *   - born, lost: the pairs the merge in progress created, and those it
- *     decreased (other than the chosen pair), in first-touch order.
+ *   - walk (a walker): the merge in progress, and
+ *     - line: token x → its neighbour_line, the four deltas of the merge in
+ *       progress that are named by x; a delta is valid only when its stamp is
+ *       the current merge number, so nothing is cleared between merges;
+ *     - born, lost: the pairs the merge in progress created, and those it
+ *       decreased (other than the chosen pair), in first-touch order;
+ *   - helpers: threads − 1 threads, each with a walker of its own, and the
+ *     atomics that hand them a part of a list and count them back (step 7).
  * Invariants: heap.c's, between merges; during a merge, count(p) in the
- * table minus p's valid lose delta is p's true count, and each born pair's
- * count and list are in its gain delta (it enters the table when the merge
- * ends).
+ * table minus p's valid lose delta (summed over the walkers, once the
+ * helpers' walks are added) is p's true count, and each born pair's count
+ * and list are in its gain deltas (it enters the table when the merge ends).
  *
  * Complexity: heap.c's, O(M·(L + log P)) time and O(M + P) memory, plus
- * 64 bytes per token for the lines (O(m)).
+ * 64 bytes per token per thread for the lines (O(m·threads)); with T
+ * threads a walk of a list of at least WALK_SPLIT_MIN words takes
+ * O(Σ len(w) / T) plus the helpers' pairs and ids to add.
  *
  * Work counters: heap.c's, with the same names and the same values.
  *
  * Left out on purpose: everything heap.c leaves out (position-level
  * bookkeeping: each listed word is still read to find the pair), and any
  * change to the algorithm: this file is the control of the experiment
- * "same work, other layout".
+ * "same work, other layout" (with --threads 1 exactly that; step 7 adds the
+ * cores, and still the same work).
  */
 #include "bpe.h"
 #include "array.h"
@@ -143,6 +177,9 @@
 #include "prefetch.h"
 #include "segmentation.h" /* bpe_find_pair */
 
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,6 +188,9 @@
 #define CELLS_PER_LINE 16 /* 32-bit cells in a 64-byte cache line */
 #define WORD_AHEAD 8      /* list entries ahead whose word (two lines) is prefetched */
 #define LOOKUP_AHEAD 8  /* pairs ahead whose table slot is prefetched when deltas are applied */
+#define WALK_SPLIT_MIN 2048 /* default: a list naming this many words is walked on every thread */
+#define SPIN_ROUNDS 1024    /* rounds a helper waits for the next walk before it sleeps */
+#define PAUSES_PER_ROUND 64 /* spin-wait hints per round, then a sched_yield() */
 
 enum { WORDS_TOUCHED, POSTINGS_STALE, PAIR_COUNT_UPDATES, HEAP_PUSHES, HEAP_POPS, STALE_POPS,
        COMPACTIONS };
@@ -199,39 +239,87 @@ typedef struct {
     size_t n_cells; /* M + BPE_WORD_HEAD·W */
 } word_cells;
 
+/* Where one thread's walk of (part of) a list puts the merge's deltas. The
+ * trainer's own walker files them in its lines, lists and postings; a
+ * helper's walker in lines, lists and postings of its own, which the trainer
+ * adds to its own when the walk ends (step 7). */
 typedef struct {
+    bpe_token a, b, merged;   /* the merge being walked: (a, b) → merged, copied from the
+                               * trainer so that a helper reads nothing the trainer writes */
+    uint32_t stamp;           /* its merge number: the stamp of this merge's deltas */
+    neighbour_line *line;     /* token → the merge's deltas it names; owned */
+    size_t cap_line;          /* capacity of `line`, in tokens */
+    bpe_pair *born;           /* the pairs created by this walk, in first-touch order; owned */
+    size_t n_born;            /* pairs in `born` */
+    size_t cap_born;          /* capacity of `born` */
+    bpe_pair *lost;           /* the pairs it decreased, the chosen one aside; owned */
+    size_t n_lost;            /* pairs in `lost` */
+    size_t cap_lost;          /* capacity of `lost` */
+    bpe_postings *postings;   /* where born pairs' lists are gathered: the trainer's, or
+                               * `own_postings` (borrowed) */
+    bpe_postings own_postings; /* a helper's lists, named by its own list ids; owned */
+    uint32_t *list_map;       /* a helper's list id → the trainer's, while adding; owned */
+    size_t cap_list_map;      /* capacity of `list_map` */
+    uint64_t updates;         /* pair count updates in this walk (PAIR_COUNT_UPDATES) */
+    uint64_t stale;           /* listed words without the pair (POSTINGS_STALE) */
+    uint64_t affected;        /* words rewritten (the merge's words_affected) */
+} walker;
+
+typedef struct cache_state cache_state;
+
+/* A thread that walks a part of each long list, and what it was given. */
+typedef struct {
+    cache_state *state;       /* the trainer it helps (borrowed) */
+    walker walk;              /* its deltas; owned */
+    const uint32_t *ids;      /* its part of the list being walked (borrowed) */
+    uint32_t n;               /* entries in that part */
+    bool ok;                  /* its last walk did not run out of memory */
+    pthread_t thread;         /* the thread */
+} helper;
+
+struct cache_state {
     bpe_vocab *vocab;       /* token bytes for the tie-break; not owned */
     bpe_counters *counters; /* where work is counted; not owned */
     word_cells words;       /* every word's count, length and tokens, side by side; owned */
     pair_slots pairs;       /* the live pairs, a pair_record each; owned */
     bpe_postings postings;  /* every posting list; owned */
     bpe_maxheap heap;       /* one snapshot per live pair + dead entries; owned */
-    neighbour_line *line;   /* token → the merge's deltas it names; owned */
-    size_t cap_line;        /* capacity of `line`, in tokens */
-    bpe_pair *born;         /* the pairs created by the merge in progress; owned */
-    size_t n_born;          /* pairs in `born` */
-    size_t cap_born;        /* capacity of `born` */
-    bpe_pair *lost;         /* the pairs it decreased, the chosen one aside; owned */
-    size_t n_lost;          /* pairs in `lost` */
-    size_t cap_lost;        /* capacity of `lost` */
-    uint32_t merge_number;  /* merges started so far: the stamp of valid deltas */
-    bpe_token a;            /* the pair being merged: left token */
-    bpe_token b;            /* right token */
-    bpe_token merged;       /* its new token ab */
-} cache_state;
+    walker walk;            /* the trainer's own walker, filing into `postings`, and the
+                             * merge in progress (its stamp counts the merges started); owned */
+    uint32_t split_min;     /* lists naming at least this many words are split (step 7) */
+    helper *helpers;        /* room for threads − 1, the first n_helpers started; owned */
+    unsigned n_helpers;     /* how many */
+    atomic_uint_fast64_t job; /* walks handed to the helpers so far */
+    atomic_uint pending;    /* helpers still walking the current job */
+    atomic_uint sleepers;   /* helpers asleep on `wake`, or about to be */
+    atomic_bool quit;       /* the helpers are to return */
+    pthread_mutex_t lock;   /* held to sleep on `wake` and to wake the sleepers */
+    pthread_cond_t wake;    /* broadcast when `job` moves on or `quit` is set */
+};
+
+/* Frees a walker's arrays. */
+static void walker_free(walker *w)
+{
+    free(w->line);
+    free(w->born);
+    free(w->lost);
+    bpe_postings_free(&w->own_postings);
+    free(w->list_map);
+}
+
+static void stop_helpers(cache_state *s);
 
 static void cache_destroy(void *opaque)
 {
     cache_state *s = opaque;
     if (!s)
         return;
+    stop_helpers(s);
     free(s->words.cell);
     free(s->pairs.slot);
     bpe_postings_free(&s->postings);
     bpe_maxheap_free(&s->heap);
-    free(s->line);
-    free(s->born);
-    free(s->lost);
+    walker_free(&s->walk);
     free(s);
 }
 
@@ -426,57 +514,62 @@ static bool note_pair(bpe_pair **pairs, size_t *n, size_t *cap, bpe_token x, bpe
     return true;
 }
 
-/* Whether delta d is untouched in this merge; if so, starts it at 0. O(1). */
-static bool delta_starts(const cache_state *s, pair_delta *d)
+/* Whether delta d is untouched in walker w's merge; if so, starts it at 0. O(1). */
+static bool delta_starts(const walker *w, pair_delta *d)
 {
-    if (d->stamp == s->merge_number)
+    if (d->stamp == w->stamp)
         return false;
-    *d = (pair_delta){.stamp = s->merge_number, .words = BPE_POSTINGS_NONE, .amount = 0};
+    *d = (pair_delta){.stamp = w->stamp, .words = BPE_POSTINGS_NONE, .amount = 0};
     return true;
 }
 
-/* The delta of a losing pair (x, y): (x, a) lives in x's line, (b, y) in
- * y's. (b, a) has both shapes; it is always filed as (x, a), so it has one
- * delta. O(1). */
-static pair_delta *lose_delta(const cache_state *s, bpe_token x, bpe_token y)
+/* The delta of a losing pair (x, y) in a walker's lines: (x, a) lives in x's
+ * line, (b, y) in y's. (b, a) has both shapes; it is always filed as (x, a),
+ * so it has one delta. O(1). */
+static pair_delta *lose_delta(const walker *w, bpe_token x, bpe_token y)
 {
-    return y == s->a ? &s->line[x].lose_left : &s->line[y].lose_right;
+    return y == w->a ? &w->line[x].lose_left : &w->line[y].lose_right;
+}
+
+/* The delta of a pair the merge creates: (x, ab) in x's line, (ab, y) in y's;
+ * (ab, ab) is filed as (x, ab). O(1). */
+static pair_delta *gain_delta(const walker *w, bpe_token x, bpe_token y)
+{
+    return y == w->merged ? &w->line[x].gain_left : &w->line[y].gain_right;
 }
 
 /* count(x, y) −= c: heap.c's count_sub, summed in the pair's delta until
  * the merge ends (apply_losses). The chosen pair loses all its count in this
  * merge and has already left the table: only the update is counted. False on
  * OOM. O(1) amortized. */
-static inline bool count_sub(cache_state *s, bpe_token x, bpe_token y, uint64_t c)
+static inline bool count_sub(walker *w, bpe_token x, bpe_token y, uint64_t c)
 {
-    s->counters->value[PAIR_COUNT_UPDATES]++;
-    if (x == s->a && y == s->b)
+    w->updates++;
+    if (x == w->a && y == w->b)
         return true;
-    pair_delta *d = lose_delta(s, x, y);
-    if (delta_starts(s, d) && !note_pair(&s->lost, &s->n_lost, &s->cap_lost, x, y))
+    pair_delta *d = lose_delta(w, x, y);
+    if (delta_starts(w, d) && !note_pair(&w->lost, &w->n_lost, &w->cap_lost, x, y))
         return false;
     d->amount += c;
     return true;
 }
 
-/* count(x, y) += c for a pair the merge creates — (x, ab) in x's line or
- * (ab, y) in y's — and the word at `place` joins its list: heap.c's count_add, with the
- * new pair kept in its delta until the merge ends (add_born_pairs). ab is
- * new, so every pair holding it is new: no table lookup. (ab, ab) is filed
- * as (x, ab). False on OOM. O(1) amortized. */
-static inline bool count_add(cache_state *s, bpe_token x, bpe_token y, uint64_t c,
-                             uint32_t place)
+/* count(x, y) += c for a pair the merge creates, and the word at `place`
+ * joins its list: heap.c's count_add, with the new pair kept in its delta
+ * until the merge ends (add_born_pairs). ab is new, so every pair holding it
+ * is new: no table lookup. False on OOM. O(1) amortized. */
+static inline bool count_add(walker *w, bpe_token x, bpe_token y, uint64_t c, uint32_t place)
 {
-    pair_delta *d = y == s->merged ? &s->line[x].gain_left : &s->line[y].gain_right;
-    if (delta_starts(s, d)) {
-        d->words = bpe_postings_open(&s->postings);
+    pair_delta *d = gain_delta(w, x, y);
+    if (delta_starts(w, d)) {
+        d->words = bpe_postings_open(w->postings);
         if (d->words == BPE_POSTINGS_NONE ||
-            !note_pair(&s->born, &s->n_born, &s->cap_born, x, y))
+            !note_pair(&w->born, &w->n_born, &w->cap_born, x, y))
             return false;
     }
     d->amount += c;
-    s->counters->value[PAIR_COUNT_UPDATES]++;
-    return bpe_postings_gather(&s->postings, d->words, place);
+    w->updates++;
+    return bpe_postings_gather(w->postings, d->words, place);
 }
 
 /* What to prefetch at entry k of a list of n pairs: the home slot of the
@@ -496,16 +589,17 @@ static const void *slot_ahead(const cache_state *s, const bpe_pair *pairs, size_
  * O(pairs decreased). */
 static void apply_losses(cache_state *s)
 {
-    for (size_t k = 0; k < s->n_lost; k++) {
-        bpe_prefetch(slot_ahead(s, s->lost, s->n_lost, k));
-        bpe_pair p = s->lost[k];
+    walker *w = &s->walk;
+    for (size_t k = 0; k < w->n_lost; k++) {
+        bpe_prefetch(slot_ahead(s, w->lost, w->n_lost, k));
+        bpe_pair p = w->lost[k];
         size_t i = pair_find(s, p.a, p.b);
         pair_record *r = record_at(s, i);
-        r->count -= lose_delta(s, p.a, p.b)->amount;
+        r->count -= lose_delta(w, p.a, p.b)->amount;
         if (r->count == 0)
             pair_remove(s, i);
     }
-    s->n_lost = 0;
+    w->n_lost = 0;
 }
 
 /* Adds each pair the merge created to the table with its final count and
@@ -514,11 +608,11 @@ static void apply_losses(cache_state *s)
  * O(born · log P). */
 static bool add_born_pairs(cache_state *s)
 {
-    for (size_t k = 0; k < s->n_born; k++) {
-        bpe_prefetch(slot_ahead(s, s->born, s->n_born, k));
-        bpe_pair p = s->born[k];
-        const pair_delta *d = p.b == s->merged ? &s->line[p.a].gain_left
-                                               : &s->line[p.b].gain_right;
+    walker *w = &s->walk;
+    for (size_t k = 0; k < w->n_born; k++) {
+        bpe_prefetch(slot_ahead(s, w->born, w->n_born, k));
+        bpe_pair p = w->born[k];
+        const pair_delta *d = gain_delta(w, p.a, p.b);
         size_t i = pair_add(s, p.a, p.b, d->words);
         if (i == SIZE_MAX)
             return false;
@@ -528,48 +622,48 @@ static bool add_born_pairs(cache_state *s)
             return false;
         s->counters->value[HEAP_PUSHES]++;
     }
-    s->n_born = 0;
+    w->n_born = 0;
     return true;
 }
 
-/* Gives every token up to the new one a line (new lines: all deltas void).
- * False on OOM. Amortized O(1) per merge. */
-static bool reserve_lines(cache_state *s)
+/* Gives every token up to the newest a line in walker w (new lines: all
+ * deltas void). False on OOM. Amortized O(1) per merge. */
+static bool reserve_lines(const cache_state *s, walker *w)
 {
-    size_t old = s->cap_line, need = s->vocab->n_tokens;
-    neighbour_line *line = bpe_array_reserve(s->line, &s->cap_line, need, sizeof *line);
+    size_t old = w->cap_line, need = s->vocab->n_tokens;
+    neighbour_line *line = bpe_array_reserve(w->line, &w->cap_line, need, sizeof *line);
     if (!line)
         return false;
-    s->line = line;
-    for (size_t t = old; t < s->cap_line; t++)
-        s->line[t] = (neighbour_line){0};
+    w->line = line;
+    for (size_t t = old; t < w->cap_line; t++)
+        w->line[t] = (neighbour_line){0};
     return true;
 }
 
 /* --------------------------------------------- a merge (heap.c's rewrite) */
 
-/* Merges (a, b) into `merged` in the word at `place` from its first occurrence at
- * `first`, with incremental.c's delta rule, exactly as heap.c's merge_word.
- * False on OOM. O(len(w)). */
-static bool merge_word(cache_state *s, uint32_t place, uint32_t first, bpe_token a, bpe_token b,
-                       bpe_token merged)
+/* Merges (a, b) into `merged` in the word at `place` from its first
+ * occurrence at `first`, with incremental.c's delta rule, exactly as heap.c's
+ * merge_word; the deltas go to walker w. False on OOM. O(len(w)). */
+static bool merge_word(const cache_state *s, walker *w, uint32_t place, uint32_t first)
 {
+    bpe_token a = w->a, b = w->b, merged = w->merged;
     bpe_token *t = word_tokens(s, place);
     uint64_t c = word_count(s, place);
     uint32_t n = word_len(s, place), out = first;
     for (uint32_t i = first; i < n; i++) {
         bool after_merge = out > 0 && t[out - 1] == merged;
         if (i + 1 < n && t[i] == a && t[i + 1] == b) {
-            if (!count_sub(s, a, b, c))
+            if (!count_sub(w, a, b, c))
                 return false;
-            if (out > 0 && (!count_sub(s, after_merge ? b : t[out - 1], a, c) ||
-                            !count_add(s, t[out - 1], merged, c, place)))
+            if (out > 0 && (!count_sub(w, after_merge ? b : t[out - 1], a, c) ||
+                            !count_add(w, t[out - 1], merged, c, place)))
                 return false;
             t[out++] = merged;
             i++; /* the b is consumed: occurrences never overlap */
         } else {
             if (after_merge &&
-                (!count_sub(s, b, t[i], c) || !count_add(s, merged, t[i], c, place)))
+                (!count_sub(w, b, t[i], c) || !count_add(w, merged, t[i], c, place)))
                 return false;
             t[out++] = t[i];
         }
@@ -578,25 +672,13 @@ static bool merge_word(cache_state *s, uint32_t place, uint32_t first, bpe_token
     return true;
 }
 
-/* The walk: heap.c's merge_listed_words, with each word's record and tokens
- * prefetched ahead (prefetch.h). The chosen pair leaves the table first: the
- * walk takes all its count. False on OOM. O(Σ len(w) over the list). */
-static bool merge_listed_words(cache_state *s, size_t best, bpe_merge *out)
+/* Walks n entries of the chosen pair's list, rewriting every word that
+ * holds the pair, with each word prefetched WORD_AHEAD entries ahead (here,
+ * not from a helper: prefetch.h says why); the deltas go to walker w. The
+ * words of different calls must differ (they do: a list names a word once).
+ * False on OOM. O(Σ len(w) over the entries). */
+static bool walk_words(const cache_state *s, walker *w, const uint32_t *ids, uint32_t n)
 {
-    pair_record record = *record_at(s, best);
-    s->a = bpe_pair_key_left(record.key);
-    s->b = bpe_pair_key_right(record.key);
-    s->merged = bpe_vocab_add_merge(s->vocab, s->a, s->b);
-    if (s->merged == BPE_NO_TOKEN || !reserve_lines(s))
-        return false;
-    pair_remove(s, best);
-    s->merge_number++;
-    /* Valid for the whole walk: lists are only frozen after it. */
-    const uint32_t *ids = bpe_postings_ids(&s->postings, record.words);
-    uint32_t n = bpe_postings_len(&s->postings, record.words);
-    uint64_t affected = 0;
-    /* Prefetched here, not from a helper (prefetch.h says why): the first
-     * WORD_AHEAD words now, then each word WORD_AHEAD entries ahead. */
     for (uint32_t k = 0; k < n && k < WORD_AHEAD; k++) {
         bpe_prefetch(s->words.cell + ids[k]);
         bpe_prefetch(second_line(s, ids[k]));
@@ -608,17 +690,238 @@ static bool merge_listed_words(cache_state *s, size_t best, bpe_merge *out)
         }
         uint32_t place = ids[k];
         uint32_t len = word_len(s, place);
-        uint32_t first = bpe_find_pair(word_tokens(s, place), len, s->a, s->b);
+        uint32_t first = bpe_find_pair(word_tokens(s, place), len, w->a, w->b);
         if (first == len) {
-            s->counters->value[POSTINGS_STALE]++;
+            w->stale++;
             continue;
         }
-        if (!merge_word(s, place, first, s->a, s->b, s->merged))
+        if (!merge_word(s, w, place, first))
             return false;
-        affected++;
+        w->affected++;
     }
-    *out = (bpe_merge){.left = s->a, .right = s->b, .id = s->merged, .count = record.count,
-                       .words_affected = affected};
+    return true;
+}
+
+/* ------------------------------------------- step 7: long lists on every core */
+
+/*
+ * Waits until `job` passes `seen` or `quit` is set, and returns `job`. A
+ * wait on a condition variable costs a sleeping CPU's wake-up, which on our
+ * virtual machine took longer than the walk it waited for, so a helper first
+ * spins, SPIN_ROUNDS rounds of PAUSES_PER_ROUND pause hints and a yield
+ * (about 2 ms: long lists come in runs, the first merges have them), and
+ * only then sleeps. The sleeper count tells the
+ * trainer whether to take the lock and broadcast: a helper counts itself
+ * before its last look at `job`, the trainer moves `job` before it reads the
+ * count, so one of the two sees the other (both are sequentially consistent).
+ */
+static uint64_t wait_for_job(cache_state *s, uint64_t seen)
+{
+    for (unsigned round = 0; round < SPIN_ROUNDS; round++) {
+        for (unsigned k = 0; k < PAUSES_PER_ROUND; k++) {
+            if (atomic_load_explicit(&s->job, memory_order_relaxed) != seen)
+                break;
+            bpe_spin_pause();
+        }
+        if (atomic_load(&s->job) != seen || atomic_load(&s->quit))
+            return atomic_load(&s->job);
+        sched_yield(); /* more threads than cores (tests run 7 on 2): let the others run */
+    }
+    pthread_mutex_lock(&s->lock);
+    atomic_fetch_add(&s->sleepers, 1);
+    while (atomic_load(&s->job) == seen && !atomic_load(&s->quit))
+        pthread_cond_wait(&s->wake, &s->lock);
+    atomic_fetch_sub(&s->sleepers, 1);
+    pthread_mutex_unlock(&s->lock);
+    return atomic_load(&s->job);
+}
+
+/* A helper's loop: wait for a job, walk its part, report, until told to quit. */
+static void *helper_main(void *arg)
+{
+    helper *h = arg;
+    cache_state *s = h->state;
+    uint64_t seen = 0;
+    for (;;) {
+        seen = wait_for_job(s, seen);
+        if (atomic_load(&s->quit))
+            return NULL;
+        h->ok = walk_words(s, &h->walk, h->ids, h->n);
+        atomic_fetch_sub(&s->pending, 1);
+    }
+}
+
+/* Moves `job` on (or sets `quit`, already done by the caller) and wakes the
+ * helpers that sleep. */
+static void wake_helpers(cache_state *s)
+{
+    if (atomic_load(&s->sleepers) == 0)
+        return;
+    pthread_mutex_lock(&s->lock);
+    pthread_cond_broadcast(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Starts up to threads − 1 helpers; fewer if a thread cannot be had, none
+ * if the lock cannot be (the walks then split fewer ways, or not at all: the
+ * result is the same). O(threads). */
+static void start_helpers(cache_state *s, unsigned threads)
+{
+    if (threads < 2)
+        return;
+    atomic_init(&s->job, 0);
+    atomic_init(&s->pending, 0);
+    atomic_init(&s->sleepers, 0);
+    atomic_init(&s->quit, false);
+    if (pthread_mutex_init(&s->lock, NULL) != 0)
+        return;
+    if (pthread_cond_init(&s->wake, NULL) != 0) {
+        pthread_mutex_destroy(&s->lock);
+        return;
+    }
+    s->helpers = calloc(threads - 1, sizeof *s->helpers);
+    for (unsigned i = 0; s->helpers && i < threads - 1; i++) {
+        helper *h = &s->helpers[s->n_helpers];
+        *h = (helper){.state = s};
+        h->walk.postings = &h->walk.own_postings;
+        if (pthread_create(&h->thread, NULL, helper_main, h) != 0)
+            break;
+        s->n_helpers++;
+    }
+    if (s->n_helpers == 0) { /* stop_helpers needs a started helper to own the primitives */
+        free(s->helpers);
+        s->helpers = NULL;
+        pthread_cond_destroy(&s->wake);
+        pthread_mutex_destroy(&s->lock);
+    }
+}
+
+/* Tells the helpers to return, joins them and frees them. */
+static void stop_helpers(cache_state *s)
+{
+    if (!s->helpers)
+        return;
+    atomic_store(&s->quit, true);
+    wake_helpers(s);
+    for (unsigned i = 0; i < s->n_helpers; i++) {
+        pthread_join(s->helpers[i].thread, NULL);
+        walker_free(&s->helpers[i].walk);
+    }
+    free(s->helpers);
+    s->helpers = NULL;
+    pthread_cond_destroy(&s->wake);
+    pthread_mutex_destroy(&s->lock);
+}
+
+/* Adds helper h's walk to the trainer's: each pair it decreased to the
+ * trainer's decrease of that pair, each pair it created to the trainer's
+ * count and list of that pair (a list the trainer had not opened is opened
+ * now), then its ids, in the order it gathered them, to the trainer's open
+ * lists — after the ids of every earlier part, so each list stays in word
+ * order, as one walk gathers it. Its counts of work join the trainer's.
+ * False on OOM. O(pairs and ids of the part). */
+static bool add_helper_walk(cache_state *s, walker *h)
+{
+    walker *w = &s->walk;
+    for (size_t k = 0; k < h->n_lost; k++) {
+        bpe_pair p = h->lost[k];
+        pair_delta *d = lose_delta(w, p.a, p.b);
+        if (delta_starts(w, d) && !note_pair(&w->lost, &w->n_lost, &w->cap_lost, p.a, p.b))
+            return false;
+        d->amount += lose_delta(h, p.a, p.b)->amount;
+    }
+    uint32_t *map = bpe_array_reserve(h->list_map, &h->cap_list_map, h->postings->n_lists + 1,
+                                      sizeof *map);
+    if (!map)
+        return false;
+    h->list_map = map;
+    for (size_t k = 0; k < h->n_born; k++) {
+        bpe_pair p = h->born[k];
+        pair_delta *d = gain_delta(w, p.a, p.b), *from = gain_delta(h, p.a, p.b);
+        if (delta_starts(w, d)) {
+            d->words = bpe_postings_open(w->postings);
+            if (d->words == BPE_POSTINGS_NONE ||
+                !note_pair(&w->born, &w->n_born, &w->cap_born, p.a, p.b))
+                return false;
+        }
+        d->amount += from->amount;
+        map[from->words] = d->words;
+    }
+    const bpe_postings *own = h->postings;
+    for (uint32_t c = 0; c < own->n_scratch; c++)
+        if (!bpe_postings_append(w->postings, map[own->scratch[c].list], own->scratch[c].id))
+            return false;
+    w->updates += h->updates;
+    w->stale += h->stale;
+    w->affected += h->affected;
+    h->n_lost = h->n_born = 0;
+    h->updates = h->stale = h->affected = 0;
+    bpe_postings_clear(&h->own_postings);
+    return true;
+}
+
+/*
+ * Walks a long list on every thread: the list is cut into 1 + n_helpers
+ * parts of consecutive entries; each helper walks one into its own walker
+ * while the calling thread walks the first into the trainer's; then the
+ * helpers' walks are added in part order (add_helper_walk). Parts name
+ * different words, so no word is rewritten by two threads. False on OOM.
+ * O(Σ len(w) / threads + the helpers' pairs and ids).
+ */
+static bool walk_split(cache_state *s, const uint32_t *ids, uint32_t n)
+{
+    unsigned parts = 1 + s->n_helpers;
+    uint32_t part = n / parts;
+    for (unsigned i = 0; i < s->n_helpers; i++)
+        if (!reserve_lines(s, &s->helpers[i].walk))
+            return false;
+    for (unsigned i = 0; i < s->n_helpers; i++) {
+        uint32_t from = part * (i + 1), to = i + 1 == s->n_helpers ? n : part * (i + 2);
+        s->helpers[i].ids = ids + from;
+        s->helpers[i].n = to - from;
+        walker *h = &s->helpers[i].walk;
+        h->a = s->walk.a;
+        h->b = s->walk.b;
+        h->merged = s->walk.merged;
+        h->stamp = s->walk.stamp;
+    }
+    atomic_store(&s->pending, s->n_helpers);
+    atomic_fetch_add(&s->job, 1); /* publishes the parts above to the helpers */
+    wake_helpers(s);
+    bool ok = walk_words(s, &s->walk, ids, part);
+    while (atomic_load(&s->pending) > 0) /* their parts are about as long as this one */
+        sched_yield();
+    for (unsigned i = 0; ok && i < s->n_helpers; i++)
+        ok = s->helpers[i].ok && add_helper_walk(s, &s->helpers[i].walk);
+    return ok;
+}
+
+/* The walk: heap.c's merge_listed_words, on every thread when the list is
+ * long (step 7). The chosen pair leaves the table first: the walk takes all
+ * its count. False on OOM. O(Σ len(w) over the list). */
+static bool merge_listed_words(cache_state *s, size_t best, bpe_merge *out)
+{
+    pair_record record = *record_at(s, best);
+    walker *w = &s->walk;
+    w->a = bpe_pair_key_left(record.key);
+    w->b = bpe_pair_key_right(record.key);
+    w->merged = bpe_vocab_add_merge(s->vocab, w->a, w->b);
+    if (w->merged == BPE_NO_TOKEN || !reserve_lines(s, w))
+        return false;
+    pair_remove(s, best);
+    w->stamp++;
+    /* Valid for the whole walk: lists are only frozen after it. */
+    const uint32_t *ids = bpe_postings_ids(&s->postings, record.words);
+    uint32_t n = bpe_postings_len(&s->postings, record.words);
+    bool ok = s->n_helpers > 0 && n >= s->split_min ? walk_split(s, ids, n)
+                                                    : walk_words(s, w, ids, n);
+    if (!ok)
+        return false;
+    s->counters->value[PAIR_COUNT_UPDATES] += w->updates;
+    s->counters->value[POSTINGS_STALE] += w->stale;
+    *out = (bpe_merge){.left = w->a, .right = w->b, .id = w->merged, .count = record.count,
+                       .words_affected = w->affected};
+    w->updates = w->stale = w->affected = 0;
     return true;
 }
 
@@ -697,13 +1000,16 @@ static void *cache_create(const bpe_words *words, const bpe_config *config, bpe_
         return NULL;
     s->vocab = vocab;
     s->counters = counters;
-    s->a = s->b = s->merged = BPE_NO_TOKEN;
+    s->walk.a = s->walk.b = s->walk.merged = BPE_NO_TOKEN;
+    s->walk.postings = &s->postings;
+    s->split_min = config->walk_split_min ? config->walk_split_min : WALK_SPLIT_MIN;
     bpe_maxheap_init(&s->heap, vocab);
     if (!slots_alloc(&s->pairs, 1024) || !words_init(s, words) ||
         !count_all_pairs(s, words, config->threads) || !rebuild_heap(s)) {
         cache_destroy(s);
         return NULL;
     }
+    start_helpers(s, config->threads);
     return s;
 }
 
@@ -730,7 +1036,7 @@ static bpe_step_result cache_step(void *opaque, bpe_merge *out)
 const bpe_trainer bpe_trainer_cache_aware = {
     .name = "cache-aware",
     .idea = "heap's algorithm and counters, laid out for the cache: inline slots, prefetch, "
-            "per-token delta lines",
+            "per-token delta lines; long lists walked on every core",
     .complexity = "O(M·(L + log P)) time, O(M+P) memory",
     .counter_names = cache_counter_names,
     .same_work_as = "heap",

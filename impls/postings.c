@@ -12,6 +12,11 @@ void bpe_postings_free(bpe_postings *p)
     *p = (bpe_postings){0};
 }
 
+void bpe_postings_clear(bpe_postings *p)
+{
+    p->n_lists = p->first_open = p->n_ids = p->n_scratch = 0;
+}
+
 /* Whether `need` elements can be counted and named by a uint32_t that never
  * reaches BPE_POSTINGS_NONE. O(1). */
 static bool fits_32_bits(uint64_t need)

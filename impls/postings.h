@@ -85,6 +85,10 @@ static inline bool bpe_postings_fit(const bpe_words *words)
 /* Frees the arenas. Accepts a zeroed struct, which is also the empty state. */
 void bpe_postings_free(bpe_postings *p);
 
+/* Forgets every list and id, keeping the arenas' capacity: the state of a
+ * zeroed struct, without the allocations to come. O(1). */
+void bpe_postings_clear(bpe_postings *p);
+
 /* Opens a new, empty list and returns its id; BPE_POSTINGS_NONE on OOM or
  * when 2^32 − 2 lists exist. Amortized O(1). */
 uint32_t bpe_postings_open(bpe_postings *p);
