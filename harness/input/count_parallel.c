@@ -11,13 +11,14 @@
  * work splits with no locks; each thread counts into its own table (no
  * shared hash table, no atomic increments). What is left is the merge, and
  * Amdahl's law says it decides the speedup: merged at the end, after every
- * thread had stopped, it was 0.025 s of multilingual's 0.15 s on two threads
- * (312,490 distinct words; most of it page faults and cache misses in the
- * growing table). So it is done *while the others count*: whichever thread
- * finishes a segment merges every finished segment it can, in order, and
- * then takes the next one. The merge costs the same CPU, but on the critical
- * path it costs 1/N of that, because dynamic scheduling hands the merging
- * thread fewer segments.
+ * thread had stopped, it took 0.03–0.04 s of the multilingual set's
+ * 0.15–0.2 s on two threads (train's "serial part"; 312,490 distinct words,
+ * most of the time page faults and cache misses in the growing table). So it
+ * is done *while the others count*: whichever thread finishes a segment
+ * merges every finished segment it can, in order, and then takes the next
+ * one. The merge costs as much CPU as before, or more (the merged table
+ * grows meanwhile), but on the critical path about 1/N of it, because
+ * dynamic scheduling hands the merging thread fewer segments.
  *
  * Structures:
  *   - segments: (file, byte range) in corpus order, ~SEGMENT_BYTES each,
@@ -67,6 +68,7 @@
 #include "base/errors.h"
 #include "base/fdio.h"
 #include "array.h"
+#include "prefetch.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -414,7 +416,7 @@ static bool finish_merge(plan *pl, char *err, size_t err_len)
         const word_entry *counted = pl->workers[seg->owner].table.entries + seg->first_entry;
         for (size_t k = 0; k < n; k++) {
             if (k + MERGE_PREFETCH < n)
-                __builtin_prefetch(&pl->words->entries[seg->merged_index[k + MERGE_PREFETCH]]);
+                bpe_prefetch(&pl->words->entries[seg->merged_index[k + MERGE_PREFETCH]]);
             if (!word_table_add_count(pl->words, seg->merged_index[k], counted[k].count))
                 return set_error(err, err_len, "a word occurs more than 2^64 - 1 times in all; "
                                  "train on less text");

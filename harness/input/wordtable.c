@@ -2,6 +2,7 @@
 #include "input/wordtable.h"
 
 #include "array.h"
+#include "prefetch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -151,7 +152,7 @@ static bool append_entry(word_table *t, const uint8_t *bytes, size_t len, uint32
 
 void word_table_prefetch(const word_table *t, uint64_t hash)
 {
-    __builtin_prefetch(&t->slots[(uint32_t)hash & (t->slot_cap - 1)]);
+    bpe_prefetch(&t->slots[(uint32_t)hash & (t->slot_cap - 1)]);
 }
 
 bool word_table_add(word_table *t, const uint8_t *bytes, size_t len, uint64_t count)
