@@ -88,7 +88,8 @@
  *      through the merge loop. A list naming at least WALK_SPLIT_MIN (2048)
  *      words — 457 of the multilingual corpus's 31,743 merges at V = 32000,
  *      about half of the 5.1 million words read — is cut into one part per
- *      thread; helper threads, started once in create(), walk theirs into
+ *      thread, each of at least WALK_SPLIT_MIN / 2 words (so that a machine
+ *      with many cores does not cut a list into slivers); helper threads, started once in create(), walk theirs into
  *      walkers of their own (their own delta lines, born and lost pairs and
  *      postings), the trainer walks the first part, then adds each helper's
  *      walk to its own in part order (add_helper_walk): the same sums, and
@@ -861,7 +862,7 @@ static bool add_helper_walk(cache_state *s, walker *h)
 }
 
 /*
- * Walks a long list on every thread: the list is cut into 1 + n_helpers
+ * Walks a long list on every thread: the list is cut into up to 1 + n_helpers
  * parts of consecutive entries; each helper walks one into its own walker
  * while the calling thread walks the first into the trainer's; then the
  * helpers' walks are added in part order (add_helper_walk). Parts name
@@ -870,13 +871,20 @@ static bool add_helper_walk(cache_state *s, walker *h)
  */
 static bool walk_split(cache_state *s, const uint32_t *ids, uint32_t n)
 {
+    /* At least split_min / 2 words a part (so a list just long enough is
+     * cut in two, not in one part per core of a large machine); helpers
+     * past the last part get an empty one. */
+    uint32_t most = n / (s->split_min / 2 > 0 ? s->split_min / 2 : 1);
     unsigned parts = 1 + s->n_helpers;
+    if (parts > most)
+        parts = most < 2 ? 2 : (unsigned)most;
     uint32_t part = n / parts;
-    for (unsigned i = 0; i < s->n_helpers; i++)
+    for (unsigned i = 0; i + 1 < parts; i++)
         if (!reserve_lines(s, &s->helpers[i].walk))
             return false;
     for (unsigned i = 0; i < s->n_helpers; i++) {
-        uint32_t from = part * (i + 1), to = i + 1 == s->n_helpers ? n : part * (i + 2);
+        uint32_t from = i + 1 < parts ? part * (i + 1) : n;
+        uint32_t to = i + 2 < parts ? part * (i + 2) : n;
         s->helpers[i].ids = ids + from;
         s->helpers[i].n = to - from;
         walker *h = &s->helpers[i].walk;
