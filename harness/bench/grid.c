@@ -333,11 +333,9 @@ static bool set_counting(bench_grid *g, const char *value, char *err, size_t err
     bool all = strcmp(value, "all") == 0;
     for (const char *p = value; !all; p += strcspn(p, ",") + 1) {
         size_t len = strcspn(p, ",");
-        const count_strategy *s = NULL;
-        for (size_t i = 0; i < n_registry; i++)
-            if (len > 0 && strlen(count_strategies[i]->name) == len &&
-                strncmp(count_strategies[i]->name, p, len) == 0)
-                s = count_strategies[i];
+        char name[32];
+        snprintf(name, sizeof name, "%.*s", (int)len, p);
+        const count_strategy *s = len < sizeof name ? count_strategy_find(name) : NULL;
         if (!s)
             return set_error(err, err_len, "counting \"%s\": expected comma-separated counting "
                              "strategies (serial, parallel, dedup: bpebench list), or all",

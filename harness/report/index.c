@@ -33,12 +33,29 @@ static int cmp_slice(const void *a, const void *b)
     return (x->bytes > y->bytes) - (x->bytes < y->bytes);
 }
 
+/* The position of a name in a list of distinct names; n when absent. O(n). */
+static size_t name_index(const char (*list)[32], size_t n, const char *name)
+{
+    size_t i = 0;
+    while (i < n && strcmp(list[i], name) != 0)
+        i++;
+    return i;
+}
+
+/* The position of slice `corpus` in ix->slices; n_slices when absent. O(slices). */
+static size_t slice_index(const report_index *ix, const char *corpus)
+{
+    size_t i = 0;
+    while (i < ix->n_slices && strcmp(ix->slices[i].name, corpus) != 0)
+        i++;
+    return i;
+}
+
 /* Adds name to a list of distinct names (kept in order of first appearance). */
 static bool add_name(char (**list)[32], size_t *n, size_t *cap, const char *name)
 {
-    for (size_t i = 0; i < *n; i++)
-        if (strcmp((*list)[i], name) == 0)
-            return true;
+    if (name_index(*list, *n, name) < *n)
+        return true;
     char(*grown)[32] = bpe_array_reserve(*list, cap, *n + 1, sizeof **list);
     if (!grown)
         return false;
@@ -79,12 +96,12 @@ static bool add_vocab(report_index *ix, uint64_t v)
 
 static bool add_slice(report_index *ix, const bench_record *rec)
 {
-    for (size_t i = 0; i < ix->n_slices; i++)
-        if (strcmp(ix->slices[i].name, rec->corpus) == 0) {
-            if (rec->corpus_bytes > ix->slices[i].bytes)
-                ix->slices[i].bytes = rec->corpus_bytes;
-            return true;
-        }
+    size_t i = slice_index(ix, rec->corpus);
+    if (i < ix->n_slices) {
+        if (rec->corpus_bytes > ix->slices[i].bytes)
+            ix->slices[i].bytes = rec->corpus_bytes;
+        return true;
+    }
     char family[96];
     family_of(rec->corpus, family, sizeof family);
     report_slice s = {.bytes = rec->corpus_bytes};
@@ -101,24 +118,6 @@ static bool add_slice(report_index *ix, const bench_record *rec)
 }
 
 /* ============================================================ counting groups */
-
-/* The position of a name in a list of distinct names; n when absent. O(n). */
-static size_t name_index(const char (*list)[32], size_t n, const char *name)
-{
-    size_t i = 0;
-    while (i < n && strcmp(list[i], name) != 0)
-        i++;
-    return i;
-}
-
-/* The position of slice `corpus` in ix->slices; n_slices when absent. O(slices). */
-static size_t slice_index(const report_index *ix, const char *corpus)
-{
-    size_t i = 0;
-    while (i < ix->n_slices && strcmp(ix->slices[i].name, corpus) != 0)
-        i++;
-    return i;
-}
 
 /* A finished built-in run and the group it counts towards. */
 typedef struct {
