@@ -4,7 +4,8 @@
  * that teaches one idea:
  *
  *   serial    count_serial.c    one pretokenizer streams every file (the reference)
- *   parallel  count_parallel.c  N threads, safe cuts, thread-local tables merged in order
+ *   parallel  count_parallel.c  N threads, safe cuts: a front counted into the result,
+ *                                 the rest in thread-local tables merged in order
  *   dedup     count_dedup.c     identical chunks pretokenized once, counts multiplied
  *
  * Every strategy produces the IDENTICAL word table from the same input and
