@@ -569,8 +569,9 @@ static size_t front_end(const plan *pl, unsigned n)
     uint64_t total = 0, front = 0;
     for (size_t s = 0; s < pl->n_segments; s++)
         total += pl->segments[s].end - pl->segments[s].start;
+    uint64_t target = total / 100 * FRONT_SHARE_PERCENT / n; /* no product can overflow */
     size_t s = 0;
-    while (s < pl->n_segments && front * 100 * n < total * FRONT_SHARE_PERCENT) {
+    while (s < pl->n_segments && front < target) {
         front += pl->segments[s].end - pl->segments[s].start;
         s++;
     }
