@@ -89,10 +89,11 @@
  *      words — 457 of the multilingual corpus's 31,743 merges at V = 32000,
  *      about half of the 5.1 million words read — is cut into one part per
  *      thread, each of at least WALK_SPLIT_MIN / 2 words (so that a machine
- *      with many cores does not cut a list into slivers); helper threads, started once in create(), walk theirs into
- *      walkers of their own (their own delta lines, born and lost pairs and
- *      postings), the trainer walks the first part, then adds each helper's
- *      walk to its own in part order (add_helper_walk): the same sums, and
+ *      with many cores does not cut a list into slivers); helper threads,
+ *      started once in create(), walk theirs into walkers of their own
+ *      (their own delta lines, born and lost pairs and postings), the
+ *      trainer walks the first part, then adds each helper's walk to its
+ *      own in part order (add_helper_walk): the same sums, and
  *      each born pair's list in word order, as one walk gathers it. Parts
  *      name different words, so no word is rewritten twice. Three things
  *      decided whether it paid, each seen with temporary timers around the

@@ -35,7 +35,6 @@ static inline void bpe_prefetch(const void *p)
 #endif
 }
 
-
 /* Tells the CPU that the caller is spinning on a value another thread will
  * change (x86's `pause`): the loop yields the core's shared resources to a
  * sibling thread and leaves the wait without a memory-order flush when the

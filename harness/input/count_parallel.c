@@ -486,7 +486,8 @@ static void *work(void *arg)
     if (w->id == 0) {
         if (!count_front(w))
             return NULL;
-        try_merge(pl); /* the segments the others finished meanwhile */
+        if (pl->n_workers > 1)
+            try_merge(pl); /* the segments the others finished meanwhile */
     }
     for (;;) {
         size_t s = atomic_fetch_add(&pl->next, 1);
