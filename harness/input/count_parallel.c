@@ -449,36 +449,38 @@ static bool count_front(worker *w)
     return true;
 }
 
-/* Before a segment of `bytes` bytes: room in the worker's table for every word
- * it could add (at most one per byte, and an empty one), made under
- * table_lock, so that counting it never moves what a merge may be reading. */
-static bool make_room(worker *w, uint64_t bytes)
+/* Room in the worker's table, before segment seg, for every word it could add
+ * (at most one per byte, and an empty one), made under table_lock, so that
+ * counting it moves nothing a merge may be reading. False when there is no
+ * such room: a segment of unknown length (to_eof), or one too long to reserve
+ * address space for (a file with no safe cut for gigabytes). */
+static bool make_room(worker *w, const segment *seg)
 {
+    if (seg->to_eof)
+        return false;
+    uint64_t bytes = seg->end - seg->start;
     if (word_table_has_room(&w->table, bytes + 1, bytes))
         return true;
     pthread_mutex_lock(&w->table_lock);
     bool ok = word_table_make_room(&w->table, bytes + 1, bytes);
     pthread_mutex_unlock(&w->table_lock);
-    return ok || set_error(w->err, sizeof w->err, "out of memory counting words with %u "
-                           "threads; try --threads 1", w->plan->n_workers);
+    return ok;
 }
 
 /* Counts segment s into the worker's own table and publishes its new words.
- * A segment of unknown length (to_eof) cannot make room first: it is counted
- * holding table_lock, and a merge of this worker's words waits for it. */
+ * A segment without room made first is counted holding table_lock (its table
+ * may move), and a merge of this worker's words waits for it. */
 static bool count_own(worker *w, size_t s)
 {
     segment *seg = &w->plan->segments[s];
     seg->owner = w->id;
     seg->first_entry = w->table.n_entries;
-    bool ok;
-    if (seg->to_eof) {
+    bool hold = !make_room(w, seg);
+    if (hold)
         pthread_mutex_lock(&w->table_lock);
-        ok = count_segment(w, s, &w->table);
+    bool ok = count_segment(w, s, &w->table);
+    if (hold)
         pthread_mutex_unlock(&w->table_lock);
-    } else {
-        ok = make_room(w, seg->end - seg->start) && count_segment(w, s, &w->table);
-    }
     if (!ok)
         return false;
     seg->end_entry = w->table.n_entries;
