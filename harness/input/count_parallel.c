@@ -48,7 +48,8 @@
  *     arena only under its table_lock, which a merge holds while reading.
  *     Before each segment it makes room for every word the segment could
  *     add (one per byte), so growing takes the lock a few times per count,
- *     not per word;
+ *     not per word; a segment it cannot make room for (of unknown length,
+ *     or too long) is counted holding the lock;
  *   - the merged table `words`, its cursor `merged` (segments before it are
  *     in) and the lock that lets one thread at a time advance it; per segment,
  *     the merged index of each of its new words.
