@@ -413,12 +413,13 @@ static void count_failing(const count_strategy *s, const count_request *req, fai
 }
 
 /* The parallel strategy when memory or threads run out (failalloc.h): the
- * n-th allocation fails for every n, in whichever thread it falls (the
- * workers' copies of new words, the merged table, their own tables...), or
- * every allocation off the main thread, or every thread start. The count
- * either fails with one line about memory or a lock, or (when only a thread
- * start failed, and that thread's segments went to the others) gives
- * serial's table; it never hangs, and under ASan it frees everything. */
+ * n-th allocation fails for every n, in whichever thread it falls (the room
+ * a worker makes for a segment's words, the merged table, the workers' own
+ * tables...), or every allocation off the main thread, or every thread
+ * start. The count either fails with one line about memory or a lock, or
+ * (when only a thread start failed, and that thread's segments went to the
+ * others, or a worker could not make room and counted holding its lock)
+ * gives serial's table; it never hangs, and under ASan it frees everything. */
 static void test_parallel_out_of_memory(void **state)
 {
     (void)state;
@@ -458,7 +459,8 @@ static void test_parallel_out_of_memory(void **state)
         free_counted(&c);
     }
     print_message("parallel: %zu counts failed for want of memory, each cleanly\n", failures);
-    assert_true(failures > 100); /* the loop did reach the allocations in the threads */
+    assert_true(failures > 50); /* the loop did reach the allocations in the threads (about
+                                 * 100 counts fail; 200 when the merge still copied words) */
     free_counted(&reference);
     free_files(files, 2);
 }

@@ -41,10 +41,15 @@
  *     front they take segments in order from one atomic counter (dynamic
  *     scheduling: a slow segment, e.g. Chinese text, does not hold the others
  *     back), read them with pread and stream them through their pretokenizer;
- *   - per segment, which worker counted it, the range of that worker's table
- *     entries first seen in it, and a copy of those new words (the worker's
- *     table moves when it grows, so the merging thread reads the copy),
- *     published by a release store of `done`;
+ *   - per segment, which worker counted it and the range of that worker's
+ *     table entries first seen in it, published by a release store of `done`.
+ *     A merge reads those entries where they are, while their owner counts
+ *     on: the owner only appends after them, and it moves its entries and
+ *     arena only under its table_lock, which a merge holds while reading.
+ *     Before each segment it makes room for every word the segment could
+ *     add (one per byte), so growing takes the lock a few times per count,
+ *     not per word; a segment it cannot make room for (of unknown length,
+ *     or too long) is counted holding the lock;
  *   - the merged table `words`, its cursor `merged` (segments before it are
  *     in) and the lock that lets one thread at a time advance it; per segment,
  *     the merged index of each of its new words.
@@ -68,8 +73,7 @@
  * planning reads (SEARCH_BYTES per segment), the merge of the segments that
  * finish last, and the count pass (Σ_t W_t adds, no hashing); the merge of
  * Σ_t W_t words overlaps the counting.
- * Memory: O(Σ_t (W_t + M_t) + W + M + N · READ_BYTES), plus the copies of
- * segments finished but not yet merged.
+ * Memory: O(Σ_t (W_t + M_t) + W + M + N · READ_BYTES).
  *
  * Leaves out: a parallel merge (partitioning words by hash would spread the
  * merge itself over the threads but lose the order without a sort); standard
@@ -123,12 +127,10 @@ typedef struct {
     size_t first_entry;      /* owner's table size when it began (0 in the front) */
     size_t end_entry;        /* owner's table size when it ended (0 in the front: no new
                               * words to merge, it was counted into the merged table) */
-    word_entry *fresh;       /* copies of the owner's entries [first_entry, end_entry), offsets
-                              * into fresh_bytes; owned; freed once merged */
-    uint8_t *fresh_bytes;    /* those words' bytes, back to back; owned; freed once merged */
     uint32_t *merged_index;  /* per new word, its index in the merged table; owned */
-    atomic_bool done;        /* counted (and copied): the fields above, and for the front the
-                              * merged table, may be read (release) */
+    atomic_bool done;        /* counted: the fields above, the owner's entries [first_entry,
+                              * end_entry) and their bytes, and for the front the merged
+                              * table, may be read (release) */
 } segment;
 
 typedef struct plan plan;
@@ -139,6 +141,9 @@ typedef struct {
     unsigned id;             /* index in plan->workers */
     pretokenizer *pretok;    /* its own compiled pattern and buffers; owned */
     word_table table;        /* its thread-local counts, after the front; owned */
+    pthread_mutex_t table_lock; /* held while table.entries or table.arena may move (the
+                              * worker growing them) or are read (a merge of its words) */
+    bool lock_made;          /* table_lock was initialized and must be destroyed */
     uint8_t *buf;            /* READ_BYTES for pread; owned */
     double read_seconds;     /* time inside pread */
     bool failed;             /* it stopped at failed_segment */
@@ -338,54 +343,34 @@ static void stop_from(plan *pl, size_t s)
 enum { MERGE_PREFETCH = 8 };
 
 /*
- * Copies the words first seen in segment `seg` out of the worker's table,
- * which moves when it grows, and publishes them to the merging thread.
- * They are the table's last entries, and their bytes the arena's last bytes.
- * O(new words + their bytes).
+ * Adds segment seg's new words to the merged table with no count yet,
+ * remembering where each went. They are the owner's entries [first_entry,
+ * end_entry), read in place under its table_lock: the owner may be counting
+ * its next segment meanwhile, but it appends after them and moves its
+ * entries and arena only under that lock. O(new words).
  */
-static bool hand_off(worker *w, segment *seg)
-{
-    size_t n = seg->end_entry - seg->first_entry;
-    if (n > 0) { /* a segment with no new word has nothing to copy */
-        const word_entry *from = w->table.entries + seg->first_entry;
-        uint64_t base = from[0].offset;
-        size_t bytes = (size_t)(w->table.arena_used - base);
-        seg->fresh = malloc(n * sizeof *seg->fresh);
-        seg->fresh_bytes = malloc(bytes ? bytes : 1);
-        seg->merged_index = malloc(n * sizeof *seg->merged_index);
-        if (!seg->fresh || !seg->fresh_bytes || !seg->merged_index)
-            return set_error(w->err, sizeof w->err, "out of memory counting words with %u "
-                             "threads; try --threads 1", w->plan->n_workers);
-        memcpy(seg->fresh_bytes, w->table.arena + base, bytes);
-        for (size_t k = 0; k < n; k++) {
-            seg->fresh[k] = from[k];
-            seg->fresh[k].offset -= base;
-        }
-    }
-    atomic_store_explicit(&seg->done, true, memory_order_release);
-    return true;
-}
-
-/* Adds segment seg's new words to the merged table with no count yet,
- * remembering where each went; frees the copies. O(new words). */
 static bool merge_segment(plan *pl, segment *seg)
 {
     size_t n = seg->end_entry - seg->first_entry;
-    for (size_t k = 0; k < n; k++) {
+    if (n == 0) /* the front, or a segment with no new word */
+        return true;
+    if (!(seg->merged_index = malloc(n * sizeof *seg->merged_index)))
+        return false;
+    worker *owner = &pl->workers[seg->owner];
+    pthread_mutex_lock(&owner->table_lock);
+    const word_entry *fresh = owner->table.entries + seg->first_entry;
+    bool ok = true;
+    for (size_t k = 0; ok && k < n; k++) {
         if (k + MERGE_PREFETCH < n)
-            word_table_prefetch(pl->words, seg->fresh[k + MERGE_PREFETCH].hash);
-        const word_entry *we = &seg->fresh[k];
-        size_t at = word_table_insert(pl->words, seg->fresh_bytes + we->offset, we->len,
-                                      we->hash, 0);
-        if (at == SIZE_MAX)
-            return false;
-        seg->merged_index[k] = (uint32_t)at;
+            word_table_prefetch(pl->words, fresh[k + MERGE_PREFETCH].hash);
+        size_t at = word_table_insert(pl->words, owner->table.arena + fresh[k].offset,
+                                      fresh[k].len, fresh[k].hash, 0);
+        ok = at != SIZE_MAX;
+        if (ok)
+            seg->merged_index[k] = (uint32_t)at;
     }
-    free(seg->fresh);
-    free(seg->fresh_bytes);
-    seg->fresh = NULL;
-    seg->fresh_bytes = NULL;
-    return true;
+    pthread_mutex_unlock(&owner->table_lock);
+    return ok;
 }
 
 /* Merges every finished segment from `merged` on, in order, up to the first
@@ -465,16 +450,43 @@ static bool count_front(worker *w)
     return true;
 }
 
-/* Counts segment s into the worker's own table and hands its new words off. */
+/* Room in the worker's table, before segment seg, for every word it could add
+ * (at most one per byte, and an empty one), made under table_lock, so that
+ * counting it moves nothing a merge may be reading. False when there is no
+ * such room: a segment of unknown length (to_eof), or one too long to reserve
+ * address space for (a file with no safe cut for gigabytes). */
+static bool make_room(worker *w, const segment *seg)
+{
+    if (seg->to_eof)
+        return false;
+    uint64_t bytes = seg->end - seg->start;
+    if (word_table_has_room(&w->table, bytes + 1, bytes))
+        return true;
+    pthread_mutex_lock(&w->table_lock);
+    bool ok = word_table_make_room(&w->table, bytes + 1, bytes);
+    pthread_mutex_unlock(&w->table_lock);
+    return ok;
+}
+
+/* Counts segment s into the worker's own table and publishes its new words.
+ * A segment without room made first is counted holding table_lock (its table
+ * may move), and a merge of this worker's words waits for it. */
 static bool count_own(worker *w, size_t s)
 {
     segment *seg = &w->plan->segments[s];
     seg->owner = w->id;
     seg->first_entry = w->table.n_entries;
-    if (!count_segment(w, s, &w->table))
+    bool hold = !make_room(w, seg);
+    if (hold)
+        pthread_mutex_lock(&w->table_lock);
+    bool ok = count_segment(w, s, &w->table);
+    if (hold)
+        pthread_mutex_unlock(&w->table_lock);
+    if (!ok)
         return false;
     seg->end_entry = w->table.n_entries;
-    return hand_off(w, seg);
+    atomic_store_explicit(&seg->done, true, memory_order_release);
+    return true;
 }
 
 /* A worker's loop: worker 0 counts the front; then each takes the next
@@ -510,12 +522,18 @@ static bool worker_init(plan *pl, unsigned i, char *err, size_t err_len)
     w->id = i;
     if (!word_table_init(&w->table) || !(w->buf = malloc(READ_BYTES)))
         return set_error(err, err_len, "out of memory");
+    if (pthread_mutex_init(&w->table_lock, NULL) != 0)
+        return set_error(err, err_len, "cannot create a lock for counting thread %u; try "
+                         "--threads 1", i);
+    w->lock_made = true;
     w->pretok = pretok_new(pl->req->pretok, err, err_len);
     return w->pretok != NULL;
 }
 
 static void worker_free(worker *w)
 {
+    if (w->lock_made)
+        pthread_mutex_destroy(&w->table_lock);
     pretok_free(w->pretok);
     word_table_free(&w->table);
     free(w->buf);
@@ -650,11 +668,8 @@ static bool count_parallel(const count_request *req, word_table *words, count_re
     for (size_t i = 0; pl.files && i < pl.n_opened; i++)
         close(pl.files[i].fd);
     free(pl.files);
-    for (size_t s = 0; s < pl.n_segments; s++) {
-        free(pl.segments[s].fresh);
-        free(pl.segments[s].fresh_bytes);
+    for (size_t s = 0; s < pl.n_segments; s++)
         free(pl.segments[s].merged_index);
-    }
     free(pl.segments);
     cut_finder_free(f);
     return ok;

@@ -129,20 +129,36 @@ static size_t at_least(size_t need, size_t first)
     return need > first ? need : first;
 }
 
-/* Appends a new distinct word (entry + its bytes in the arena). Amortized O(len). */
-static bool append_entry(word_table *t, const uint8_t *bytes, size_t len, uint32_t hash)
+bool word_table_has_room(const word_table *t, size_t words, uint64_t bytes)
 {
-    word_entry *entries = bpe_array_reserve(t->entries, &t->entry_cap,
-                                            at_least(t->n_entries + 1, FIRST_ENTRIES),
-                                            sizeof *entries);
-    if (!entries)
+    return words <= t->entry_cap - t->n_entries && bytes <= t->arena_cap - t->arena_used;
+}
+
+bool word_table_make_room(word_table *t, size_t words, uint64_t bytes)
+{
+    if (words > SIZE_MAX - t->n_entries || bytes > SIZE_MAX - t->arena_used)
         return false;
-    t->entries = entries;
+    word_entry *e = bpe_array_reserve(t->entries, &t->entry_cap,
+                                      at_least(t->n_entries + words, FIRST_ENTRIES), sizeof *e);
+    if (!e)
+        return false;
+    t->entries = e;
     uint8_t *arena = bpe_array_reserve(t->arena, &t->arena_cap,
-                                       at_least((size_t)t->arena_used + len, FIRST_ARENA_BYTES), 1);
+                                       at_least((size_t)(t->arena_used + bytes), FIRST_ARENA_BYTES),
+                                       1);
     if (!arena)
         return false;
     t->arena = arena;
+    return true;
+}
+
+/* Appends a new distinct word (entry + its bytes in the arena). Amortized
+ * O(len). With room made beforehand it writes neither `entries` nor `arena`
+ * (the pointers), so a thread reading older words is not disturbed. */
+static bool append_entry(word_table *t, const uint8_t *bytes, size_t len, uint32_t hash)
+{
+    if (!word_table_has_room(t, 1, len) && !word_table_make_room(t, 1, len))
+        return false;
     memcpy(t->arena + t->arena_used, bytes, len);
     t->entries[t->n_entries++] = (word_entry){
         .offset = t->arena_used, .count = 0, .len = (uint32_t)len, .hash = hash};
@@ -220,24 +236,6 @@ size_t word_table_find(const word_table *t, const uint8_t *bytes, size_t len)
             return (uint32_t)t->slots[s] - 1;
     }
     return SIZE_MAX;
-}
-
-bool word_table_reserve(word_table *t, size_t entries, uint64_t arena_bytes, size_t slot_words)
-{
-    word_entry *e = bpe_array_reserve(t->entries, &t->entry_cap, at_least(entries, FIRST_ENTRIES),
-                                      sizeof *e);
-    if (!e)
-        return false;
-    t->entries = e;
-    uint8_t *arena = bpe_array_reserve(t->arena, &t->arena_cap,
-                                       at_least((size_t)arena_bytes, FIRST_ARENA_BYTES), 1);
-    if (!arena)
-        return false;
-    t->arena = arena;
-    size_t cap = t->slot_cap;
-    while (cap / 2 < slot_words)
-        cap *= 2;
-    return cap == t->slot_cap || resize_slots(t, cap);
 }
 
 uint64_t word_table_memory(const word_table *t)

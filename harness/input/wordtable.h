@@ -66,11 +66,16 @@ bool word_table_add_count(word_table *t, size_t index, uint64_t count);
  * table does not hold it. O(len) expected. */
 size_t word_table_find(const word_table *t, const uint8_t *bytes, size_t len);
 
-/* Makes room for `entries` distinct words of `arena_bytes` bytes in all
- * (capacity only: pages never written cost no memory) and for `slot_words`
- * words in the slots without growing them, so that a merge of known size
- * never rehashes or copies. False on OOM (the table is unchanged). O(W). */
-bool word_table_reserve(word_table *t, size_t entries, uint64_t arena_bytes, size_t slot_words);
+/*
+ * Room for `words` more distinct words of `bytes` bytes in all, so that
+ * `entries` and `arena` do not move while they are added (the slots may still
+ * be rebuilt): a thread may then read the words already there while their
+ * owner adds more (count_parallel.c). Capacity only: pages never written cost
+ * no memory. has_room tells whether make_room would move anything. make_room
+ * is false on OOM, the table unchanged. O(1), or O(W + M) when it moves.
+ */
+bool word_table_has_room(const word_table *t, size_t words, uint64_t bytes);
+bool word_table_make_room(word_table *t, size_t words, uint64_t bytes);
 
 /* Bytes the table holds on the heap (slots, entries, arena capacities). */
 uint64_t word_table_memory(const word_table *t);
