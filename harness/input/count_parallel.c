@@ -457,9 +457,9 @@ static bool count_front(worker *w)
  * address space for (a file with no safe cut for gigabytes). */
 static bool make_room(worker *w, const segment *seg)
 {
-    if (seg->to_eof)
-        return false;
     uint64_t bytes = seg->end - seg->start;
+    if (seg->to_eof || bytes >= SIZE_MAX) /* bytes + 1 words must fit a size_t */
+        return false;
     if (word_table_has_room(&w->table, bytes + 1, bytes))
         return true;
     pthread_mutex_lock(&w->table_lock);

@@ -72,7 +72,7 @@ size_t word_table_find(const word_table *t, const uint8_t *bytes, size_t len);
  * be rebuilt): a thread may then read the words already there while their
  * owner adds more (count_parallel.c). Capacity only: pages never written cost
  * no memory. has_room tells whether make_room would move anything. make_room
- * is false on OOM, the table unchanged. O(1), or O(W + M) when it moves.
+ * is false on OOM, the words unchanged. O(1), or O(W + M) when it moves.
  */
 bool word_table_has_room(const word_table *t, size_t words, uint64_t bytes);
 bool word_table_make_room(word_table *t, size_t words, uint64_t bytes);
