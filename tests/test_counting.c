@@ -401,6 +401,42 @@ static void test_real_slices(void **state)
     free_files(files, N(names));
 }
 
+/* The word table's room (wordtable.h), which lets a merge read a worker's
+ * words while the worker adds more: with room made for k words of b bytes,
+ * adding k new words of b bytes in all moves neither the entries, the arena
+ * nor the slots; and a request too large to hold is refused, the table
+ * unchanged. */
+static void test_room_made_beforehand_moves_nothing(void **state)
+{
+    (void)state;
+    enum { WORDS = 5000 };
+    word_table t;
+    assert_true(word_table_init(&t));
+    assert_true(word_table_add(&t, (const uint8_t *)"seed", 4, 1));
+    assert_true(word_table_make_room(&t, WORDS, WORDS * 6) && word_table_make_slot_room(&t, WORDS));
+    assert_true(word_table_has_room(&t, WORDS, WORDS * 6));
+    const word_entry *entries = t.entries;
+    const uint8_t *arena = t.arena;
+    const uint64_t *slots = t.slots;
+    size_t slot_cap = t.slot_cap;
+    char word[8];
+    for (int i = 0; i < WORDS; i++) {
+        snprintf(word, sizeof word, "w%05d", i);
+        assert_true(word_table_add(&t, (const uint8_t *)word, 6, 1));
+    }
+    assert_int_equal(t.n_entries, WORDS + 1);
+    assert_ptr_equal(t.entries, entries);
+    assert_ptr_equal(t.arena, arena);
+    assert_ptr_equal(t.slots, slots);
+    assert_int_equal(t.slot_cap, slot_cap);
+    assert_int_equal(word_table_find(&t, (const uint8_t *)"w04999", 6), WORDS);
+    assert_false(word_table_make_slot_room(&t, SIZE_MAX));
+    assert_false(word_table_make_room(&t, SIZE_MAX, 1));
+    assert_ptr_equal(t.slots, slots);
+    assert_int_equal(t.n_entries, WORDS + 1);
+    word_table_free(&t);
+}
+
 /* count_with, with `mode` armed while the strategy counts (and only then). */
 static void count_failing(const count_strategy *s, const count_request *req, failure_mode mode,
                           long nth, counted *out)
@@ -484,6 +520,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_safe_cut_keeps_the_pieces),
         cmocka_unit_test(test_unsafe_newlines_are_refused),
+        cmocka_unit_test(test_room_made_beforehand_moves_nothing),
         cmocka_unit_test(test_parallel_out_of_memory),
         cmocka_unit_test(test_ascii_fast_path_changes_nothing),
         cmocka_unit_test(test_generated_files),

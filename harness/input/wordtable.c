@@ -152,6 +152,17 @@ bool word_table_make_room(word_table *t, size_t words, uint64_t bytes)
     return true;
 }
 
+bool word_table_make_slot_room(word_table *t, size_t words)
+{
+    size_t limit = SIZE_MAX / (4 * sizeof *t->slots); /* the slots' bytes must fit a size_t */
+    if (words > limit || t->n_entries > limit - words)
+        return false;
+    size_t cap = t->slot_cap;
+    while ((t->n_entries + words) * 2 > cap)
+        cap *= 2;
+    return cap == t->slot_cap || resize_slots(t, cap);
+}
+
 /* Appends a new distinct word (entry + its bytes in the arena). Amortized
  * O(len). With room made beforehand it writes neither `entries` nor `arena`
  * (the pointers), so a thread reading older words is not disturbed. */

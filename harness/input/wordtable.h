@@ -77,6 +77,11 @@ size_t word_table_find(const word_table *t, const uint8_t *bytes, size_t len);
 bool word_table_has_room(const word_table *t, size_t words, uint64_t bytes);
 bool word_table_make_room(word_table *t, size_t words, uint64_t bytes);
 
+/* Room in the slots for `words` more distinct words, so that adding them
+ * rebuilds no slot array (the load factor stays at most 1/2). False on OOM,
+ * the table unchanged. O(1), or O(W + slots) when it rebuilds. */
+bool word_table_make_slot_room(word_table *t, size_t words);
+
 /* Bytes the table holds on the heap (slots, entries, arena capacities). */
 uint64_t word_table_memory(const word_table *t);
 
