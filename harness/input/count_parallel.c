@@ -353,7 +353,7 @@ enum { MERGE_PREFETCH = 8 };
  * entries and arena only under that lock. The merged table makes room for
  * them all first, so that it never grows while the owner waits for the lock:
  * its growths near the end (the slots of 262,144 words rebuilt, 8 MiB of new
- * pages) took 5–8 ms and left the owner idle as long. O(new words).
+ * pages) took about 6.5 ms and left the owner idle as long. O(new words).
  */
 static bool merge_segment(plan *pl, segment *seg)
 {
