@@ -477,18 +477,19 @@ static bool make_room(worker *w, const segment *seg)
     uint64_t bytes = seg->end - seg->start;
     if (seg->to_eof || bytes >= SIZE_MAX / 2) /* 2 · (bytes + 1) words must fit a size_t */
         return false;
-    if (word_table_has_room(&w->table, 2 * (bytes + 1), 2 * bytes))
+    size_t words = (size_t)bytes + 1;
+    if (word_table_has_room(&w->table, 2 * words, 2 * bytes)) /* this segment and one more */
         return true;
-    if (word_table_has_room(&w->table, bytes + 1, bytes)) {
+    if (word_table_has_room(&w->table, words, bytes)) {
         if (pthread_mutex_trylock(&w->table_lock) == 0) { /* a failure is harmless here */
-            word_table_make_room(&w->table, 2 * (bytes + 1), 2 * bytes);
+            word_table_make_room(&w->table, 2 * words, 2 * bytes);
             pthread_mutex_unlock(&w->table_lock);
         }
         return true;
     }
     pthread_mutex_lock(&w->table_lock);
-    bool ok = word_table_make_room(&w->table, 2 * (bytes + 1), 2 * bytes) ||
-              word_table_make_room(&w->table, bytes + 1, bytes);
+    bool ok = word_table_make_room(&w->table, 2 * words, 2 * bytes) ||
+              word_table_make_room(&w->table, words, bytes);
     pthread_mutex_unlock(&w->table_lock);
     return ok;
 }

@@ -112,12 +112,6 @@ static bool resize_slots(word_table *t, size_t cap)
     return true;
 }
 
-/* Doubles the slot array. O(W). */
-static bool grow_slots(word_table *t)
-{
-    return resize_slots(t, t->slot_cap * 2);
-}
-
 /* The first blocks of `entries` and `arena` (both then double, array.h):
  * large enough that a corpus's first words do not make them grow again and again. */
 #define FIRST_ENTRIES 1024
@@ -152,6 +146,8 @@ bool word_table_make_room(word_table *t, size_t words, uint64_t bytes)
     return true;
 }
 
+/* The one place the load factor is kept at most 1/2, so that probe runs stay
+ * short: for the words to come (a merge), or for the one just added (0). */
 bool word_table_make_slot_room(word_table *t, size_t words)
 {
     size_t limit = SIZE_MAX / (4 * sizeof *t->slots); /* the slots' bytes must fit a size_t */
@@ -216,8 +212,7 @@ size_t word_table_insert(word_table *t, const uint8_t *bytes, size_t len, uint64
     t->slots[s] = slot_value(hash, index);
     t->entries[index].count = count;
     t->pretokens = pretokens;
-    /* Keep the load factor at most 1/2 so probe runs stay short. */
-    if (t->n_entries * 2 > t->slot_cap && !grow_slots(t))
+    if (!word_table_make_slot_room(t, 0)) /* the load factor back to at most 1/2 */
         return SIZE_MAX;
     return index;
 }
