@@ -64,10 +64,11 @@ uint64_t word_table_hash(const uint8_t *p, size_t len)
  * ones, still in the cache, are cleared and reused rather than handed back.
  * A fresh page costs about 1.5 µs in our VM (the kernel zeroes it on first
  * touch), and the slots are rebuilt about log2(W) times. Counting
- * multilingual with two threads, from aligned_alloc + free to this: 18,000 →
- * 14,400 page faults, 0.135 → 0.128 s (median of 21 alternating runs; of the
- * 7 ms, 4 came from leaving malloc, which handed the arrays back and forth
- * between its heaps and the kernel, and 3 from growing in place).
+ * multilingual, from aligned_alloc + free to this (medians of 41 alternating
+ * runs): on one thread 0.235 → 0.227 s and 12,600 → 10,500 page faults, on
+ * two 0.135 → 0.126 s and 17,300 → 14,600. Mapping each array anew and
+ * unmapping the old one, without mremap, gave about half of the two
+ * threads' gain.
  *
  * Every new page is written before it is read (memset): a page read first is
  * mapped to the kernel's shared zero page, and the write after it takes a
