@@ -59,7 +59,7 @@ $(BUILD)/tests/test_tokenizer_files: LDLIBS += -Wl,--wrap=rename
 $(BUILD)/tests/test_results: LDLIBS += -Wl,--wrap=malloc
 $(FAILALLOC_TESTS): $(BUILD)/tests/failalloc.o
 $(FAILALLOC_TESTS): LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
-    -Wl,--wrap=aligned_alloc,--wrap=pthread_create
+    -Wl,--wrap=mmap,--wrap=mremap,--wrap=pthread_create
 # test_progress runs train on a pseudo-terminal (openpty, forkpty: libutil).
 $(BUILD)/tests/test_progress: LDLIBS += -lutil
 

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 static _Atomic int mode = FAIL_NOTHING; /* read by every thread that allocates */
 static atomic_long countdown;           /* FAIL_NTH: allocations left before the one that fails */
@@ -47,12 +48,14 @@ static bool fail_now(void)
 void *__real_malloc(size_t size);
 void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t size);
-void *__real_aligned_alloc(size_t alignment, size_t size);
+void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset);
+void *__real_mremap(void *old, size_t old_len, size_t new_len, int flags, ...);
 int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg);
 void *__wrap_malloc(size_t size);
 void *__wrap_calloc(size_t n, size_t size);
 void *__wrap_realloc(void *p, size_t size);
-void *__wrap_aligned_alloc(size_t alignment, size_t size);
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset);
+void *__wrap_mremap(void *old, size_t old_len, size_t new_len, int flags, ...);
 int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg);
 
 void *__wrap_malloc(size_t size)
@@ -70,9 +73,26 @@ void *__wrap_realloc(void *p, size_t size)
     return fail_now() ? NULL : __real_realloc(p, size);
 }
 
-void *__wrap_aligned_alloc(size_t alignment, size_t size)
+/* The word tables' slot arrays are mapped pages (wordtable.c). A failed
+ * mapping says ENOMEM, as the kernel's does. The library never moves a
+ * mapping to an address of its choice (MREMAP_FIXED), so mremap's optional
+ * fifth argument is never there to pass on. */
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset)
 {
-    return fail_now() ? NULL : __real_aligned_alloc(alignment, size);
+    if (fail_now()) {
+        errno = ENOMEM;
+        return MAP_FAILED;
+    }
+    return __real_mmap(addr, len, prot, flags, fd, offset);
+}
+
+void *__wrap_mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+    if (fail_now()) {
+        errno = ENOMEM;
+        return MAP_FAILED;
+    }
+    return __real_mremap(old, old_len, new_len, flags);
 }
 
 int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg)

@@ -3,9 +3,10 @@
  * purpose, for the tests of what it does when memory or threads run out.
  *
  * A test program that uses it is linked with failalloc.o and
- * -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc,
+ * -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=mmap,--wrap=mremap,
  * --wrap=pthread_create (see the Makefile), so those calls of the library
- * come through the wrappers in failalloc.c. Disarmed, every call goes
+ * come through the wrappers in failalloc.c (not those inside other
+ * libraries: PCRE2's JIT maps its code itself). Disarmed, every call goes
  * through; armed, the wrappers fail the calls the mode names, in whichever
  * thread they fall.
  */

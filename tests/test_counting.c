@@ -419,7 +419,7 @@ static void test_room_made_beforehand_moves_nothing(void **state)
     const uint8_t *arena = t.arena;
     const uint64_t *slots = t.slots;
     size_t slot_cap = t.slot_cap;
-    char word[8];
+    char word[16]; /* "w" and the digits of any int */
     for (int i = 0; i < WORDS; i++) {
         snprintf(word, sizeof word, "w%05d", i);
         assert_true(word_table_add(&t, (const uint8_t *)word, 6, 1));

@@ -352,8 +352,9 @@ enum { MERGE_PREFETCH = 8 };
  * its next segment meanwhile, but it appends after them and moves its
  * entries and arena only under that lock. The merged table makes room for
  * them all first, so that it never grows while the owner waits for the lock:
- * its growths near the end (the slots of 262,144 words rebuilt, 8 MiB of new
- * pages) took about 6.5 ms and left the owner idle as long. O(new words).
+ * its growths near the end (the slots of 262,144 words rebuilt, then into
+ * 8 MiB of new pages, now 4 MiB as they grow in place) took about 6.5 ms and
+ * left the owner idle as long. O(new words).
  */
 static bool merge_segment(plan *pl, segment *seg)
 {

@@ -1,4 +1,5 @@
 /* wordtable.c — see wordtable.h. */
+#define _GNU_SOURCE /* mremap */
 #include "input/wordtable.h"
 
 #include "array.h"
@@ -6,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static uint64_t load32(const uint8_t *p)
 {
@@ -55,23 +57,87 @@ uint64_t word_table_hash(const uint8_t *p, size_t len)
     return h ^ (h >> 32);
 }
 
+/*
+ * The slot array has pages of its own (mmap), not heap memory, so that it
+ * grows in place: mremap keeps the pages it has and adds the rest, so growing
+ * from C to 2C slots takes C slots' worth of new pages, not 2C, and the old
+ * ones, still in the cache, are cleared and reused rather than handed back.
+ * A fresh page costs about 1.5 µs in our VM (the kernel zeroes it on first
+ * touch), and the slots are rebuilt about log2(W) times. Counting
+ * multilingual, from aligned_alloc + free to this (medians of 41 alternating
+ * runs): on one thread 0.235 → 0.227 s and 12,600 → 10,500 page faults, on
+ * two 0.135 → 0.126 s and 17,300 → 14,600. Mapping each array anew and
+ * unmapping the old one, without mremap, gave about half of the two
+ * threads' gain.
+ *
+ * Every new page is written before it is read (memset): a page read first is
+ * mapped to the kernel's shared zero page, and the write after it takes a
+ * second, copy-on-write fault that flushes the TLB of every CPU the process
+ * runs on — an interrupt to each other counting thread. With two threads that
+ * was 9% of counting multilingual (perf: do_wp_page → flush_tlb_mm_range).
+ *
+ * ThreadSanitizer does not intercept mremap (google/sanitizers#1099): a range
+ * it moves keeps the access history of whatever was mapped there before, and
+ * TSan reports races that are not there. Under TSan the array moves by mmap
+ * and munmap, which it follows.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+#ifndef UNDER_TSAN
+#define UNDER_TSAN 0
+#endif
+
+/* A new array of `cap` free slots, or NULL when memory runs out. */
+static uint64_t *map_slots(size_t cap)
+{
+    void *p = mmap(NULL, cap * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    memset(p, 0, cap * sizeof(uint64_t));
+    return p;
+}
+
+static void unmap_slots(uint64_t *slots, size_t cap)
+{
+    if (slots)
+        munmap(slots, cap * sizeof *slots);
+}
+
+/* The array grown from `cap` to `new_cap` slots, whose contents are to be
+ * rebuilt; NULL when memory runs out, `slots` then unchanged. */
+static uint64_t *remap_slots(uint64_t *slots, size_t cap, size_t new_cap)
+{
+    if (UNDER_TSAN) {
+        uint64_t *moved = map_slots(new_cap);
+        if (moved)
+            unmap_slots(slots, cap);
+        return moved;
+    }
+    void *p = mremap(slots, cap * sizeof *slots, new_cap * sizeof *slots, MREMAP_MAYMOVE);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 bool word_table_init(word_table *t)
 {
     memset(t, 0, sizeof *t);
     t->slot_cap = 1024;
-    t->slots = calloc(t->slot_cap, sizeof *t->slots);
+    t->slots = map_slots(t->slot_cap);
     return t->slots != NULL;
 }
 
 void word_table_free(word_table *t)
 {
-    free(t->slots);
+    unmap_slots(t->slots, t->slot_cap);
     free(t->entries);
     free(t->arena);
     memset(t, 0, sizeof *t);
 }
-
-enum { CACHE_LINE = 64 }; /* bytes */
 
 /* A slot's content: the word's hash beside its entry index + 1 (never 0). */
 static uint64_t slot_value(uint32_t hash, size_t entry)
@@ -79,24 +145,11 @@ static uint64_t slot_value(uint32_t hash, size_t entry)
     return (uint64_t)hash << 32 | (uint32_t)(entry + 1);
 }
 
-/*
- * Re-places every entry by its stored hash in a slot array of `cap` (a power
- * of two, more than twice the entries). O(W + cap).
- *
- * The array is malloc'd and cleared with memset, not calloc'd: calloc hands
- * back fresh pages that the kernel maps to its shared zero page on the first
- * read, so the probe loop's read-then-write took two faults per page, and the
- * second (copy-on-write) flushes the TLB of every CPU the process runs on — an
- * interrupt to each other counting thread. With two threads that was 9% of
- * counting multilingual (perf: do_wp_page → flush_tlb_mm_range). Writing
- * first takes one plain fault per page and interrupts nobody. (aligned_alloc,
- * because compilers turn malloc + memset back into calloc; the alignment also
- * keeps a probe run on as few cache lines as possible. cap ≥ 1024, so the size
- * is a multiple of CACHE_LINE as C11 asks.)
- */
+/* Grows the slots to `cap` (a power of two, more than twice the entries) and
+ * re-places every entry there by its stored hash. O(W + cap). */
 static bool resize_slots(word_table *t, size_t cap)
 {
-    uint64_t *slots = aligned_alloc(CACHE_LINE, cap * sizeof *slots);
+    uint64_t *slots = remap_slots(t->slots, t->slot_cap, cap);
     if (!slots)
         return false;
     memset(slots, 0, cap * sizeof *slots);
@@ -106,7 +159,6 @@ static bool resize_slots(word_table *t, size_t cap)
             s = (s + 1) & (cap - 1);
         slots[s] = slot_value(t->entries[e].hash, e);
     }
-    free(t->slots);
     t->slots = slots;
     t->slot_cap = cap;
     return true;

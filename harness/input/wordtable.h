@@ -22,7 +22,8 @@ typedef struct {
 } word_entry;
 
 typedef struct {
-    uint64_t *slots;      /* open-addressing slots: hash << 32 | (entry index + 1), 0 when free */
+    uint64_t *slots;      /* open-addressing slots: hash << 32 | (entry index + 1), 0 when free;
+                           * pages mapped for them alone, grown in place (wordtable.c) */
     size_t slot_cap;      /* number of slots; a power of two */
     word_entry *entries;  /* the distinct words, in first-seen order */
     size_t n_entries;     /* W */
