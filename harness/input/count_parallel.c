@@ -41,11 +41,11 @@
  * thread's slots are rebuilt only if a segment adds more words than they
  * have room for. A closed table's counts are final, so a merge of its
  * segments adds them with the words; only the segments merged while their
- * table was open wait for the count pass. The price is words
- * merged again: a word in two tables of one thread is looked up in the
- * merged table twice (231,000 → 292,000 merged words on the multilingual
- * set). Two threads on the multilingual set: 0.136 → 0.126 s (medians of
- * 21 alternating runs of `bpebench count`); Gutenberg unchanged.
+ * table was open wait for the count pass. The price is words merged again:
+ * a word in two tables of one thread is looked up in the merged table twice
+ * (231,000 → 292,000 merged words on the multilingual set). Two threads on
+ * the multilingual set: 0.136 → 0.126 s (medians of 21 alternating runs of
+ * `bpebench count`); Gutenberg unchanged.
  *
  * Structures:
  *   - segments: (file, byte range) in corpus order, ~SEGMENT_BYTES each,
