@@ -115,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                          .invalid_utf8 = data[0] & 1 ? INVALID_UTF8_BYTES : INVALID_UTF8_ERROR};
     char *files[] = {path_a, path_b};
     count_request req = {.files = files, .n_files = 2, .pretok = &cfg, .threads = 1,
-                         .chunk_bytes = 7};
+                         .chunk_bytes = 7, .table_words = 3};
     counted reference;
     count_with(count_strategies[0], &req, &reference);
     for (size_t s = 1; count_strategies[s]; s++)

@@ -270,9 +270,10 @@ static void free_counted(counted *c)
 
 static const unsigned THREADS[] = {1, 2, 3, 7};
 
-/* Every strategy and thread count against serial on `files`. */
+/* Every strategy and thread count against serial on `files`, cut into chunks
+ * of about chunk_bytes, with thread tables of table_words (count.h). */
 static void check_strategies(char *const *files, size_t n_files, uint64_t max_bytes,
-                             uint64_t chunk_bytes, const char *label)
+                             uint64_t chunk_bytes, uint64_t table_words, const char *label)
 {
     for (size_t k = 0; k < N(PATTERNS); k++)
         for (int mode = 0; mode < 2; mode++)
@@ -282,7 +283,8 @@ static void check_strategies(char *const *files, size_t n_files, uint64_t max_by
                     .n_specials = (size_t)sp, .pattern = PATTERNS[k],
                     .invalid_utf8 = mode ? INVALID_UTF8_BYTES : INVALID_UTF8_ERROR};
                 count_request req = {.files = files, .n_files = n_files, .max_bytes = max_bytes,
-                                     .pretok = &cfg, .threads = 1, .chunk_bytes = chunk_bytes};
+                                     .pretok = &cfg, .threads = 1, .chunk_bytes = chunk_bytes,
+                                     .table_words = table_words};
                 counted reference;
                 count_with(count_strategies[0], &req, &reference);
                 for (size_t s = 1; count_strategies[s]; s++)
@@ -333,14 +335,23 @@ static void test_generated_files(void **state)
     (void)state;
     char *files[3];
     write_files(files, "g", 3, 20000, true, 7); /* invalid bytes: errors in error mode */
-    check_strategies(files, 3, 0, 300, "generated, invalid bytes");
+    check_strategies(files, 3, 0, 300, 7, "generated, invalid bytes");
     free_files(files, 3);
     write_files(files, "g", 3, 20000, false, 11);
-    check_strategies(files, 3, 0, 300, "generated");
-    check_strategies(files, 3, 31000, 300, "generated, 31000-byte slice");
+    check_strategies(files, 3, 0, 300, 7, "generated");
+    check_strategies(files, 3, 31000, 300, 7, "generated, 31000-byte slice");
+    /* and those runs did close tables: many per thread, each handing its slots on */
+    pretok_config gpt2 = {.pattern = "gpt2"};
+    count_request req = {.files = files, .n_files = 3, .pretok = &gpt2, .threads = 2,
+                         .chunk_bytes = 300, .table_words = 7};
+    counted c;
+    count_with(count_strategy_find("parallel"), &req, &c);
+    assert_true(c.ok);
+    assert_true(c.report.thread_tables > 20);
+    free_counted(&c);
     free_files(files, 3);
     write_files(files, "r", 2, 30000, false, 5);
-    check_strategies(files, 2, 0, 300, "repetitive");
+    check_strategies(files, 2, 0, 300, 7, "repetitive");
     free_files(files, 2);
 }
 
@@ -375,7 +386,7 @@ static void test_errors_are_serials(void **state)
     files[2] = malloc(strlen(dir) + 40);
     assert_non_null(files[2]);
     sprintf(files[2], "%s/missing.txt", dir);
-    check_strategies(files, 3, 0, 300, "errors");
+    check_strategies(files, 3, 0, 300, 7, "errors");
     free_files(files, 3);
 }
 
@@ -397,7 +408,7 @@ static void test_real_slices(void **state)
             skip();
         }
     }
-    check_strategies(files, N(names), 1500000, 65536, "real slices");
+    check_strategies(files, N(names), 1500000, 65536, 2000, "real slices");
     free_files(files, N(names));
 }
 
@@ -463,7 +474,7 @@ static void test_parallel_out_of_memory(void **state)
     write_files(files, "g", 2, 6000, false, 21);
     pretok_config cfg = {.specials = DEFAULT_SPECIALS, .n_specials = 1, .pattern = "gpt2"};
     count_request req = {.files = files, .n_files = 2, .pretok = &cfg, .threads = 1,
-                         .chunk_bytes = 300};
+                         .chunk_bytes = 300, .table_words = 7};
     counted reference, c;
     count_with(count_strategies[0], &req, &reference);
     assert_true(reference.ok);
@@ -496,7 +507,7 @@ static void test_parallel_out_of_memory(void **state)
     }
     print_message("parallel: %zu counts failed for want of memory, each cleanly\n", failures);
     assert_true(failures > 50); /* the loop did reach the allocations in the threads (about
-                                 * 100 counts fail; 200 when the merge still copied words) */
+                                 * 170–190 counts fail, with the threads' tables of 7 words) */
     free_counted(&reference);
     free_files(files, 2);
 }

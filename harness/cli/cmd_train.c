@@ -83,8 +83,9 @@ static bool check_training_options(const run_config *cfg, const char *out_dir)
     return true;
 }
 
-/* The summary's counting line: the strategy, threads, chunks, and why it
- * did less than asked, if it did. */
+/* The summary's counting line: the strategy, threads, chunks, the threads'
+ * tables when some thread started more than one, and why it did less than
+ * asked, if it did. */
 static void print_counting(const count_strategy *counting, const count_report *k)
 {
     printf("counting   %s, %u thread%s, %llu chunk%s", counting->name, k->threads_used,
@@ -92,6 +93,8 @@ static void print_counting(const count_strategy *counting, const count_report *k
            k->chunks == 1 ? "" : "s");
     if (k->chunks_distinct)
         printf(" (%llu distinct)", (unsigned long long)k->chunks_distinct);
+    if (k->thread_tables > k->threads_used)
+        printf(", %llu thread tables", (unsigned long long)k->thread_tables);
     if (k->serial_seconds > 0)
         printf(", serial part %.3f s", k->serial_seconds);
     printf(k->fallback ? "; %s\n" : "\n", k->fallback);

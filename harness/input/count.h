@@ -29,6 +29,9 @@ typedef struct {
     unsigned threads;          /* threads a strategy may use (≥ 1) */
     uint64_t chunk_bytes;      /* nominal size of the chunks a strategy cuts; 0: its own
                                 * default (tests force small ones, to cut everywhere) */
+    uint64_t table_words;      /* parallel: the words a thread's table holds before the thread
+                                * starts a new one; 0: its own default (tests force small
+                                * ones, to start many) */
     /* Optional (a progress display): called with the bytes read so far, from
      * the calling thread only, never two calls at once; NULL for none. */
     void (*on_bytes)(void *ctx, uint64_t bytes_so_far);
@@ -42,6 +45,8 @@ typedef struct {
     unsigned threads_used;     /* threads that counted */
     uint64_t chunks;           /* pieces of text pretokenized apart (cuts + 1 per file) */
     uint64_t chunks_distinct;  /* dedup: of those, distinct ones (each pretokenized once) */
+    uint64_t thread_tables;    /* parallel: the threads' own tables (a thread starts a new one
+                                * once its table holds table_words words) */
     const char *fallback;      /* why fewer threads or chunks than asked, or NULL; static text */
     double serial_seconds;     /* parallel: planning the cuts and merging the threads' tables,
                                 * the part no thread count shortens (Amdahl) */

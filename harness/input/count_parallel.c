@@ -31,22 +31,41 @@
  * worker 0 is still in it: at 45% two runs in ten left a thread idle for
  * 0.06–0.08 s; at 35% the threads ended within 4 ms of each other.
  *
+ * And the threads' own tables stay small. One table per thread grew to
+ * 230,000 words on the multilingual set, rebuilding its slots at every
+ * doubling: the rebuilds took 13–16 ms of two threads' CPU against 8 ms
+ * for one thread's single table (temporary timers around them). So a
+ * worker's table that holds TABLE_WORDS words is closed before the next
+ * segment and a new one started, which takes the closed one's slot array
+ * (cleared, its pages mapped and in the cache): past its first table, a
+ * thread's slots are rebuilt only if a segment adds more words than they
+ * have room for. A closed table's counts are final, so a merge of its
+ * segments adds them with the words; only the segments merged while their
+ * table was open wait for the count pass. The price is words merged again:
+ * a word in two tables of one thread is looked up in the merged table twice
+ * (231,000 → 292,000 merged words on the multilingual set). Two threads on
+ * the multilingual set: 0.136 → 0.126 s (medians of 21 alternating runs of
+ * `bpebench count`); Gutenberg unchanged.
+ *
  * Structures:
  *   - segments: (file, byte range) in corpus order, ~SEGMENT_BYTES each,
  *     planned by the calling thread, which reads a SEARCH_BYTES window at
  *     each nominal boundary to find the first safe cut after it;
  *   - the front: segments [0, front), counted in order by worker 0 into the
  *     merged table `words` itself;
- *   - workers: a pretokenizer, a read buffer and a word table each; after the
- *     front they take segments in order from one atomic counter (dynamic
- *     scheduling: a slow segment, e.g. Chinese text, does not hold the others
- *     back), read them with pread and stream them through their pretokenizer;
- *   - per segment, which worker counted it and the range of that worker's
- *     table entries first seen in it, published by a release store of `done`.
- *     A merge reads those entries where they are, while their owner counts
- *     on: the owner only appends after them, and it moves its entries and
- *     arena only under its table_lock, which a merge holds while reading
- *     (and only then: the merged table makes its room before). Before each
+ *   - workers: a pretokenizer, a read buffer and word tables each, one
+ *     table per run of consecutive segments it counts (a new one after
+ *     TABLE_WORDS words); after the front they take segments in order from
+ *     one atomic counter (dynamic scheduling: a slow segment, e.g. Chinese
+ *     text, does not hold the others back), read them with pread and stream
+ *     them through their pretokenizer;
+ *   - per segment, which worker counted it, into which table, and the range
+ *     of that table's entries first seen in it, published by a release
+ *     store of `done`. A merge reads those entries where they are, while
+ *     their owner counts on: in a closed table nothing moves; in the open one
+ *     the owner only appends after them, and it moves its entries and arena
+ *     only under its table_lock, which a merge holds while reading (and only
+ *     then: the merged table makes its room before). Before each
  *     segment it makes room for every word the segment could add (one per
  *     byte), a segment ahead while the lock is free, so growing takes the
  *     lock a few times per count, not per word, and rarely waits for it; a
@@ -58,27 +77,33 @@
  * Invariant (what makes the order serial's): the front is counted into
  * `words` in order, before any other segment is merged, so `words` starts as
  * serial's table of the front. After it, a worker takes segments in
- * increasing order, so the entries of its table first seen in segment s are
- * exactly the words that occur in s and in none of its earlier segments.
- * Merging, segment by segment, those words adds each word when its globally
- * first segment comes, in the order it appears there: first-seen order. The
- * counts come last: when every thread has stopped, each worker entry's final
- * count is added to the merged word its segment recorded. Every occurrence
- * was counted by exactly one worker, so the sums are serial's counts. (With
- * one thread the front is the whole corpus: serial, on the same code.)
+ * increasing order and fills its tables one after another, so the entries
+ * of a table first seen in segment s are exactly the words that occur in s
+ * and in none of the earlier segments counted into that table; those came
+ * before s, so they are merged before it, and so is any word s shares with
+ * them. Merging, segment by segment, those entries adds each word when its
+ * globally first segment comes, in the order it appears there: first-seen
+ * order (a word met again in a later table is found, not added). Each
+ * entry's count is added to its merged word once: with the word, when the
+ * table was closed before the merge, or else by the count pass when every
+ * thread has stopped. Every occurrence was counted in exactly one table, so
+ * the sums are serial's counts. (With one thread the front is the whole
+ * corpus: serial, on the same code.)
  * Errors: the first failing segment (in corpus order) stops the taking of
  * later ones; its message is the one serial would give, with offsets in the
  * whole file (pretok_begin_at).
  *
- * Complexity: O(n / N + Σ_t W_t) time with N threads (W_t: distinct words a
- * worker counted in its own table, after the front). The serial part is the
+ * Complexity: O(n / N + Σ_r W_r) time with N threads (W_r: distinct words
+ * of the workers' table r, after the front). The serial part is the
  * planning reads (SEARCH_BYTES per segment), the merge of the segments that
- * finish last, and the count pass (Σ_t W_t adds, no hashing); the merge of
- * Σ_t W_t words overlaps the counting.
- * Memory: O(Σ_t (W_t + M_t) + W + M + N · READ_BYTES).
+ * finish last, and the count pass (at most Σ_r W_r adds, no hashing); the
+ * merge of Σ_r W_r words overlaps the counting.
+ * Memory: O(Σ_r (W_r + M_r) + W + M + N · READ_BYTES).
  *
  * Leaves out: a parallel merge (partitioning words by hash would spread the
- * merge itself over the threads but lose the order without a sort); standard
+ * merge itself over the threads but lose the order without a sort); handing
+ * a closed table's entries and arena on as well (they are kept until the
+ * end, and freed with the rest); standard
  * input, which is read as one stream (the serial strategy counts it; the
  * report says so); cuts inside text for a user pattern (only special tokens
  * and file boundaries are provably safe for it, cut.h; the report says so).
@@ -104,6 +129,8 @@ enum {
     SEGMENT_BYTES = 1 << 18, /* nominal segment size (unless the request says): many per thread */
     FRONT_SHARE_PERCENT = 70, /* the front holds this share of the bytes / N: worker 0 is through
                                * it before the others run out of segments, and merges meanwhile */
+    TABLE_WORDS = 1 << 15,   /* a worker's table that holds this many words is closed at the
+                              * next segment, and a new one started (unless the request says) */
     READ_BYTES = 1 << 20,    /* bytes per pread of a segment */
     SEARCH_BYTES = 16 << 10, /* how far past a nominal boundary a safe cut is looked for */
     ERR_BYTES = 1024,        /* a worker's error message */
@@ -119,6 +146,14 @@ typedef struct {
     bool cut;                /* the max_bytes slice ends inside it */
 } input_file;
 
+/* One of a worker's tables: the words of a run of the segments it counted. */
+typedef struct {
+    word_table words;        /* their words and counts; no slots once closed (they went to
+                              * the worker's next table) */
+    atomic_bool closed;      /* the worker counts into another table now: these counts are
+                              * final and may be read (release) */
+} run_table;
+
 /* A piece of one file, pretokenized on its own. */
 typedef struct {
     size_t file;             /* index into the plan's files */
@@ -126,11 +161,13 @@ typedef struct {
     bool to_eof;             /* read until the file ends: it reported size 0 (/proc files
                               * do), so its size cannot be trusted; `end` is set when read */
     unsigned owner;          /* the worker that counted it */
-    size_t first_entry;      /* owner's table size when it began (0 in the front) */
-    size_t end_entry;        /* owner's table size when it ended (0 in the front: no new
+    run_table *run;          /* the owner's table it was counted into (NULL in the front) */
+    size_t first_entry;      /* that table's size when it began (0 in the front) */
+    size_t end_entry;        /* that table's size when it ended (0 in the front: no new
                               * words to merge, it was counted into the merged table) */
     uint64_t new_bytes;      /* the bytes of those new words, in all */
-    uint32_t *merged_index;  /* per new word, its index in the merged table; owned */
+    uint32_t *merged_index;  /* per new word, its index in the merged table, when the words
+                              * were merged before their counts were final; else NULL; owned */
     atomic_bool done;        /* counted: the fields above, the owner's entries [first_entry,
                               * end_entry) and their bytes, and for the front the merged
                               * table, may be read (release) */
@@ -138,13 +175,16 @@ typedef struct {
 
 typedef struct plan plan;
 
-/* One thread's state. Owned by the plan; its table is freed after the merge. */
+/* One thread's state. Owned by the plan; its tables are freed after the merge. */
 typedef struct {
     plan *plan;              /* what to count (shared, read-only but for the counters) */
     unsigned id;             /* index in plan->workers */
     pretokenizer *pretok;    /* its own compiled pattern and buffers; owned */
-    word_table table;        /* its thread-local counts, after the front; owned */
-    pthread_mutex_t table_lock; /* held while table.entries or table.arena may move (the
+    run_table *run;          /* the table it counts into, after the front (runs[n_runs - 1]) */
+    run_table **runs;        /* every table it started, in order; owned */
+    size_t n_runs;           /* how many */
+    size_t cap_runs;         /* capacity of runs */
+    pthread_mutex_t table_lock; /* held while run->words.entries or .arena may move (the
                               * worker growing them) or are read (a merge of its words) */
     bool lock_made;          /* table_lock was initialized and must be destroyed */
     uint8_t *buf;            /* READ_BYTES for pread; owned */
@@ -173,7 +213,8 @@ struct plan {
     pthread_mutex_t merge_lock; /* held by the thread advancing `merged` */
     word_table *words;        /* the merged table: the front, then merged segments (borrowed) */
     size_t merged;            /* segments before this one are in `words` (under merge_lock) */
-    bool merge_failed;        /* out of memory in the merge: `merged` stops (under merge_lock) */
+    bool merge_failed;        /* the merge stopped at `merged` (under merge_lock) */
+    char merge_err[ERR_BYTES]; /* why, when it did */
 };
 
 /* ------------------------------------------------------------- planning */
@@ -346,40 +387,57 @@ static void stop_from(plan *pl, size_t s)
 enum { MERGE_PREFETCH = 8 };
 
 /*
- * Adds segment seg's new words to the merged table with no count yet,
- * remembering where each went. They are the owner's entries [first_entry,
- * end_entry), read in place under its table_lock: the owner may be counting
- * its next segment meanwhile, but it appends after them and moves its
- * entries and arena only under that lock. The merged table makes room for
- * them all first, so that it never grows while the owner waits for the lock:
- * its growths near the end (the slots of 262,144 words rebuilt, then into
- * 8 MiB of new pages, now 4 MiB as they grow in place) took about 6.5 ms and
- * left the owner idle as long. O(new words).
+ * Adds segment seg's new words to the merged table, remembering where each
+ * went. They are the entries [first_entry, end_entry) of the owner's table
+ * the segment was counted into. Once the owner has closed that table their
+ * counts are final and go in with them; the table no longer moves, so it is
+ * read as it is. Before that, the words go in with no count (finish_merge
+ * adds the counts), read in place under the owner's table_lock: the owner
+ * may be counting its next segment into the table meanwhile, but it appends
+ * after them and moves its entries and arena only under that lock. The
+ * merged table makes room for them all first, so that it never grows while
+ * the owner waits for the lock: its growths near the end (the slots of
+ * 262,144 words rebuilt, then into 8 MiB of new pages, now 4 MiB as they
+ * grow in place) took about 6.5 ms and left the owner idle as long. False,
+ * with the reason in pl->merge_err, when the words do not fit. O(new words).
  */
 static bool merge_segment(plan *pl, segment *seg)
 {
     size_t n = seg->end_entry - seg->first_entry;
     if (n == 0) /* the front, or a segment with no new word */
         return true;
-    if (!(seg->merged_index = malloc(n * sizeof *seg->merged_index)) ||
+    bool final = atomic_load_explicit(&seg->run->closed, memory_order_acquire);
+    if ((!final && !(seg->merged_index = malloc(n * sizeof *seg->merged_index))) ||
         !word_table_make_room(pl->words, n, seg->new_bytes) ||
         !word_table_make_slot_room(pl->words, n))
-        return false;
-    worker *owner = &pl->workers[seg->owner];
-    pthread_mutex_lock(&owner->table_lock);
-    const word_entry *fresh = owner->table.entries + seg->first_entry;
-    bool ok = true;
-    for (size_t k = 0; ok && k < n; k++) {
+        return set_error(pl->merge_err, sizeof pl->merge_err, "out of memory merging the "
+                         "threads' word tables (%zu distinct words so far); try --threads 1",
+                         pl->words->n_entries);
+    pthread_mutex_t *lock = final ? NULL : &pl->workers[seg->owner].table_lock;
+    if (lock)
+        pthread_mutex_lock(lock);
+    const word_table *from = &seg->run->words;
+    const word_entry *fresh = from->entries + seg->first_entry;
+    size_t k = 0;
+    for (; k < n; k++) {
         if (k + MERGE_PREFETCH < n)
             word_table_prefetch(pl->words, fresh[k + MERGE_PREFETCH].hash);
-        size_t at = word_table_insert(pl->words, owner->table.arena + fresh[k].offset,
-                                      fresh[k].len, fresh[k].hash, 0);
-        ok = at != SIZE_MAX;
-        if (ok)
+        size_t at = word_table_insert(pl->words, from->arena + fresh[k].offset, fresh[k].len,
+                                      fresh[k].hash, final ? fresh[k].count : 0);
+        if (at == SIZE_MAX)
+            break;
+        if (!final)
             seg->merged_index[k] = (uint32_t)at;
     }
-    pthread_mutex_unlock(&owner->table_lock);
-    return ok;
+    if (lock)
+        pthread_mutex_unlock(lock);
+    if (k == n)
+        return true;
+    if (pl->words->n_entries >= UINT32_MAX - 1) /* room was made: a limit, not memory */
+        return set_error(pl->merge_err, sizeof pl->merge_err, "more than %u distinct words, "
+                         "the word table's limit; train on less text", UINT32_MAX - 2);
+    return set_error(pl->merge_err, sizeof pl->merge_err, "a word occurs more than 2^64 - 1 "
+                     "times in all; train on less text");
 }
 
 /* Merges every finished segment from `merged` on, in order, up to the first
@@ -408,23 +466,23 @@ static void try_merge(plan *pl)
 }
 
 /*
- * After every worker has stopped: merges the segments left, then adds each
- * worker entry's final count to the merged word its segment recorded. The
- * adds are plain (no hashing); the merged entry is prefetched
- * MERGE_PREFETCH words ahead. O(Σ_t W_t).
+ * After every worker has stopped: merges the segments left, then adds the
+ * counts still missing (those of the segments merged while their table was
+ * open) to the merged words their segments recorded. The adds are plain (no
+ * hashing); the merged entry is prefetched MERGE_PREFETCH words ahead.
+ * O(Σ W_r) over the workers' tables r.
  */
 static bool finish_merge(plan *pl, char *err, size_t err_len)
 {
     advance_merge(pl);
     if (pl->merge_failed)
-        return set_error(err, err_len, "out of memory merging the threads' word tables "
-                         "(%zu distinct words so far); try --threads 1", pl->words->n_entries);
+        return set_error(err, err_len, "%s", pl->merge_err);
     for (size_t s = 0; s < pl->n_segments; s++) {
         const segment *seg = &pl->segments[s];
         size_t n = seg->end_entry - seg->first_entry;
-        if (n == 0)
+        if (!seg->merged_index) /* no new words, or merged with their counts */
             continue;
-        const word_entry *counted = pl->workers[seg->owner].table.entries + seg->first_entry;
+        const word_entry *counted = seg->run->words.entries + seg->first_entry;
         for (size_t k = 0; k < n; k++) {
             if (k + MERGE_PREFETCH < n)
                 bpe_prefetch(&pl->words->entries[seg->merged_index[k + MERGE_PREFETCH]]);
@@ -479,47 +537,74 @@ static bool make_room(worker *w, const segment *seg)
     if (seg->to_eof || bytes >= SIZE_MAX / 2) /* 2 · (bytes + 1) words must fit a size_t */
         return false;
     size_t words = (size_t)bytes + 1;
-    if (word_table_has_room(&w->table, 2 * words, 2 * bytes)) /* this segment and one more */
+    if (word_table_has_room(&w->run->words, 2 * words, 2 * bytes)) /* this segment and one more */
         return true;
-    if (word_table_has_room(&w->table, words, bytes)) {
+    if (word_table_has_room(&w->run->words, words, bytes)) {
         if (pthread_mutex_trylock(&w->table_lock) == 0) { /* a failure is harmless here */
-            word_table_make_room(&w->table, 2 * words, 2 * bytes);
+            word_table_make_room(&w->run->words, 2 * words, 2 * bytes);
             pthread_mutex_unlock(&w->table_lock);
         }
         return true;
     }
     pthread_mutex_lock(&w->table_lock);
-    bool ok = word_table_make_room(&w->table, 2 * words, 2 * bytes) ||
-              word_table_make_room(&w->table, words, bytes);
+    bool ok = word_table_make_room(&w->run->words, 2 * words, 2 * bytes) ||
+              word_table_make_room(&w->run->words, words, bytes);
     pthread_mutex_unlock(&w->table_lock);
     return ok;
 }
 
-/* Counts segment s into the worker's own table and publishes its new words.
- * A segment without room made first is counted holding table_lock (its table
- * may move), and a merge of this worker's words waits for it. */
+/* Closes the worker's table, if it has one, and starts a new one, which
+ * takes the closed table's slots. False on OOM, nothing changed. */
+static bool start_table(worker *w)
+{
+    run_table **grown = bpe_array_reserve(w->runs, &w->cap_runs, w->n_runs + 1, sizeof *grown);
+    if (!grown)
+        return false;
+    w->runs = grown;
+    run_table *next = malloc(sizeof *next);
+    if (!next || !word_table_init(&next->words)) {
+        free(next);
+        return false;
+    }
+    atomic_init(&next->closed, false);
+    if (w->run) {
+        word_table_take_slots(&next->words, &w->run->words);
+        atomic_store_explicit(&w->run->closed, true, memory_order_release);
+    }
+    w->runs[w->n_runs++] = w->run = next;
+    return true;
+}
+
+/* Counts segment s into the worker's own table and publishes its new words;
+ * first a new table, when this one holds table_words. A segment without room
+ * made first is counted holding table_lock (its table may move), and a merge
+ * of this worker's words waits for it. */
 static bool count_own(worker *w, size_t s)
 {
     segment *seg = &w->plan->segments[s];
+    uint64_t table_words = w->plan->req->table_words ? w->plan->req->table_words : TABLE_WORDS;
+    if (w->run->words.n_entries >= table_words && !start_table(w))
+        return set_error(w->err, sizeof w->err, "out of memory");
     seg->owner = w->id;
-    seg->first_entry = w->table.n_entries;
-    uint64_t first_byte = w->table.arena_used;
+    seg->run = w->run;
+    seg->first_entry = w->run->words.n_entries;
+    uint64_t first_byte = w->run->words.arena_used;
     bool hold = !make_room(w, seg);
     if (hold)
         pthread_mutex_lock(&w->table_lock);
-    bool ok = count_segment(w, s, &w->table);
+    bool ok = count_segment(w, s, &w->run->words);
     if (hold)
         pthread_mutex_unlock(&w->table_lock);
     if (!ok)
         return false;
-    seg->end_entry = w->table.n_entries;
-    seg->new_bytes = w->table.arena_used - first_byte;
+    seg->end_entry = w->run->words.n_entries;
+    seg->new_bytes = w->run->words.arena_used - first_byte;
     atomic_store_explicit(&seg->done, true, memory_order_release);
     return true;
 }
 
 /* A worker's loop: worker 0 counts the front; then each takes the next
- * segment until none is left or an earlier one failed. */
+ * segment until none is left or an earlier one failed, and closes its table. */
 static void *work(void *arg)
 {
     worker *w = arg;
@@ -540,6 +625,8 @@ static void *work(void *arg)
         }
         try_merge(pl);
     }
+    /* It counts no more: the merges of its last table's segments may take their counts. */
+    atomic_store_explicit(&w->run->closed, true, memory_order_release);
     return NULL;
 }
 
@@ -549,7 +636,7 @@ static bool worker_init(plan *pl, unsigned i, char *err, size_t err_len)
     worker *w = &pl->workers[i];
     w->plan = pl;
     w->id = i;
-    if (!word_table_init(&w->table) || !(w->buf = malloc(READ_BYTES)))
+    if (!start_table(w) || !(w->buf = malloc(READ_BYTES)))
         return set_error(err, err_len, "out of memory");
     if (pthread_mutex_init(&w->table_lock, NULL) != 0)
         return set_error(err, err_len, "cannot create a lock for counting thread %u; try "
@@ -564,7 +651,11 @@ static void worker_free(worker *w)
     if (w->lock_made)
         pthread_mutex_destroy(&w->table_lock);
     pretok_free(w->pretok);
-    word_table_free(&w->table);
+    for (size_t r = 0; r < w->n_runs; r++) {
+        word_table_free(&w->runs[r]->words);
+        free(w->runs[r]);
+    }
+    free(w->runs);
     free(w->buf);
 }
 
@@ -663,6 +754,7 @@ static bool count_planned(plan *pl, word_table *words, count_report *report, cha
     report->threads_used = n;
     report->chunks = pl->n_segments;
     for (unsigned i = 0; i < pl->n_workers; i++) {
+        report->thread_tables += pl->workers[i].n_runs;
         if (pl->workers[i].pretok)
             count_add_stats(&report->corpus, pretok_get_stats(pl->workers[i].pretok));
         report->read_seconds += pl->workers[i].read_seconds;

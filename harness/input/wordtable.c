@@ -296,6 +296,16 @@ size_t word_table_find(const word_table *t, const uint8_t *bytes, size_t len)
     return SIZE_MAX;
 }
 
+void word_table_take_slots(word_table *to, word_table *from)
+{
+    unmap_slots(to->slots, to->slot_cap);
+    memset(from->slots, 0, from->slot_cap * sizeof *from->slots);
+    to->slots = from->slots;
+    to->slot_cap = from->slot_cap;
+    from->slots = NULL;
+    from->slot_cap = 0;
+}
+
 uint64_t word_table_memory(const word_table *t)
 {
     return t->slot_cap * sizeof *t->slots + t->entry_cap * sizeof *t->entries + t->arena_cap;

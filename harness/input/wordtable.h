@@ -83,6 +83,15 @@ bool word_table_make_room(word_table *t, size_t words, uint64_t bytes);
  * the table unchanged. O(1), or O(W + slots) when it rebuilds. */
 bool word_table_make_slot_room(word_table *t, size_t words);
 
+/*
+ * Gives `from`'s slot array, cleared, to `to`, which holds no words yet and
+ * whose own small array is released: a table about to count afresh takes the
+ * pages, already mapped and in the cache, of one that is done
+ * (count_parallel.c). `from` keeps its words (entries, arena) to be read and
+ * freed, but can no longer be added to or searched. O(slots).
+ */
+void word_table_take_slots(word_table *to, word_table *from);
+
 /* Bytes the table holds on the heap (slots, entries, arena capacities). */
 uint64_t word_table_memory(const word_table *t);
 
