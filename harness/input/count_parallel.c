@@ -562,13 +562,13 @@ static bool start_table(worker *w)
         return false;
     w->runs = grown;
     run_table *next = malloc(sizeof *next);
-    if (!next || !word_table_init(&next->words)) {
+    if (!next || (!w->run && !word_table_init(&next->words))) { /* the first: slots of its own */
         free(next);
         return false;
     }
     atomic_init(&next->closed, false);
     if (w->run) {
-        word_table_take_slots(&next->words, &w->run->words);
+        word_table_init_taking_slots(&next->words, &w->run->words);
         atomic_store_explicit(&w->run->closed, true, memory_order_release);
     }
     w->runs[w->n_runs++] = w->run = next;

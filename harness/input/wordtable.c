@@ -296,14 +296,14 @@ size_t word_table_find(const word_table *t, const uint8_t *bytes, size_t len)
     return SIZE_MAX;
 }
 
-void word_table_take_slots(word_table *to, word_table *from)
+void word_table_init_taking_slots(word_table *t, word_table *done)
 {
-    unmap_slots(to->slots, to->slot_cap);
-    memset(from->slots, 0, from->slot_cap * sizeof *from->slots);
-    to->slots = from->slots;
-    to->slot_cap = from->slot_cap;
-    from->slots = NULL;
-    from->slot_cap = 0;
+    memset(t, 0, sizeof *t);
+    memset(done->slots, 0, done->slot_cap * sizeof *done->slots);
+    t->slots = done->slots;
+    t->slot_cap = done->slot_cap;
+    done->slots = NULL;
+    done->slot_cap = 0;
 }
 
 uint64_t word_table_memory(const word_table *t)

@@ -84,13 +84,13 @@ bool word_table_make_room(word_table *t, size_t words, uint64_t bytes);
 bool word_table_make_slot_room(word_table *t, size_t words);
 
 /*
- * Gives `from`'s slot array, cleared, to `to`, which holds no words yet and
- * whose own small array is released: a table about to count afresh takes the
- * pages, already mapped and in the cache, of one that is done
- * (count_parallel.c). `from` keeps its words (entries, arena) to be read and
- * freed, but can no longer be added to or searched. O(slots).
+ * word_table_init, but on `done`'s slot array, cleared, instead of a new one:
+ * a table about to count afresh takes the pages, already mapped and in the
+ * cache, of one that is done (count_parallel.c). `done` keeps its words
+ * (entries, arena) to be read and freed, but can no longer be added to or
+ * searched. Cannot fail. O(slots).
  */
-void word_table_take_slots(word_table *to, word_table *from);
+void word_table_init_taking_slots(word_table *t, word_table *done);
 
 /* Bytes the table holds on the heap (slots, entries, arena capacities). */
 uint64_t word_table_memory(const word_table *t);
