@@ -507,7 +507,7 @@ static void test_parallel_out_of_memory(void **state)
     }
     print_message("parallel: %zu counts failed for want of memory, each cleanly\n", failures);
     assert_true(failures > 50); /* the loop did reach the allocations in the threads (about
-                                 * 120–145 counts fail, with the threads' tables of 7 words) */
+                                 * 110–145 counts fail, with the threads' tables of 7 words) */
     free_counted(&reference);
     free_files(files, 2);
 }
