@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
 #include "run/run.h"
+#include "base/clobber.h"
 #include "base/untrusted.h"
 
 #include <errno.h>
@@ -94,6 +95,17 @@ int cmd_count(int argc, char **argv)
     if (!corpus_list_inputs((const char *const *)argv + optind, (size_t)(argc - optind), true,
                             &files, &n_files, err, sizeof err)) {
         cli_error("%s", err);
+        goto done;
+    }
+    const char *const outputs[] = {out_file};
+    clobber_paths paths = {.inputs = (const char *const *)argv + optind,
+                           .n_inputs = (size_t)(argc - optind),
+                           .read = (const char *const *)files, .n_read = n_files,
+                           .outputs = outputs, .n_outputs = 1};
+    if (!clobber_check(&paths, err, sizeof err)) {
+        cli_error("%s", err);
+        corpus_free_files(files, n_files);
+        status = EXIT_USAGE;
         goto done;
     }
     cfg.files = files;
