@@ -161,6 +161,30 @@ case_ "train --counts /dev/zero" fail -- "${T[@]}" --out c4 --counts /dev/zero
 case_ "train --counts header is shell code" any -- "${T[@]}" --out c5 --counts code.counts
 case_ "train --counts with --pattern" usage -- "${T[@]}" --out c6 --counts --pattern gpt4 ok.counts
 case_ "train --counts vocab too small" usage -- train --trainer naive --vocab-size 3 --out c7 --counts ok.counts
+# outputs that reach an input, by any path: refused (exit 2) before anything is written
+cp in.txt keep.txt; mkdir -p cd1 cd2 cd3 o9/plots rep9; cp in.txt cd1/; cp ok.counts cd2/
+cp ok.counts cd3/vocab.json; cp in.txt o9/plots/; cp base.json rep9/report.md
+ln -sf in.txt inlink.txt; ln -f in.txt inhard.txt; ln -sfn cd1 cd1link
+case_ "count --out its input" usage -- count --out in.txt in.txt
+case_ "count --out its input through .." usage -- count --out cd1/../in.txt in.txt
+case_ "count --out a symlink to its input" usage -- count --out inlink.txt in.txt
+case_ "count --out its input through a symlink" usage -- count --out in.txt inlink.txt
+case_ "count --out a hard link of its input" usage -- count --out inhard.txt in.txt
+case_ "count --out inside its input dir" usage -- count --out cd1/x.counts cd1
+case_ "count --out inside its input dir via link" usage -- count --out cd1link/x.counts cd1
+case_ "count --out a new dir and .. into input dir" usage -- count --out cd1/new/../x.counts cd1
+case_ "slice --out its input" usage -- slice --bytes 10 --out in.txt in.txt
+case_ "slice --out inside its input dir" usage -- slice --bytes 10 --out cd1/s.txt cd1
+case_ "train --out its input dir" usage -- "${T[@]}" --out cd1 cd1
+case_ "train --out a new dir and .. = input dir" usage -- "${T[@]}" --out cd1/new/.. cd1
+case_ "train --counts --out the counts' dir" usage -- "${T[@]}" --out cd2 --counts cd2
+case_ "train --counts its own vocab.json" usage -- "${T[@]}" --out cd3 --counts cd3/vocab.json
+case_ "bench --out its corpus dir" usage -- "${BQ[@]}" --corpus c=cd1 --out cd1
+case_ "bench --out holds its corpus in plots/" usage -- "${BQ[@]}" --corpus c=o9/plots/in.txt --out o9
+case_ "report of a results file named report.md" usage -- report rep9/report.md
+cmp -s in.txt keep.txt || { echo "    DEFECT: in.txt changed"; bad=$((bad+1)); }
+[ "$(ls cd1)" = in.txt ] || { echo "    DEFECT: cd1 holds $(ls cd1 | tr '\n' ' ')"; bad=$((bad+1)); }
+cmp -s rep9/report.md base.json || { echo "    DEFECT: rep9/report.md changed"; bad=$((bad+1)); }
 case_ "unknown command" usage -- frobnicate
 case_ "no command" usage --
 echo "hostile_sweep: $n cases, $bad defects"
