@@ -41,6 +41,27 @@ static void count_usage(FILE *out)
           out);
 }
 
+/* Whether the file's header can hold the pattern and the special tokens:
+ * a control byte in one would make a file that train --counts refuses
+ * (wordcount_header_text_ok). Prints why not (exit 2). */
+static bool header_can_hold(const pretok_config *cfg)
+{
+    char why[128];
+    if (!wordcount_header_text_ok(pretok_pattern_source(cfg->pattern), why, sizeof why)) {
+        cli_error("bad --pattern: it %s, and a word-count file's header carries no control "
+                  "characters; write that character as a PCRE2 escape instead", why);
+        return false;
+    }
+    for (size_t k = 0; k < cfg->n_specials; k++)
+        if (!wordcount_header_text_ok(cfg->specials[k], why, sizeof why)) {
+            cli_error("bad --special-token \"%s\": it %s, and a word-count file's header "
+                      "carries no control characters; choose a token without them",
+                      cfg->specials[k], why);
+            return false;
+        }
+    return true;
+}
+
 int cmd_count(int argc, char **argv)
 {
     static const struct option options[] = {
@@ -89,6 +110,8 @@ int cmd_count(int argc, char **argv)
         goto done;
     }
     pretok_free(p);
+    if (!header_can_hold(&cfg.pretok))
+        goto done;
     status = EXIT_FAIL;
     char **files = NULL;
     size_t n_files = 0;
