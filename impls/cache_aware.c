@@ -832,8 +832,8 @@ static bool add_helper_walk(cache_state *s, walker *h)
             return false;
         d->amount += lose_delta(h, p.a, p.b)->amount;
     }
-    uint32_t *map = bpe_array_reserve(h->list_map, &h->cap_list_map, h->postings->n_lists + 1,
-                                      sizeof *map);
+    uint32_t *map = bpe_array_reserve(h->list_map, &h->cap_list_map,
+                                      bpe_postings_lists(h->postings) + 1, sizeof *map);
     if (!map)
         return false;
     h->list_map = map;
@@ -849,16 +849,13 @@ static bool add_helper_walk(cache_state *s, walker *h)
         d->amount += from->amount;
         map[from->words] = d->words;
     }
-    const bpe_postings *own = h->postings;
-    for (uint32_t c = 0; c < own->n_scratch; c++)
-        if (!bpe_postings_append(w->postings, map[own->scratch[c].list], own->scratch[c].id))
-            return false;
+    if (!bpe_postings_move_gathered(w->postings, h->postings, map))
+        return false;
     w->updates += h->updates;
     w->stale += h->stale;
     w->affected += h->affected;
     h->n_lost = h->n_born = 0;
     h->updates = h->stale = h->affected = 0;
-    bpe_postings_clear(&h->own_postings);
     return true;
 }
 
