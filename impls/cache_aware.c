@@ -68,7 +68,7 @@
  *      tokens in another: two misses, and the second cannot start before
  *      the first ends, so step 2 had to prefetch records 16 entries ahead
  *      and tokens only 8. Here word w is its length and count in the
- *      BPE_WORD_HEAD cells just before its tokens (word_cells), and the lists
+ *      WORD_HEAD cells just before its tokens (word_cells), and the lists
  *      name a word by that place: one prefetch per line, issued as soon as
  *      the list entry is read, and the first WORD_AHEAD words of a list are
  *      asked for before the walk starts (most lists are short: 61.6% of the
@@ -172,7 +172,7 @@
  */
 #include "bpe.h"
 #include "array.h"
-#include "initialpairs.h" /* the first count, and BPE_WORD_HEAD: the words' layout */
+#include "initialpairs.h"
 #include "maxheap.h"
 #include "pairtable.h" /* bpe_pair, and pairmap.h's keys */
 #include "postings.h"
@@ -187,6 +187,7 @@
 
 #define HEAP_COMPACT_FACTOR 2 /* heap.c's: rebuild past 2·P dead entries */
 
+#define WORD_HEAD 3       /* cells before a word's tokens: its length, then its count */
 #define CELLS_PER_LINE 16 /* 32-bit cells in a 64-byte cache line */
 #define WORD_AHEAD 8      /* list entries ahead whose word (two lines) is prefetched */
 #define LOOKUP_AHEAD 8  /* pairs ahead whose table slot is prefetched when deltas are applied */
@@ -232,13 +233,13 @@ typedef struct {
     pair_delta gain_right; /* (ab, x), born there */
 } neighbour_line;
 
-/* Every word where its tokens are: word w is BPE_WORD_HEAD cells — its current
+/* Every word where its tokens are: word w is WORD_HEAD cells — its current
  * length, then its count as two cells — followed by its tokens, in a slice
  * sized to its length in bytes. A word is named by the cell where it starts
  * (its "place"); that is what the posting lists hold. */
 typedef struct {
     uint32_t *cell; /* every word's head and tokens, word after word; owned */
-    size_t n_cells; /* M + BPE_WORD_HEAD·W */
+    size_t n_cells; /* M + WORD_HEAD·W */
 } word_cells;
 
 /* Where one thread's walk of (part of) a list puts the merge's deltas. The
@@ -442,7 +443,7 @@ static uint64_t word_count(const cache_state *s, uint32_t place)
 /* Word `place`'s current tokens (word_len of them). O(1). */
 static bpe_token *word_tokens(const cache_state *s, uint32_t place)
 {
-    return s->words.cell + place + BPE_WORD_HEAD;
+    return s->words.cell + place + WORD_HEAD;
 }
 
 /* The cell one cache line after the word at `place`, where a long word's
@@ -457,10 +458,10 @@ static const uint32_t *second_line(const cache_state *s, uint32_t place)
 
 /* Lays every word out as its head and its bytes as single-byte tokens, word
  * after word. False on OOM, or when the cells would not all be named by a
- * 32-bit place (M + BPE_WORD_HEAD·W ≥ 2^32). O(M). */
+ * 32-bit place (M + WORD_HEAD·W ≥ 2^32). O(M). */
 static bool words_init(cache_state *s, const bpe_words *words)
 {
-    uint64_t n_cells = words->n_symbols + (uint64_t)BPE_WORD_HEAD * words->n_words;
+    uint64_t n_cells = words->n_symbols + (uint64_t)WORD_HEAD * words->n_words;
     if (n_cells >= UINT32_MAX)
         return false;
     s->words.cell = malloc((size_t)(n_cells + 1) * sizeof *s->words.cell); /* never malloc(0) */
@@ -473,8 +474,8 @@ static bool words_init(cache_state *s, const bpe_words *words)
         at[0] = word->len;
         memcpy(at + 1, &word->count, sizeof word->count);
         for (uint32_t i = 0; i < word->len; i++)
-            at[BPE_WORD_HEAD + i] = word->bytes[i];
-        at += BPE_WORD_HEAD + word->len;
+            at[WORD_HEAD + i] = word->bytes[i];
+        at += WORD_HEAD + word->len;
     }
     return true;
 }
@@ -483,14 +484,23 @@ static bool words_init(cache_state *s, const bpe_words *words)
 
 /* heap.c's count_all_pairs: every adjacent pair of every word, counted and
  * listed on `threads` threads by initialpairs.h (its list in the arena as
- * list k for the k-th pair first seen, naming words by their places in
- * `words`, whose layout it shares: BPE_WORD_HEAD), enters the table with its
- * count and list; each position counted is one update. False on OOM.
- * O(M / threads + W + P). */
+ * list k for the k-th pair first seen, naming each word by its place, as
+ * words_init laid it out), enters the table with its count and list; each
+ * position counted is one update. False on OOM. O(M / threads + W + P). */
 static bool count_all_pairs(cache_state *s, const bpe_words *words, unsigned threads)
 {
+    uint32_t *places = malloc((words->n_words + 1) * sizeof *places); /* never malloc(0) */
+    if (!places)
+        return false;
+    uint32_t place = 0; /* < 2^32: words_init checked the cells' count */
+    for (size_t w = 0; w < words->n_words; w++) {
+        places[w] = place;
+        place += WORD_HEAD + words->words[w].len;
+    }
     bpe_initial_pairs initial;
-    if (!bpe_initial_pairs_count(words, threads, BPE_LIST_WORD_PLACES, &s->postings, &initial))
+    bool counted = bpe_initial_pairs_count_named(words, threads, places, &s->postings, &initial);
+    free(places);
+    if (!counted)
         return false;
     bool ok = true;
     for (size_t k = 0; ok && k < initial.n_pairs; k++) {

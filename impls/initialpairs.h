@@ -20,11 +20,10 @@
  *     trainers' work counters count;
  *   - optionally each pair's list, as a frozen list of a bpe_postings
  *     (postings.h): list k belongs to pairs[k]. BPE_LIST_WORDS: the words
- *     holding the pair, each once, ascending (inverted_index.c, heap.c, …);
- *     BPE_LIST_WORD_PLACES: the same words, each named by where it starts
- *     when every word is laid out as BPE_WORD_HEAD cells and then one cell
- *     per symbol, word after word (cache_aware.c keeps its words so);
- *     BPE_LIST_POSITIONS: the position in M (words laid end to end, as
+ *     holding the pair, each once, ascending (inverted_index.c, heap.c, …),
+ *     or each named by the caller's own name for it
+ *     (bpe_initial_pairs_count_named: a trainer that keeps its words
+ *     elsewhere names each by where it keeps it); BPE_LIST_POSITIONS: the position in M (words laid end to end, as
  *     linked_list.c's nodes) of the left symbol of every occurrence,
  *     ascending.
  *
@@ -103,15 +102,10 @@
 #include "pairtable.h" /* bpe_pair */
 #include "postings.h"
 
-#define BPE_WORD_HEAD 3 /* cells before each word's symbols in BPE_LIST_WORD_PLACES's layout */
-
 /* Which list to build for each pair, beside its count. */
 typedef enum {
     BPE_LIST_NONE,      /* counts only (incremental.c) */
     BPE_LIST_WORDS,     /* the ids of the words holding the pair, each once, ascending */
-    BPE_LIST_WORD_PLACES, /* the same words, named by their places: word w is at
-                           * Σ_{v<w} (BPE_WORD_HEAD + len(v)) = its first symbol's
-                           * position in M + BPE_WORD_HEAD · w */
     BPE_LIST_POSITIONS, /* the position in M of the left symbol of each occurrence, ascending */
 } bpe_list_kind;
 
@@ -136,6 +130,17 @@ typedef struct {
  */
 bool bpe_initial_pairs_count(const bpe_words *words, unsigned threads, bpe_list_kind lists,
                              bpe_postings *postings, bpe_initial_pairs *out);
+
+/*
+ * bpe_initial_pairs_count with BPE_LIST_WORDS, except that word w is listed
+ * as names[w], not as w: the caller's own name for it (say, where the
+ * trainer keeps it). The names must be distinct; each list then names its
+ * words in word order. Same results otherwise, same cost, plus one read of
+ * names[w] per word listed.
+ */
+bool bpe_initial_pairs_count_named(const bpe_words *words, unsigned threads,
+                                   const uint32_t *names, bpe_postings *postings,
+                                   bpe_initial_pairs *out);
 
 /* Frees the arrays. Accepts a zeroed struct. */
 void bpe_initial_pairs_free(bpe_initial_pairs *p);
