@@ -138,9 +138,10 @@ typedef struct {
                           * merge loop runs on the caller's thread (cache-aware's walks of
                           * long lists aside). The merges and every work counter are the same
                           * for any value */
-    uint32_t walk_split_min; /* cache-aware: a merge whose list names at least this many words
-                              * is walked on `threads` threads; 0 means its default. Tests set
-                              * it low so that every list is split */
+    uint32_t parallel_grain; /* the least work, in words, a trainer's merge loop hands to one
+                              * thread (cache-aware: a list is split only into parts of at
+                              * least this many words); 0: the trainer's default. Tests set 1,
+                              * so that tiny inputs take every threaded path */
 } bpe_config;
 
 /*

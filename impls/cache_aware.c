@@ -1018,7 +1018,7 @@ static void *cache_create(const bpe_words *words, const bpe_config *config, bpe_
     s->counters = counters;
     s->walk.a = s->walk.b = s->walk.merged = BPE_NO_TOKEN;
     s->walk.postings = &s->postings;
-    s->split_min = config->walk_split_min ? config->walk_split_min : WALK_SPLIT_MIN;
+    s->split_min = config->parallel_grain ? 2 * config->parallel_grain : WALK_SPLIT_MIN;
     bpe_maxheap_init(&s->heap, vocab);
     if (!slots_alloc(&s->pairs, 1024) || !words_init(s, words) ||
         !count_all_pairs(s, words, config->threads) || !rebuild_heap(s)) {

@@ -117,8 +117,9 @@ static void disagree(const char *trainer, const char *why)
 static void train(const bpe_trainer *trainer, const bpe_words *words, uint64_t max_merges,
                   unsigned threads, bpe_result *r)
 {
-    /* cache-aware splits every list of two words or more over the threads. */
-    const bpe_config config = {.max_merges = max_merges, .threads = threads, .walk_split_min = 2};
+    /* Grain 1: merge-loop work is shared among the threads wherever it can be
+     * (cache-aware: every list of two words or more). */
+    const bpe_config config = {.max_merges = max_merges, .threads = threads, .parallel_grain = 1};
     if (bpe_train(trainer, words, &config, NULL, r) != BPE_OK)
         disagree(trainer->name, "bpe_train ran out of memory");
 }

@@ -328,7 +328,7 @@ static void a_failing_worker_fails_the_setup(void **state)
     bpe_postings_free(&lists);
     for (const bpe_trainer *const *tr = bpe_trainers; *tr; tr++) {
         for (unsigned threads = 1; threads <= 2; threads++) {
-            const bpe_config config = {.max_merges = 20, .threads = threads, .walk_split_min = 2};
+            const bpe_config config = {.max_merges = 20, .threads = threads, .parallel_grain = 1};
             bpe_result r;
             fail_from_now(FAIL_OFF_MAIN, 0);
             bpe_status status = bpe_train(*tr, &t.table, &config, NULL, &r);
@@ -362,7 +362,7 @@ static void trainers_survive_every_failing_allocation(void **state)
     for (const bpe_trainer *const *tr = bpe_trainers; *tr; tr++) {
         for (unsigned threads = 2; threads <= 3; threads++) {
             const bpe_config config = {.max_merges = 30, .threads = threads,
-                                        .walk_split_min = 2};
+                                        .parallel_grain = 1};
             bpe_status status = BPE_ERR_NOMEM;
             for (long nth = 1; status != BPE_OK; nth++) {
                 assert_true(nth < 100000);
