@@ -135,11 +135,11 @@ typedef enum {
 typedef struct {
     uint64_t max_merges; /* stop after this many merges (fewer when pairs run out) */
     unsigned threads;    /* threads a trainer's setup may use, ≥ 1 (0 is taken as 1); the
-                          * merge loop runs on the caller's thread (cache-aware's walks of
+                          * merge loop runs on the caller's thread (threaded-walk's walks of
                           * long lists aside). The merges and every work counter are the same
                           * for any value */
     uint32_t parallel_grain; /* the least work, in words, a trainer's merge loop hands to one
-                              * thread (cache-aware: a list is split only into parts of at
+                              * thread (threaded-walk: a list is split only into parts of at
                               * least this many words); 0: the trainer's default. Tests set 1,
                               * so that tiny inputs take every threaded path */
 } bpe_config;

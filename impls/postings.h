@@ -1,7 +1,8 @@
 /*
  * postings.h — storage for lists written once: for each pair, the ids (words
  * or symbol nodes) where it occurs, kept as one contiguous slice per list.
- * Used by inverted_index.c and heap.c (word ids) and linked_list.c (node ids).
+ * Used by inverted_index.c, heap.c and their successors (word ids; cache_aware.c
+ * names each word by its place) and linked_list.c (node ids).
  *
  * This file is a cache optimization, not a lesson. What the trainers need is
  * only "a list of ids per pair, appended to while the merge that creates the

@@ -187,7 +187,7 @@ void assert_runs_match_reference(const bpe_trainer *trainer, const bpe_words *wo
     for (size_t k = 0; k < sizeof test_thread_counts / sizeof *test_thread_counts; k++) {
         /* Grain 1: a trainer that shares its merge loop's work among the threads
          * shares every piece it can, not only the large ones it shares by default
-         * (cache-aware: every list of two words or more). */
+         * (threaded-walk: every list of two words or more). */
         const bpe_config config = {.max_merges = max_merges, .threads = test_thread_counts[k],
                                    .parallel_grain = 1};
         char who[96];
