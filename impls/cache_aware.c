@@ -5,28 +5,31 @@
  *
  * Idea. Once the algorithm is right, the time goes where the data is. The
  * article "Implementing and Optimizing a BPE Tokenizer from Scratch — Part 8"
- * shows it on the scan for the best pair: the same O(P) scan per merge took
- * 8552 s over one hash table (std::unordered_map: a node per pair, reached
- * through a pointer) and 61 s over another (emhash8: the pairs in one flat
- * array), while its updates took 220 s and 200 s. heap.c has no such scan
- * (that was the heap's lesson); what its merge loop waits on is the walk: on
- * each listed word's record and tokens, and on the pair table, which it
- * reads through three arrays (the pair map's keys, its values, then the
+ * shows it with two hash tables: its trainer took 8773 s over one
+ * (std::unordered_map, a node per pair reached through a pointer) and 261 s
+ * over another (emhash8, the pairs in one flat array), and nearly all of the
+ * difference is the scan for the best pair — the same O(P) scan every merge,
+ * 8552 s against 61 s — while its updates took 220 s and 200 s. heap.c has
+ * no such scan (that was the heap's lesson). What its merge loop waits on is
+ * the walk: each listed word's record and tokens, and the pair table, which
+ * it reads through three arrays (the pair map's keys, its values, then the
  * record) for every count update. This file keeps every step of heap.c —
  * the same pairs chosen, the same words rewritten, the same count updates,
  * heap pushes and pops — and changes only where things are kept and when
- * they are read. Its registry entry says so (same_work_as = "heap"), and the
- * tests hold it to that: on random tables (test_differential.c) and real
- * corpus slices (test_corpora.c) its counters equal heap.c's exactly.
+ * they are read. (It starts again from heap.c, not from linked_list.c before
+ * it: to show what layout alone is worth, it keeps an algorithm whose every
+ * counter it can match.) Its registry entry says so (same_work_as = "heap"),
+ * and the tests hold it to that: on random tables (test_differential.c) and
+ * real corpus slices (test_corpora.c) its counters equal heap.c's exactly.
  *
  * Four changes, each a cache miss or a hash lookup less per step of the walk:
  *   1. Each word where its tokens are. heap.c reads a word through a record
  *      (segmentation.h: start, length, count) in one array and its tokens in
  *      another: two misses, and the second cannot start before the first
  *      ends. Here word w is its length and count in WORD_HEAD cells just
- *      before its tokens (word_cells), and the lists name a word by that
- *      place (its "place"): one miss, which can be asked for as soon as the
- *      list entry is read.
+ *      before its tokens (word_cells), and the lists name a word by the cell
+ *      where it starts (its "place"): one miss, which can be asked for as
+ *      soon as the list entry is read.
  *   2. Software prefetch in the walk. A list names its words in increasing
  *      order, but far apart. The walk asks for a word's first two cache lines
  *      WORD_AHEAD entries before it reads them (prefetch.h), and for the
@@ -35,10 +38,11 @@
  *   3. The pair record in its hash slot. One open-addressing table holds
  *      (key, count, list) in each 24-byte slot (pair_record): the probe that
  *      finds the key has found the count. It grows at 5/8 full: with linear
- *      probing an insert's expected run grows as 1/(1 − load)², 8.5 slots at
- *      3/4 and 4.1 at 5/8 (one or two cache lines), while at 1/2 (pairmap.c's
- *      rule) the multilingual corpus's table doubles once more near the end
- *      (2^21 slots of 24 bytes), and the peak memory passes heap.c's.
+ *      probing an insert's expected run is ½(1 + 1/(1 − load)²) slots
+ *      (Knuth), 8.5 at 3/4 and 4.1 at 5/8 (one or two cache lines), while at
+ *      1/2 (pairmap.c's rule) the multilingual corpus's table doubles once
+ *      more near the end (2^21 slots of 24 bytes), and the peak memory
+ *      passes heap.c's.
  *   4. One cache line per neighbour token instead of a table lookup per count
  *      update. Every count a merge of (a, b) changes has one of four shapes:
  *      (x, a) and (b, y) lose, (x, ab) and (ab, y) are born. With a, b and ab
@@ -91,7 +95,8 @@
  * work, other layout". And the other cores: the merge loop runs on one
  * thread; threaded_walk.c, next, shares the walks of long lists among them.
  *
- * Run: build/bpebench train --trainer cache-aware --vocab-size 32000 --out /tmp/ca build/data/multilingual
+ * Run: build/bpebench train --trainer cache-aware --vocab-size 32000
+ *        --out /tmp/cache-aware build/data/multilingual
  */
 #include "cache_aware.h"
 #include "initialpairs.h"

@@ -4,11 +4,11 @@
  * one core. The same merges, and heap.c's work counters, for any number of
  * threads.
  *
- * Idea. "The BPE merge loop is inherently sequential", the article
- * "Background: Why BPE Training Speed Matters" says, and ran its trainers on
- * one thread of a 48-core machine for that reason. From one merge to the next
- * it is: merge i + 1 chooses its pair from the counts merge i leaves, so two
- * merges cannot run side by side. Inside one merge it is not. The chosen
+ * Idea. The article "Background: Why BPE Training Speed Matters" timed its
+ * trainers on one thread of a 48-core machine, taking the merge loop to be
+ * sequential by nature. From one merge to the next it is: merge i + 1
+ * chooses its pair from the counts merge i leaves, so two merges cannot run
+ * side by side. Inside one merge it is not. The chosen
  * pair's list names each word once, and rewriting a word reads and writes
  * that word's tokens only; what the rewrites share are the count changes
  * they make, and cache_aware.c already keeps those out of the pair table
@@ -24,10 +24,10 @@
  * Only long lists are cut. A list must name at least 2·grain words
  * (bpe_config.parallel_grain, default DEFAULT_GRAIN), and each part gets at
  * least grain words, so that a machine with many cores does not cut a list
- * into slivers. Few merges have such lists, but they are the early ones that
- * rewrite most words; everything else (choosing the pair, applying the
- * deltas, freezing the lists, every short list) stays on one thread, and
- * bounds what more cores can give (Amdahl's law).
+ * into slivers. Few merges have such lists, the early ones, but they rewrite
+ * a large share of all the words rewritten; everything else (choosing the
+ * pair, applying the deltas, freezing the lists, every short list) stays on
+ * one thread, and bounds what more cores can give (Amdahl's law).
  *
  * The helpers. threads − 1 helper threads start in create() and live until
  * destroy(); the trainer hands them a job (their parts of one list) by
@@ -70,7 +70,8 @@
  * merge i), a parallel end of merge (the deltas are applied on one thread),
  * and any change to cache_aware.c's layout or to heap.c's algorithm.
  *
- * Run: build/bpebench train --trainer threaded-walk --threads 2 --vocab-size 32000 --out /tmp/tw build/data/multilingual
+ * Run: build/bpebench train --trainer threaded-walk --threads 2 --vocab-size 32000
+ *        --out /tmp/threaded-walk build/data/multilingual
  */
 #include "cache_aware.h"
 #include "prefetch.h" /* bpe_spin_pause */
