@@ -179,8 +179,9 @@ typedef struct {
 extern const bpe_trainer *const bpe_trainers[];
 
 /* The trainer for a user who names none: the fastest merge loop we have, and
- * like every trainer verified against naive by the tests (cache-aware; the
- * figures are in docs/algorithms.md). One of bpe_trainers[]. */
+ * like every trainer verified against naive by the tests. cache-aware:
+ * threaded-walk is faster only while a second core sits idle, and spins it
+ * (the figures are in threaded_walk.c's header). One of bpe_trainers[]. */
 extern const bpe_trainer *const bpe_default_trainer;
 
 /* The trainer with this name, or NULL. */
