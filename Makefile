@@ -213,9 +213,9 @@ html-check: all data
 	/usr/bin/python3 tests/html/check.py $(BUILD)/html/quick $(BUILD)/html/shots $(HTML_FIGURES)
 
 # Valgrind (memcheck) on representative `train` runs of the plain build: the
-# cs336 corpus with three trainers, and a small text with invalid UTF-8 kept
-# as bytes, special tokens and the gpt4 pattern. Any error, or any definite
-# or indirect leak, fails.
+# cs336 corpus with naive and the trainers from heap on (threaded-walk on 2
+# threads), and a small text with invalid UTF-8 kept as bytes, special tokens
+# and the gpt4 pattern. Any error, or any definite or indirect leak, fails.
 VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect
 .PHONY: valgrind
 
@@ -226,6 +226,7 @@ valgrind: all data
 	for run in "naive 400 $(DATA)/cs336/corpus.en" "heap 1000 $(DATA)/cs336/corpus.en" \
 	           "linked-list 1000 $(DATA)/cs336/corpus.en" "bucket 1000 $(DATA)/cs336/corpus.en" \
 	           "cache-aware 1000 $(DATA)/cs336/corpus.en" \
+	           "threaded-walk 1000 --threads 2 $(DATA)/cs336/corpus.en" \
 	           "cache-aware 300 --invalid-utf8=bytes --pattern gpt4 --special-token <s> \
 	            --special-token <|endoftext|> $$tmp/odd.txt" \
 	           "naive 300 --invalid-utf8=bytes --pattern gpt4 --special-token <s> \

@@ -185,10 +185,11 @@ void assert_runs_match_reference(const bpe_trainer *trainer, const bpe_words *wo
 {
     bpe_result one_thread = {0};
     for (size_t k = 0; k < sizeof test_thread_counts / sizeof *test_thread_counts; k++) {
-        /* walk_split_min 2: cache-aware walks every list of two words or more on
-         * all the threads, not only the long lists it splits by default. */
+        /* Grain 1: a trainer that shares its merge loop's work among the threads
+         * shares every piece it can, not only the large ones it shares by default
+         * (threaded-walk: every list of two words or more). */
         const bpe_config config = {.max_merges = max_merges, .threads = test_thread_counts[k],
-                                   .walk_split_min = 2};
+                                   .parallel_grain = 1};
         char who[96];
         snprintf(who, sizeof who, "%s on %u thread%s", trainer->name, config.threads,
                  config.threads == 1 ? "" : "s");

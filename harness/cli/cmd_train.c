@@ -45,7 +45,7 @@ static void train_usage(FILE *out)
           "  --pattern P            gpt2 (default), gpt4, or a PCRE2 pattern\n"
           "  --invalid-utf8=MODE    error (default) or bytes: keep invalid bytes as tokens\n"
           "  --threads N            threads counting words and running the trainer's\n"
-          "                         setup, and cache-aware's walks of long lists\n"
+          "                         setup, and threaded-walk's walks of long lists\n"
           "                         (default: every online core); the merges are the\n"
           "                         same for every N\n"
           "  --counting NAME        serial, parallel (default) or dedup: how words are\n"
