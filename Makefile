@@ -212,6 +212,14 @@ html-check: all data
 	    --out $(BUILD)/html/quick > $(BUILD)/html-bench.log
 	/usr/bin/python3 tests/html/check.py $(BUILD)/html/quick $(BUILD)/html/shots $(HTML_FIGURES)
 
+# The golden traces test_trace compares `bpebench trace` with (tests/golden/trace/:
+# every trainer on SPEC §2's worked example and on aaaaa), rewritten from the
+# binary: after a deliberate change to a trace, review `git diff tests/golden`.
+.PHONY: trace-golden
+trace-golden: $(BUILD)/bpebench $(BUILD)/tests/test_trace
+	@mkdir -p tests/golden/trace
+	BPE_UPDATE_GOLDEN=1 BPEBENCH=$(BUILD)/bpebench $(BUILD)/tests/test_trace
+
 # Valgrind (memcheck) on representative `train` runs of the plain build: the
 # cs336 corpus with naive and the trainers from heap on (threaded-walk on 2
 # threads), and a small text with invalid UTF-8 kept as bytes, special tokens
