@@ -63,6 +63,11 @@ void bpe_describe_row(bpe_description *d, const char *name, uint64_t key, uint64
                                .number = {number0, 0}});
 }
 
+void bpe_describe_ahead(bpe_description *d, uint64_t merges)
+{
+    d->merges_ahead = merges;
+}
+
 void bpe_describe_item(bpe_description *d, uint64_t id, bpe_token token, bpe_mark mark)
 {
     if (d->failed || d->n_rows == 0) {

@@ -29,6 +29,11 @@
  *                   under that merge, from the description made after it).
  * The words are shown before and after each merge: the harness compares them.
  *
+ * A trainer that applies several merges in one step and hands them out one
+ * step at a time (batch_workers.c) says how far its state is ahead of
+ * the merges handed out (bpe_describe_ahead); the harness then shows those
+ * merges together, as the one change they were.
+ *
  * Failure is sticky: a call that runs out of memory sets `failed`, and every
  * later call does nothing; the harness checks `failed` once, at the end. So a
  * describe function needs no error handling of its own.
@@ -103,6 +108,7 @@ struct bpe_description {
     size_t n_rows, cap_rows;
     bpe_shown_item *items;       /* every row's items, row after row; owned */
     size_t n_items, cap_items;
+    uint64_t merges_ahead;       /* merges the state holds that step() has not handed out */
     bool failed;                 /* an allocation failed: the description is incomplete */
 };
 
@@ -120,6 +126,10 @@ void bpe_describe_pair(bpe_description *d, bpe_token a, bpe_token b, uint64_t ke
 
 /* Adds a row about no pair (a word, a list of no pair, a value). O(1) amortized. */
 void bpe_describe_row(bpe_description *d, const char *name, uint64_t key, uint64_t number0);
+
+/* Says that the state described already holds `merges` merges beyond those
+ * step() has handed out. O(1). */
+void bpe_describe_ahead(bpe_description *d, uint64_t merges);
 
 /* Adds an item to the current row. O(1) amortized. */
 void bpe_describe_item(bpe_description *d, uint64_t id, bpe_token token, bpe_mark mark);

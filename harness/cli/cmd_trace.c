@@ -9,8 +9,10 @@
 #include "trace/tracedraw.h"
 #include "trace/tracetext.h"
 #include "base/clobber.h"
+#include "base/untrusted.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -123,6 +125,19 @@ static bool html_spares_input(const trace_options *o)
     return false;
 }
 
+/* "wrote OUT: N drawings, one per merge", the path escaped for display. */
+static void print_wrote(const char *path, const trace_run *run)
+{
+    char shown[4 * PATH_MAX];
+    size_t drawings = trace_count_batches(run);
+    printf("wrote %s: %zu drawing%s, one per merge", display_escape(path, strlen(path), shown,
+                                                                    sizeof shown),
+           drawings, drawings == 1 ? "" : "s");
+    if (drawings != run->n_steps)
+        printf(" (or per batch of merges made in one step: %zu merges)", run->n_steps);
+    putchar('\n');
+}
+
 /* Parses the command line into o and copts; the exit status, or -1 to go on. */
 static int parse_options(int argc, char **argv, trace_options *o, corpus_options *copts)
 {
@@ -213,7 +228,7 @@ int cmd_trace(int argc, char **argv)
         } else {
             trace_print_text(stdout, &run);
             if (o.html)
-                printf("wrote %s: %zu drawings, one per merge\n", o.html, run.n_steps);
+                print_wrote(o.html, &run);
             status = fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
         }
         trace_run_free(&run);

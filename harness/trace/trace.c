@@ -173,6 +173,24 @@ const bpe_counters *trace_counters_before(const trace_run *run, size_t k)
     return k == 0 ? &run->setup_counters : &run->steps[k - 1].counters;
 }
 
+void trace_batch_of(const trace_run *run, size_t k, size_t *first, size_t *last)
+{
+    *first = k;
+    while (*first > 0 && trace_before(run, *first)->merges_ahead > 0)
+        --*first;
+    *last = *first + run->steps[*first].after.merges_ahead;
+    if (*last >= run->n_steps) /* a description that claims more than was handed out */
+        *last = run->n_steps - 1;
+}
+
+size_t trace_count_batches(const trace_run *run)
+{
+    size_t n = 0, first, last;
+    for (size_t k = 0; k < run->n_steps; k = last + 1, n++)
+        trace_batch_of(run, k, &first, &last);
+    return n;
+}
+
 /* ---------------------------------------------------------------- the words */
 
 const bpe_shown_section *trace_words_of(const bpe_description *d)

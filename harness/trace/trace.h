@@ -97,6 +97,15 @@ const bpe_description *trace_after(const trace_run *run, size_t k);
  * counted work too). */
 const bpe_counters *trace_counters_before(const trace_run *run, size_t k);
 
+/* The merges shown with merge k, first to last (0-based, inclusive): merge
+ * k alone, unless the trainer made it in one step with others (a batch:
+ * describe.h's merges_ahead), which are then shown as the one change they
+ * were. O(merges in the batch). */
+void trace_batch_of(const trace_run *run, size_t k, size_t *first, size_t *last);
+
+/* How many such steps the run took: n_steps when no merges were batched. */
+size_t trace_count_batches(const trace_run *run);
+
 /* The words section of a description (BPE_SHOW_WORDS or BPE_SHOW_CHAINS),
  * or NULL when it has none. */
 const bpe_shown_section *trace_words_of(const bpe_description *d);

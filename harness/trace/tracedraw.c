@@ -68,9 +68,8 @@ typedef struct {
     FILE *f;                     /* the body being written */
     const trace_run *run;        /* the run */
     const bpe_vocab *vocab;      /* token bytes */
-    size_t k;                    /* the merge (0-based) */
-    const bpe_description *before, *after; /* what the trainer showed around it */
-    const bpe_merge *merge;      /* the merge */
+    size_t first, last;          /* the merges drawn, 0-based: one, or a batch made in one step */
+    const bpe_description *before, *after; /* what the trainer showed around them */
     double right;                /* the right column's left edge */
     double bottom;               /* the lowest point drawn so far */
     size_t n_rows;               /* word rows drawn */
@@ -186,10 +185,19 @@ static void mark_colours(bpe_mark mark, bool chosen, const char **fill, const ch
         *fill = CHOSEN_FILL, *stroke = CHOSEN;
 }
 
-/* Whether a row is about the pair merged. */
+/* Whether a row is about a pair merged. */
 static bool is_chosen(const drawing *d, const bpe_shown_row *r)
 {
-    return r->a == d->merge->left && r->b == d->merge->right;
+    for (size_t k = d->first; k <= d->last; k++)
+        if (r->a == d->run->steps[k].merge.left && r->b == d->run->steps[k].merge.right)
+            return true;
+    return false;
+}
+
+/* Whether t is a token the merges drawn made. */
+static bool is_new(const drawing *d, bpe_token t)
+{
+    return t >= d->run->steps[d->first].merge.id && t <= d->run->steps[d->last].merge.id;
 }
 
 /* ----------------------------------------------------------------- the words */
@@ -221,7 +229,7 @@ static void find_occurrences(const drawing *d, const bpe_shown_row *rb, const bp
     const bpe_shown_item *ta = &d->after->items[ra->first_item];
     memset(merged, 0, rb->n_items * sizeof *merged);
     for (size_t i = 0, j = 0; i < rb->n_items && j < ra->n_items; j++) {
-        bool new_token = ta[j].token == d->merge->id && tb[i].token != d->merge->id;
+        bool new_token = is_new(d, ta[j].token) && !is_new(d, tb[i].token);
         if (new_token && i + 1 < rb->n_items) {
             merged[i] = merged[i + 1] = true;
             i += 2;
@@ -244,7 +252,7 @@ static double draw_tokens(drawing *d, const bpe_description *desc, const bpe_sho
     char token[TRACE_TOKEN_TEXT], id[24];
     for (size_t i = 0; i < row->n_items; i++) {
         const bpe_shown_item *it = &desc->items[row->first_item + i];
-        bool hot = before ? merged[i] : it->token == d->merge->id;
+        bool hot = before ? merged[i] : is_new(d, it->token);
         rect(d, xs[i], y, ws[i], BOX_H, hot ? (before ? CHOSEN_FILL : NEW_FILL) : BOX_FILL,
              hot ? (before ? CHOSEN : NEW) : GREY, 1, false);
         text(d, xs[i] + ws[i] / 2, y + 17, TOKEN_FONT, "middle", false, INK, MONO,
@@ -422,8 +430,8 @@ static double draw_changes(drawing *d, double y)
 
     text(d, MARGIN, y + 12, TITLE_FONT, "start", true, INK, SANS, "the work this merge added");
     y += 30;
-    const bpe_counters *now = &d->run->steps[d->k].counters;
-    const bpe_counters *was = trace_counters_before(d->run, d->k);
+    const bpe_counters *now = &d->run->steps[d->last].counters;
+    const bpe_counters *was = trace_counters_before(d->run, d->first);
     char work[512] = "", item[96];
     double column = 0;
     for (int i = 0; d->run->trainer->counter_names[i]; i++) {
@@ -663,18 +671,37 @@ static double draw_sections(drawing *d, const bpe_description *desc, bpe_show_wh
 
 /* ------------------------------------------------------------- a drawing */
 
+/* The title: the merge, its pair, count and new token; for a batch, the
+ * merges and their pairs. Then what the drawing shows. */
 static void draw_heading(drawing *d)
 {
-    char pair[TRACE_PAIR_TEXT], token[TRACE_TOKEN_TEXT], title[256], under[512];
-    snprintf(title, sizeof title, "merge %zu of %zu: %s, count %" PRIu64 " → %s", d->k + 1,
-             d->run->n_steps,
-             trace_pair_text(d->vocab, d->merge->left, d->merge->right, pair, sizeof pair),
-             d->merge->count, trace_token_text(d->vocab, d->merge->id, token, sizeof token));
-    text(d, MARGIN, 40, 24, "start", true, INK, SANS, title);
-    snprintf(under, sizeof under, "%s on %s · the pair was in %" PRIu64 " word%s · left: the "
-             "words; right: what %s shows of itself",
-             d->run->trainer->name, d->run->input->name, d->merge->words_affected,
-             d->merge->words_affected == 1 ? "" : "s", d->run->trainer->name);
+    char pair[TRACE_PAIR_TEXT], token[TRACE_TOKEN_TEXT], title[512], under[512], item[96];
+    const bpe_merge *m = &d->run->steps[d->first].merge;
+    uint64_t words = 0;
+    if (d->first == d->last) {
+        snprintf(title, sizeof title, "merge %zu of %zu: %s, count %" PRIu64 " → %s",
+                 d->first + 1, d->run->n_steps,
+                 trace_pair_text(d->vocab, m->left, m->right, pair, sizeof pair), m->count,
+                 trace_token_text(d->vocab, m->id, token, sizeof token));
+    } else {
+        snprintf(title, sizeof title, "merges %zu–%zu of %zu, in one step:", d->first + 1,
+                 d->last + 1, d->run->n_steps);
+        for (size_t k = d->first; k <= d->last; k++) {
+            m = &d->run->steps[k].merge;
+            snprintf(item, sizeof item, " %s %" PRIu64 "%s",
+                     trace_pair_text(d->vocab, m->left, m->right, pair, sizeof pair), m->count,
+                     k < d->last ? "," : "");
+            strncat(title, item, sizeof title - strlen(title) - 1);
+        }
+    }
+    for (size_t k = d->first; k <= d->last; k++)
+        words += d->run->steps[k].merge.words_affected;
+    text(d, MARGIN, 40, d->first == d->last ? 24 : 20, "start", true, INK, SANS, title);
+    snprintf(under, sizeof under, "%s on %s · %s in %" PRIu64 " word%s · left: the words; "
+             "right: what %s shows of itself",
+             d->run->trainer->name, d->run->input->name,
+             d->first == d->last ? "the pair was" : "the pairs were, together,", words,
+             words == 1 ? "" : "s", d->run->trainer->name);
     text(d, MARGIN, 66, 14, "start", false, GREY, SANS, under);
 }
 
@@ -685,17 +712,17 @@ void trace_draw_merge(FILE *f, const trace_run *run, size_t k)
     FILE *mem = open_memstream(&body, &body_len);
     if (!mem)
         return;
-    drawing d = {.f = mem, .run = run, .vocab = &run->result.vocab, .k = k,
-                 .before = trace_before(run, k), .after = trace_after(run, k),
-                 .merge = &run->steps[k].merge};
+    drawing d = {.f = mem, .run = run, .vocab = &run->result.vocab};
+    trace_batch_of(run, k, &d.first, &d.last);
+    d.before = trace_before(run, d.first);
+    d.after = trace_after(run, d.last);
     d.right = right_edge(&d);
     draw_heading(&d);
     double left = draw_changes(&d, draw_words(&d, TOP) + 14);
     double right = draw_sections(&d, d.after, BPE_SHOWS_LAST,
                                  draw_sections(&d, d.before, BPE_SHOWS_NEXT, TOP));
     fclose(mem);
-    double bottom = (left > right ? left : right) + MARGIN;
-    int height = bottom > TRACE_DRAWING_HEIGHT ? (int)ceil(bottom) : TRACE_DRAWING_HEIGHT;
+    int height = (int)ceil((left > right ? left : right) + MARGIN);
     fprintf(f, "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                "xmlns=\"http://www.w3.org/2000/svg\">\n"
                "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
@@ -744,13 +771,20 @@ static bool put_page(FILE *f, const trace_run *run, char *err, size_t err_len)
                "describes of itself: what the merge consulted, and what it left. The text under "
                "each drawing is the same merge in <code>bpebench trace</code>'s words.</p>\n",
             run->input->view.n_words, run->input->view.n_symbols, run->n_steps);
-    for (size_t k = 0; k < run->n_steps; k++) {
-        char *svg, *text_part = NULL;
+    size_t first, last, figure = 0;
+    for (size_t k = 0; k < run->n_steps; k = last + 1) {
+        char *svg, *text_part = NULL, merges[64];
         size_t svg_len, text_len = 0;
+        trace_batch_of(run, k, &first, &last);
         if (!clean_drawing(run, k, &svg, &svg_len, err, err_len))
             return false;
-        fprintf(f, "<h2 id=\"merge-%zu\">merge %zu</h2>\n<figure id=\"fig-%zu\" role=\"img\" "
-                   "aria-label=\"merge %zu of %s\">\n", k + 1, k + 1, k + 1, k + 1,
+        if (first == last)
+            snprintf(merges, sizeof merges, "merge %zu", first + 1);
+        else
+            snprintf(merges, sizeof merges, "merges %zu to %zu", first + 1, last + 1);
+        figure++;
+        fprintf(f, "<h2 id=\"merge-%zu\">%s</h2>\n<figure id=\"fig-%zu\" role=\"img\" "
+                   "aria-label=\"%s of %s\">\n", first + 1, merges, figure, merges,
                 run->trainer->name);
         fwrite(svg, 1, svg_len, f);
         fputs("</figure>\n<pre>", f);

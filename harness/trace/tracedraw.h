@@ -1,7 +1,8 @@
 /*
  * tracedraw.h — a traced run (trace.h) drawn: one SVG per merge, sized for
- * a slide (1280 × 720, taller only when an input needs it), and the page
- * that holds them all (`bpebench trace --html OUT`).
+ * a slide (1280 wide, as tall as it needs: within 720, 16:9, for SPEC §2's
+ * examples and inputs of their size), and the page that holds them all
+ * (`bpebench trace --html OUT`).
  *
  * A drawing shows, on the left, the words as rows of token boxes before the
  * merge, the occurrences it merges outlined, each rewritten word's new row
@@ -30,14 +31,16 @@
 
 #include <stdio.h>
 
-enum { TRACE_DRAWING_WIDTH = 1280, TRACE_DRAWING_HEIGHT = 720 }; /* a 16:9 slide */
+enum { TRACE_DRAWING_WIDTH = 1280 }; /* a slide's width, in pixels */
 
-/* Writes the SVG of merge k (0-based) to f. O(size of its descriptions). */
+/* Writes the SVG of merge k (0-based) to f: of the batch it belongs to, when
+ * the trainer made several merges in one step (trace_batch_of). O(size of
+ * its descriptions). */
 void trace_draw_merge(FILE *f, const trace_run *run, size_t k);
 
 /* Writes the page to `path`, whole or not at all (base/atomicfile.h): a
- * heading, then for each merge its drawing and its text. False with a
- * one-line reason. */
+ * heading, then for each merge (or batch) its drawing and its text. False
+ * with a one-line reason. */
 bool trace_write_page(const char *path, const trace_run *run, char *err, size_t err_len);
 
 #endif

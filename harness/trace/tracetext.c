@@ -23,8 +23,7 @@ typedef struct {
     FILE *f;                  /* where it goes */
     const trace_run *run;     /* the run */
     const bpe_vocab *vocab;   /* token bytes */
-    bpe_token chosen_a;       /* the merge's pair, or BPE_NO_TOKEN (before the first) */
-    bpe_token chosen_b;
+    size_t first, last;       /* the merges shown (a batch made in one step, or one) */
     const char *word_key;     /* what the words section calls a word ("word", "place") */
 } writer;
 
@@ -137,7 +136,16 @@ static void put_list_item(const writer *w, const bpe_shown_section *s, const bpe
             trace_mark_text(it->mark));
 }
 
-/* Lists: the chosen pair's (what the merge walked); lists of no pair, all. */
+/* Whether (a, b) is a pair the merges shown merged. */
+static bool is_merged(const writer *w, bpe_token a, bpe_token b)
+{
+    for (size_t k = w->first; k <= w->last; k++)
+        if (w->run->steps[k].merge.left == a && w->run->steps[k].merge.right == b)
+            return true;
+    return false;
+}
+
+/* Lists: the merged pairs' (what the merges walked); lists of no pair, all. */
 static void put_lists(const writer *w, const bpe_description *d, const bpe_shown_section *s)
 {
     bool any = false;
@@ -145,7 +153,7 @@ static void put_lists(const writer *w, const bpe_description *d, const bpe_shown
     for (size_t r = 0; r < s->n_rows; r++) {
         const bpe_shown_row *row = &d->rows[s->first_row + r];
         bool of_pair = row->a != BPE_NO_TOKEN;
-        if (of_pair && (row->a != w->chosen_a || row->b != w->chosen_b))
+        if (of_pair && !is_merged(w, row->a, row->b))
             continue;
         if (!any)
             fprintf(w->f, "  %s:\n", s->title);
@@ -326,36 +334,46 @@ static void put_header(const writer *w)
 static writer writer_for(FILE *f, const trace_run *run)
 {
     const bpe_shown_section *words = trace_words_of(&run->setup);
-    return (writer){.f = f, .run = run, .vocab = &run->result.vocab, .chosen_a = BPE_NO_TOKEN,
-                    .chosen_b = BPE_NO_TOKEN,
+    return (writer){.f = f, .run = run, .vocab = &run->result.vocab,
                     .word_key = words && words->key_name ? words->key_name : "word"};
 }
 
-static void put_merge(writer *w, size_t k)
+/* "merge k: (a, b) count c → token id ab, in A_i words". */
+static void put_merge_line(const writer *w, size_t k)
 {
-    const trace_run *run = w->run;
-    const trace_step *step = &run->steps[k];
-    const bpe_merge *m = &step->merge;
+    const bpe_merge *m = &w->run->steps[k].merge;
     char pair[TRACE_PAIR_TEXT];
-    w->chosen_a = m->left;
-    w->chosen_b = m->right;
     fprintf(w->f, "merge %zu: %s count %" PRIu64 " → token %" PRIu32 " ", k + 1,
             trace_pair_text(w->vocab, m->left, m->right, pair, sizeof pair), m->count, m->id);
     put_token(w, m->id);
     fprintf(w->f, ", in %" PRIu64 " word%s\n", m->words_affected,
             m->words_affected == 1 ? "" : "s");
-    put_sections(w, trace_before(run, k), BPE_SHOWS_NEXT);
-    put_sections(w, trace_after(run, k), BPE_SHOWS_LAST);
-    put_rewritten(w, trace_before(run, k), trace_after(run, k));
-    put_changes(w, trace_before(run, k), trace_after(run, k));
-    put_counters(w, "work", &step->counters, trace_counters_before(run, k));
+}
+
+/* The merges first to last, made in one step (one merge, or a batch). */
+static void put_merges(writer *w, size_t first, size_t last)
+{
+    const trace_run *run = w->run;
+    w->first = first;
+    w->last = last;
+    if (last > first)
+        fprintf(w->f, "merges %zu to %zu, made in one step (a batch):\n", first + 1, last + 1);
+    for (size_t k = first; k <= last; k++)
+        put_merge_line(w, k);
+    put_sections(w, trace_before(run, first), BPE_SHOWS_NEXT);
+    put_sections(w, trace_after(run, last), BPE_SHOWS_LAST);
+    put_rewritten(w, trace_before(run, first), trace_after(run, last));
+    put_changes(w, trace_before(run, first), trace_after(run, last));
+    put_counters(w, "work", &run->steps[last].counters, trace_counters_before(run, first));
     fputc('\n', w->f);
 }
 
 void trace_print_merge(FILE *f, const trace_run *run, size_t k)
 {
     writer w = writer_for(f, run);
-    put_merge(&w, k);
+    size_t first, last;
+    trace_batch_of(run, k, &first, &last);
+    put_merges(&w, first, last);
 }
 
 void trace_print_text(FILE *f, const trace_run *run)
@@ -366,8 +384,11 @@ void trace_print_text(FILE *f, const trace_run *run)
     put_words(&w, &run->setup);
     put_counters(&w, "work of the setup", &run->setup_counters, NULL);
     fputc('\n', f);
-    for (size_t k = 0; k < run->n_steps; k++)
-        put_merge(&w, k);
+    size_t first, last;
+    for (size_t k = 0; k < run->n_steps; k = last + 1) {
+        trace_batch_of(run, k, &first, &last);
+        put_merges(&w, first, last);
+    }
     if (run->result.exhausted) {
         fprintf(f, "end: %zu merges, then a step that found no pair\n", run->n_steps);
         put_counters(&w, "work of that step", &run->result.counters,

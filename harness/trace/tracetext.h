@@ -19,7 +19,8 @@
 /* Writes the trace of `run` to f. O(size of the descriptions). */
 void trace_print_text(FILE *f, const trace_run *run);
 
-/* Writes merge k's part of it alone (trace --html puts it under its drawing). */
+/* Writes merge k's part of it alone, with the merges made in the same step
+ * (trace --html puts it under its drawing). */
 void trace_print_merge(FILE *f, const trace_run *run, size_t k);
 
 #endif
