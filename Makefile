@@ -204,13 +204,25 @@ interop: all data $(BUILD)/interop/refencode
 # against corpus size, memory and speedup for each of its 3 corpora, one
 # per-merge profile, and, on 2 cores or more (threads = 1,all is then two
 # thread counts), pretokenize+count time against threads.
+# Then `bpebench trace --html` the same way: a page for every trainer on the
+# worked example, its first TRACE_MERGES merges (heap's stale pops and
+# linked-list's dirty map come at the third), every drawing checked (one per
+# merge, or per batch of merges made in one step: as many as trace says).
 HTML_FIGURES = $(shell [ "$$(getconf _NPROCESSORS_ONLN)" -gt 1 ] && echo 14 || echo 13)
+TRACE_MERGES = 3
 .PHONY: html-check
 html-check: all data
 	@sh harness/deps.sh cmd:chromium=chromium python3-pil
 	$(BUILD)/bpebench bench --config harness/bench/default-grid.conf --quick --data-dir $(DATA) \
 	    --out $(BUILD)/html/quick > $(BUILD)/html-bench.log
 	/usr/bin/python3 tests/html/check.py $(BUILD)/html/quick $(BUILD)/html/shots $(HTML_FIGURES)
+	@mkdir -p $(BUILD)/html/trace
+	@for t in $$($(BUILD)/bpebench list | awk '/^counting strategies/ {exit} /^[a-z]/ {print $$1}'); do \
+	    n=$$($(BUILD)/bpebench trace --trainer $$t --max-merges $(TRACE_MERGES) \
+	        --html $(BUILD)/html/trace/$$t.html | sed -n 's/^wrote .*: \([0-9]*\) drawing.*/\1/p'); \
+	    /usr/bin/python3 tests/html/check.py $(BUILD)/html/trace/$$t.html \
+	        $(BUILD)/html/trace/shots-$$t "$$n" || exit 1; \
+	done
 
 # The golden traces test_trace compares `bpebench trace` with (tests/golden/trace/:
 # every trainer on SPEC §2's worked example and on aaaaa), rewritten from the
