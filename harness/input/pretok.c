@@ -74,6 +74,40 @@ const char *pretok_pattern_source(const char *name)
     return name;
 }
 
+/*
+ * The same two patterns for other regex engines (pretok.h). `\s` becomes
+ * PORTABLE_SPACE, the class PCRE2 10.42 means by it under PCRE2_UCP — \p{Z},
+ * \h and \v: tab to carriage return, space, U+0085, U+00A0, U+1680, U+180E,
+ * U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 — and `\S` its
+ * complement. It is spelled in what every engine reads alike: ASCII escapes,
+ * then the characters themselves, as UTF-8 (no \x{...}, which JavaScript
+ * does not read; no \xhh above 0x7F, which Oniguruma reads as a byte).
+ * Besides, gpt4's
+ *   - possessive quantifiers (?+ ++) become greedy ones: what follows them
+ *     can never match what they would give back ([^\r\n\p{L}\p{N}] is no
+ *     letter; [\r\n]* always matches), so no match changes;
+ *   - (?i:...) is spelled out: PCRE2's caseless s, d, m, t, l, v, e, r under
+ *     UCP are those letters in both cases, and s also U+017F (ſ).
+ * tests/test_pretok.c checks the class against PCRE2 at every code point
+ * and the pieces of both spellings against each other.
+ */
+#define PORTABLE_SPACE                                                                  \
+    "\\t\\n\\x0b\\f\\r \xc2\x85\xc2\xa0\xe1\x9a\x80\xe1\xa0\x8e\xe2\x80\x80-\xe2\x80\x8a"  \
+    "\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\xaf\xe2\x81\x9f\xe3\x80\x80"
+static const char GPT2_PORTABLE[] =
+    "'(?:[sdmt]|ll|ve|re)| ?\\p{L}+| ?\\p{N}+| ?[^" PORTABLE_SPACE "\\p{L}\\p{N}]+"
+    "|[" PORTABLE_SPACE "]+(?![^" PORTABLE_SPACE "])|[" PORTABLE_SPACE "]+";
+static const char GPT4_PORTABLE[] =
+    "'(?:[sdmtSDMT\xc5\xbf]|[lL][lL]|[vV][eE]|[rR][eE])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+"
+    "|\\p{N}{1,3}| ?[^" PORTABLE_SPACE "\\p{L}\\p{N}]+[\\r\\n]*|[" PORTABLE_SPACE "]*[\\r\\n]"
+    "|[" PORTABLE_SPACE "]+(?![^" PORTABLE_SPACE "])|[" PORTABLE_SPACE "]+";
+
+const char *pretok_pattern_portable(const char *name)
+{
+    const char *source = pretok_pattern_source(name);
+    return source == GPT2_PATTERN ? GPT2_PORTABLE : source == GPT4_PATTERN ? GPT4_PORTABLE : source;
+}
+
 /* --------------------------------------------------------------- state */
 
 /* Pretokens waiting to be counted: each is hashed and its word-table slot
