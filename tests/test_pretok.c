@@ -383,7 +383,7 @@ static void portable_patterns_cut_as_pcre2(void **state)
     (void)state;
     static const char *const atoms[] = {
         "'s", "'S", "'\xc5\xbf", "'t", "'T", "'d", "'D", "'m", "'M", "'ll", "'LL", "'lL", "'Ll", "'ve",
-        "'VE", "'vE", "'re", "'RE", "'rE", "'x", "'\xe2\x84\xaa", "'", "''", "word", "Word", "\xc5\xbf" "ab",
+        "'VE", "'vE", "'re", "'RE", "'rE", "'x", "'\xe2\x84\xaa", "'", "''", "word", "Word", "\xc5\xbf\x61\x62", /* "ſab" */
         "123", "4567", "9", " ", "  ", "\t", "\n", "\r\n", "\r", "\x0b", "\x0c", "\xc2\x85",
         "\xc2\xa0", "\xe1\x9a\x80", "\xe1\xa0\x8e", "\xe2\x80\x80", "\xe2\x80\x8a", "\xe2\x80\x8b",
         "\xe2\x80\xa8", "\xe2\x80\xa9", "\xe2\x80\xaf", "\xe2\x81\x9f", "\xe3\x80\x80", "\xef\xbb\xbf",

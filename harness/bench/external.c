@@ -339,8 +339,10 @@ static void external_child(const void *arg, int fd)
     if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0 ||
         dup2(fd, STDERR_FILENO) < 0)
         _exit(126);
-    close(null);
-    close(fd);
+    if (null > STDERR_FILENO)
+        close(null);
+    if (fd > STDERR_FILENO)
+        close(fd); /* only standard error holds the pipe now */
     for (int i = 0; i < 6; i++)
         if (setenv(env->names[i], env->values[i], 1) != 0)
             _exit(126);
