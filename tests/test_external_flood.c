@@ -9,13 +9,13 @@
  *   - merges.txt files that never end: two million merge lines, blank
  *     lines, one line of 64 MB: each is read only up to what V allows
  *     (one line past it, to say so), or up to the longest a merge line
- *     could be;
+ *     could be; a FIFO and a link to /dev/zero are refused unread;
  *   - daemons: a sleeper started with setsid() behind a double fork (its
  *     standard error closed, or held open, which would keep our pipe
  *     open), twenty of them, and a daemon with children of its own; each
- *     must be gone when the run ends — when the command exits, at the time
- *     limit, and when bpebench itself is stopped by SIGTERM or SIGKILL
- *     (base/reaper.h).
+ *     must be gone when the run ends — when the command exits, when it
+ *     kills its own process group, at the time limit, and when bpebench
+ *     itself is stopped by SIGTERM or SIGKILL (base/reaper.h).
  * Every daemon writes its pid to a file of ours first, so that the test
  * can look for it afterwards (and kill it, should it have escaped).
  */
@@ -213,6 +213,9 @@ static void endless_merges_files_are_cut_short(void **state)
          "merges.txt:3: a line longer than any merge of the tokens before it"},
         {"long-first-line", "head -c 67108864 /dev/zero | tr '\\0' a > \"$BPE_OUT/merges.txt\"\n",
          "merges.txt:1: a line longer than any merge of the tokens before it"},
+        /* a FIFO nobody writes to would block the reader; a link to an endless device */
+        {"fifo", "mkfifo \"$BPE_OUT/merges.txt\"\n", "merges.txt: not a regular file"},
+        {"device", "ln -s /dev/zero \"$BPE_OUT/merges.txt\"\n", "merges.txt: not a regular file"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         external_outcome out;
@@ -292,6 +295,22 @@ static void daemons_are_killed_when_the_command_ends(void **state)
     assert_daemons_gone("family.pids", 3);
 }
 
+/* A command that kills its own process group with SIGKILL: the reaper,
+ * in a group of its own, still kills the daemon it left. */
+static void a_command_that_kills_its_group_is_still_reaped(void **state)
+{
+    (void)state;
+    char body[2048] = "";
+    add_daemons(body, sizeof body, 1, "group.pids", "2>&1");
+    strcat(body, "kill -9 0\n");
+    external_outcome out;
+    run_external(hostile_script("kill-group", body), 60, &out);
+    assert_int_equal(out.status, EXTERNAL_ERROR);
+    assert_non_null(strstr(out.message, "killed by signal 9"));
+    bpe_result_free(&out.merges);
+    assert_daemons_gone("group.pids", 1);
+}
+
 static void daemons_are_killed_at_the_time_limit(void **state)
 {
     (void)state;
@@ -341,6 +360,7 @@ int main(void)
         cmocka_unit_test(the_end_of_stderr_is_kept_exactly),
         cmocka_unit_test(endless_merges_files_are_cut_short),
         cmocka_unit_test(daemons_are_killed_when_the_command_ends),
+        cmocka_unit_test(a_command_that_kills_its_group_is_still_reaped),
         cmocka_unit_test(daemons_are_killed_at_the_time_limit),
         cmocka_unit_test(daemons_are_killed_when_bpebench_is_stopped),
     };

@@ -109,10 +109,12 @@ void reaper_run(void (*start)(const void *arg), const void *arg)
         _exit(126);
     }
     if (command == 0) { /* fork cleared the parent-death signal and the subreaper mark */
+        setpgid(0, 0);
         sigprocmask(SIG_SETMASK, &saved, NULL);
         start(arg);
         _exit(127);
     }
+    setpgid(command, command); /* also here, so that no kill below can come first */
     int status = 0;
     for (bool ended = false; !ended;) {
         int sig = sigwaitinfo(&waited, NULL);

@@ -12,7 +12,10 @@
  * orphan among its descendants, instead of init. So the reaper is a small
  * process between us and the command:
  *
- *   1. it marks itself a subreaper and forks the command;
+ *   1. it marks itself a subreaper and forks the command, in a process
+ *      group of the command's own (so that a command which signals its
+ *      group, as `kill 0` in a script's cleanup does, does not hit the
+ *      reaper);
  *   2. it waits until the command ends, or until it is asked to stop
  *      (SIGTERM, SIGINT or SIGHUP: the caller's deadline, or the caller
  *      going away — the reaper gets SIGTERM when its parent dies);

@@ -187,9 +187,21 @@ bool external_read_merges(const char *path, uint64_t max_merges, bpe_result *r, 
                           size_t err_len)
 {
     memset(r, 0, sizeof *r);
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* O_NONBLOCK: a FIFO put there must not block us waiting for a writer */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
         return set_error(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return set_error(err, err_len, "%s: not a regular file; write merges.txt as a file",
+                         path);
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return set_error(err, err_len, "out of memory");
+    }
     word_table tokens;
     bpe_token *ids = NULL;
     size_t cap_ids = 0;
