@@ -38,6 +38,7 @@
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "input/pretok.h"
+#include "input/specials.h"
 #include "base/errors.h"
 
 #include "array.h"
@@ -73,6 +74,40 @@ const char *pretok_pattern_source(const char *name)
     return name;
 }
 
+/*
+ * The same two patterns for other regex engines (pretok.h). `\s` becomes
+ * PORTABLE_SPACE, the class PCRE2 10.42 means by it under PCRE2_UCP — \p{Z},
+ * \h and \v: tab to carriage return, space, U+0085, U+00A0, U+1680, U+180E,
+ * U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 — and `\S` its
+ * complement. It is spelled in what every engine reads alike: ASCII escapes,
+ * then the characters themselves, as UTF-8 (no \x{...}, which JavaScript
+ * does not read; no \xhh above 0x7F, which Oniguruma reads as a byte).
+ * Besides, gpt4's
+ *   - possessive quantifiers (?+ ++) become greedy ones: what follows them
+ *     can never match what they would give back ([^\r\n\p{L}\p{N}] is no
+ *     letter; [\r\n]* always matches), so no match changes;
+ *   - (?i:...) is spelled out: PCRE2's caseless s, d, m, t, l, v, e, r under
+ *     UCP are those letters in both cases, and s also U+017F (ſ).
+ * tests/test_pretok.c checks the class against PCRE2 at every code point
+ * and the pieces of both spellings against each other.
+ */
+#define PORTABLE_SPACE                                                                  \
+    "\\t\\n\\x0b\\f\\r \xc2\x85\xc2\xa0\xe1\x9a\x80\xe1\xa0\x8e\xe2\x80\x80-\xe2\x80\x8a"  \
+    "\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\xaf\xe2\x81\x9f\xe3\x80\x80"
+static const char GPT2_PORTABLE[] =
+    "'(?:[sdmt]|ll|ve|re)| ?\\p{L}+| ?\\p{N}+| ?[^" PORTABLE_SPACE "\\p{L}\\p{N}]+"
+    "|[" PORTABLE_SPACE "]+(?![^" PORTABLE_SPACE "])|[" PORTABLE_SPACE "]+";
+static const char GPT4_PORTABLE[] =
+    "'(?:[sdmtSDMT\xc5\xbf]|[lL][lL]|[vV][eE]|[rR][eE])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+"
+    "|\\p{N}{1,3}| ?[^" PORTABLE_SPACE "\\p{L}\\p{N}]+[\\r\\n]*|[" PORTABLE_SPACE "]*[\\r\\n]"
+    "|[" PORTABLE_SPACE "]+(?![^" PORTABLE_SPACE "])|[" PORTABLE_SPACE "]+";
+
+const char *pretok_pattern_portable(const char *name)
+{
+    const char *source = pretok_pattern_source(name);
+    return source == GPT2_PATTERN ? GPT2_PORTABLE : source == GPT4_PATTERN ? GPT4_PORTABLE : source;
+}
+
 /* --------------------------------------------------------------- state */
 
 /* Pretokens waiting to be counted: each is hashed and its word-table slot
@@ -100,10 +135,8 @@ struct pretokenizer {
     bool ascii_fast;              /* gpt2: try gpt2_ascii_match before PCRE2 */
     uint8_t ascii_class[128];     /* PCRE2's class of each ASCII byte (ascii_class_of) */
 
-    const char *const *specials;  /* borrowed from the config */
-    size_t *special_len;          /* lengths of the specials; owned */
+    special_trie *specials;       /* the special tokens (specials.h); owned */
     size_t n_specials;            /* S */
-    bool starts_special[256];     /* bytes that begin some special token */
     int shared_first_byte;        /* the byte every special token starts with, or -1 */
     invalid_utf8_mode invalid_utf8; /* error or bytes */
 
@@ -369,28 +402,15 @@ static bool split_text(pretokenizer *p, size_t run, size_t from, size_t end, boo
 typedef enum { SPECIAL_NONE, SPECIAL_FOUND, SPECIAL_UNDECIDED } special_match;
 
 /* The longest special token at pending[i], if any. UNDECIDED when a special
- * token could still match there once more bytes arrive. O(S · longest special). */
+ * token could still match there once more bytes arrive. O(bytes that match
+ * some token's start), whatever S is (specials.h). */
 static special_match special_at(const pretokenizer *p, size_t i, bool final, size_t *len)
 {
-    size_t avail = p->pending_len - i;
-    special_match found = SPECIAL_NONE;
-    *len = 0;
-    for (size_t k = 0; k < p->n_specials; k++) {
-        size_t n = p->special_len[k];
-        size_t cmp = n < avail ? n : avail;
-        if (memcmp(p->pending + i, p->specials[k], cmp) != 0)
-            continue;
-        if (n > avail) {
-            if (!final)
-                return SPECIAL_UNDECIDED;
-            continue;
-        }
-        if (n > *len) {
-            *len = n;
-            found = SPECIAL_FOUND;
-        }
-    }
-    return found;
+    special_hit hit = special_trie_match(p->specials, p->pending + i, p->pending_len - i);
+    *len = hit.len;
+    if (hit.cut_off && !final)
+        return SPECIAL_UNDECIDED;
+    return hit.len ? SPECIAL_FOUND : SPECIAL_NONE;
 }
 
 /* The next special token at or after `from`: its position in *at (or the end
@@ -406,7 +426,7 @@ static special_match next_special(const pretokenizer *p, size_t from, bool final
             c = memchr(c, p->shared_first_byte, (size_t)(end - c));
             if (!c)
                 break;
-        } else if (!p->starts_special[*c]) {
+        } else if (!special_trie_starts_with(p->specials, *c)) {
             continue;
         }
         special_match m = special_at(p, (size_t)(c - base), final, len);
@@ -550,26 +570,20 @@ static bool compile_pattern(pretokenizer *p, const char *pattern)
     return true;
 }
 
-/* Checks the special tokens: non-empty, distinct. Duplicates would make ids
- * ambiguous; an empty one would match everywhere. */
+/* Checks the special tokens (non-empty, distinct: duplicates would make
+ * ids ambiguous; an empty one would match everywhere) and builds their trie. */
 static bool load_specials(pretokenizer *p, const pretok_config *cfg)
 {
-    p->specials = cfg->specials;
     p->n_specials = cfg->n_specials;
-    p->special_len = calloc(cfg->n_specials + 1, sizeof *p->special_len);
-    if (!p->special_len)
-        return fail(p, "out of memory");
-    for (size_t k = 0; k < cfg->n_specials; k++) {
-        size_t n = strlen(cfg->specials[k]);
-        if (n == 0)
+    for (size_t k = 0; k < cfg->n_specials; k++)
+        if (cfg->specials[k][0] == '\0')
             return fail(p, "bad --special-token: the empty string; give a non-empty token");
-        for (size_t j = 0; j < k; j++)
-            if (strcmp(cfg->specials[j], cfg->specials[k]) == 0)
-                return fail(p, "bad --special-token: \"%s\" is given twice; give each once",
-                            cfg->specials[k]);
-        p->special_len[k] = n;
-        p->starts_special[(uint8_t)cfg->specials[k][0]] = true;
-    }
+    size_t twice;
+    if (!(p->specials = special_trie_new(cfg->specials, cfg->n_specials, &twice)))
+        return fail(p, "out of memory");
+    if (twice != SIZE_MAX)
+        return fail(p, "bad --special-token: \"%s\" is given twice; give each once",
+                    cfg->specials[twice]);
     p->shared_first_byte = cfg->n_specials ? (uint8_t)cfg->specials[0][0] : -1;
     for (size_t k = 1; k < cfg->n_specials; k++)
         if ((uint8_t)cfg->specials[k][0] != p->shared_first_byte)
@@ -610,7 +624,7 @@ void pretok_free(pretokenizer *p)
     pcre2_match_context_free(p->mctx);
     pcre2_jit_stack_free(p->jit_stack);
     pcre2_code_free(p->code);
-    free(p->special_len);
+    special_trie_free(p->specials);
     free(p->pending);
     free(p);
 }

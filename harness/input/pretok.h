@@ -35,6 +35,15 @@ const char *pretok_pattern_source(const char *name);
  * read from files, whose errors are the file's. */
 bool pretok_pattern_compiles(const char *pattern, char *why, size_t why_len);
 
+/* The same pattern spelled so that other engines find PCRE2's pieces too —
+ * JavaScript's RegExp with the u flag (js-tiktoken), Oniguruma (HF
+ * tokenizers), fancy-regex (tiktoken) — for the files `train` writes: gpt2
+ * and gpt4 with `\s` written as the class PCRE2 means by it (JavaScript's
+ * `\s` also takes U+FEFF and leaves out U+0085 and U+180E), no possessive
+ * quantifiers and no inline flags (JavaScript has neither); a user pattern
+ * as it is (docs/using-the-tokenizer.md says what differs there). */
+const char *pretok_pattern_portable(const char *name);
+
 /* What one pretokenizer has seen. */
 typedef struct {
     uint64_t bytes;          /* n: input bytes, specials included */
