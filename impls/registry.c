@@ -12,6 +12,7 @@ extern const bpe_trainer bpe_trainer_heap;
 extern const bpe_trainer bpe_trainer_bucket;
 extern const bpe_trainer bpe_trainer_linked_list;
 extern const bpe_trainer bpe_trainer_cache_aware;
+extern const bpe_trainer bpe_trainer_batch_workers;
 
 const bpe_trainer *const bpe_trainers[] = {
     &bpe_trainer_naive,
@@ -21,6 +22,7 @@ const bpe_trainer *const bpe_trainers[] = {
     &bpe_trainer_bucket,
     &bpe_trainer_linked_list,
     &bpe_trainer_cache_aware,
+    &bpe_trainer_batch_workers,
     NULL,
 };
 
