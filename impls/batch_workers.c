@@ -136,7 +136,8 @@
 #define LOOKUP_AHEAD 8       /* deltas ahead whose table slot is prefetched */
 #define MAX_SPLITS 16        /* splits (and threads) at most: the table keeps a list id each */
 #define BATCH_MAX 64         /* merges in one batch at most (the poison check is O(k²)) */
-#define SOLO_MAX 256         /* a step naming fewer words runs on the coordinator alone */
+#define SOLO_MAX 256         /* a batch naming fewer words runs on the coordinator alone */
+#define SOLO_CHANGES 256     /* and its deltas too, when fewer */
 #define WAKE_MIN 4096        /* a step naming fewer words does not wake sleeping workers */
 #define SPIN_ROUNDS 1024     /* rounds a worker waits for the next step before it sleeps */
 #define PAUSES_PER_ROUND 64  /* spin-wait hints per round, then a sched_yield() */
@@ -225,7 +226,21 @@ typedef struct {
     atomic_uint_fast64_t done;                /* the last step whose split is finished */
 } split_claim;
 
-typedef enum { JOB_SETUP, JOB_BATCH } job_kind;
+/* One shard of the pair table: the pairs whose hash names it, and what a
+ * step's application noted for the coordinator. Aligned to a cache line. */
+typedef struct {
+    alignas(64) pair_slots table; /* its live pairs; owned */
+    bpe_pair *born;               /* pairs the batch created here, first report first; owned */
+    size_t n_born, cap_born;      /* in `born` */
+    bpe_pair *fallen;             /* front pairs the batch decreased here; owned */
+    size_t n_fallen, cap_fallen;  /* in `fallen` */
+} pair_shard;
+
+typedef enum {
+    JOB_SETUP, /* each split lays out its words and lists */
+    JOB_MERGE, /* each split rewrites its words for the batch */
+    JOB_APPLY, /* each shard applies the splits' deltas to its pairs */
+} job_kind;
 
 typedef struct workers_state workers_state;
 
@@ -243,7 +258,7 @@ struct workers_state {
     const bpe_words *words;  /* the input (setup only); not owned */
     uint64_t max_merges;     /* merges asked for: a batch never runs past them */
     uint64_t merges_formed;  /* merges put into batches so far */
-    pair_slots pairs;        /* every live pair; owned */
+    pair_shard *shard;       /* n_splits shards of the live pairs; owned */
     bpe_maxheap heap;        /* one snapshot per live pair outside the front; owned */
     /* the front: the tie class being merged, sorted by rank */
     bpe_pair *front;         /* entries; owned */
@@ -262,10 +277,6 @@ struct workers_state {
     uint32_t *batch_lists;   /* BATCH_MAX · n_splits list ids; owned */
     size_t next_out;         /* the batch merge step() returns next */
     uint64_t *affected;      /* per batch merge: A_i; owned */
-    bpe_pair *born;          /* pairs created by the batch, first report first; owned */
-    size_t n_born, cap_born;
-    bpe_pair *fallen;        /* front pairs the batch decreased; owned */
-    size_t n_fallen, cap_fallen;
     /* the splits and the threads */
     word_split *split;       /* n_splits; owned */
     unsigned n_splits;
@@ -391,9 +402,25 @@ static void pair_remove(pair_slots *t, size_t hole)
     t->used--;
 }
 
-/* The count of (x, y), 0 when it is not live. O(1) expected. */
-static uint64_t pair_count(const pair_slots *t, bpe_token x, bpe_token y)
+/* The shard of (x, y): bits 16–47 of its hash (the home slot takes the top
+ * bits). O(1). */
+static unsigned shard_of(unsigned n_shards, bpe_token x, bpe_token y)
 {
+    uint64_t key = bpe_pair_key(x, y);
+    uint64_t h = (key ^ (key >> 29)) * 0x9E3779B97F4A7C15ull;
+    return (unsigned)((uint32_t)(h >> 16) % n_shards);
+}
+
+/* The table holding (x, y), if it is live. O(1). */
+static pair_slots *table_of(const workers_state *s, bpe_token x, bpe_token y)
+{
+    return &s->shard[shard_of(s->n_splits, x, y)].table;
+}
+
+/* The count of (x, y), 0 when it is not live. O(1) expected. */
+static uint64_t pair_count(const workers_state *s, bpe_token x, bpe_token y)
+{
+    const pair_slots *t = table_of(s, x, y);
     size_t i = pair_find(t, x, y);
     return i == SIZE_MAX ? 0 : *slot_count(t, i);
 }
@@ -658,13 +685,20 @@ static bool reserve_lines(word_split *sp, size_t tokens)
     return true;
 }
 
-/* Runs the posted job on split k: its setup, or its part of every merge of
- * the batch, in batch order, then freezes its new lists. */
-static void run_split(workers_state *s, unsigned k)
+static bool apply_shard(workers_state *s, unsigned me);
+
+/* Runs part k of the posted job: split k's setup, or its part of every merge
+ * of the batch, in batch order, then the freeze of its new lists; or shard
+ * k's application of the deltas. */
+static void run_part(workers_state *s, unsigned k)
 {
     word_split *sp = &s->split[k];
     if (s->job == JOB_SETUP) {
         sp->ok = setup_split(s, k);
+        return;
+    }
+    if (s->job == JOB_APPLY) {
+        sp->ok = apply_shard(s, k);
         return;
     }
     sp->n_change = 0;
@@ -697,7 +731,7 @@ static void claim_and_run(workers_state *s, unsigned own, uint64_t step)
     for (unsigned i = 0; i < s->n_splits; i++) {
         unsigned k = (own + i) % s->n_splits;
         if (claim_split(s, k, step)) {
-            run_split(s, k);
+            run_part(s, k);
             atomic_store_explicit(&s->claim[k].done, step, memory_order_release);
         }
     }
@@ -756,7 +790,7 @@ static bool run_job(workers_state *s, bool solo, bool wake)
 {
     if (solo || s->n_workers == 0) {
         for (unsigned k = 0; k < s->n_splits; k++)
-            run_split(s, k);
+            run_part(s, k);
     } else {
         uint64_t step = atomic_load(&s->posted) + 1;
         atomic_store_explicit(&s->posted, step, memory_order_release);
@@ -833,7 +867,12 @@ static void workers_destroy(void *opaque)
     }
     free(s->split);
     free(s->claim);
-    free(s->pairs.slot);
+    for (unsigned k = 0; s->shard && k < s->n_splits; k++) {
+        free(s->shard[k].table.slot);
+        free(s->shard[k].born);
+        free(s->shard[k].fallen);
+    }
+    free(s->shard);
     bpe_maxheap_free(&s->heap);
     bpe_vocab_free(&s->ahead);
     free(s->front);
@@ -844,8 +883,6 @@ static void workers_destroy(void *opaque)
     free(s->batch);
     free(s->batch_lists);
     free(s->affected);
-    free(s->born);
-    free(s->fallen);
     free(s->initial_index);
     free(s);
 }
@@ -882,7 +919,7 @@ static bool heap_push(workers_state *s, bpe_token a, bpe_token b, uint64_t count
 /* Whether (a, b) is a live front entry: its count is the front's. */
 static bool in_front(const workers_state *s, bpe_token a, bpe_token b)
 {
-    return s->tied != 0 && pair_count(&s->pairs, a, b) == s->tied;
+    return s->tied != 0 && pair_count(s, a, b) == s->tied;
 }
 
 static void tally(workers_state *s, bpe_pair p, int by)
@@ -914,7 +951,7 @@ static bool front_fill(workers_state *s, bool *nomem)
     while ((top = bpe_maxheap_top(&s->heap)) != NULL && top->count >= s->tied) {
         s->counters->value[HEAP_POPS]++;
         bpe_heap_entry e = *top;
-        uint64_t count = pair_count(&s->pairs, e.a, e.b);
+        uint64_t count = pair_count(s, e.a, e.b);
         if (count == e.count) {
             bpe_maxheap_pop(&s->heap);
             s->tied = count;
@@ -988,18 +1025,23 @@ static bool front_insert(workers_state *s, bpe_pair p)
 /* Heap compaction as heap.c's, the front's pairs left out. */
 static bool compact_if_needed(workers_state *s)
 {
-    size_t live = s->pairs.used;
+    size_t live = 0;
+    for (unsigned k = 0; k < s->n_splits; k++)
+        live += s->shard[k].table.used;
     if (s->heap.len <= (1 + HEAP_COMPACT_FACTOR) * live)
         return true;
     bpe_maxheap_clear(&s->heap);
-    for (size_t i = 0; i < s->pairs.cap; i++) {
-        uint64_t key = *slot_key(&s->pairs, i), count = *slot_count(&s->pairs, i);
-        if (key == BPE_PAIRMAP_EMPTY || count == s->tied)
-            continue;
-        bpe_heap_entry e = {.count = count, .a = bpe_pair_key_left(key),
-                            .b = bpe_pair_key_right(key)};
-        if (!bpe_maxheap_append(&s->heap, e))
-            return false;
+    for (unsigned k = 0; k < s->n_splits; k++) {
+        const pair_slots *t = &s->shard[k].table;
+        for (size_t i = 0; i < t->cap; i++) {
+            uint64_t key = *slot_key(t, i), count = *slot_count(t, i);
+            if (key == BPE_PAIRMAP_EMPTY || count == s->tied)
+                continue;
+            bpe_heap_entry e = {.count = count, .a = bpe_pair_key_left(key),
+                                .b = bpe_pair_key_right(key)};
+            if (!bpe_maxheap_append(&s->heap, e))
+                return false;
+        }
     }
     bpe_maxheap_heapify(&s->heap);
     return true;
@@ -1041,11 +1083,12 @@ static bool admit(workers_state *s, bpe_pair p)
 {
     s->front_head++;
     tally(s, p, -1);
-    size_t at = pair_find(&s->pairs, p.a, p.b);
+    pair_slots *t = table_of(s, p.a, p.b);
+    size_t at = pair_find(t, p.a, p.b);
     uint32_t *lists = s->batch_lists + s->n_batch * s->n_splits;
-    memcpy(lists, slot_lists(&s->pairs, at), s->n_splits * sizeof *lists);
-    uint64_t count = *slot_count(&s->pairs, at);
-    pair_remove(&s->pairs, at);
+    memcpy(lists, slot_lists(t, at), s->n_splits * sizeof *lists);
+    uint64_t count = *slot_count(t, at);
+    pair_remove(t, at);
     bpe_token merged = bpe_vocab_add_merge(&s->ahead, p.a, p.b);
     if (merged == BPE_NO_TOKEN || !reserve_tokens(s))
         return false;
@@ -1099,53 +1142,81 @@ static uint64_t batch_words(const workers_state *s)
     return n;
 }
 
-/* Applies split k's creations for one merge: each pair enters the table
- * (first report) and gets the split's list. False on OOM. */
-static bool apply_born(workers_state *s, const word_split *sp, unsigned k, const merge_report *r)
+/* Prefetches the home slot of change j + LOOKUP_AHEAD when shard `me` holds it. */
+static void prefetch_ahead(const workers_state *s, unsigned me, const pair_change *ch, size_t n,
+                           size_t j)
 {
-    const pair_change *ch = sp->change + r->start + r->n_lost;
+    if (j + LOOKUP_AHEAD >= n)
+        return;
+    bpe_token x = ch[j + LOOKUP_AHEAD].a, y = ch[j + LOOKUP_AHEAD].b;
+    if (shard_of(s->n_splits, x, y) == me) {
+        const pair_slots *t = &s->shard[me].table;
+        bpe_prefetch(slot_key(t, home_slot(t, bpe_pair_key(x, y))));
+    }
+}
+
+/* Applies, in shard `me`, split k's creations for one merge: each pair
+ * enters the table (at its first report) and gets the split's list. False
+ * on OOM. O(changes of the split for the merge). */
+static bool apply_born(workers_state *s, unsigned me, unsigned k, const merge_report *r)
+{
+    pair_shard *sh = &s->shard[me];
+    const pair_change *ch = s->split[k].change + r->start + r->n_lost;
     for (size_t j = 0; j < r->n_born; j++) {
-        if (j + LOOKUP_AHEAD < r->n_born)
-            bpe_prefetch(slot_key(&s->pairs, home_slot(&s->pairs, bpe_pair_key(
-                                                           ch[j + LOOKUP_AHEAD].a,
-                                                           ch[j + LOOKUP_AHEAD].b))));
-        size_t at = pair_find(&s->pairs, ch[j].a, ch[j].b);
+        prefetch_ahead(s, me, ch, r->n_born, j);
+        if (shard_of(s->n_splits, ch[j].a, ch[j].b) != me)
+            continue;
+        size_t at = pair_find(&sh->table, ch[j].a, ch[j].b);
         if (at == SIZE_MAX) {
-            if ((at = pair_add(&s->pairs, ch[j].a, ch[j].b)) == SIZE_MAX ||
-                !note_pair(&s->born, &s->n_born, &s->cap_born, ch[j].a, ch[j].b))
+            if ((at = pair_add(&sh->table, ch[j].a, ch[j].b)) == SIZE_MAX ||
+                !note_pair(&sh->born, &sh->n_born, &sh->cap_born, ch[j].a, ch[j].b))
                 return false;
         }
-        *slot_count(&s->pairs, at) += ch[j].amount;
-        slot_lists(&s->pairs, at)[k] = ch[j].list;
+        *slot_count(&sh->table, at) += ch[j].amount;
+        slot_lists(&sh->table, at)[k] = ch[j].list;
     }
     return true;
 }
 
-/* Applies split k's decreases for one merge; a front pair whose count falls
- * is noted (file_changed gives it a heap entry); a pair at 0 leaves the table. `first_new` is the
- * batch's first new token: pairs holding one were born in it, never in the
- * front. False on OOM. */
-static bool apply_lost(workers_state *s, const word_split *sp, const merge_report *r,
+/* Applies, in shard `me`, split k's decreases for one merge; a front pair
+ * that falls is noted (file_changed gives it a heap entry); a pair at 0
+ * leaves the table. `first_new` is the batch's first new token: pairs
+ * holding one were born in it, never in the front. False on OOM. */
+static bool apply_lost(workers_state *s, unsigned me, unsigned k, const merge_report *r,
                        bpe_token first_new)
 {
-    const pair_change *ch = sp->change + r->start;
+    pair_shard *sh = &s->shard[me];
+    const pair_change *ch = s->split[k].change + r->start;
     for (size_t j = 0; j < r->n_lost; j++) {
-        if (j + LOOKUP_AHEAD < r->n_lost)
-            bpe_prefetch(slot_key(&s->pairs, home_slot(&s->pairs, bpe_pair_key(
-                                                           ch[j + LOOKUP_AHEAD].a,
-                                                           ch[j + LOOKUP_AHEAD].b))));
-        size_t at = pair_find(&s->pairs, ch[j].a, ch[j].b);
-        uint64_t *count = slot_count(&s->pairs, at);
-        bool was_front = s->tied != 0 && *count == s->tied && ch[j].a < first_new &&
-                         ch[j].b < first_new;
+        prefetch_ahead(s, me, ch, r->n_lost, j);
+        if (shard_of(s->n_splits, ch[j].a, ch[j].b) != me)
+            continue;
+        size_t at = pair_find(&sh->table, ch[j].a, ch[j].b);
+        uint64_t *count = slot_count(&sh->table, at);
+        if (s->tied != 0 && *count == s->tied && ch[j].a < first_new && ch[j].b < first_new &&
+            !note_pair(&sh->fallen, &sh->n_fallen, &sh->cap_fallen, ch[j].a, ch[j].b))
+            return false;
         *count -= ch[j].amount;
-        if (was_front) {
-            tally(s, (bpe_pair){ch[j].a, ch[j].b}, -1);
-            if (!note_pair(&s->fallen, &s->n_fallen, &s->cap_fallen, ch[j].a, ch[j].b))
-                return false;
-        }
         if (*count == 0)
-            pair_remove(&s->pairs, at);
+            pair_remove(&sh->table, at);
+    }
+    return true;
+}
+
+/* Shard `me`'s part of the batch: every split's deltas for the pairs it
+ * holds, merge after merge (a pair born in one merge of the batch may lose
+ * in a later one). The coordinator reads nothing else of the shard while it
+ * runs, and the shards hold different pairs. */
+static bool apply_shard(workers_state *s, unsigned me)
+{
+    bpe_token first_new = s->batch[0].merged;
+    for (size_t i = 0; i < s->n_batch; i++) {
+        for (unsigned k = 0; k < s->n_splits; k++)
+            if (!apply_born(s, me, k, &s->split[k].report[i]))
+                return false;
+        for (unsigned k = 0; k < s->n_splits; k++)
+            if (!apply_lost(s, me, k, &s->split[k].report[i], first_new))
+                return false;
     }
     return true;
 }
@@ -1155,60 +1226,67 @@ static bool apply_lost(workers_state *s, const word_split *sp, const merge_repor
  * that the pushes do not depend on how the words are split), and each born
  * pair still live goes into the front when its count is the front's class
  * (after sending the front back when one passes it), else into the heap.
- * False on OOM. */
+ * False on OOM. O(pairs noted · log P + front inserts). */
 static bool file_changed(workers_state *s)
 {
-    for (size_t j = 0; j < s->n_fallen; j++) {
-        bpe_pair p = s->fallen[j];
-        uint64_t count = pair_count(&s->pairs, p.a, p.b);
-        if (count > 0 && !heap_push(s, p.a, p.b, count))
-            return false;
-    }
-    s->n_fallen = 0;
     uint64_t highest = 0;
-    for (size_t j = 0; j < s->n_born; j++) {
-        uint64_t count = pair_count(&s->pairs, s->born[j].a, s->born[j].b);
-        if (count > highest)
-            highest = count;
+    for (unsigned k = 0; k < s->n_splits; k++) {
+        pair_shard *sh = &s->shard[k];
+        for (size_t j = 0; j < sh->n_fallen; j++) {
+            bpe_pair p = sh->fallen[j];
+            tally(s, p, -1);
+            uint64_t count = pair_count(s, p.a, p.b);
+            if (count > 0 && !heap_push(s, p.a, p.b, count))
+                return false;
+        }
+        sh->n_fallen = 0;
+        for (size_t j = 0; j < sh->n_born; j++) {
+            uint64_t count = pair_count(s, sh->born[j].a, sh->born[j].b);
+            if (count > highest)
+                highest = count;
+        }
     }
     if (s->tied != 0 && highest > s->tied && !front_flush(s))
         return false;
-    for (size_t j = 0; j < s->n_born; j++) {
-        bpe_pair p = s->born[j];
-        uint64_t count = pair_count(&s->pairs, p.a, p.b);
-        if (count == 0)
-            continue;
-        if (count == s->tied ? !front_insert(s, p) : !heap_push(s, p.a, p.b, count))
-            return false;
+    for (unsigned k = 0; k < s->n_splits; k++) {
+        pair_shard *sh = &s->shard[k];
+        for (size_t j = 0; j < sh->n_born; j++) {
+            bpe_pair p = sh->born[j];
+            uint64_t count = pair_count(s, p.a, p.b);
+            if (count == 0)
+                continue;
+            if (count == s->tied ? !front_insert(s, p) : !heap_push(s, p.a, p.b, count))
+                return false;
+        }
+        sh->n_born = 0;
     }
-    s->n_born = 0;
     return true;
 }
 
-/* Runs the batch on the splits and applies their deltas in merge order. */
+/* Runs the batch: the splits rewrite their words, then the shards apply the
+ * deltas (each phase on every thread, or on the coordinator alone when
+ * small), then the coordinator files the changed pairs. False on OOM. */
 static bool apply_batch(workers_state *s)
 {
     uint64_t words = batch_words(s);
-    s->job = JOB_BATCH;
+    s->job = JOB_MERGE;
     if (!run_job(s, words < SOLO_MAX, words >= WAKE_MIN))
         return false;
-    bpe_token first_new = s->batch[0].merged;
+    size_t changes = 0;
     for (size_t i = 0; i < s->n_batch; i++) {
         s->affected[i] = 0;
         for (unsigned k = 0; k < s->n_splits; k++)
-            if (!apply_born(s, &s->split[k], k, &s->split[k].report[i]))
-                return false;
-        for (unsigned k = 0; k < s->n_splits; k++) {
-            if (!apply_lost(s, &s->split[k], &s->split[k].report[i], first_new))
-                return false;
             s->affected[i] += s->split[k].report[i].affected;
-        }
         s->counters->value[WORDS_TOUCHED] += s->affected[i];
     }
     for (unsigned k = 0; k < s->n_splits; k++) {
         s->counters->value[PAIR_COUNT_UPDATES] += s->split[k].updates;
         s->counters->value[POSTINGS_STALE] += s->split[k].stale;
+        changes += s->split[k].n_change;
     }
+    s->job = JOB_APPLY;
+    if (!run_job(s, changes < SOLO_CHANGES, changes >= WAKE_MIN))
+        return false;
     return file_changed(s) && compact_if_needed(s);
 }
 
@@ -1232,12 +1310,10 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     s->max_merges = config->max_merges;
     unsigned threads = config->threads ? config->threads : 1;
     s->n_splits = threads < MAX_SPLITS ? threads : MAX_SPLITS;
-    s->pairs.n_lists = s->n_splits;
-    s->pairs.stride = (16 + 4 * (size_t)s->n_splits + 7) / 8 * 8;
     bpe_maxheap_init(&s->heap, &s->ahead);
     bpe_initial_pairs initial = {0};
     bool ok = bpe_vocab_init(&s->ahead) && reserve_tokens(s) &&
-              slots_alloc(&s->pairs, 1024) &&
+              (s->shard = calloc(s->n_splits, sizeof *s->shard)) != NULL &&
               (s->split = calloc(s->n_splits, sizeof *s->split)) != NULL &&
               (s->claim = calloc(s->n_splits, sizeof *s->claim)) != NULL &&
               (s->batch = calloc(BATCH_MAX, sizeof *s->batch)) != NULL &&
@@ -1245,17 +1321,24 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
               (s->batch_lists = calloc(BATCH_MAX * s->n_splits, sizeof *s->batch_lists)) != NULL &&
               (s->initial_index = calloc(1u << 16, sizeof *s->initial_index)) != NULL &&
               bpe_initial_pairs_count(words, threads, BPE_LIST_NONE, NULL, &initial);
+    for (unsigned k = 0; ok && k < s->n_splits; k++) {
+        pair_slots *t = &s->shard[k].table;
+        t->n_lists = s->n_splits;
+        t->stride = (16 + 4 * (size_t)s->n_splits + 7) / 8 * 8;
+        ok = slots_alloc(t, 1024);
+    }
     s->n_initial = initial.n_pairs;
     for (size_t j = 0; ok && j < initial.n_pairs; j++) {
         bpe_pair p = initial.pairs[j];
-        size_t at = pair_add(&s->pairs, p.a, p.b);
+        pair_slots *t = table_of(s, p.a, p.b);
+        size_t at = pair_add(t, p.a, p.b);
         ok = at != SIZE_MAX &&
              bpe_maxheap_append(&s->heap, (bpe_heap_entry){.count = initial.counts[j], .a = p.a,
                                                            .b = p.b});
         if (ok) {
-            *slot_count(&s->pairs, at) = initial.counts[j];
+            *slot_count(t, at) = initial.counts[j];
             for (unsigned k = 0; k < s->n_splits; k++)
-                slot_lists(&s->pairs, at)[k] = (uint32_t)j;
+                slot_lists(t, at)[k] = (uint32_t)j;
             s->initial_index[p.a << 8 | p.b] = (uint32_t)j;
         }
     }
