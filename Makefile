@@ -96,10 +96,11 @@ test-asan:
 
 # The threaded code under ThreadSanitizer, built with -fsanitize=thread in
 # its own directory: the parallel counting strategy (test_counting), the
-# initial pair counts on threads (test_initialpairs) and every trainer's
-# setup on 1, 2, 3 and 7 threads (test_differential).
+# initial pair counts on threads (test_initialpairs), every trainer's
+# setup on 1, 2, 3 and 7 threads (test_differential) and the workers
+# trainer's merge loop on them (test_batches).
 TSAN_BUILD ?= $(BUILD)/tsan
-TSAN_TESTS := test_counting test_initialpairs test_differential
+TSAN_TESTS := test_counting test_initialpairs test_differential test_batches
 
 test-tsan:
 	$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CC=$(CC) \
