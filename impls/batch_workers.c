@@ -234,6 +234,9 @@ typedef struct {
     size_t n_born, cap_born;      /* in `born` */
     bpe_pair *fallen;             /* front pairs the batch decreased here; owned */
     size_t n_fallen, cap_fallen;  /* in `fallen` */
+    uint64_t *final;              /* the counts of born[], then fallen[], once applied
+                                   * (0: dead); owned */
+    size_t cap_final;             /* capacity of `final` */
 } pair_shard;
 
 typedef enum {
@@ -871,6 +874,7 @@ static void workers_destroy(void *opaque)
         free(s->shard[k].table.slot);
         free(s->shard[k].born);
         free(s->shard[k].fallen);
+        free(s->shard[k].final);
     }
     free(s->shard);
     bpe_maxheap_free(&s->heap);
@@ -1218,6 +1222,21 @@ static bool apply_shard(workers_state *s, unsigned me)
             if (!apply_lost(s, me, k, &s->split[k].report[i], first_new))
                 return false;
     }
+    /* the final counts the coordinator files, looked up here, in parallel */
+    pair_shard *sh = &s->shard[me];
+    uint64_t *final = bpe_array_reserve(sh->final, &sh->cap_final, sh->n_born + sh->n_fallen,
+                                        sizeof *final);
+    if (!final)
+        return false;
+    sh->final = final;
+    for (size_t j = 0; j < sh->n_born; j++) {
+        size_t at = pair_find(&sh->table, sh->born[j].a, sh->born[j].b);
+        final[j] = at == SIZE_MAX ? 0 : *slot_count(&sh->table, at);
+    }
+    for (size_t j = 0; j < sh->n_fallen; j++) {
+        size_t at = pair_find(&sh->table, sh->fallen[j].a, sh->fallen[j].b);
+        final[sh->n_born + j] = at == SIZE_MAX ? 0 : *slot_count(&sh->table, at);
+    }
     return true;
 }
 
@@ -1234,17 +1253,15 @@ static bool file_changed(workers_state *s)
         pair_shard *sh = &s->shard[k];
         for (size_t j = 0; j < sh->n_fallen; j++) {
             bpe_pair p = sh->fallen[j];
+            uint64_t count = sh->final[sh->n_born + j];
             tally(s, p, -1);
-            uint64_t count = pair_count(s, p.a, p.b);
             if (count > 0 && !heap_push(s, p.a, p.b, count))
                 return false;
         }
         sh->n_fallen = 0;
-        for (size_t j = 0; j < sh->n_born; j++) {
-            uint64_t count = pair_count(s, sh->born[j].a, sh->born[j].b);
-            if (count > highest)
-                highest = count;
-        }
+        for (size_t j = 0; j < sh->n_born; j++)
+            if (sh->final[j] > highest)
+                highest = sh->final[j];
     }
     if (s->tied != 0 && highest > s->tied && !front_flush(s))
         return false;
@@ -1252,7 +1269,7 @@ static bool file_changed(workers_state *s)
         pair_shard *sh = &s->shard[k];
         for (size_t j = 0; j < sh->n_born; j++) {
             bpe_pair p = sh->born[j];
-            uint64_t count = pair_count(s, p.a, p.b);
+            uint64_t count = sh->final[j];
             if (count == 0)
                 continue;
             if (count == s->tied ? !front_insert(s, p) : !heap_push(s, p.a, p.b, count))
