@@ -136,8 +136,8 @@ typedef struct {
     uint64_t max_merges; /* stop after this many merges (fewer when pairs run out) */
     unsigned threads;    /* threads a trainer's setup may use, ≥ 1 (0 is taken as 1); the
                           * merge loop runs on the caller's thread (cache-aware's walks of
-                          * long lists aside). The merges and every work counter are the same
-                          * for any value */
+                          * long lists and workers' merge loop aside). The merges and every
+                          * work counter are the same for any value */
     uint32_t walk_split_min; /* cache-aware: a merge whose list names at least this many words
                               * is walked on `threads` threads; 0 means its default. Tests set
                               * it low so that every list is split */
