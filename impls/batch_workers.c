@@ -17,6 +17,13 @@
  * the whole batch in one step, one barrier for many merges, and the merge
  * list is still exactly the sequential one.
  *
+ * From cache_aware.c it keeps the layout (word cells, records in their hash
+ * slots, a cache line of deltas per neighbour token, prefetch); its threaded
+ * walk splits only long lists, and only for the walk, then merges the
+ * helpers' pairs and lists back. Here each thread's words and lists are its
+ * own for the whole run, nothing is merged back, the deltas are applied on
+ * every thread too, and short merges, batched, are shared as well.
+ *
  * Why a batch gives the sequential merges. Let p_1, …, p_k be the batch,
  * popped in rank order (SPEC §2.7: count, then bytes; bpe_pair_ranks_above)
  * with counts c_1 ≥ … ≥ c_k, and no two sharing a token. Sequentially,
@@ -59,34 +66,45 @@
  * the heap. Per token, the front counts the pairs it holds by left and by
  * right token, which is what the poison check asks.
  *
- * Who does what.
- *   - the coordinator (the caller's thread): the pair table (the count and
- *     each split's list of every live pair), the heap and the front; it
- *     forms a batch, hands it out, then applies the deltas in merge order;
+ * Who does what. One step of the loop: the coordinator forms a batch; the
+ * splits rewrite their words (in parallel); the shards apply the deltas (in
+ * parallel); the coordinator files the changed pairs in the heap and front.
+ *   - the coordinator (the caller's thread): the heap, the front, the batch,
+ *     and our own copy of the vocabulary (a batch's tokens exist before
+ *     step() hands them out one by one, and the tie-break needs their bytes);
  *   - N splits of the words (word w in split w mod N, so every list is
  *     shared about evenly), each with its words laid out as cache_aware.c
  *     lays them (length, count, tokens side by side: word cells), its own
- *     posting lists, its neighbour delta lines (cache_aware.c's), and its
- *     deltas out, per merge: the pairs it decreased, and those it created
- *     with their new lists;
- *   - N − 1 worker threads, started once in create(): a step is posted, and
- *     every thread — the coordinator too — claims splits, its own first, then
- *     any not yet claimed. A worker late to wake never delays a step: the
- *     coordinator takes its split.
- * Splits are data, not threads: whoever runs a split writes the same deltas,
+ *     posting lists (its occurrence index), its neighbour delta lines
+ *     (cache_aware.c's), and its deltas out, per merge of the batch: the
+ *     pairs it decreased, and those it created with their new lists;
+ *   - N shards of the pair table (a pair's shard is a function of its hash):
+ *     the count, and the list in each split, of every live pair. A shard
+ *     applies every split's deltas for its pairs, merge after merge, and
+ *     hands back the pairs to file with their final counts. (First the
+ *     coordinator applied every delta itself; a profile put a third of the
+ *     1-thread loop there, which bounded 2 threads to about 1.4×.)
+ *   - N − 1 worker threads, started once in create(): a job is posted, and
+ *     every thread — the coordinator too — claims parts (a split, or a
+ *     shard), its own first, then any not yet claimed. A worker late to wake
+ *     never holds a step up: the coordinator takes its part.
+ * Parts are data, not threads: whoever runs a part writes the same deltas,
  * so the merges and every work counter are the same for any N.
  *
- * Small steps alone. A step whose lists name fewer than SOLO_MAX words is run
- * by the coordinator, split after split, without waking anyone: handing out a
- * step and reading back deltas written on another core costs about as much
- * as rewriting some SOLO_MAX/2 words. Seed 002's switch timed its merges and
- * had to be tuned per machine; here the claiming does the adapting: where
- * waking a thread is slow or the cores are busy (as on this shared machine),
- * the coordinator finds the splits unclaimed and runs them itself, so a step
- * is never slower than doing it alone by more than the cost of posting it.
- * Sleeping workers are woken only for steps of at least WAKE_MIN words.
+ * Small steps alone, and how the crossover adapts. A job is worth posting
+ * only when the work it shares outweighs handing it out: a write the workers
+ * see, a wake-up if they sleep, and the deltas read back from another core's
+ * cache. Seed 002 timed its merges and switched to one process below a
+ * threshold it had to tune per machine and per dataset. Here no clock is
+ * read: a job below `solo_words` words (or `solo_changes` deltas) is run by
+ * the coordinator, part after part; a larger one is posted, and the
+ * coordinator watches who ran the parts. If it had to take a worker's part
+ * (the worker was not there in time: asleep, descheduled, or the job too
+ * small for its wake-up to pay), the threshold doubles; if every worker took
+ * its own, it falls by an eighth. So it settles where a worker just arrives
+ * in time, on whatever machine, however loaded (run_job).
  *
- * Invariants, between steps: the table holds every live pair with its count
+ * Invariants, between steps: the shards hold every live pair with its count
  * and, per split, the list of that split's words holding it (and stale ones);
  * every live pair has exactly one entry, in the heap (a snapshot ≥ its count,
  * as in heap.c) or in the front (when its count is the front's class, `tied`);
@@ -94,22 +112,26 @@
  * ranks above every heap entry; the front's per-token tallies count its live
  * entries.
  *
- * Complexity: heap.c's work, O(M·(L + log P)) time, O(M + P) memory, spread
- * over N threads for the words; plus O(P·N) for the lists' ids in the table,
- * O(k²) per batch of k for the poison checks, and O(class) per front insert.
+ * Complexity: heap.c's work, O(M·(L + log P)) time, O(M + P) memory, the
+ * words and the deltas spread over N threads; plus O(P·N) for the lists' ids
+ * in the table, O(k²) per batch of k for the poison checks, O(class) per
+ * front insert, and each shard reads every split's deltas (O(N) per delta).
  *
  * Work counters (the same for any N):
  *   words_touched, postings_stale, pair_count_updates   as heap.c's, and equal
  *                                                       to them (the same words
  *                                                       rewritten the same way)
  *   heap_pushes, heap_pops                              as heap.c's, front included
- *   batches             steps formed (batches of any size)
+ *   batches             batches formed (of any size: m / batches is the mean)
  *   batched_merges      merges that shared their batch with another
  *   largest_batch       merges in the largest batch
+ * Which thread ran a part, and which jobs ran alone, depend on the machine
+ * and are not counted.
  *
- * Left out on purpose: splitting the pair table among the threads (the
- * coordinator applies every delta: the serial part of the loop), and
- * speculation (a batch that could tie is cut, never undone).
+ * Left out on purpose: speculation (a batch that could tie is cut, never
+ * undone; the cuts are exact but cautious: a pair of the class that *could*
+ * bear a tie ends the batch even if its words do not), and the heap pushes
+ * on the shards (the max structure stays the coordinator's).
  *
  * Run: bpebench train --trainer workers --threads 2 --vocab-size 32000 …
  */
@@ -136,9 +158,9 @@
 #define LOOKUP_AHEAD 8       /* deltas ahead whose table slot is prefetched */
 #define MAX_SPLITS 16        /* splits (and threads) at most: the table keeps a list id each */
 #define BATCH_MAX 64         /* merges in one batch at most (the poison check is O(k²)) */
-#define SOLO_MAX 256         /* a batch naming fewer words runs on the coordinator alone */
-#define SOLO_CHANGES 256     /* and its deltas too, when fewer */
-#define WAKE_MIN 4096        /* a step naming fewer words does not wake sleeping workers */
+#define SOLO_FIRST 256       /* words (deltas) below which a step starts out run alone */
+#define SOLO_LEAST 16        /* the bounds between which that threshold adapts */
+#define SOLO_MOST (1u << 20)
 #define SPIN_ROUNDS 1024     /* rounds a worker waits for the next step before it sleeps */
 #define PAUSES_PER_ROUND 64  /* spin-wait hints per round, then a sched_yield() */
 
@@ -287,6 +309,9 @@ struct workers_state {
     uint32_t *initial_index; /* setup: byte pair a·256 + b → its initial list; owned */
     size_t n_initial;        /* setup: P before any merge */
     job_kind job;            /* what the posted step is */
+    uint64_t solo_words;     /* a batch naming fewer words is rewritten by the coordinator
+                              * alone; adapts (run_job) */
+    uint64_t solo_changes;   /* the same for applying fewer deltas */
     worker *workers;         /* n_workers started; owned */
     unsigned n_workers;
     alignas(64) atomic_uint_fast64_t posted; /* steps posted to the workers */
@@ -728,16 +753,20 @@ static bool claim_split(workers_state *s, unsigned k, uint64_t step)
     return false;
 }
 
-/* Runs every split of step `step` not yet claimed, starting at `own`. */
-static void claim_and_run(workers_state *s, unsigned own, uint64_t step)
+/* Runs every part of step `step` not yet claimed, starting at `own`, and
+ * returns how many of them were another thread's own. */
+static unsigned claim_and_run(workers_state *s, unsigned own, uint64_t step)
 {
+    unsigned taken = 0;
     for (unsigned i = 0; i < s->n_splits; i++) {
         unsigned k = (own + i) % s->n_splits;
         if (claim_split(s, k, step)) {
             run_part(s, k);
             atomic_store_explicit(&s->claim[k].done, step, memory_order_release);
+            taken += i > 0;
         }
     }
+    return taken;
 }
 
 /* Waits until `posted` passes `seen` or `quit` is set; spins about 2 ms
@@ -785,24 +814,40 @@ static void wake_workers(workers_state *s)
     pthread_mutex_unlock(&s->lock);
 }
 
-/* Runs the job on every split: on the coordinator alone when `solo` (or when
- * there are no workers), else posted to the workers, the coordinator claiming
- * splits too; returns when every split is done. False when a split ran out of
- * memory. */
-static bool run_job(workers_state *s, bool solo, bool wake)
+/*
+ * Runs the job, of `size` (words or deltas), on every part: on the
+ * coordinator alone when size is below *solo_below (or there are no
+ * workers), else posted to the workers, the coordinator claiming parts too;
+ * returns when every part is done. The threshold moves with what the
+ * coordinator sees: when it had to take a worker's part (the worker was not
+ * there in time: asleep, descheduled, or the step too small for its wake-up
+ * to pay), *solo_below doubles; when every worker took its own, it falls by
+ * an eighth. It settles where a worker just arrives in time to share the
+ * work — the crossover of this machine, as loaded as it is now. False when a
+ * part ran out of memory.
+ */
+static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
 {
-    if (solo || s->n_workers == 0) {
+    if (size < *solo_below || s->n_workers == 0) {
         for (unsigned k = 0; k < s->n_splits; k++)
             run_part(s, k);
     } else {
         uint64_t step = atomic_load(&s->posted) + 1;
         atomic_store_explicit(&s->posted, step, memory_order_release);
-        if (wake)
-            wake_workers(s);
-        claim_and_run(s, 0, step);
+        wake_workers(s);
+        unsigned taken = claim_and_run(s, 0, step);
         for (unsigned k = 0; k < s->n_splits; k++)
-            while (atomic_load_explicit(&s->claim[k].done, memory_order_acquire) != step)
-                sched_yield();
+            for (unsigned spins = 0;
+                 atomic_load_explicit(&s->claim[k].done, memory_order_acquire) != step; spins++)
+                if (spins % PAUSES_PER_ROUND == PAUSES_PER_ROUND - 1)
+                    sched_yield();
+                else
+                    bpe_spin_pause();
+        if (taken > 0)
+            *solo_below = *solo_below < SOLO_MOST / 2 ? *solo_below * 2 : SOLO_MOST;
+        else
+            *solo_below = *solo_below - *solo_below / 8 > SOLO_LEAST
+                              ? *solo_below - *solo_below / 8 : SOLO_LEAST;
     }
     for (unsigned k = 0; k < s->n_splits; k++)
         if (!s->split[k].ok)
@@ -1287,7 +1332,7 @@ static bool apply_batch(workers_state *s)
 {
     uint64_t words = batch_words(s);
     s->job = JOB_MERGE;
-    if (!run_job(s, words < SOLO_MAX, words >= WAKE_MIN))
+    if (!run_job(s, words, &s->solo_words))
         return false;
     size_t changes = 0;
     for (size_t i = 0; i < s->n_batch; i++) {
@@ -1302,7 +1347,7 @@ static bool apply_batch(workers_state *s)
         changes += s->split[k].n_change;
     }
     s->job = JOB_APPLY;
-    if (!run_job(s, changes < SOLO_CHANGES, changes >= WAKE_MIN))
+    if (!run_job(s, changes, &s->solo_changes))
         return false;
     return file_changed(s) && compact_if_needed(s);
 }
@@ -1325,6 +1370,7 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     s->counters = counters;
     s->words = words;
     s->max_merges = config->max_merges;
+    s->solo_words = s->solo_changes = SOLO_FIRST;
     unsigned threads = config->threads ? config->threads : 1;
     s->n_splits = threads < MAX_SPLITS ? threads : MAX_SPLITS;
     bpe_maxheap_init(&s->heap, &s->ahead);
@@ -1368,7 +1414,8 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
         }
         start_workers(s);
         s->job = JOB_SETUP;
-        ok = run_job(s, false, true);
+        uint64_t always = 0;
+        ok = run_job(s, 1, &always);
     }
     bpe_initial_pairs_free(&initial);
     free(s->initial_index);
