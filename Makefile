@@ -98,13 +98,15 @@ test-asan:
 # its own directory: the parallel counting strategy (test_counting), the
 # initial pair counts on threads (test_initialpairs), every trainer's
 # setup on 1, 2, 3 and 7 threads (test_differential) and the workers
-# trainer's merge loop on them (test_batches).
+# trainer's merge loop on them (test_batches), built to hand every job of
+# that loop to its threads (BATCH_WORKERS_SOLO=0: the test tables are small,
+# and it would otherwise run them on one).
 TSAN_BUILD ?= $(BUILD)/tsan
 TSAN_TESTS := test_counting test_initialpairs test_differential test_batches
 
 test-tsan:
 	$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CC=$(CC) \
-	    OPT="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" \
+	    OPT="-O1 -g -fsanitize=thread -fno-omit-frame-pointer -DBATCH_WORKERS_SOLO=0" \
 	    $(TSAN_TESTS:%=$(TSAN_BUILD)/tests/%)
 	@for t in $(TSAN_TESTS); do \
 	    echo "== $(TSAN_BUILD)/tests/$$t"; \

@@ -161,6 +161,15 @@
 #define SOLO_FIRST 256       /* words (deltas) below which a step starts out run alone */
 #define SOLO_LEAST 16        /* the bounds between which that threshold adapts */
 #define SOLO_MOST (1u << 20)
+/* The crossover experiment (docs/algorithms.md): built with
+ * -DBATCH_WORKERS_SOLO=N, the threshold stays at N words (deltas), never
+ * adapting; 0 posts every job, a huge N none. */
+#ifdef BATCH_WORKERS_SOLO
+#define SOLO_FIXED true
+#else
+#define SOLO_FIXED false
+#define BATCH_WORKERS_SOLO SOLO_FIRST
+#endif
 #define SPIN_ROUNDS 1024     /* rounds a worker waits for the next step before it sleeps */
 #define PAUSES_PER_ROUND 64  /* spin-wait hints per round, then a sched_yield() */
 
@@ -843,7 +852,9 @@ static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
                     sched_yield();
                 else
                     bpe_spin_pause();
-        if (taken > 0)
+        if (SOLO_FIXED)
+            (void)taken;
+        else if (taken > 0)
             *solo_below = *solo_below < SOLO_MOST / 2 ? *solo_below * 2 : SOLO_MOST;
         else
             *solo_below = *solo_below - *solo_below / 8 > SOLO_LEAST
@@ -1370,7 +1381,7 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     s->counters = counters;
     s->words = words;
     s->max_merges = config->max_merges;
-    s->solo_words = s->solo_changes = SOLO_FIRST;
+    s->solo_words = s->solo_changes = BATCH_WORKERS_SOLO;
     unsigned threads = config->threads ? config->threads : 1;
     s->n_splits = threads < MAX_SPLITS ? threads : MAX_SPLITS;
     bpe_maxheap_init(&s->heap, &s->ahead);
