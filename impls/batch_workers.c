@@ -24,6 +24,12 @@
  * own for the whole run, nothing is merged back, the deltas are applied on
  * every thread too, and short merges, batched, are shared as well.
  *
+ * Repeated on purpose, so that this file reads whole: the pair table in its
+ * slots (slots_alloc … pair_remove, with a list id per split in each record),
+ * the word cells, merge_word with its delta lines and count_add/count_sub,
+ * and the spin-then-sleep wait are cache_aware.c's; the delta of the chosen
+ * merge is keyed by the merge's new token instead of a merge counter.
+ *
  * Why a batch gives the sequential merges. Let p_1, …, p_k be the batch,
  * popped in rank order (SPEC §2.7: count, then bytes; bpe_pair_ranks_above)
  * with counts c_1 ≥ … ≥ c_k, and no two sharing a token. Sequentially,
