@@ -249,7 +249,7 @@ typedef struct {
     size_t n_born, cap_born;    /* in `born` */
     size_t n_lost, cap_lost;    /* in `lost` */
     pair_change *change;        /* the step's changes, merge after merge; owned */
-    size_t n_change, cap_change;
+    size_t n_change, cap_change; /* in `change`, and its capacity */
     merge_report *report;       /* per merge of the step; owned */
     size_t cap_report;          /* capacity of `report` */
     uint64_t updates;           /* pair count updates in the step */
@@ -257,11 +257,11 @@ typedef struct {
     bool ok;                    /* the last job did not run out of memory */
 } word_split;
 
-/* Who runs a split in a step: a counter each, in a line of its own. */
+/* Who runs part k (split k, or shard k) of a posted job, in a line of its own. */
 typedef struct {
-    alignas(64) atomic_uint_fast64_t claimed; /* the last step whose split was claimed */
-    atomic_uint_fast64_t done;                /* the last step whose split is finished */
-} split_claim;
+    alignas(64) atomic_uint_fast64_t claimed; /* the last job whose part k was claimed */
+    atomic_uint_fast64_t done;                /* the last job whose part k is finished */
+} part_claim;
 
 /* One shard of the pair table: the pairs whose hash names it, and what a
  * step's application noted for the coordinator. Aligned to a cache line. */
@@ -303,7 +303,7 @@ struct workers_state {
     /* the front: the tie class being merged, sorted by rank */
     bpe_pair *front;         /* entries; owned */
     size_t front_head;       /* entries before it are merged or dead */
-    size_t front_len, front_cap;
+    size_t front_len, front_cap; /* entries in `front`, and its capacity */
     uint64_t tied;           /* the front's count; 0: no front */
     uint32_t *as_left;       /* token → live front entries (a, ·) with a = token; owned */
     uint32_t *as_right;      /* token → live front entries (·, b) with b = token; owned */
@@ -312,24 +312,24 @@ struct workers_state {
     size_t cap_tokens;       /* capacity of the four token arrays */
     uint32_t batch_stamp;    /* batches formed */
     /* the batch */
-    batch_merge *batch;      /* owned */
-    size_t n_batch, cap_batch;
+    batch_merge *batch;      /* the batch in progress, BATCH_MAX long; owned */
+    size_t n_batch;          /* merges in it */
     uint32_t *batch_lists;   /* BATCH_MAX · n_splits list ids; owned */
     size_t next_out;         /* the batch merge step() returns next */
     uint64_t *affected;      /* per batch merge: A_i; owned */
     /* the splits and the threads */
     word_split *split;       /* n_splits; owned */
-    unsigned n_splits;
-    split_claim *claim;      /* n_splits; owned */
+    unsigned n_splits;       /* N: splits, shards and threads (workers + the coordinator) */
+    part_claim *claim;       /* one per part: n_splits; owned */
     uint32_t *initial_index; /* setup: byte pair a·256 + b → its initial list; owned */
     size_t n_initial;        /* setup: P before any merge */
     job_kind job;            /* what the posted step is */
     uint64_t solo_words;     /* a batch naming fewer words is rewritten by the coordinator
                               * alone; adapts (run_job) */
     uint64_t solo_changes;   /* the same for applying fewer deltas */
-    worker *workers;         /* n_workers started; owned */
-    unsigned n_workers;
-    alignas(64) atomic_uint_fast64_t posted; /* steps posted to the workers */
+    worker *workers;         /* room for n_splits − 1; owned */
+    unsigned n_workers;      /* worker threads started */
+    alignas(64) atomic_uint_fast64_t posted; /* jobs posted to the workers */
     atomic_uint sleepers;    /* workers asleep on `wake`, or about to be */
     atomic_bool quit;        /* the workers are to return */
     bool sync_ready;         /* lock and wake exist */
@@ -339,6 +339,7 @@ struct workers_state {
 
 /* ------------------------------------------------------------ the pair table */
 
+/* The key, count and list ids of the record in slot i. O(1). */
 static uint64_t *slot_key(const pair_slots *t, size_t i)
 {
     return (uint64_t *)(t->slot + i * t->stride);
