@@ -337,6 +337,20 @@ struct workers_state {
     pthread_cond_t wake;     /* broadcast when `posted` moves on or `quit` is set */
 };
 
+/* n zeroed elements of `size` bytes on a cache line of their own (calloc
+ * does not align to 64 bytes, and the types written by different threads
+ * are alignas(64)); free() frees it. NULL on OOM. O(n·size). */
+static void *calloc_lines(size_t n, size_t size)
+{
+    if (size != 0 && n > SIZE_MAX / size)
+        return NULL;
+    size_t bytes = (n * size + 63) / 64 * 64;
+    void *p = aligned_alloc(64, bytes ? bytes : 64);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}
+
 /* ------------------------------------------------------------ the pair table */
 
 /* The key, count and list ids of the record in slot i. O(1). */
@@ -1381,7 +1395,7 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
 {
     if (!bpe_postings_fit(words))
         return NULL;
-    workers_state *s = calloc(1, sizeof *s);
+    workers_state *s = calloc_lines(1, sizeof *s);
     if (!s)
         return NULL;
     s->vocab = vocab;
@@ -1394,9 +1408,9 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     bpe_maxheap_init(&s->heap, &s->ahead);
     bpe_initial_pairs initial = {0};
     bool ok = bpe_vocab_init(&s->ahead) && reserve_tokens(s) &&
-              (s->shard = calloc(s->n_splits, sizeof *s->shard)) != NULL &&
-              (s->split = calloc(s->n_splits, sizeof *s->split)) != NULL &&
-              (s->claim = calloc(s->n_splits, sizeof *s->claim)) != NULL &&
+              (s->shard = calloc_lines(s->n_splits, sizeof *s->shard)) != NULL &&
+              (s->split = calloc_lines(s->n_splits, sizeof *s->split)) != NULL &&
+              (s->claim = calloc_lines(s->n_splits, sizeof *s->claim)) != NULL &&
               (s->batch = calloc(BATCH_MAX, sizeof *s->batch)) != NULL &&
               (s->affected = calloc(BATCH_MAX, sizeof *s->affected)) != NULL &&
               (s->batch_lists = calloc(BATCH_MAX * s->n_splits, sizeof *s->batch_lists)) != NULL &&
