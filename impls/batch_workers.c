@@ -689,9 +689,9 @@ static bool split_merge(word_split *sp, const batch_merge *m, uint32_t list, mer
 {
     uint32_t stamp = m->merged; /* a new token per merge: a stamp no other merge has */
     *report = (merge_report){.start = sp->n_change};
-    if (list != BPE_POSTINGS_NONE) {
+    uint32_t n = list == BPE_POSTINGS_NONE ? 0 : bpe_postings_len(&sp->postings, list);
+    if (n > 0) { /* (a split without ids may have no id array to point into) */
         const uint32_t *ids = bpe_postings_ids(&sp->postings, list);
-        uint32_t n = bpe_postings_len(&sp->postings, list);
         for (uint32_t k = 0; k < n && k < WORD_AHEAD; k++) {
             bpe_prefetch(sp->cell + ids[k]);
             bpe_prefetch(second_line(sp, ids[k]));
@@ -1241,6 +1241,8 @@ static void prefetch_ahead(const workers_state *s, unsigned me, const pair_chang
  * on OOM. O(changes of the split for the merge). */
 static bool apply_born(workers_state *s, unsigned me, unsigned k, const merge_report *r)
 {
+    if (r->n_born == 0)
+        return true; /* and the split may have no change array at all */
     pair_shard *sh = &s->shard[me];
     const pair_change *ch = s->split[k].change + r->start + r->n_lost;
     for (size_t j = 0; j < r->n_born; j++) {
@@ -1266,6 +1268,8 @@ static bool apply_born(workers_state *s, unsigned me, unsigned k, const merge_re
 static bool apply_lost(workers_state *s, unsigned me, unsigned k, const merge_report *r,
                        bpe_token first_new)
 {
+    if (r->n_lost == 0)
+        return true; /* and the split may have no change array at all */
     pair_shard *sh = &s->shard[me];
     const pair_change *ch = s->split[k].change + r->start;
     for (size_t j = 0; j < r->n_lost; j++) {

@@ -8,7 +8,8 @@
  *     (the poison check) ends its batch, as does a pair of one token twice;
  *   - worst cases for the batch rule, each against naive on 1, 2, 3 and 7
  *     threads: every count tied, a one-token alphabet (every pair overlaps
- *     itself), runs such as [a b a b a] where merges overlap;
+ *     itself), runs such as [a b a b a] where merges overlap, and one word
+ *     (splits with no words, shards with no pairs);
  *   - the words rewritten are heap.c's: words_touched, postings_stale and
  *     pair_count_updates equal heap's on random tables.
  * Runs under ThreadSanitizer too (make test-tsan).
@@ -132,6 +133,9 @@ static void worst_cases_match_naive(void **state)
     /* overlapping merges: alternations and their neighbours */
     const char *overlaps[] = {"ababa", "babab", "abba", "baab", "aabaab", "xyxyxy", "yxyx"};
     const uint64_t overlap_counts[] = {2, 2, 3, 3, 1, 2, 2};
+    /* one word: on 2 threads and more, splits (and shards) with nothing to do */
+    const char *alone[] = {"abcab"};
+    const uint64_t alone_count[] = {2};
     struct {
         const char *label;
         const char *const *strings;
@@ -139,7 +143,8 @@ static void worst_cases_match_naive(void **state)
         size_t n;
     } cases[] = {{"ties everywhere", tied, ones, N(tied)},
                  {"one-token alphabet", runs, run_counts, N(runs)},
-                 {"overlaps", overlaps, overlap_counts, N(overlaps)}};
+                 {"overlaps", overlaps, overlap_counts, N(overlaps)},
+                 {"one word", alone, alone_count, N(alone)}};
     for (size_t c = 0; c < N(cases); c++) {
         test_words tw;
         test_words_init(&tw, cases[c].n, cases[c].strings, cases[c].counts);
