@@ -30,6 +30,11 @@ typedef struct {
 /* The PCRE2 source of a named pattern ("gpt2", "gpt4"), or `name` itself. */
 const char *pretok_pattern_source(const char *name);
 
+/* Whether a pattern (a name or a PCRE2 source) compiles as pretok_new
+ * compiles it; false with PCRE2's reason and offset in why. For patterns
+ * read from files, whose errors are the file's. */
+bool pretok_pattern_compiles(const char *pattern, char *why, size_t why_len);
+
 /* What one pretokenizer has seen. */
 typedef struct {
     uint64_t bytes;          /* n: input bytes, specials included */
