@@ -1249,7 +1249,10 @@ static bool apply_born(workers_state *s, unsigned me, unsigned k, const merge_re
         prefetch_ahead(s, me, ch, r->n_born, j);
         if (shard_of(s->n_splits, ch[j].a, ch[j].b) != me)
             continue;
-        size_t at = pair_find(&sh->table, ch[j].a, ch[j].b);
+        /* Split 0 reports first: a pair born in this merge holds its new
+         * token, so it cannot be in the table yet (no lookup, as in
+         * cache_aware.c); a later split's may be. */
+        size_t at = k == 0 ? SIZE_MAX : pair_find(&sh->table, ch[j].a, ch[j].b);
         if (at == SIZE_MAX) {
             if ((at = pair_add(&sh->table, ch[j].a, ch[j].b)) == SIZE_MAX ||
                 !note_pair(&sh->born, &sh->n_born, &sh->cap_born, ch[j].a, ch[j].b))
