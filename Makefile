@@ -228,7 +228,7 @@ valgrind: all data
 	printf 'caf\303\251 <s> \377\376 na\357ve <|endoftext|> caf\303\251s\r\n' > $$tmp/odd.txt && \
 	for run in "naive 400 $(DATA)/cs336/corpus.en" "heap 1000 $(DATA)/cs336/corpus.en" \
 	           "linked-list 1000 $(DATA)/cs336/corpus.en" "bucket 1000 $(DATA)/cs336/corpus.en" \
-	           "cache-aware 1000 $(DATA)/cs336/corpus.en" \
+	           "cache-aware 1000 $(DATA)/cs336/corpus.en" "workers 1000 $(DATA)/cs336/corpus.en" \
 	           "cache-aware 300 --invalid-utf8=bytes --pattern gpt4 --special-token <s> \
 	            --special-token <|endoftext|> $$tmp/odd.txt" \
 	           "naive 300 --invalid-utf8=bytes --pattern gpt4 --special-token <s> \
