@@ -96,14 +96,17 @@ test-asan:
 
 # The threaded code under ThreadSanitizer, built with -fsanitize=thread in
 # its own directory: the parallel counting strategy (test_counting), the
-# initial pair counts on threads (test_initialpairs) and every trainer's
-# setup on 1, 2, 3 and 7 threads (test_differential).
+# initial pair counts on threads (test_initialpairs), every trainer's
+# setup on 1, 2, 3 and 7 threads (test_differential) and the workers
+# trainer's merge loop on them (test_batches), built to hand every job of
+# that loop to its threads (BATCH_WORKERS_SOLO=0: the test tables are small,
+# and it would otherwise run them on one).
 TSAN_BUILD ?= $(BUILD)/tsan
-TSAN_TESTS := test_counting test_initialpairs test_differential
+TSAN_TESTS := test_counting test_initialpairs test_differential test_batches
 
 test-tsan:
 	$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CC=$(CC) \
-	    OPT="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" \
+	    OPT="-O1 -g -fsanitize=thread -fno-omit-frame-pointer -DBATCH_WORKERS_SOLO=0" \
 	    $(TSAN_TESTS:%=$(TSAN_BUILD)/tests/%)
 	@for t in $(TSAN_TESTS); do \
 	    echo "== $(TSAN_BUILD)/tests/$$t"; \
@@ -227,6 +230,7 @@ valgrind: all data
 	           "linked-list 1000 $(DATA)/cs336/corpus.en" "bucket 1000 $(DATA)/cs336/corpus.en" \
 	           "cache-aware 1000 $(DATA)/cs336/corpus.en" \
 	           "threaded-walk 1000 --threads 2 $(DATA)/cs336/corpus.en" \
+	           "workers 1000 --threads 2 $(DATA)/cs336/corpus.en" \
 	           "cache-aware 300 --invalid-utf8=bytes --pattern gpt4 --special-token <s> \
 	            --special-token <|endoftext|> $$tmp/odd.txt" \
 	           "naive 300 --invalid-utf8=bytes --pattern gpt4 --special-token <s> \
