@@ -528,7 +528,7 @@ static void section_pretokenization(FILE *f, const report_index *ix, const repor
                "speedup over the same strategy with its fewest threads; parallel efficiency = "
                "speedup ÷ (threads ÷ those fewest threads); peak RSS of the run whose trainer "
                "added least. Every strategy and thread count gives the same word table "
-               "(docs/algorithms.md). Runs whose thread count is not recorded, or is not one "
+               "(docs/counting.md). Runs whose thread count is not recorded, or is not one "
                "`--threads` accepts (1 to %d), are left out.\n\n"
                "| corpus | counting | threads | pretokenize+count (s) | MB/s | speedup "
                "| efficiency | peak RSS (MB) |\n"
@@ -623,10 +623,10 @@ static void section_times(FILE *f, const report_index *ix, const report_files *f
             fputc('\n', f);
         }
         embed_plot(f, files, "time_vs_vocab", ix->families[fam],
-                   "Median total time against vocab size, one panel per corpus slice (log-log; "
-                   "bars: min–max over repetitions).");
+                   "Median merge loop against vocab size, one panel per corpus slice (log-log; "
+                   "bars: min–max over repetitions; the tables have the totals).");
         embed_plot(f, files, "time_vs_size", ix->families[fam],
-                   "Median total time against corpus size, one panel per vocab size (log-log).");
+                   "Median merge loop against corpus size, one panel per vocab size (log-log).");
     }
 }
 
@@ -671,8 +671,8 @@ static void section_speedup(FILE *f, const report_index *ix, const report_files 
         }
     for (size_t fam = 0; fam < ix->n_families; fam++)
         embed_plot(f, files, "speedup", ix->families[fam],
-                   "Speedup over naive against vocab size (solid: total time; dashed: merge "
-                   "loop).");
+                   "Speedup over naive against vocab size (solid: merge loop; dashed: whole "
+                   "run).");
 }
 
 static void section_memory(FILE *f, const report_index *ix, const report_files *files)
