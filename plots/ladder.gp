@@ -9,6 +9,9 @@
 # Inputs: see style.gp (series titles are "BEFORE → TRAINER"). Data rows:
 # V speedup speedup speedup (see harness/report/plot.c).
 load plotdir.'/style.gp'
+# The step titles are long: two columns of them under each panel.
+panel_w = 600
+set key vertical maxrows 4 font ',9' samplen 1.5 width -3
 # The line at 1 is always on the axis.
 ymin = ymin < 1 ? ymin : 1
 ymax = ymax > 1 ? ymax : 1
