@@ -146,6 +146,18 @@ bench-quick: all data
 	    --out results/quick
 	@echo "make bench-quick: the report is results/quick/report.md"
 
+# The lecture grid (harness/bench/lecture-grid.conf, docs/benchmarking.md):
+# every step of the course in about two minutes on 2 cores, for slides; its
+# report.md opens with the summary table of docs/algorithms.md, and its
+# figures are the ones docs/ shows. Written to LECTURE_OUT.
+LECTURE_OUT ?= results/lecture
+.PHONY: lecture
+
+lecture: all data
+	$(BUILD)/bpebench bench --config harness/bench/lecture-grid.conf --data-dir $(DATA) \
+	    --out $(LECTURE_OUT)
+	@echo "make lecture: the report is $(LECTURE_OUT)/report.md"
+
 # Fuzzers (libFuzzer, clang): every tests/fuzz_<name>.c is one target, built
 # with ASan+UBSan under $(BUILD)/fuzz; `make fuzz` runs each for FUZZ_SECONDS,
 # starting from its seed files (below) and what it learnt before, kept in
@@ -203,11 +215,12 @@ interop: all data $(BUILD)/interop/refencode
 # (and python3-pil, to read its screenshots) installed here and only here;
 # the quick grid measured into $(BUILD)/html/quick, its report.html rendered
 # whole (page.png) and each figure alone, each of which must be drawn.
-# HTML_FIGURES is how many the quick grid makes: time against vocab size and
-# against corpus size, memory and speedup for each of its 3 corpora, one
-# per-merge profile, and, on 2 cores or more (threads = 1,all is then two
-# thread counts), pretokenize+count time against threads.
-HTML_FIGURES = $(shell [ "$$(getconf _NPROCESSORS_ONLN)" -gt 1 ] && echo 14 || echo 13)
+# HTML_FIGURES is how many the quick grid makes: merge loop against vocab
+# size and against corpus size, memory, speedup and the ladder of steps for
+# each of its 3 corpora, one per-merge profile, and, on 2 cores or more
+# (threads = 1,all is then two thread counts), pretokenize+count time
+# against threads.
+HTML_FIGURES = $(shell [ "$$(getconf _NPROCESSORS_ONLN)" -gt 1 ] && echo 17 || echo 16)
 .PHONY: html-check
 html-check: all data
 	@sh harness/deps.sh cmd:chromium=chromium python3-pil

@@ -61,6 +61,11 @@ void report_index_free(report_index *ix);
 /* The record of (trainer, slice, vocab), or NULL. O(log records). */
 const bench_record *report_find(const report_index *ix, const char *trainer, const char *slice,
                                 uint64_t vocab);
+/* The position of a name in a list of distinct names (the index's trainers,
+ * countings); n when absent. O(n). */
+size_t report_name_index(const char (*list)[32], size_t n, const char *name);
+/* The position of slice `corpus` in ix->slices; n_slices when absent. O(slices). */
+size_t report_slice_index(const report_index *ix, const char *corpus);
 /* Median total (or merge) seconds of a finished record. */
 double report_median(const bench_record *rec, int phase);
 /* The counting strategy a run records; "serial" for a file that records
