@@ -23,9 +23,9 @@
  *   6. counting agrees with splitting: fed the same chunks, the counting path
  *      (which batches pretokens before it adds them to the word table) finds
  *      exactly the words of the text pieces, in first-seen order, with their
- *      counts, or fails with the same error;
- *   7. gpt2's ASCII fast path changes nothing: the text split whole with it
- *      off gives the same pieces (or the same error) as with it on.
+ *      counts, or fails with the same error.
+ * gpt2 and gpt4 run on the lexer here (the default); fuzz_lexer checks that
+ * it splits exactly as PCRE2 does.
  *
  * Byte 0: bit 0 the UTF-8 mode (0 error, 1 bytes); bits 1–3 the chunk size
  * (1, 2, 3, 5, 8, 13, 64 or 4096 bytes); bits 4–5 the special tokens (none,
@@ -345,22 +345,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             violated("pieces plus skipped bytes do not add up to the input", whole.n);
     }
     check_counting(p, text, len, chunk, ok_chunked, err_chunked, &chunked);
-    if (pattern == 0) {
-        pieces slow = {0};
-        uint64_t skipped_slow;
-        char err_slow[512] = "";
-        pretok_set_ascii_fast_path(p, false);
-        bool ok_slow = split(p, text, len, 0, &slow, &skipped_slow, err_slow, sizeof err_slow);
-        pretok_set_ascii_fast_path(p, true);
-        if (ok != ok_slow || (!ok && strcmp(err_whole, err_slow) != 0)) {
-            fprintf(stderr, "fuzz_pretok: fast path: %s; PCRE2 alone: %s\n",
-                    ok ? "ok" : err_whole, ok_slow ? "ok" : err_slow);
-            abort();
-        }
-        if (ok)
-            check_same(&whole, &slow);
-        pieces_free(&slow);
-    }
     if (pattern <= 1) {
         check_covering(ok, err_whole, &whole, text, len, mode, set);
         if (!ok)
