@@ -333,6 +333,10 @@ bool test_grids_equal(const bench_grid *a, const bench_grid *b, char *why, size_
               same(a->n_counting == b->n_counting &&
                        memcmp(a->counting, b->counting, a->n_counting * sizeof *a->counting) == 0,
                    why, why_len, "counting", 0) &&
+              same(a->n_pretokenizers == b->n_pretokenizers &&
+                       memcmp(a->pretokenizers, b->pretokenizers,
+                              a->n_pretokenizers * sizeof *a->pretokenizers) == 0,
+                   why, why_len, "pretokenizer", 0) &&
               same(a->repeats == b->repeats && a->repeat_time_s == b->repeat_time_s &&
                        a->time_limit_s == b->time_limit_s,
                    why, why_len, "repeats, repeat-time or time-limit", 0) &&

@@ -97,16 +97,18 @@ static const char *status_verdict(const bench_record *a, const bench_record *b,
     return "not finished on either side";
 }
 
-/* "trainer/corpus/V=vocab", then "/threads=N" and "/STRATEGY" when the run
- * records them (over a threads or counting grid the key repeats without
- * them): the name of a run in the table. */
+/* "trainer/corpus/V=vocab", then "/threads=N", "/STRATEGY" and
+ * "/PRETOKENIZER" when the run records them (over a threads, counting or
+ * pretokenizer grid the key repeats without them): the name of a run in the
+ * table. */
 static void run_name(const bench_record *r, char *buf, size_t len)
 {
     char threads[32] = "";
     if (r->threads)
         snprintf(threads, sizeof threads, "/threads=%llu", (unsigned long long)r->threads);
-    snprintf(buf, len, "%s/%s/V=%llu%s%s%s", r->trainer, r->corpus,
-             (unsigned long long)r->vocab_size, threads, r->counting[0] ? "/" : "", r->counting);
+    snprintf(buf, len, "%s/%s/V=%llu%s%s%s%s%s", r->trainer, r->corpus,
+             (unsigned long long)r->vocab_size, threads, r->counting[0] ? "/" : "", r->counting,
+             r->pretokenizer[0] ? "/" : "", r->pretokenizer);
 }
 
 static void print_times(FILE *out, const bench_record *r, int phase)
