@@ -106,6 +106,19 @@ static inline void word_hasher_byte(word_hasher *w, uint8_t b)
     }
 }
 
+/* The same for n (1 to 8) bytes at once, given as one little-endian value
+ * whose bytes above the n-th are zero. */
+static inline void word_hasher_bytes(word_hasher *w, uint64_t bytes, unsigned n)
+{
+    unsigned fill = (unsigned)(w->len % 8);
+    w->block |= bytes << (8 * fill);
+    w->len += n;
+    if (fill + n >= 8) { /* the block is full: mix it, keep what did not fit */
+        w->h = word_hash_mix(w->h, w->block);
+        w->block = fill ? bytes >> (8 * (8 - fill)) : 0;
+    }
+}
+
 static inline uint64_t word_hasher_end(const word_hasher *w)
 {
     return word_hash_finish(w->len % 8 ? word_hash_mix(w->h, w->block) : w->h, w->len);
