@@ -65,7 +65,7 @@ $(BUILD)/tests/test_progress: LDLIBS += -lutil
 
 # The include-layer check (harness/README.md), every test program, run from
 # the top of the tree, docs/scaling.md's map/reduce over 8 shards
-# (tests/test_scaling.sh, GNU parallel), then the hostile sweep (167 abusive
+# (tests/test_scaling.sh, GNU parallel), then the hostile sweep (195 abusive
 # command lines, tests/hostile_sweep.sh); stops at the first failure.
 test-run: $(TEST_BINS) $(BUILD)/bpebench
 	@sh tests/check_layers.sh

@@ -15,7 +15,7 @@ W=$(mktemp -d /tmp/bpebench-sweep-XXXXXX); trap 'rm -rf "$W"' EXIT; cd "$W" || e
 PWNED=$W/PWNED
 printf 'hello world, a world of words.\nthe world says hello\n' > in.txt
 n=0; bad=0
-# case NAME EXPECT(ok|fail|usage|any-nonzero) -- args...
+# case NAME EXPECT(ok|fail|error (1)|usage (2)|any) -- args...
 case_() {
   local name=$1 expect=$2; shift 3
   n=$((n+1)); rm -f "$PWNED"
@@ -26,6 +26,7 @@ case_() {
     ok) [ $rc -eq 0 ] || { verdict=DEFECT; why="$why expected 0 got $rc"; } ;;
     usage) [ $rc -eq 2 ] || { verdict=DEFECT; why="$why expected 2 got $rc"; } ;;
     fail) [ $rc -ne 0 ] || { verdict=DEFECT; why="$why expected failure got 0"; } ;;
+    error) [ $rc -eq 1 ] || { verdict=DEFECT; why="$why expected 1 got $rc"; } ;;
   esac
   if [ $rc -ne 0 ] && [ $rc -lt 124 ] && [ "$lines" -gt 1 ] && [ "$1" != bench ]; then verdict=DEFECT; why="$why stderr $lines lines"; fi
   [ -e "$PWNED" ] && { verdict=DEFECT; why="$why PAYLOAD RAN"; }
@@ -161,6 +162,51 @@ case_ "train --counts /dev/zero" fail -- "${T[@]}" --out c4 --counts /dev/zero
 case_ "train --counts header is shell code" any -- "${T[@]}" --out c5 --counts code.counts
 case_ "train --counts with --pattern" usage -- "${T[@]}" --out c6 --counts --pattern gpt4 ok.counts
 case_ "train --counts vocab too small" usage -- train --trainer naive --vocab-size 3 --out c7 --counts ok.counts
+# word-count files whose syntax is right but whose meaning is not: the file's error (exit 1)
+H='#bpebench word counts v1 '
+printf '%s{"pattern":"(","special_tokens":[]}\n1\tab\n#end 1 1\n' "$H" > wc1.counts
+printf '%s{"pattern":"gpt2","special_tokens":["<|endoftext|>"]}\n3\t<|endoftext|>\n#end 1 3\n' "$H" > wc2.counts
+printf '%s{"pattern":"gpt2","special_tokens":["<s>"]}\n3\tab<s>c\n#end 1 3\n' "$H" > wc3.counts
+printf '%s{"pattern":"gpt2","special_tokens":[]}\r\n1\tab\r\n#end 1 1\r\n' "$H" > wc4.counts
+printf '%s{"pattern":"gpt2","pattern":"(","special_tokens":[]}\n1\tab\n#end 1 1\n' "$H" > wc5.counts
+printf '%s{"pattern":"gpt2","special_tokens":["<|a\\u0000b|>"]}\n1\tab\n#end 1 1\n' "$H" > wc6.counts
+printf '%s{"pattern":"gpt2","special_tokens":["\\u001b]0;pwn\\u0007"]}\n1\tab\n#end 1 1\n' "$H" > wc7.counts
+printf '%s{"pattern":"gpt2","special_tokens":[]} {}\n1\tab\n#end 1 1\n' "$H" > wc8.counts
+case_ "train --counts header pattern does not compile" error -- "${T[@]}" --out w1 --counts wc1.counts
+case_ "train --counts word = special token" error -- "${T[@]}" --out w2 --counts wc2.counts
+case_ "train --counts word holds a special token" error -- "${T[@]}" --out w3 --counts wc3.counts
+case_ "train --counts CR LF line ends" error -- "${T[@]}" --out w4 --counts wc4.counts
+case_ "train --counts header key twice" error -- "${T[@]}" --out w5 --counts wc5.counts
+case_ "train --counts header \\u0000 in a token" error -- "${T[@]}" --out w6 --counts wc6.counts
+case_ "train --counts header OSC escape in a token" error -- "${T[@]}" --out w7 --counts wc7.counts
+case_ "train --counts text after the header object" error -- "${T[@]}" --out w8 --counts wc8.counts
+case_ "count --pattern with a tab" usage -- count --out w9.counts --pattern $'a\tb' in.txt
+case_ "count --special-token with a newline" usage -- count --out w10.counts --special-token $'<|a\n|>' in.txt
+ls -d w? w?.counts w10.counts 2> /dev/null | grep -q . && { echo "    DEFECT: a refused word-count case wrote $(ls -d w? w?.counts w10.counts 2> /dev/null | head -1)"; bad=$((bad+1)); }
+# outputs that reach an input, by any path: refused (exit 2) before anything is written
+cp in.txt keep.txt; mkdir -p cd1 cd2 cd3 o9/plots rep9; cp in.txt cd1/; cp ok.counts cd2/
+cp ok.counts cd3/vocab.json; cp in.txt o9/plots/; cp base.json rep9/report.md
+ln -sf in.txt inlink.txt; ln -f in.txt inhard.txt; ln -sfn cd1 cd1link
+case_ "count --out its input" usage -- count --out in.txt in.txt
+case_ "count --out its input through .." usage -- count --out cd1/../in.txt in.txt
+case_ "count --out a symlink to its input" usage -- count --out inlink.txt in.txt
+case_ "count --out its input through a symlink" usage -- count --out in.txt inlink.txt
+case_ "count --out a hard link of its input" usage -- count --out inhard.txt in.txt
+case_ "count --out inside its input dir" usage -- count --out cd1/x.counts cd1
+case_ "count --out inside its input dir via link" usage -- count --out cd1link/x.counts cd1
+case_ "count --out a new dir and .. into input dir" usage -- count --out cd1/new/../x.counts cd1
+case_ "slice --out its input" usage -- slice --bytes 10 --out in.txt in.txt
+case_ "slice --out inside its input dir" usage -- slice --bytes 10 --out cd1/s.txt cd1
+case_ "train --out its input dir" usage -- "${T[@]}" --out cd1 cd1
+case_ "train --out a new dir and .. = input dir" usage -- "${T[@]}" --out cd1/new/.. cd1
+case_ "train --counts --out the counts' dir" usage -- "${T[@]}" --out cd2 --counts cd2
+case_ "train --counts its own vocab.json" usage -- "${T[@]}" --out cd3 --counts cd3/vocab.json
+case_ "bench --out its corpus dir" usage -- "${BQ[@]}" --corpus c=cd1 --out cd1
+case_ "bench --out holds its corpus in plots/" usage -- "${BQ[@]}" --corpus c=o9/plots/in.txt --out o9
+case_ "report of a results file named report.md" usage -- report rep9/report.md
+cmp -s in.txt keep.txt || { echo "    DEFECT: in.txt changed"; bad=$((bad+1)); }
+[ "$(ls cd1)" = in.txt ] || { echo "    DEFECT: cd1 holds $(ls cd1 | tr '\n' ' ')"; bad=$((bad+1)); }
+cmp -s rep9/report.md base.json || { echo "    DEFECT: rep9/report.md changed"; bad=$((bad+1)); }
 case_ "unknown command" usage -- frobnicate
 case_ "no command" usage --
 echo "hostile_sweep: $n cases, $bad defects"

@@ -4,7 +4,11 @@
  *   - every byte string round-trips (all 256 bytes, in words of one byte and
  *     in one word of all of them), and the file is sorted and ends with its
  *     totals;
- *   - the reader refuses each kind of malformed file with "NAME:LINE: ...";
+ *   - the reader refuses each kind of malformed file with "NAME:LINE: ...",
+ *     and files whose syntax is right but whose meaning is not (a header
+ *     string cut by a NUL or holding control bytes, a key given twice, a
+ *     pattern that does not compile, a word that holds a special token, CR
+ *     line ends), the commands with exit 1, as the file's error;
  *   - files are summed with overflow-checked counts, and files counted with
  *     another pattern or other special tokens are refused;
  *   - `bpebench count` then `train --counts` gives the merges of `train` on
@@ -130,7 +134,7 @@ static void malformed_files_are_refused_with_file_and_line(void **state)
         {HEADER "18446744073709551616\tab\n#end 1 5\n", "f:2: bad count"},
         {HEADER "5\t\n#end 1 5\n", "f:2: empty word"},
         {HEADER "5\ta b\n#end 1 5\n", "f:2: byte offset 1 of the word: a character outside"},
-        {HEADER "5\tab\r\n#end 1 5\n", "f:2: byte offset 2 of the word"},
+
         {HEADER "5\t\xff\n#end 1 5\n", "f:2: byte offset 0 of the word: not valid UTF-8"},
         {HEADER "5\tab\n3\tab\n#end 1 8\n", "f:3: a word given twice"},
         {HEADER "5\tab\n#end 2 5\n", "f:3: the end line says 2 words"},
@@ -155,6 +159,96 @@ static void malformed_files_are_refused_with_file_and_line(void **state)
         wordcount_meta_free(&meta);
         word_table_free(&t);
     }
+}
+
+/* Runs the reader on each case; each must fail with its message. */
+static void assert_all_refused(const bad_file *cases, size_t n)
+{
+    char err[512];
+    for (size_t i = 0; i < n; i++) {
+        word_table t;
+        wordcount_meta meta = {0};
+        assert_true(word_table_init(&t));
+        bool ok = wordcount_parse("f", (const uint8_t *)cases[i].text, strlen(cases[i].text),
+                                  &meta, &t, err, sizeof err);
+        if (ok || strncmp(err, cases[i].expected, strlen(cases[i].expected)) != 0)
+            fail_msg("case %zu: expected \"%s...\", got %s \"%s\"", i, cases[i].expected,
+                     ok ? "success" : "error", ok ? "" : err);
+        wordcount_meta_free(&meta);
+        word_table_free(&t);
+    }
+}
+
+#define PREFIX "#bpebench word counts v1 "
+#define BODY "1\tab\n#end 1 1\n" /* records that are fine */
+#define WITH_SPECIALS(list) PREFIX "{\"pattern\":\"p\",\"special_tokens\":[" list "]}\n"
+
+/* Files whose syntax is right but whose meaning is not: strings in the
+ * header that cJSON would cut at a NUL or that hold control bytes, a key
+ * given twice (other readers would take the other value), trailing text,
+ * a pattern that does not compile (the file's error, not a bad --pattern),
+ * a word that is or holds a special token (counting cuts those out; it
+ * used to give a vocab.json with fewer keys than ids), and CR line ends. */
+static void files_are_judged_by_what_they_mean(void **state)
+{
+    (void)state;
+    static const bad_file cases[] = {
+        {PREFIX "{\"pattern\":\"p\\u0000q\",\"special_tokens\":[]}\n" BODY,
+         "f:1: the header's JSON: a string holds U+0000 (NUL) at byte offset 38"},
+        {WITH_SPECIALS("\"<s>\",\"<|a\\u0000b|>\"") BODY,
+         "f:1: the header's JSON: a string holds U+0000 (NUL)"},
+        {PREFIX "{\"pattern\":\"a\tb\",\"special_tokens\":[]}\n" BODY,
+         "f:1: the header's pattern holds control byte 0x09 at byte offset 1"},
+        {WITH_SPECIALS("\"<s>\",\"\\u001b[31m\"") BODY,
+         "f:1: the header's special token 2 holds control byte 0x1B at byte offset 0"},
+        {WITH_SPECIALS("\"<|a\\nb|>\"") BODY,
+         "f:1: the header's special token 1 holds control byte 0x0A"},
+        {WITH_SPECIALS("\"<|a\x7f|>\"") BODY,
+         "f:1: the header's special token 1 holds control byte 0x7F"},
+        {PREFIX "{\"pattern\":\"p\",\"pattern\":\"q\",\"special_tokens\":[]}\n" BODY,
+         "f:1: the header's JSON: key \"pattern\" appears twice in one object"},
+        {PREFIX "{\"pattern\":\"p\",\"special_tokens\":[],\"special_tokens\":[\"<s>\"]}\n"
+                BODY,
+         "f:1: the header's JSON: key \"special_tokens\" appears twice"},
+        {PREFIX "{\"pattern\":\"p\",\"special_tokens\":[],\"x\":{\"a\":1,\"a\":2}}\n"
+                BODY,
+         "f:1: the header's JSON: key \"a\" appears twice"},
+        {PREFIX "{\"pattern\":\"p\",\"special_tokens\":[]} {}\n" BODY,
+         "f:1: the header's JSON: more text after the JSON object, at byte offset 61"},
+        {PREFIX "{\"pattern\":\"(\",\"special_tokens\":[]}\n" BODY,
+         "f:1: the header's pattern does not compile (missing closing parenthesis at offset 1)"},
+        {PREFIX "{\"pattern\":\"\\\\p{Nope}\",\"special_tokens\":[]}\n" BODY,
+         "f:1: the header's pattern does not compile ("},
+        {WITH_SPECIALS("\"<s>\"") "5\t<s>\n#end 1 5\n",
+         "f:2: the word is the special token \"<s>\" of the header"},
+        {WITH_SPECIALS("\"<s>\"") "7\tab\n5\tab<s>c\n#end 2 12\n",
+         "f:3: the word holds the special token \"<s>\" of the header at byte offset 2"},
+        {WITH_SPECIALS("\"<s>\",\"<t>\"") "5\t<<t>\n#end 1 5\n",
+         "f:2: the word holds the special token \"<t>\" of the header at byte offset 1"},
+        {WITH_SPECIALS("\"a b\"") "5\ta\xc4\xa0" "b\n#end 1 5\n", /* aĠb: the bytes "a b" */
+         "f:2: the word is the special token \"a b\""},
+        {HEADER "5\tab\r\n#end 1 5\n", "f:2: the line ends in CR LF"},
+        {PREFIX "{\"pattern\":\"p\",\"special_tokens\":[]}\r\n5\tab\r\n#end 1 5\r\n",
+         "f:1: the line ends in CR LF, as a file saved on Windows does"},
+        {PREFIX "{\"pattern\":\"p\",\"special_tokens\":[]}\r5\tab\r#end 1 5\r",
+         "f:1: a CR (carriage return) byte"},
+    };
+    assert_all_refused(cases, sizeof cases / sizeof *cases);
+    /* Near misses mean what they say: a word with part of a special token,
+     * the special token's bytes split over two words, a control character
+     * written in the byte alphabet (ĉ, a tab). */
+    static const char fine[] = WITH_SPECIALS("\"<s>\",\"a b\"")
+        "5\t<s\n4\ts>\n3\ta\n2\tĠb\n1\tĉ\n#end 5 15\n";
+    word_table t;
+    wordcount_meta meta = {0};
+    char err[512];
+    assert_true(word_table_init(&t));
+    if (!wordcount_parse("f", (const uint8_t *)fine, strlen(fine), &meta, &t, err, sizeof err))
+        fail_msg("a file of near misses was refused: %s", err);
+    assert_int_equal(t.n_entries, 5);
+    assert_int_equal(count_of(&t, "\t", 1), 1);
+    wordcount_meta_free(&meta);
+    word_table_free(&t);
 }
 
 static void files_sum_and_must_agree(void **state)
@@ -282,6 +376,50 @@ static void count_then_train_counts_gives_the_corpus_merges(void **state)
     test_remove_tree(dir);
 }
 
+/* What the reader refuses is the file's error (exit 1, naming the file and
+ * line), not bad usage: a header whose pattern does not compile used to be
+ * reported as a bad --pattern (exit 2), and a word that is a special token
+ * trained into a vocab.json with fewer keys than ids (exit 0). count, for
+ * its part, refuses up front (exit 2) a pattern or special token that its
+ * header could not carry, so every file it writes, train --counts reads. */
+static void what_a_file_means_is_checked_by_the_commands(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/bpe-wordcount-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    static const char bad_pattern[] = PREFIX "{\"pattern\":\"(\",\"special_tokens\":[]}\n"
+                                      "5\tab\n#end 1 5\n";
+    static const char special_word[] = WITH_SPECIALS("\"<|endoftext|>\"")
+        "3\t<|endoftext|>\n#end 1 3\n";
+    test_write_file_in(dir, "pattern.counts", bad_pattern, sizeof bad_pattern - 1);
+    test_write_file_in(dir, "special.counts", special_word, sizeof special_word - 1);
+    char pattern[64], special[64], out[64], corpus[64];
+    snprintf(pattern, sizeof pattern, "%s/pattern.counts", dir);
+    snprintf(special, sizeof special, "%s/special.counts", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(corpus, sizeof corpus, "%s/c.txt", dir);
+    test_write_file(corpus, "a b\n", 4);
+    char *err = run_bpebench(1, (const char *[]){"train", "--vocab-size", "300", "--out", out,
+                                                  "--counts", pattern, NULL});
+    assert_non_null(strstr(err, "pattern.counts:1: the header's pattern does not compile"));
+    free(err);
+    err = run_bpebench(1, (const char *[]){"train", "--vocab-size", "300", "--out", out,
+                                            "--counts", special, NULL});
+    assert_non_null(strstr(err, "special.counts:2: the word is the special token"));
+    free(err);
+    assert_int_equal(access(out, F_OK), -1); /* nothing written */
+    err = run_bpebench(2, (const char *[]){"count", "--out", out, "--pattern", "a\tb", corpus,
+                                            NULL});
+    assert_non_null(strstr(err, "bad --pattern: it holds control byte 0x09"));
+    free(err);
+    err = run_bpebench(2, (const char *[]){"count", "--out", out, "--special-token", "<|\r|>",
+                                            corpus, NULL});
+    assert_non_null(strstr(err, "holds control byte 0x0D"));
+    free(err);
+    assert_int_equal(access(out, F_OK), -1);
+    test_remove_tree(dir);
+}
+
 /* count --threads and --counting choose how the words are counted (the
  * summary says which); every choice writes the same file, byte for byte. */
 static void count_writes_one_file_for_every_strategy(void **state)
@@ -333,9 +471,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_byte_string_round_trips),
         cmocka_unit_test(malformed_files_are_refused_with_file_and_line),
+        cmocka_unit_test(files_are_judged_by_what_they_mean),
         cmocka_unit_test(files_sum_and_must_agree),
         cmocka_unit_test(count_then_train_counts_gives_the_corpus_merges),
         cmocka_unit_test(count_writes_one_file_for_every_strategy),
+        cmocka_unit_test(what_a_file_means_is_checked_by_the_commands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -455,6 +455,19 @@ void test_output_free(test_output *out)
     memset(out, 0, sizeof *out);
 }
 
+void assert_one_line_error(const test_output *out, int code, const char *needle)
+{
+    if (!WIFEXITED(out->status))
+        fail_msg("killed by signal %d (a hang?); stderr: %s", WTERMSIG(out->status), out->err);
+    if (WEXITSTATUS(out->status) != code)
+        fail_msg("exit %d, expected %d; stderr: %s", WEXITSTATUS(out->status), code, out->err);
+    const char *nl = strchr(out->err, '\n');
+    if (!nl || nl[1])
+        fail_msg("stderr is not one line: %s", out->err);
+    if (!strstr(out->err, needle))
+        fail_msg("stderr does not say \"%s\": %s", needle, out->err);
+}
+
 const char *test_bpebench(void)
 {
     static char path[PATH_MAX];

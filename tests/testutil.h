@@ -131,6 +131,9 @@ test_child test_start_bpebench(const char *const *args, const char *cwd, const t
 /* Waits for the child (resuming after signals) and collects what it did. */
 void test_finish(test_child *c, test_output *out);
 void test_output_free(test_output *out);
+/* Asserts that the child exited with `code` (not killed: a hang or a crash)
+ * and wrote one line to stderr, which holds `needle`. */
+void assert_one_line_error(const test_output *out, int code, const char *needle);
 
 /* The binary under test: $BPEBENCH (set by make test-run), else
  * build/bpebench, as an absolute path (children may chdir). */

@@ -14,6 +14,7 @@
 #include "array.h"
 #include "base/atomicfile.h"
 #include "base/errors.h"
+#include "base/jsonstrict.h"
 #include "base/untrusted.h"
 
 #include <errno.h>
@@ -932,46 +933,6 @@ static bool check_unique_runs(const bench_results *r, char *err, size_t err_len)
     return ok;
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/*
- * Whether no object in the tree holds a key twice: JSON readers disagree on
- * which value a repeated key has (cJSON takes the first, jq and Python the
- * last), so such a file could show bpebench one run and every other tool
- * another. The first repeated key goes to err. O(k log k) per object of k
- * keys; recursion as deep as the nesting cJSON accepts (1000).
- */
-static bool keys_unique(const cJSON *node, char *err, size_t err_len)
-{
-    size_t k = 0;
-    for (const cJSON *c = node->child; c; c = c->next)
-        k++;
-    if (cJSON_IsObject(node) && k > 1) {
-        const char **names = malloc(k * sizeof *names);
-        if (!names)
-            return set_error(err, err_len, "out of memory");
-        size_t n = 0;
-        for (const cJSON *c = node->child; c; c = c->next)
-            names[n++] = c->string;
-        qsort(names, n, sizeof *names, cmp_name);
-        size_t i = 1;
-        while (i < n && strcmp(names[i - 1], names[i]) != 0)
-            i++;
-        bool unique = i == n || set_error(err, err_len, "key \"%s\" appears twice in one object; "
-                                           "give each key once", names[i]);
-        free(names);
-        if (!unique)
-            return false;
-    }
-    for (const cJSON *c = node->child; c; c = c->next)
-        if (!keys_unique(c, err, err_len))
-            return false;
-    return true;
-}
-
 static bool parse_root(const cJSON *root, bench_results *r, char *err, size_t err_len)
 {
     if (!check_schema_version(root, err, err_len) ||
@@ -997,53 +958,17 @@ static bool parse_root(const cJSON *root, bench_results *r, char *err, size_t er
         i++;
     }
     /* Last, so that the checks above name a repeated run or counter better. */
-    return check_unique_runs(r, err, err_len) && keys_unique(root, err, err_len);
-}
-
-/* The offset of the first "\u0000" escape in JSON text, or len when there
- * is none. cJSON ends its C strings at that NUL, silently dropping the rest
- * of the string ("naive\u0000anything" would read as "naive"), so such a
- * file is refused. In valid JSON a backslash appears only inside strings,
- * and an escape is one preceded by an even number of other backslashes. */
-static size_t nul_escape(const char *text, size_t len)
-{
-    for (size_t i = 0; i + 6 <= len; i++) {
-        if (text[i] != '\\' || text[i + 1] != 'u' || memcmp(text + i + 2, "0000", 4) != 0)
-            continue;
-        size_t before = 0;
-        while (before < i && text[i - 1 - before] == '\\')
-            before++;
-        if (before % 2 == 0)
-            return i;
-    }
-    return len;
+    return check_unique_runs(r, err, err_len) && json_strict_keys_unique(root, err, err_len);
 }
 
 bool results_parse(const char *text, size_t len, const char *name, bench_results *r, char *err,
                    size_t err_len)
 {
     results_init(r);
-    size_t nul = nul_escape(text, len);
-    if (nul < len)
-        return set_error(err, err_len, "%s: a string holds U+0000 (NUL) at byte offset %zu; "
-                                       "every field is text without NUL characters", name, nul);
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
-    if (!root) {
-        const char *at = cJSON_GetErrorPtr();
-        size_t offset = at && at >= text && at <= text + len ? (size_t)(at - text) : 0;
-        return set_error(err, err_len, "%s: not valid JSON near byte offset %zu", name, offset);
-    }
-    /* cJSON stops after the first value: `cat a.json b.json` would read as a.json. */
-    size_t after = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
-    while (after < len && strchr(" \t\r\n", text[after]) && text[after])
-        after++;
-    if (after < len) {
-        cJSON_Delete(root);
-        return set_error(err, err_len, "%s: more text after the JSON object, at byte offset %zu "
-                         "(two files joined?); a results file holds one object", name, after);
-    }
     char why[480];
+    cJSON *root = json_strict_parse(text, len, 0, why, sizeof why);
+    if (!root)
+        return set_error(err, err_len, "%s: %s", name, why);
     bool ok = parse_root(root, r, why, sizeof why);
     cJSON_Delete(root);
     if (!ok) {

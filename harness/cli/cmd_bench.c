@@ -42,6 +42,7 @@
 #include "base/clock.h"
 #include "base/errors.h"
 #include "base/outdir.h"
+#include "base/clobber.h"
 #include "bench/grid.h"
 #include "bench/progress.h"
 #include "report/report.h"
@@ -118,6 +119,7 @@ typedef struct {
     external_input external_in;  /* the current slice's BPE_INPUT and BPE_COUNTS */
     char external_error[512];    /* why the current slice's input could not be made, or "" */
     progress progress;        /* the stderr display */
+    const char *config_path;  /* --config FILE (argv), or NULL */
     char results_path[PATH_MAX]; /* OUT/results.json */
     out_dir_made made_out;    /* --out directories this run created, until results.json is
                                  in them (outdir.h) */
@@ -245,6 +247,7 @@ static int parse_args(int argc, char **argv, bench_run *b, corpus_options *copts
         status = EXIT_USAGE;
     }
     char err[2 * PATH_MAX];
+    b->config_path = config;
     if (status == EXIT_OK && config && !grid_load_config(&b->grid, config, err, sizeof err)) {
         cli_error("bench: %s", err);
         status = EXIT_USAGE;
@@ -457,6 +460,47 @@ static bool plan_profile(bench_run *b, char *err, size_t err_len)
     for (size_t i = 0; i < b->n_slices && used > 0 && (size_t)used < err_len; i++)
         used += snprintf(err + used, err_len - (size_t)used, " %s", b->slices[i].name);
     return false;
+}
+
+/*
+ * Whether no file bench writes in --out reaches an input (base/clobber.h):
+ * results.json, the report's files and its plots/ against the config file
+ * and every corpus, as named and as the files planned. Checked once the
+ * plan is made, before anything is written. False with a reason (exit 2).
+ */
+static bool plan_spares_inputs(const bench_run *b, char *err, size_t err_len)
+{
+    const char *dir = b->grid.out_dir;
+    char md[PATH_MAX + 16], html[PATH_MAX + 16], plots[PATH_MAX + 16];
+    snprintf(md, sizeof md, "%s/" REPORT_MD, dir);
+    snprintf(html, sizeof html, "%s/" REPORT_HTML, dir);
+    snprintf(plots, sizeof plots, "%s/" REPORT_PLOTS, dir);
+    const char *outputs[] = {b->results_path, md, html}, *output_dirs[] = {plots};
+    size_t n_read = 0, n_named = 0;
+    for (size_t i = 0; i < b->n_slices; i++)
+        n_read += b->slices[i].owns_files ? b->slices[i].n_files : 0;
+    const char **read = malloc((n_read + 1) * sizeof *read);
+    const char **named = malloc((b->grid.n_corpora + 1) * sizeof *named);
+    char (*corpus_paths)[PATH_MAX] = malloc((b->grid.n_corpora + 1) * sizeof *corpus_paths);
+    bool ok = read && named && corpus_paths;
+    if (!ok)
+        set_error(err, err_len, "out of memory");
+    for (size_t i = 0, k = 0; ok && i < b->n_slices; i++)
+        for (size_t f = 0; b->slices[i].owns_files && f < b->slices[i].n_files; f++)
+            read[k++] = b->slices[i].files[f];
+    if (ok && b->config_path)
+        named[n_named++] = b->config_path;
+    for (size_t i = 0; ok && i < b->grid.n_corpora; i++)
+        if (resolve_path(&b->grid, b->grid.corpora[i].path, corpus_paths[i], PATH_MAX))
+            named[n_named++] = corpus_paths[i]; /* plan_corpus has refused one that does not fit */
+    clobber_paths paths = {.inputs = named, .n_inputs = n_named, .read = read, .n_read = n_read,
+                           .outputs = outputs, .n_outputs = 3, .output_dirs = output_dirs,
+                           .n_output_dirs = 1};
+    ok = ok && clobber_check(&paths, err, err_len);
+    free(read);
+    free(named);
+    free(corpus_paths);
+    return ok;
 }
 
 /* ============================================================ one cell */
@@ -829,7 +873,6 @@ static int run_grid(bench_run *b, int argc, char **argv)
         cli_error("bench: %s", err);
         return EXIT_FAIL;
     }
-    snprintf(b->results_path, sizeof b->results_path, "%s/results.json", out);
     if (!context_collect(&b->results.context, argc, argv, b->grid.time_limit_s, err,
                          sizeof err)) {
         cli_error("bench: %s", err);
@@ -953,6 +996,12 @@ int cmd_bench(int argc, char **argv)
             status = EXIT_USAGE;
         }
     if (status == EXIT_OK && !plan_profile(&b, err, sizeof err)) {
+        cli_error("bench: %s", err);
+        status = EXIT_USAGE;
+    }
+    if (status == EXIT_OK)
+        snprintf(b.results_path, sizeof b.results_path, "%s/results.json", b.grid.out_dir);
+    if (status == EXIT_OK && !plan_spares_inputs(&b, err, sizeof err)) {
         cli_error("bench: %s", err);
         status = EXIT_USAGE;
     }

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
 #include "run/run.h"
+#include "base/clobber.h"
 #include "base/untrusted.h"
 
 #include <errno.h>
@@ -39,6 +40,27 @@ static void count_usage(FILE *out)
           "  --invalid-utf8=MODE    error (default) or bytes: keep invalid bytes as words\n"
           "  --help                 this text\n",
           out);
+}
+
+/* Whether the file's header can hold the pattern and the special tokens:
+ * a control byte in one would make a file that train --counts refuses
+ * (wordcount_header_text_ok). Prints why not (exit 2). */
+static bool header_can_hold(const pretok_config *cfg)
+{
+    char why[128];
+    if (!wordcount_header_text_ok(pretok_pattern_source(cfg->pattern), why, sizeof why)) {
+        cli_error("bad --pattern: it %s, and a word-count file's header carries no control "
+                  "characters; write that character as a PCRE2 escape instead", why);
+        return false;
+    }
+    for (size_t k = 0; k < cfg->n_specials; k++)
+        if (!wordcount_header_text_ok(cfg->specials[k], why, sizeof why)) {
+            cli_error("bad --special-token \"%s\": it %s, and a word-count file's header "
+                      "carries no control characters; choose a token without them",
+                      cfg->specials[k], why);
+            return false;
+        }
+    return true;
 }
 
 int cmd_count(int argc, char **argv)
@@ -92,12 +114,25 @@ int cmd_count(int argc, char **argv)
         goto done;
     }
     pretok_free(p);
+    if (!header_can_hold(&cfg.pretok))
+        goto done;
     status = EXIT_FAIL;
     char **files = NULL;
     size_t n_files = 0;
     if (!corpus_list_inputs((const char *const *)argv + optind, (size_t)(argc - optind), true,
                             &files, &n_files, err, sizeof err)) {
         cli_error("%s", err);
+        goto done;
+    }
+    const char *const outputs[] = {out_file};
+    clobber_paths paths = {.inputs = (const char *const *)argv + optind,
+                           .n_inputs = (size_t)(argc - optind),
+                           .read = (const char *const *)files, .n_read = n_files,
+                           .outputs = outputs, .n_outputs = 1};
+    if (!clobber_check(&paths, err, sizeof err)) {
+        cli_error("%s", err);
+        corpus_free_files(files, n_files);
+        status = EXIT_USAGE;
         goto done;
     }
     cfg.files = files;

@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "input/corpus.h"
 #include "tools/datatools.h"
+#include "base/clobber.h"
 #include "base/untrusted.h"
 
 #include <getopt.h>
@@ -51,21 +52,27 @@ static bool check_special_tokens(const pretok_config *cfg)
 }
 
 /* Streams the slice of the inputs into an atomic file at out_path and says
- * what it wrote. Returns the exit status. */
+ * what it wrote. Returns the exit status: 2 when out_path reaches an input
+ * (base/clobber.h), refused before anything is read or written. */
 static int slice_to_file(const pretok_config *cfg, char *const *inputs, size_t n_inputs,
                          uint64_t limit, const char *out_path)
 {
-    char err[2 * PATH_MAX], **files = NULL, shown[1024];
+    char err[4 * PATH_MAX], **files = NULL, shown[1024];
     size_t n_files = 0, joined;
     uint64_t len;
     bool ok = corpus_list_files((const char *const *)inputs, n_inputs, &files, &n_files, err,
-                                sizeof err) &&
-              slice_files_to_path(files, n_files, limit, cfg->specials, cfg->n_specials,
-                                  out_path, &len, &joined, err, sizeof err);
+                                sizeof err);
+    clobber_paths paths = {.inputs = (const char *const *)inputs, .n_inputs = n_inputs,
+                           .read = (const char *const *)files, .n_read = n_files,
+                           .outputs = &out_path, .n_outputs = 1};
+    bool spared = !ok || clobber_check(&paths, err, sizeof err);
+    ok = ok && spared &&
+         slice_files_to_path(files, n_files, limit, cfg->specials, cfg->n_specials, out_path,
+                             &len, &joined, err, sizeof err);
     corpus_free_files(files, n_files);
     if (!ok) {
         cli_error("%s", err);
-        return EXIT_FAIL;
+        return spared ? EXIT_FAIL : EXIT_USAGE;
     }
     printf("wrote %s: %llu bytes, a word-safe prefix of at most %llu\n",
            display_escape(out_path, strlen(out_path), shown, sizeof shown),

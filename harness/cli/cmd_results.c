@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "report/compare.h"
 #include "report/report.h"
+#include "base/clobber.h"
 #include "base/signals.h"
 #include "base/untrusted.h"
 
@@ -33,25 +34,48 @@ static void report_usage(FILE *out)
           out);
 }
 
-/*
- * The report's directory: --out DIR, else the directory of RESULTS.json.
- * Creates it when missing (one level, and only --out: the directory of a
- * file that was just read exists), tracked for removal on a signal
- * (signals.h); *made says whether this call created it. False, with a
- * message naming the directory as the user gave it, on failure.
- */
-static bool report_dir(const char *out, const char *in, char dir[PATH_MAX], bool *made)
+/* The report's directory: --out DIR, else the directory of RESULTS.json.
+ * False, after printing why, when it is longer than PATH_MAX - 1. */
+static bool report_dir_name(const char *out, const char *in, char dir[PATH_MAX])
 {
     const char *slash = strrchr(in, '/');
     int len = out ? snprintf(dir, PATH_MAX, "%s", out)
                   : snprintf(dir, PATH_MAX, "%.*s", slash ? (int)(slash - in) : 1,
                              slash ? (slash == in ? "/" : in) : ".");
-    if (len < 0 || len >= PATH_MAX) {
-        cli_error("report: %s is %zu bytes long, longer than PATH_MAX - 1 (%d)",
-                  out ? "--out" : "the directory of RESULTS.json", strlen(out ? out : in),
-                  PATH_MAX - 1);
-        return false;
-    }
+    if (len >= 0 && len < PATH_MAX)
+        return true;
+    cli_error("report: %s is %zu bytes long, longer than PATH_MAX - 1 (%d)",
+              out ? "--out" : "the directory of RESULTS.json", strlen(out ? out : in),
+              PATH_MAX - 1);
+    return false;
+}
+
+/* Whether no file the report writes into dir reaches the results file it
+ * reads (base/clobber.h), as `report report.md` would. Prints why not. */
+static bool report_spares_input(const char *in, const char *dir)
+{
+    char md[PATH_MAX + 16], html[PATH_MAX + 16], plots[PATH_MAX + 16], err[4 * PATH_MAX];
+    snprintf(md, sizeof md, "%s/" REPORT_MD, dir);
+    snprintf(html, sizeof html, "%s/" REPORT_HTML, dir);
+    snprintf(plots, sizeof plots, "%s/" REPORT_PLOTS, dir);
+    const char *outputs[] = {md, html}, *output_dirs[] = {plots};
+    clobber_paths paths = {.inputs = &in, .n_inputs = 1, .outputs = outputs, .n_outputs = 2,
+                           .output_dirs = output_dirs, .n_output_dirs = 1};
+    if (clobber_check(&paths, err, sizeof err))
+        return true;
+    cli_error("report: %s", err);
+    return false;
+}
+
+/*
+ * Makes the report's directory dir (report_dir_name) when it is missing
+ * (one level, and only --out: the directory of a file that was just read
+ * exists), tracked for removal on a signal (signals.h); *made says whether
+ * this call created it. False, with a message naming the directory as the
+ * user gave it, on failure.
+ */
+static bool report_dir(const char *out, const char *in, const char dir[PATH_MAX], bool *made)
+{
     char what[PATH_MAX + 64];
     snprintf(what, sizeof what, out ? "--out %s" : "the directory of %s", out ? out : in);
     sigset_t saved;
@@ -119,6 +143,10 @@ int cmd_report(int argc, char **argv)
     const char *in = argv[optind];
     bench_results r;
     char err[2 * PATH_MAX], dir[PATH_MAX];
+    if (!report_dir_name(out, in, dir))
+        return EXIT_FAIL;
+    if (!report_spares_input(in, dir))
+        return EXIT_USAGE;
     if (!results_read(in, &r, err, sizeof err)) {
         cli_error("report: %s", err);
         return EXIT_FAIL;

@@ -8,6 +8,7 @@
 #include "run/trainprogress.h"
 #include "base/clock.h"
 #include "base/outdir.h"
+#include "base/clobber.h"
 #include "base/signals.h"
 #include "base/untrusted.h"
 
@@ -82,6 +83,34 @@ static bool check_training_options(const run_config *cfg, const char *out_dir)
     }
     pretok_free(p);
     return true;
+}
+
+/* Whether no file train writes into out_dir (nor a temporary name beside
+ * one) reaches an input (base/clobber.h); checked once the inputs are
+ * listed, before anything is read or written. Prints why not (exit 2),
+ * also for an out_dir too long for those files (output_dir_fits). */
+static bool outputs_spare_inputs(const char *out_dir, const char *const *inputs, size_t n_inputs,
+                                 char *const *files, size_t n_files)
+{
+    enum { MAX_OUTPUTS = 8 }; /* more than output_tokenizer_file names */
+    char paths[MAX_OUTPUTS][PATH_MAX], err[4 * PATH_MAX];
+    const char *outputs[MAX_OUTPUTS];
+    size_t n = 0;
+    if (!output_dir_fits(out_dir, err, sizeof err)) {
+        cli_error("%s", err);
+        return false;
+    }
+    for (const char *name; n < MAX_OUTPUTS && (name = output_tokenizer_file(n)) != NULL; n++) {
+        snprintf(paths[n], sizeof paths[n], "%s/%s", out_dir, name);
+        outputs[n] = paths[n];
+    }
+    clobber_paths paths_of = {.inputs = inputs, .n_inputs = n_inputs,
+                              .read = (const char *const *)files, .n_read = n_files,
+                              .outputs = outputs, .n_outputs = n};
+    if (clobber_check(&paths_of, err, sizeof err))
+        return true;
+    cli_error("%s", err);
+    return false;
 }
 
 /* The summary's counting line: the strategy, threads, chunks, the threads'
@@ -208,6 +237,10 @@ static int train_from_counts(const bpe_trainer *trainer, uint64_t vocab_size,
     if (!corpus_list_files(inputs, n_inputs, &files, &n_files, err, sizeof err)) {
         cli_error("%s", err);
         return EXIT_FAIL;
+    }
+    if (!outputs_spare_inputs(out_dir, inputs, n_inputs, files, n_files)) {
+        corpus_free_files(files, n_files);
+        return EXIT_USAGE;
     }
     double start = clock_now();
     wordcount_meta meta = {0};
@@ -339,6 +372,12 @@ int cmd_train(int argc, char **argv)
     if (!corpus_list_inputs((const char *const *)argv + optind, (size_t)(argc - optind), true,
                             &files, &n_files, err, sizeof err)) {
         cli_error("%s", err);
+        goto done;
+    }
+    if (!outputs_spare_inputs(out_dir, (const char *const *)argv + optind,
+                              (size_t)(argc - optind), files, n_files)) {
+        corpus_free_files(files, n_files);
+        status = EXIT_USAGE;
         goto done;
     }
     cfg.files = files;

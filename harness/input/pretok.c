@@ -591,18 +591,35 @@ static bool process_pending(pretokenizer *p, bool final)
 
 /* ------------------------------------------------------------- the API */
 
-static bool compile_pattern(pretokenizer *p, const char *pattern)
+/* PCRE2's code for pattern source `pattern`, or NULL with PCRE2's reason
+ * and the offset ("missing closing parenthesis at offset 1") in why. */
+static pcre2_code *compile_source(const char *pattern, char *why, size_t why_len)
 {
     int rc;
     PCRE2_SIZE offset;
-    p->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP,
-                            &rc, &offset, NULL);
-    if (!p->code) {
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+                                     PCRE2_UTF | PCRE2_UCP, &rc, &offset, NULL);
+    if (!code) {
         PCRE2_UCHAR message[160];
         pcre2_get_error_message(rc, message, sizeof message);
-        return fail(p, "bad --pattern: %s at offset %zu; fix the pattern or use gpt2 or gpt4",
-                    (const char *)message, (size_t)offset);
+        set_error(why, why_len, "%s at offset %zu", (const char *)message, (size_t)offset);
     }
+    return code;
+}
+
+bool pretok_pattern_compiles(const char *pattern, char *why, size_t why_len)
+{
+    pcre2_code *code = compile_source(pretok_pattern_source(pattern), why, why_len);
+    pcre2_code_free(code);
+    return code != NULL;
+}
+
+static bool compile_pattern(pretokenizer *p, const char *pattern)
+{
+    char why[256];
+    p->code = compile_source(pattern, why, sizeof why);
+    if (!p->code)
+        return fail(p, "bad --pattern: %s; fix the pattern or use gpt2 or gpt4", why);
     /* (*NO_JIT) in the pattern makes pcre2_jit_compile succeed without JIT
      * code; pcre2_jit_match would then fail on every match. */
     size_t jit_size = 0;

@@ -45,6 +45,11 @@ bool pretok_engine_parse(const char *name, pretok_engine *engine);
 /* The engine that actually splits cfg's text: PCRE2 for a user pattern. */
 pretok_engine pretok_engine_used(const pretok_config *cfg);
 
+/* Whether a pattern (a name or a PCRE2 source) compiles as pretok_new
+ * compiles it; false with PCRE2's reason and offset in why. For patterns
+ * read from files, whose errors are the file's. */
+bool pretok_pattern_compiles(const char *pattern, char *why, size_t why_len);
+
 /* What one pretokenizer has seen. */
 typedef struct {
     uint64_t bytes;          /* n: input bytes, specials included */

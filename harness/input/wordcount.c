@@ -2,8 +2,10 @@
 #define _POSIX_C_SOURCE 200809L /* getline */
 #include "input/wordcount.h"
 
+#include "input/pretok.h"
 #include "base/byteunicode.h"
 #include "base/errors.h"
+#include "base/jsonstrict.h"
 #include "base/utf8.h"
 
 #include <cjson/cJSON.h>
@@ -28,6 +30,15 @@ void wordcount_meta_free(wordcount_meta *m)
         free(m->specials[i]);
     free(m->specials);
     memset(m, 0, sizeof *m);
+}
+
+bool wordcount_header_text_ok(const char *text, char *why, size_t why_len)
+{
+    for (size_t i = 0; text[i]; i++)
+        if ((uint8_t)text[i] < 0x20 || text[i] == 0x7F)
+            return set_error(why, why_len, "holds control byte 0x%02X at byte offset %zu",
+                             (uint8_t)text[i], i);
+    return true;
 }
 
 /* ------------------------------------------------------------- writing */
@@ -226,11 +237,30 @@ static bool same_meta(const wordcount_meta *a, const wordcount_meta *b)
     return true;
 }
 
-/* The header's JSON object, text[0, len), into m. */
-static bool parse_header_json(const parse_place *at, const char *text, size_t len,
-                              wordcount_meta *m)
+/* A string of the header, checked as wordcount_header_text_ok says. */
+static bool header_text(const parse_place *at, const char *what, const char *text)
 {
-    cJSON *root = cJSON_ParseWithLength(text, len);
+    char why[128];
+    if (wordcount_header_text_ok(text, why, sizeof why))
+        return true;
+    return parse_error(at, "the header's %s %s; bpebench count writes no control characters "
+                       "there, so the file was changed: count the corpus again", what, why);
+}
+
+/* The header's JSON object, text[0, len) starting at byte `offset` of the
+ * line, into m: read strictly (base/jsonstrict.h: no "\u0000", nothing
+ * after the object, no key twice), strings without control bytes, the
+ * special tokens non-empty and distinct, the pattern one that compiles. */
+static bool parse_header_json(const parse_place *at, const char *text, size_t len,
+                              size_t offset, wordcount_meta *m)
+{
+    char why[400];
+    cJSON *root = json_strict_parse(text, len, offset, why, sizeof why);
+    if (!root || !json_strict_keys_unique(root, why, sizeof why)) {
+        cJSON_Delete(root);
+        return parse_error(at, "the header's JSON: %s, or count the corpus again with bpebench "
+                           "count", why);
+    }
     const cJSON *pattern = cJSON_GetObjectItemCaseSensitive(root, "pattern");
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "special_tokens");
     bool ok = cJSON_IsObject(root) && cJSON_IsString(pattern) && cJSON_IsArray(list);
@@ -239,6 +269,16 @@ static bool parse_header_json(const parse_place *at, const char *text, size_t le
         return parse_error(at, "the header's JSON is not an object with a \"pattern\" string "
                            "and a \"special_tokens\" array; was this file written by bpebench "
                            "count?");
+    }
+    if (!header_text(at, "pattern", pattern->valuestring)) {
+        cJSON_Delete(root);
+        return false;
+    }
+    if (!pretok_pattern_compiles(pattern->valuestring, why, sizeof why)) {
+        cJSON_Delete(root);
+        return parse_error(at, "the header's pattern does not compile (%s); bpebench count "
+                           "writes only patterns that do, so the file was changed: count the "
+                           "corpus again", why);
     }
     int n = cJSON_GetArraySize(list);
     m->pattern = strdup(pattern->valuestring);
@@ -253,7 +293,9 @@ static bool parse_header_json(const parse_place *at, const char *text, size_t le
                              m->n_specials + 1);
             break;
         }
-        for (size_t k = 0; k < m->n_specials; k++)
+        snprintf(why, sizeof why, "special token %zu", m->n_specials + 1);
+        ok = header_text(at, why, item->valuestring);
+        for (size_t k = 0; ok && k < m->n_specials; k++)
             if (strcmp(m->specials[k], item->valuestring) == 0)
                 ok = parse_error(at, "special token %zu of the header repeats token %zu",
                                  m->n_specials + 1, k + 1);
@@ -287,7 +329,7 @@ static bool parse_header(const parse_place *at, const char *line, size_t len,
     }
     wordcount_meta found = {0};
     at->err[0] = '\0';
-    if (!parse_header_json(at, line + prefix, len - prefix, &found))
+    if (!parse_header_json(at, line + prefix, len - prefix, prefix, &found))
         return false;
     if (!meta->pattern) {
         *meta = found;
@@ -320,9 +362,56 @@ static bool parse_end(const parse_place *at, const char *line, size_t len, uint6
     return true;
 }
 
+/* The header's special tokens, as parse_record looks for them in words. */
+typedef struct {
+    const wordcount_meta *meta; /* the tokens; borrowed */
+    bool starts[256];           /* bytes that begin some token */
+    size_t shortest;            /* length of the shortest token; SIZE_MAX when there is none */
+} special_finder;
+
+static void special_finder_init(special_finder *f, const wordcount_meta *meta)
+{
+    memset(f, 0, sizeof *f);
+    f->meta = meta;
+    f->shortest = SIZE_MAX;
+    for (size_t k = 0; k < meta->n_specials; k++) {
+        size_t n = strlen(meta->specials[k]);
+        f->starts[(uint8_t)meta->specials[k][0]] = true;
+        f->shortest = n < f->shortest ? n : f->shortest;
+    }
+}
+
+/*
+ * Whether word w[0, len) holds a special token of the header: counting cuts
+ * every occurrence out of the text before pretokenization (SPEC §2.1), so
+ * no word of a file bpebench count wrote holds one, and a word that does
+ * would be trained on and learned as a token spelled like the special
+ * token (two keys of one string in vocab.json). True with the token's index
+ * and where it starts. O(len · the tokens starting with a byte of w); words
+ * shorter than every token are passed over at once.
+ */
+static bool special_in_word(const special_finder *f, const uint8_t *w, size_t len, size_t *token,
+                            size_t *at)
+{
+    for (size_t i = 0; f->shortest <= len && i + f->shortest <= len; i++) {
+        if (!f->starts[w[i]])
+            continue;
+        for (size_t k = 0; k < f->meta->n_specials; k++) {
+            const char *s = f->meta->specials[k];
+            size_t n = strlen(s);
+            if (n <= len - i && memcmp(w + i, s, n) == 0) {
+                *token = k;
+                *at = i;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 /* One "COUNT<TAB>WORD" line (without its newline) into the file's table. */
 static bool parse_record(const parse_place *at, const char *line, size_t len, uint8_t *bytes,
-                         word_table *file_words)
+                         const special_finder *specials, word_table *file_words)
 {
     const char *tab = memchr(line, '\t', len);
     uint64_t count;
@@ -336,6 +425,17 @@ static bool parse_record(const parse_place *at, const char *line, size_t len, ui
                                   bytes);
     if (word_len == 0)
         return false;
+    size_t token, offset;
+    if (special_in_word(specials, bytes, word_len, &token, &offset)) {
+        const char *special = specials->meta->specials[token];
+        if (offset == 0 && strlen(special) == word_len)
+            return parse_error(at, "the word is the special token \"%s\" of the header, which "
+                               "counting cuts out of the text and never counts; the file was "
+                               "changed: count the corpus again", special);
+        return parse_error(at, "the word holds the special token \"%s\" of the header at byte "
+                           "offset %zu, which counting would have cut out; the file was "
+                           "changed: count the corpus again", special, offset);
+    }
     size_t before = file_words->n_entries;
     uint64_t total;
     if (__builtin_add_overflow(file_words->pretokens, count, &total))
@@ -353,15 +453,25 @@ static bool parse_file(const parse_place *at_start, FILE *f, wordcount_meta *met
                        word_table *file_words)
 {
     parse_place at = *at_start;
-    char *line = NULL;
+    char *line = NULL, *cr;
     uint8_t *bytes = NULL;
     size_t cap = 0, bytes_cap = 0;
     bool ok = true, ended = false;
+    special_finder specials;
     ssize_t got;
     errno = 0;
     while (ok && (got = getline(&line, &cap, f)) >= 0) {
         at.line++;
         size_t len = (size_t)got;
+        if ((cr = memchr(line, '\r', len)) != NULL) {
+            bool crlf = cr + 2 == line + len && line[len - 1] == '\n';
+            ok = parse_error(&at, "%s; a word-count file's lines end in LF alone (a CR in a "
+                             "word is written as č): convert the file back (dos2unix) "
+                             "or count the corpus again",
+                             crlf ? "the line ends in CR LF, as a file saved on Windows does"
+                                  : "a CR (carriage return) byte, as in old Mac line ends");
+            break;
+        }
         if (len == 0 || line[len - 1] != '\n') {
             ok = parse_error(&at, "the last line has no newline; the file is cut short");
             break;
@@ -371,6 +481,8 @@ static bool parse_file(const parse_place *at_start, FILE *f, wordcount_meta *met
             ok = parse_error(&at, "a NUL byte; a word-count file is text");
         } else if (at.line == 1) {
             ok = parse_header(&at, line, len, meta);
+            if (ok)
+                special_finder_init(&specials, meta);
         } else if (ended) {
             ok = parse_error(&at, "text after the end line");
         } else if (len >= sizeof END_PREFIX - 1 && memcmp(line, END_PREFIX,
@@ -383,7 +495,7 @@ static bool parse_file(const parse_place *at_start, FILE *f, wordcount_meta *met
                 bytes_cap = len;
                 bytes = malloc(bytes_cap);
             }
-            ok = bytes ? parse_record(&at, line, len, bytes, file_words)
+            ok = bytes ? parse_record(&at, line, len, bytes, &specials, file_words)
                        : parse_error(&at, "out of memory");
         }
         errno = 0;

@@ -25,9 +25,15 @@
  * The reader is strict: anything else — a missing or unknown header, a
  * malformed count, a character outside the alphabet, a word given twice, a
  * missing or wrong end line, text after it — is a one-line error naming the
- * file and the line. Files are summed with 64-bit, overflow-checked counts;
- * files whose pattern or special tokens differ are refused (their words do
- * not mean the same thing).
+ * file and the line. It also judges what the file means: CR line ends, a
+ * header JSON that a strict reader refuses (a "\u0000" escape, a key
+ * given twice, text after the object: base/jsonstrict.h), a control byte
+ * in the pattern or a special token, a pattern that does not compile, and
+ * a word that is or holds a special token (counting cuts those out, so no
+ * counted word holds one) are each the file's error too.
+ * Files are summed with 64-bit, overflow-checked counts; files whose
+ * pattern or special tokens differ are refused (their words do not mean
+ * the same thing).
  */
 #ifndef BPE_WORDCOUNT_H
 #define BPE_WORDCOUNT_H
@@ -43,6 +49,11 @@ typedef struct {
 } wordcount_meta;
 
 void wordcount_meta_free(wordcount_meta *m);
+
+/* Whether a pattern or special token can go into a header: no control byte
+ * (0x00-0x1F, 0x7F), which the reader refuses there. False with "holds
+ * control byte 0x0A at byte offset N". O(length). */
+bool wordcount_header_text_ok(const char *text, char *why, size_t why_len);
 
 /* Writes table t (with what it was counted with: the pattern's source and
  * the special tokens) to `sink` in the format above. False with a one-line

@@ -11,6 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "report/html.h"
+#include "report/report.h"
 #include "report/svgclean.h"
 #include "base/errors.h"
 
@@ -333,7 +334,7 @@ bool html_make(const char *md, size_t md_len, report_files *files, char *err, si
     }
     free(copy);
     if (ok)
-        return report_files_add(files, "report.html", page, page_len, err, err_len);
+        return report_files_add(files, REPORT_HTML, page, page_len, err, err_len);
     free(page);
     return false;
 }

@@ -654,7 +654,7 @@ static void remove_new_files(const report_files *files, size_t n, const bool *is
 static bool write_files(const report_files *files, const char *dir, char *err, size_t err_len)
 {
     char plots[PATH_MAX], path[PATH_MAX];
-    if (!join_path(plots, dir, "plots", err, err_len))
+    if (!join_path(plots, dir, REPORT_PLOTS, err, err_len))
         return false;
     for (size_t i = 0; i < files->n; i++) /* every path fits before anything is written */
         if (!join_path(path, dir, files->items[i].name, err, err_len))
@@ -728,7 +728,7 @@ bool report_write(const bench_results *r, const char *dir, char *err, size_t err
     if (ok) /* after the figures, which it inlines */
         ok = html_make(text, len, &files, err, err_len);
     if (ok) { /* last, so that the page appears after its figures */
-        ok = report_files_add(&files, "report.md", text, len, err, err_len);
+        ok = report_files_add(&files, REPORT_MD, text, len, err, err_len);
         text = NULL;
     }
     if (ok)

@@ -8,6 +8,13 @@
 
 #include "bench/results.h"
 
+/* What report_write writes into DIR, by these names, and the directory of
+ * figures it fills with files named from the results; a command checks
+ * them against its inputs before it writes (base/clobber.h). */
+#define REPORT_MD "report.md"
+#define REPORT_HTML "report.html"
+#define REPORT_PLOTS "plots"
+
 /*
  * Writes DIR/report.md, DIR/report.html (the same report as one
  * self-contained page, html.h) and DIR/plots/ (NAME.dat, .png, .svg for

@@ -73,6 +73,11 @@ bool output_dir_fits(const char *dir, char *err, size_t err_len)
     return true;
 }
 
+const char *output_tokenizer_file(size_t i)
+{
+    return i < N_TOKENIZER_FILES ? TOKENIZER_FILES[i] : NULL;
+}
+
 /* One file of a set on its way into place. */
 typedef struct {
     char *target;     /* DIR/name; owned */

@@ -59,6 +59,11 @@ bool output_special_token_ok(const char *token, char *err, size_t err_len);
  * So that a long --out fails before training, not after. O(1). */
 bool output_dir_fits(const char *dir, char *err, size_t err_len);
 
+/* The name of the i-th file output_write_tokenizer writes into DIR
+ * ("vocab.json", ...), or NULL past the last: what `train` checks against
+ * its inputs (base/clobber.h). */
+const char *output_tokenizer_file(size_t i);
+
 /*
  * Writes the tokenizer trained with cfg's special tokens and pattern, as one
  * set (output_write_set):
