@@ -21,6 +21,7 @@
  */
 #include "input/pretok.h"
 #include "input/wordtable.h"
+#include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,61 +29,17 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static const size_t chunk_sizes[] = {1, 2, 3, 5, 8, 13, 64, 4096};
-
-static const char *const no_specials[] = {NULL};
-static const char *const eot[] = {"<|endoftext|>"};
-static const char *const overlapping[] = {"<s>", "<s><s>", "s>"};
-static const char *const utf8_cutting[] = {"\xff", "a\xc3", "\xc3\xa9"};
-
-/* The special-token sets byte 0 chooses from. */
-static const struct {
-    const char *const *tokens; /* the set */
-    size_t n;                  /* its size */
-} special_sets[] = {{no_specials, 0}, {eot, 1}, {overlapping, 3}, {utf8_cutting, 3}};
-
 static const char *const patterns[] = {"gpt2", "gpt4"};
-
-/* One split: each piece's end offset and special flag, in order. */
-typedef struct {
-    size_t *end;    /* malloc'd */
-    bool *special;  /* malloc'd */
-    size_t n, cap;  /* pieces, capacity */
-    size_t at;      /* bytes covered so far */
-} spans;
-
-static void add_span(void *ctx, const uint8_t *piece, size_t len, bool is_special)
-{
-    (void)piece;
-    spans *s = ctx;
-    if (s->n == s->cap) {
-        s->cap = 2 * s->cap + 64;
-        s->end = realloc(s->end, s->cap * sizeof *s->end);
-        s->special = realloc(s->special, s->cap * sizeof *s->special);
-        if (!s->end || !s->special)
-            abort();
-    }
-    s->at += len;
-    s->end[s->n] = s->at;
-    s->special[s->n++] = is_special;
-}
-
-static void spans_free(spans *s)
-{
-    free(s->end);
-    free(s->special);
-    memset(s, 0, sizeof *s);
-}
 
 /* The pretokenizers, one per configuration and engine, made on first use. */
 static pretokenizer *pretokenizer_for(unsigned mode, unsigned specials, unsigned pattern,
                                       pretok_engine engine)
 {
-    static pretokenizer *made[2][N(special_sets)][N(patterns)][2];
+    static pretokenizer *made[2][N(test_fuzz_special_sets)][N(patterns)][2];
     pretokenizer **p = &made[mode][specials][pattern][engine];
     if (!*p) {
-        pretok_config cfg = {.specials = special_sets[specials].tokens,
-                             .n_specials = special_sets[specials].n,
+        pretok_config cfg = {.specials = test_fuzz_special_sets[specials].tokens,
+                             .n_specials = test_fuzz_special_sets[specials].n,
                              .pattern = patterns[pattern],
                              .invalid_utf8 = mode ? INVALID_UTF8_BYTES : INVALID_UTF8_ERROR,
                              .engine = engine};
@@ -96,8 +53,8 @@ static pretokenizer *pretokenizer_for(unsigned mode, unsigned specials, unsigned
 }
 
 /* Aborts unless both results agree: same success, same error, same spans. */
-static void check_same(bool ok_lexer, const char *err_lexer, const spans *lexer, bool ok_pcre2,
-                       const char *err_pcre2, const spans *pcre2, const char *how)
+static void check_same(bool ok_lexer, const char *err_lexer, const test_spans *lexer, bool ok_pcre2,
+                       const char *err_pcre2, const test_spans *pcre2, const char *how)
 {
     if (ok_lexer != ok_pcre2 || (!ok_lexer && strcmp(err_lexer, err_pcre2) != 0)) {
         fprintf(stderr, "fuzz_lexer (%s): the lexer says \"%s\", PCRE2 \"%s\"\n", how,
@@ -162,25 +119,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     unsigned mode = data[0] & 1, set = (data[0] >> 4) & 3, pattern = (data[0] >> 6) & 1;
-    size_t chunk = chunk_sizes[(data[0] >> 1) & 7];
+    size_t chunk = test_fuzz_chunk_sizes[(data[0] >> 1) & 7];
     const uint8_t *text = data + 1;
     size_t len = size - 1;
     pretokenizer *lexer = pretokenizer_for(mode, set, pattern, PRETOK_LEXER);
     pretokenizer *pcre2 = pretokenizer_for(mode, set, pattern, PRETOK_PCRE2);
 
-    spans want = {0}, whole = {0}, chunked = {0};
+    test_spans want = {0}, whole = {0}, chunked = {0};
     char err_want[512] = "", err_whole[512] = "", err_chunked[512] = "";
-    bool ok_want = pretok_split(pcre2, "fuzz", text, len, 0, add_span, &want, err_want,
+    bool ok_want = pretok_split(pcre2, "fuzz", text, len, 0, test_add_span, &want, err_want,
                                 sizeof err_want);
-    bool ok_whole = pretok_split(lexer, "fuzz", text, len, 0, add_span, &whole, err_whole,
+    bool ok_whole = pretok_split(lexer, "fuzz", text, len, 0, test_add_span, &whole, err_whole,
                                  sizeof err_whole);
-    bool ok_chunked = pretok_split(lexer, "fuzz", text, len, chunk, add_span, &chunked,
+    bool ok_chunked = pretok_split(lexer, "fuzz", text, len, chunk, test_add_span, &chunked,
                                    err_chunked, sizeof err_chunked);
     check_same(ok_whole, err_whole, &whole, ok_want, err_want, &want, "whole");
     check_same(ok_chunked, err_chunked, &chunked, ok_want, err_want, &want, "in chunks");
     check_counting(lexer, pcre2, text, len, chunk);
-    spans_free(&want);
-    spans_free(&whole);
-    spans_free(&chunked);
+    test_spans_free(&want);
+    test_spans_free(&whole);
+    test_spans_free(&chunked);
     return 0;
 }

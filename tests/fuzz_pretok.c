@@ -38,25 +38,13 @@
 #include "input/pretok.h"
 #include "base/utf8.h"
 #include "input/wordtable.h"
+#include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-
-static const size_t chunk_sizes[] = {1, 2, 3, 5, 8, 13, 64, 4096};
-
-static const char *const no_specials[] = {NULL};
-static const char *const eot[] = {"<|endoftext|>"};
-static const char *const overlapping[] = {"<s>", "<s><s>", "s>"};
-static const char *const utf8_cutting[] = {"\xff", "a\xc3", "\xc3\xa9"};
-
-/* The special-token sets byte 0 chooses from. */
-static const struct {
-    const char *const *tokens; /* the set */
-    size_t n;                  /* its size */
-} special_sets[] = {{no_specials, 0}, {eot, 1}, {overlapping, 3}, {utf8_cutting, 3}};
 
 static const char *const patterns[] = {"gpt2", "gpt4", "(?<=[a-z])[0-9]+|[a-z]+|\\s|.",
                                        "^\\w+|\\b\\w+\\b|\\s+|(?=x)"};
@@ -122,11 +110,11 @@ static void violated(const char *what, size_t piece)
  * (compiling a pattern per input would dominate the run). */
 static pretokenizer *pretokenizer_for(unsigned mode, unsigned specials, unsigned pattern)
 {
-    static pretokenizer *made[2][N(special_sets)][N(patterns)];
+    static pretokenizer *made[2][N(test_fuzz_special_sets)][N(patterns)];
     pretokenizer **p = &made[mode][specials][pattern];
     if (!*p) {
-        pretok_config cfg = {.specials = special_sets[specials].tokens,
-                             .n_specials = special_sets[specials].n,
+        pretok_config cfg = {.specials = test_fuzz_special_sets[specials].tokens,
+                             .n_specials = test_fuzz_special_sets[specials].n,
                              .pattern = patterns[pattern],
                              .invalid_utf8 = mode ? INVALID_UTF8_BYTES : INVALID_UTF8_ERROR};
         char err[512];
@@ -169,8 +157,8 @@ static bool special_at(const char *t, const uint8_t *text, size_t len, size_t at
 /* Property 4, for patterns that cover the text (so offsets are known). */
 static void check_specials(const pieces *ps, const uint8_t *text, size_t len, unsigned set)
 {
-    const char *const *tokens = special_sets[set].tokens;
-    size_t n_tokens = special_sets[set].n;
+    const char *const *tokens = test_fuzz_special_sets[set].tokens;
+    size_t n_tokens = test_fuzz_special_sets[set].n;
     for (size_t i = 0; i < ps->n; i++) {
         size_t start = piece_start(ps, i), plen = ps->ends[i] - start;
         if (ps->special[i]) {
@@ -321,7 +309,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     unsigned mode = data[0] & 1, set = (data[0] >> 4) & 3, pattern = data[0] >> 6;
-    size_t chunk = chunk_sizes[(data[0] >> 1) & 7];
+    size_t chunk = test_fuzz_chunk_sizes[(data[0] >> 1) & 7];
     const uint8_t *text = data + 1;
     size_t len = size - 1;
     pretokenizer *p = pretokenizer_for(mode, set, pattern);

@@ -43,22 +43,10 @@ static const char *const ATOMS[] = {
 };
 
 /* Random text of about `len` bytes from ATOMS; invalid bytes only when
- * `invalid`. Returns a malloc'd buffer; *out_len its length. */
+ * `invalid`. malloc'd; *out_len its length. */
 static uint8_t *generate(uint64_t seed, size_t len, bool invalid, size_t *out_len)
 {
-    uint8_t *text = malloc(len + 64);
-    assert_non_null(text);
-    size_t at = 0;
-    while (at < len) {
-        const char *atom = ATOMS[splitmix64(&seed) % N(ATOMS)];
-        if (!invalid && (atom[0] == '\xff' || atom[0] == '\xc3'))
-            continue;
-        size_t n = strlen(atom);
-        memcpy(text + at, atom, n);
-        at += n;
-    }
-    *out_len = at;
-    return text;
+    return test_generate_text(seed, len, ATOMS, N(ATOMS), invalid, out_len);
 }
 
 /* Text that repeats itself: about `len` bytes of six generated snippets in

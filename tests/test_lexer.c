@@ -43,36 +43,6 @@ static const char *const OVERLAPPING[] = {"<s>", "<s><s>", "s>", "'l"};
 
 /* ------------------------------------------------------------ spans */
 
-/* One split: where each piece ends and whether it is a special token. */
-typedef struct {
-    size_t *end;     /* end offset of each piece; malloc'd */
-    bool *special;   /* whether each is a special token; malloc'd */
-    size_t n, cap;   /* pieces, capacity */
-    size_t at;       /* bytes covered so far */
-} spans;
-
-static void add_span(void *ctx, const uint8_t *piece, size_t len, bool is_special)
-{
-    (void)piece;
-    spans *s = ctx;
-    if (s->n == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 1024;
-        s->end = realloc(s->end, s->cap * sizeof *s->end);
-        s->special = realloc(s->special, s->cap * sizeof *s->special);
-        assert_true(s->end && s->special);
-    }
-    s->at += len;
-    s->end[s->n] = s->at;
-    s->special[s->n++] = is_special;
-}
-
-static void spans_free(spans *s)
-{
-    free(s->end);
-    free(s->special);
-    memset(s, 0, sizeof *s);
-}
-
 /* The pretokenizers made so far, kept: compiling and JIT-compiling the
  * pattern for each of thousands of small texts would be most of the test. */
 static struct {
@@ -119,7 +89,7 @@ typedef struct {
 } settings;
 
 /* The first piece where a and b differ, as a message; "" when equal. */
-static void describe_difference(const spans *a, const spans *b, const uint8_t *text,
+static void describe_difference(const test_spans *a, const test_spans *b, const uint8_t *text,
                                 size_t len, char *why, size_t why_len)
 {
     why[0] = '\0';
@@ -147,24 +117,24 @@ static size_t check_same_spans(const settings *st, const uint8_t *text, size_t l
 {
     pretokenizer *lexer = make(st->pattern, PRETOK_LEXER, st->specials, st->n_specials, st->mode);
     pretokenizer *pcre2 = make(st->pattern, PRETOK_PCRE2, st->specials, st->n_specials, st->mode);
-    spans want = {0};
+    test_spans want = {0};
     char want_err[512] = "";
-    bool want_ok = pretok_split(pcre2, "t", text, len, 0, add_span, &want, want_err,
+    bool want_ok = pretok_split(pcre2, "t", text, len, 0, test_add_span, &want, want_err,
                                 sizeof want_err);
     for (size_t c = 0; c < n_chunks; c++) {
-        spans got = {0};
+        test_spans got = {0};
         char err[512] = "", why[256];
-        bool ok = pretok_split(lexer, "t", text, len, chunks[c], add_span, &got, err, sizeof err);
+        bool ok = pretok_split(lexer, "t", text, len, chunks[c], test_add_span, &got, err, sizeof err);
         if (ok != want_ok || (!ok && strcmp(err, want_err) != 0))
             fail_msg("%s, %s, chunks of %zu: the lexer says \"%s\", PCRE2 \"%s\"", what,
                      st->pattern, chunks[c], ok ? "ok" : err, want_ok ? "ok" : want_err);
         describe_difference(&got, &want, text, len, why, sizeof why);
         if (ok && why[0])
             fail_msg("%s, %s, chunks of %zu: %s", what, st->pattern, chunks[c], why);
-        spans_free(&got);
+        test_spans_free(&got);
     }
     size_t n = want.n;
-    spans_free(&want);
+    test_spans_free(&want);
     return n;
 }
 
@@ -401,25 +371,6 @@ static const char *const ATOMS[] = {
     "<|endoftext|>", "<|endo", "<s>", "s>", "\xff", "\xc3", "\xe4\xb8", "\xed\xa0\x80",
 };
 
-/* Random text of about `len` bytes from ATOMS; invalid bytes only when
- * `invalid`. malloc'd; *out_len its length. */
-static uint8_t *generate(uint64_t seed, size_t len, bool invalid, size_t *out_len)
-{
-    uint8_t *text = malloc(len + 64);
-    assert_non_null(text);
-    size_t at = 0;
-    while (at < len) {
-        const char *atom = ATOMS[splitmix64(&seed) % N(ATOMS)];
-        uint32_t cp;
-        if (!invalid && utf8_decode((const uint8_t *)atom, strlen(atom), &cp) == 0)
-            continue;
-        memcpy(text + at, atom, strlen(atom));
-        at += strlen(atom);
-    }
-    *out_len = at;
-    return text;
-}
-
 static void random_text_with_specials_and_invalid_bytes(void **state)
 {
     (void)state;
@@ -429,7 +380,7 @@ static void random_text_with_specials_and_invalid_bytes(void **state)
         for (size_t k = 0; k < N(patterns); k++) {
             size_t len;
             bool invalid = seed % 3 != 0;
-            uint8_t *text = generate(seed, 400, invalid, &len);
+            uint8_t *text = test_generate_text(seed, 400, ATOMS, N(ATOMS), invalid, &len);
             settings st = {.pattern = patterns[k], .specials = seed % 2 ? EOT : OVERLAPPING,
                            .n_specials = seed % 2 ? N(EOT) : N(OVERLAPPING),
                            .mode = seed % 4 < 2 ? INVALID_UTF8_BYTES : INVALID_UTF8_ERROR};

@@ -106,7 +106,9 @@ typedef struct {
 } scanner;
 
 /* The class of the code point at s[j] (L, N, S, O, or END / MORE past the
- * end) and its length in bytes in *width (0 past the end). O(1). */
+ * end) and its length in bytes in *width (0 past the end). The text is
+ * valid UTF-8 (pretok.c checked it), so the sequence is decoded without
+ * utf8_decode's checks. O(1). */
 static inline char class_at(const scanner *x, size_t j, size_t *width)
 {
     if (j >= x->len) {
@@ -237,6 +239,16 @@ static int contraction(const scanner *x, bool any_case)
     return second == (first == 'l' ? 'l' : 'e') ? 3 : 0;
 }
 
+/* Takes the CONTRACTION at an apostrophe, if there is one: 1 when it took
+ * one, 0 when there is none (another state matches), -1 when undecided. */
+static int take_contraction(scanner *x, bool any_case)
+{
+    int n = contraction(x, any_case);
+    if (n > 0)
+        take(x, (size_t)n);
+    return n > 0 ? 1 : n;
+}
+
 /*
  * SPACES at a whitespace code point: `\s+(?!\S)|\s+`, and for gpt4 first
  * `\s*[\r\n]` (up_to_newline). One pass over the run; the states to go
@@ -271,15 +283,9 @@ static bool take_spaces(scanner *x, bool up_to_newline)
 static bool gpt2_pretoken(scanner *x)
 {
     uint8_t first = x->s[x->at];
-    if (first == '\'') {
-        int n = contraction(x, false);
-        if (n < 0)
-            return false;
-        if (n > 0) {
-            take(x, (size_t)n);
-            return true;
-        }
-    }
+    int took = first == '\'' ? take_contraction(x, false) : 0;
+    if (took != 0)
+        return took > 0;
     size_t width;
     char cls = class_at(x, x->at, &width);
     if (first == ' ') { /* ' ?' before a run of L, N or O */
@@ -323,15 +329,9 @@ static bool gpt4_numbers(scanner *x)
 static bool gpt4_pretoken(scanner *x)
 {
     uint8_t first = x->s[x->at];
-    if (first == '\'') {
-        int n = contraction(x, true);
-        if (n < 0)
-            return false;
-        if (n > 0) {
-            take(x, (size_t)n);
-            return true;
-        }
-    }
+    int took = first == '\'' ? take_contraction(x, true) : 0;
+    if (took != 0)
+        return took > 0;
     size_t width, next_width;
     char cls = class_at(x, x->at, &width);
     if (cls == 'L')
