@@ -1,10 +1,12 @@
 /*
  * pretok.h — SPEC §2.1–2.4: cut text at special tokens, check UTF-8, split
- * each piece with the PCRE2 pattern, and count the pretokens in a word table.
+ * each piece with the pattern (gpt2 and gpt4: the lexer of lexer.h, which
+ * cuts where PCRE2 does; any other: PCRE2), and count the pretokens in a
+ * word table.
  *
  * The corpus is streamed: text arrives in chunks of any size and the
  * pretokenizer keeps back only what the next chunk could still change (an
- * unfinished UTF-8 sequence, the start of a special token, a regex match that
+ * unfinished UTF-8 sequence, the start of a special token, a pretoken that
  * reaches the end of the chunk). Memory is O(chunk + longest pretoken), not O(n).
  */
 #ifndef BPE_PRETOK_H

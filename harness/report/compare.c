@@ -155,10 +155,18 @@ static void compare_one(const bench_record *a, const bench_record *b, double thr
 }
 
 /* The run of `ix` with a's key (trainer, corpus, slice, vocab size, threads,
- * counting), or NULL. O(log n). */
+ * counting, pretokenizer), or NULL. A file older than the pretokenizer field
+ * records none: its runs match those of the default pretokenizer (lexer),
+ * and the other way round, so that an old baseline still compares (both
+ * pretokenizers give the same word table). O(log n). */
 static const bench_record *matching(const results_index *ix, const bench_record *a)
 {
     const bench_record *b = results_index_find_run(ix, a);
+    if (!b && !a->external && (!a->pretokenizer[0] || strcmp(a->pretokenizer, "lexer") == 0)) {
+        bench_record key = *a;
+        snprintf(key.pretokenizer, sizeof key.pretokenizer, "%s", a->pretokenizer[0] ? "" : "lexer");
+        b = results_index_find_run(ix, &key);
+    }
     return b && b->slice_bytes == a->slice_bytes ? b : NULL;
 }
 
