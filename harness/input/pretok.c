@@ -251,6 +251,7 @@ static bool make_hot(pretokenizer *p, const uint8_t *piece, size_t len, uint64_t
     hot_word *h = hot_slot(p, hash);
     if (h->generation == p->generation && !flush_slot(p, h))
         return fail(p, "%s: a word's count passed 2^64 - 1; count less text at a time", p->name);
+    h->pending = 0; /* what an input that failed left there is not this table's */
     h->hash = hash;
     h->generation = p->generation;
     h->index = (uint32_t)index;
