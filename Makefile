@@ -188,12 +188,23 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz_%.o $(BUILD)/fuzz/libbpebench
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ $(LDLIBS) -lcmocka -o $@
 
 # Real files a fuzzer also starts from (libFuzzer's -seed_inputs, comma-separated):
-# a results file bench wrote, the default grid, and a word-count file count wrote.
+# a results file bench wrote, the default grid, a word-count file count wrote,
+# and for the lexer the first 2 KB of every multilingual file and of a book.
 FUZZ_SEEDS_fuzz_results   := tests/fixtures/results-small.json
 FUZZ_SEEDS_fuzz_config    := harness/bench/default-grid.conf
 FUZZ_SEEDS_fuzz_wordcount := tests/fixtures/small.counts
+LEXER_SEED_TEXTS := $(addprefix multilingual/,ar.txt de.txt en.txt hi.txt zh.txt) \
+                    gutenberg-en/alice_in_wonderland.txt
+LEXER_SEEDS := $(foreach f,$(LEXER_SEED_TEXTS),$(BUILD)/fuzz/lexer-seeds/$(subst /,_,$f))
+comma := ,
+FUZZ_SEEDS_fuzz_lexer     := $(subst $(eval) ,$(comma),$(strip $(LEXER_SEEDS)))
 
-fuzz: $(FUZZ_BINS)
+$(BUILD)/fuzz/lexer-seeds/.made: $(DATA)/.unpacked
+	@mkdir -p $(dir $@)
+	@for f in $(LEXER_SEED_TEXTS); do \
+	    head -c 2048 $(DATA)/$$f > $(dir $@)$$(echo $$f | tr / _) || exit 1; done; touch $@
+
+fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/lexer-seeds/.made
 	@$(foreach f,$(FUZZ_BINS),corpus=$(BUILD)/fuzz/corpus/$(notdir $f); mkdir -p $$corpus; \
 	    echo "== $f for $(FUZZ_SECONDS) s"; \
 	    $f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/ \

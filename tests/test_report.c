@@ -1022,6 +1022,32 @@ static double table_seconds(const char *md, const char *slice, const char *count
     return strtod(at + strlen(row), NULL);
 }
 
+/* A slice counted by the lexer and by PCRE2 (a pretokenizer grid): one
+ * row each, side by side, named by strategy and pretokenizer, each with its
+ * own median. */
+static void the_pretokenizers_are_side_by_side(void **state)
+{
+    (void)state;
+    bench_results r;
+    make_grid(&r, 0, 0, 0, 0);
+    static const char *const pretokenizers[] = {"lexer", "pcre2"};
+    static const double seconds[][1] = {{0.1}, {0.4}};
+    for (size_t k = 0; k < 2; k++) {
+        add_counted(&r, "heap", "c@1M", 1000000, 1, "parallel", seconds[k], 1, 25);
+        snprintf(r.records[r.n_records - 1].pretokenizer, 8, "%s", pretokenizers[k]);
+    }
+    report_of(&r, "pretokenizers");
+    results_free(&r);
+    char *md = out_file("pretokenizers", "report.md");
+    assert_non_null(md);
+    static const char rows[] =
+        "| c@1M | parallel, lexer | 1 | 0.1 | 10 | 1.00× | 100% | 25.0 |\n"
+        "| c@1M | parallel, pcre2 | 1 | 0.4 | 2 | 1.00× | 100% | 25.0 |\n";
+    if (!strstr(md, rows))
+        fail_msg("no rows for the lexer and PCRE2 side by side in:\n%s", md);
+    free(md);
+}
+
 /* Two thread counts: plots/pretokenize_threads.{dat,png,svg}, linked under
  * the Pretokenization table and inlined in report.html; one row per slice,
  * strategy (in the file's order) and threads, with the speedup over the
@@ -1041,7 +1067,8 @@ static void the_threads_figure_shows_the_tables_medians(void **state)
     char *md = out_file("threads", "report.md");
     assert_non_null(md);
     static const char table[] =
-        "| corpus | counting | threads | pretokenize+count (s) | MB/s | speedup | efficiency "
+        "| corpus | counting, pretokenizer | threads | pretokenize+count (s) | MB/s | speedup "
+        "| efficiency "
         "| peak RSS (MB) |\n|---|---|---:|---:|---:|---:|---:|---:|\n"
         "| c@1M | parallel | 1 | 0.25 | 4 | 1.00× | 100% | 25.0 |\n"
         "| c@1M | parallel | 2 | 0.15 | 7 | 1.67× | 83% | 25.0 |\n"
@@ -1555,6 +1582,7 @@ int main(void)
         cmocka_unit_test(similar_names_get_their_own_figures),
         cmocka_unit_test(values_a_log_axis_cannot_show_leave_points_out),
         cmocka_unit_test(the_threads_figure_shows_the_tables_medians),
+        cmocka_unit_test(the_pretokenizers_are_side_by_side),
         cmocka_unit_test(one_thread_count_draws_no_threads_figure),
         cmocka_unit_test(hostile_thread_counts_leave_rows_out),
         cmocka_unit_test(the_steps_table_shows_each_steps_work_and_speedup),

@@ -171,8 +171,8 @@ static bool build_pretok(report_index *ix)
         runs[n].rec = rec;
         runs[n].key = (report_pretok){
             .slice = report_slice_index(ix, rec->corpus),
-            .counting =
-                report_name_index(ix->countings, ix->n_countings, report_counting_of(rec)),
+            .counting = report_name_index(ix->countings, ix->n_countings,
+                                          report_counting_of(rec, (char[REPORT_COUNTING_MAX]){0})),
             .threads = rec->threads};
         total_reps += rec->n_reps;
         n++;
@@ -209,9 +209,11 @@ const report_pretok *report_pretok_find(const report_index *ix, size_t slice,
     return lo < ix->n_pretok && cmp_pretok(&ix->pretok[lo], &key) == 0 ? &ix->pretok[lo] : NULL;
 }
 
-const char *report_counting_of(const bench_record *rec)
+const char *report_counting_of(const bench_record *rec, char *buf)
 {
-    return rec->counting[0] ? rec->counting : "serial";
+    snprintf(buf, REPORT_COUNTING_MAX, "%s%s%s", rec->counting[0] ? rec->counting : "serial",
+             rec->pretokenizer[0] ? ", " : "", rec->pretokenizer);
+    return buf;
 }
 
 bool report_threads_shown(uint64_t threads)
@@ -230,7 +232,7 @@ bool report_index_build(report_index *ix, const bench_results *r)
         if (!add_name(&ix->trainers, &ix->n_trainers, &ix->cap_trainers, rec->trainer) ||
             !add_vocab(ix, rec->vocab_size) || !add_slice(ix, rec) ||
             (!rec->external && !add_name(&ix->countings, &ix->n_countings, &ix->cap_countings,
-                                         report_counting_of(rec)))) {
+                                         report_counting_of(rec, (char[REPORT_COUNTING_MAX]){0})))) {
             report_index_free(ix);
             return false;
         }

@@ -301,7 +301,9 @@ static void section_corpora(FILE *f, const report_index *ix)
         char in[32], wt[32], rate[32] = "—";
         fmt_mb(rec->input_rss_bytes, in, sizeof in);
         fmt_mb(rec->word_table_bytes, wt, sizeof wt);
-        const report_pretok *g = report_pretok_find(ix, i, report_counting_of(rec), rec->threads);
+        char counting[REPORT_COUNTING_MAX];
+        const report_pretok *g =
+            report_pretok_find(ix, i, report_counting_of(rec, counting), rec->threads);
         if (g && g->time.median > 0)
             snprintf(rate, sizeof rate, "%.0f", (double)rec->corpus_bytes / MB / g->time.median);
         fprintf(f, "| %s | %.2f | %llu | %llu | %llu | %.2f | %s | %s | %s |\n",
@@ -523,14 +525,16 @@ static void section_pretokenization(FILE *f, const report_index *ix, const repor
     if (!counted_several_ways(ix))
         return;
     fprintf(f, "## Pretokenization\n\n"
-               "Pretokenize+count (read excluded) by counting strategy and threads: the median "
+               "Pretokenize+count (read excluded) by counting strategy, pretokenizer (the "
+               "hand-written lexer or PCRE2, docs/algorithms.md) and threads: the median "
                "time of the phase across every repetition of every finished run, and n over it; "
-               "speedup over the same strategy with its fewest threads; parallel efficiency = "
+               "speedup over the same strategy and pretokenizer with its fewest threads; "
+               "parallel efficiency = "
                "speedup ÷ (threads ÷ those fewest threads); peak RSS of the run whose trainer "
                "added least. Every strategy and thread count gives the same word table "
                "(docs/counting.md). Runs whose thread count is not recorded, or is not one "
                "`--threads` accepts (1 to %d), are left out.\n\n"
-               "| corpus | counting | threads | pretokenize+count (s) | MB/s | speedup "
+               "| corpus | counting, pretokenizer | threads | pretokenize+count (s) | MB/s | speedup "
                "| efficiency | peak RSS (MB) |\n"
                "|---|---|---:|---:|---:|---:|---:|---:|\n",
             COUNT_MAX_THREADS);
@@ -786,7 +790,8 @@ static int cmp_profiled(const void *pa, const void *pb)
     const bench_record *r[2] = {x->rec, y->rec};
     for (int k = 0; k < 2; k++) {
         keys[k][0] = report_slice_index(ix, r[k]->corpus);
-        keys[k][1] = report_name_index(ix->countings, ix->n_countings, report_counting_of(r[k]));
+        keys[k][1] = report_name_index(ix->countings, ix->n_countings,
+                                       report_counting_of(r[k], (char[REPORT_COUNTING_MAX]){0}));
         keys[k][2] = report_name_index(ix->trainers, ix->n_trainers, r[k]->trainer);
     }
     if (keys[0][0] != keys[1][0])
@@ -889,7 +894,7 @@ static void section_profiles(FILE *f, const report_index *ix, const report_files
         size_t one = (m + 99) / 100, ten = (m + 9) / 10;
         char counting[48] = "";
         if (strategies)
-            snprintf(counting, sizeof counting, " %s |", report_counting_of(rec));
+            snprintf(counting, sizeof counting, " %s |", report_counting_of(rec, (char[REPORT_COUNTING_MAX]){0}));
         fprintf(f, "| %s V=%llu | %llu |%s %s | %zu | %.3g | %.0f%% | %.0f%% | %llu | %llu |\n",
                 rec->corpus, (unsigned long long)rec->vocab_size,
                 (unsigned long long)rec->threads, counting, rec->trainer, m, total,
