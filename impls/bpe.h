@@ -136,8 +136,8 @@ typedef struct {
     uint64_t max_merges; /* stop after this many merges (fewer when pairs run out) */
     unsigned threads;    /* threads a trainer's setup may use, ≥ 1 (0 is taken as 1); the
                           * merge loop runs on the caller's thread (threaded-walk's walks of
-                          * long lists aside). The merges and every work counter are the same
-                          * for any value */
+                          * long lists and workers' merge loop aside). The merges and every
+                          * work counter are the same for any value */
     uint32_t parallel_grain; /* the least work, in words, a trainer's merge loop hands to one
                               * thread (threaded-walk: a list is split only into parts of at
                               * least this many words); 0: the trainer's default. Tests set 1,
