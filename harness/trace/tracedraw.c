@@ -428,7 +428,7 @@ static double draw_changes(drawing *d, double y)
     cells_free(&c);
     free(changes);
 
-    text(d, MARGIN, y + 12, TITLE_FONT, "start", true, INK, SANS, "the work this merge added");
+    text(d, MARGIN, y + 12, TITLE_FONT, "start", true, INK, SANS, "the work it added");
     y += 30;
     const bpe_counters *now = &d->run->steps[d->last].counters;
     const bpe_counters *was = trace_counters_before(d->run, d->first);
