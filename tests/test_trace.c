@@ -18,6 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 #include "trace/trace.h"
+#include "report/svgclean.h"
 #include "base/prng.h"
 
 #include <stdlib.h>
@@ -380,6 +381,10 @@ static void limits_and_usage(void **state)
         {{"trace", "--trainer", "heap", "BIG", NULL}, 1, "at most 4096"},
         {{"trace", "--trainer", "heap", "MANY", NULL}, 1, "shows at most 24"},
         {{"trace", "--trainer", "heap", "--html", "MANY", "MANY", NULL}, 2, "many.txt"},
+        {{"trace", "--trainer", "heap", "--svg", "MANY", "MANY", NULL}, 2, "many.txt"},
+        {{"trace", "--trainer", "heap", "--svg", "", NULL}, 2, "--svg is empty"},
+        {{"trace", "--trainer", "heap", "--text", "a", "--svg", "BIG", NULL}, 1,
+         "no merge to draw"},
         {{"trace", "--trainer", "heap", "--text", "\xff", NULL}, 1, "invalid UTF-8"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
@@ -445,6 +450,25 @@ static void html_page(void **state)
     assert_true(merges > 0);
     assert_int_equal(figures, merges);
     free(html);
+    test_output_free(&out);
+
+    /* --svg: the last merge's drawing, standalone, within the allowlist. */
+    char svg_path[512];
+    snprintf(svg_path, sizeof svg_path, "%s/m.svg", dir);
+    const char *svg_args[] = {"trace", "--trainer", "heap", "--max-merges", "3", "--svg",
+                              svg_path, NULL};
+    run_bpebench(svg_args, &out);
+    assert_true(WIFEXITED(out.status) && WEXITSTATUS(out.status) == 0);
+    assert_non_null(strstr(out.out, "the drawing of merge 3\n"));
+    char *svg = test_slurp(svg_path, &len), *clean, why[256];
+    assert_non_null(svg);
+    assert_true(strncmp(svg, "<svg width=\"1280\" ", strlen("<svg width=\"1280\" ")) == 0);
+    assert_non_null(strstr(svg, "merge 3 of 3"));
+    size_t clean_len;
+    if (!svg_clean(svg, len, "t-", &clean, &clean_len, why, sizeof why))
+        fail_msg("the drawing is refused by report.html's allowlist: %s", why);
+    free(clean);
+    free(svg);
     test_output_free(&out);
     test_remove_tree(dir);
 }

@@ -1,7 +1,7 @@
 /*
  * cmd_trace.c — `bpebench trace`: one trainer, merge by merge, on a small
  * input (harness/trace/): as text on standard output and, with --html, as a
- * page of drawings, one per merge.
+ * page of drawings, one per merge; --svg writes the last merge's drawing.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
@@ -19,7 +19,7 @@
 static void trace_usage(FILE *out)
 {
     fputs("usage: bpebench trace --trainer NAME [--vocab-size V] [--max-merges K]\n"
-          "                      [--html OUT] [options] [TEXT-FILE | --text STRING]\n"
+          "                      [--html OUT] [--svg OUT] [options] [TEXT-FILE | --text STRING]\n"
           "\n"
           "Runs one trainer merge by merge and prints, for each merge, the pair chosen and\n"
           "its count, what the trainer consulted to choose it and what it left (its own\n"
@@ -43,6 +43,8 @@ static void trace_usage(FILE *out)
           "  --text STRING          trace this text instead of a file\n"
           "  --html OUT             also write OUT: one self-contained page, a drawing per\n"
           "                         merge (no script, nothing fetched)\n"
+          "  --svg OUT              also write OUT: the drawing of the last merge traced\n"
+          "                         (with --max-merges K, merge K's), an SVG for a slide\n"
           "  --special-token S      a special token, repeatable (default: <|endoftext|>)\n"
           "  --no-special-tokens    no special tokens at all\n"
           "  --pattern P            gpt2 (default), gpt4, or a PCRE2 pattern\n"
@@ -58,6 +60,7 @@ typedef struct {
     uint64_t max_merges;   /* --max-merges; UINT64_MAX when not given */
     const char *text;      /* --text, or NULL */
     const char *html;      /* --html, or NULL */
+    const char *svg;       /* --svg, or NULL */
     const char *file;      /* TEXT-FILE, or NULL */
 } trace_options;
 
@@ -111,14 +114,20 @@ static bool merges_asked(const trace_options *o, const trace_input *in, uint64_t
     return true;
 }
 
-/* Whether --html OUT would replace the TEXT-FILE; prints why (exit 2). */
-static bool html_spares_input(const trace_options *o)
+/* Whether --html OUT or --svg OUT would replace the TEXT-FILE; prints why
+ * (exit 2). */
+static bool outputs_spare_input(const trace_options *o)
 {
-    if (!o->html || !o->file)
+    if (!o->file)
         return true;
     char err[1024];
-    const char *inputs[] = {o->file}, *outputs[] = {o->html};
-    clobber_paths paths = {.inputs = inputs, .n_inputs = 1, .outputs = outputs, .n_outputs = 1};
+    const char *inputs[] = {o->file}, *outputs[2];
+    size_t n = 0;
+    if (o->html)
+        outputs[n++] = o->html;
+    if (o->svg)
+        outputs[n++] = o->svg;
+    clobber_paths paths = {.inputs = inputs, .n_inputs = 1, .outputs = outputs, .n_outputs = n};
     if (clobber_check(&paths, err, sizeof err))
         return true;
     cli_command_error("trace", "%s", err);
@@ -138,6 +147,20 @@ static void print_wrote(const char *path, const trace_run *run)
     putchar('\n');
 }
 
+/* "wrote OUT: the drawing of merge K", the path escaped for display. */
+static void print_wrote_drawing(const char *path, const trace_run *run)
+{
+    char shown[4 * PATH_MAX];
+    size_t first, last;
+    trace_batch_of(run, run->n_steps - 1, &first, &last);
+    printf("wrote %s: the drawing of merge", display_escape(path, strlen(path), shown,
+                                                            sizeof shown));
+    if (first < last)
+        printf("s %zu to %zu\n", first + 1, last + 1);
+    else
+        printf(" %zu\n", last + 1);
+}
+
 /* Parses the command line into o and copts; the exit status, or -1 to go on. */
 static int parse_options(int argc, char **argv, trace_options *o, corpus_options *copts)
 {
@@ -147,6 +170,7 @@ static int parse_options(int argc, char **argv, trace_options *o, corpus_options
         {"max-merges", required_argument, NULL, 'm'},
         {"text", required_argument, NULL, 'x'},
         {"html", required_argument, NULL, 'o'},
+        {"svg", required_argument, NULL, 's'},
         {"special-token", required_argument, NULL, OPT_SPECIAL_TOKEN},
         {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
         {"pattern", required_argument, NULL, OPT_PATTERN},
@@ -173,6 +197,8 @@ static int parse_options(int argc, char **argv, trace_options *o, corpus_options
             o->text = optarg;
         } else if (opt == 'o') {
             o->html = optarg;
+        } else if (opt == 's') {
+            o->svg = optarg;
         } else if (opt == '?') {
             return cli_bad_option("trace", options, argv);
         } else if (!cli_corpus_option(copts, opt, optarg)) {
@@ -190,8 +216,9 @@ static int parse_options(int argc, char **argv, trace_options *o, corpus_options
                           "them)");
         return EXIT_USAGE;
     }
-    if (o->html && !*o->html) {
-        cli_command_error("trace", "--html is empty; give a file name");
+    if ((o->html && !*o->html) || (o->svg && !*o->svg)) {
+        cli_command_error("trace", "--%s is empty; give a file name",
+                          o->html && !*o->html ? "html" : "svg");
         return EXIT_USAGE;
     }
     return -1;
@@ -208,7 +235,7 @@ int cmd_trace(int argc, char **argv)
                           o.trainer);
         status = EXIT_USAGE;
     }
-    if (status < 0 && !html_spares_input(&o))
+    if (status < 0 && !outputs_spare_input(&o))
         status = EXIT_USAGE;
     trace_input in = {0};
     if (status < 0 && (status = make_input(&o, &copts, &in)) == EXIT_OK)
@@ -225,10 +252,15 @@ int cmd_trace(int argc, char **argv)
         } else if (o.html && !trace_write_page(o.html, &run, err, sizeof err)) {
             cli_command_error("trace", "%s", err);
             status = EXIT_FAIL;
+        } else if (o.svg && !trace_write_drawing(o.svg, &run, err, sizeof err)) {
+            cli_command_error("trace", "%s", err);
+            status = EXIT_FAIL;
         } else {
             trace_print_text(stdout, &run);
             if (o.html)
                 print_wrote(o.html, &run);
+            if (o.svg)
+                print_wrote_drawing(o.svg, &run);
             status = fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
         }
         trace_run_free(&run);

@@ -819,3 +819,20 @@ bool trace_write_page(const char *path, const trace_run *run, char *err, size_t 
     free(page);
     return ok;
 }
+
+bool trace_write_drawing(const char *path, const trace_run *run, char *err, size_t err_len)
+{
+    if (run->n_steps == 0)
+        return set_error(err, err_len, "%s: no merge to draw (no pair occurs in the input)",
+                         path);
+    char *svg = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&svg, &len);
+    if (!f)
+        return set_error(err, err_len, "out of memory");
+    trace_draw_merge(f, run, run->n_steps - 1);
+    bool ok = fclose(f) == 0 || set_error(err, err_len, "out of memory");
+    ok = ok && atomic_file_write_whole(path, svg, len, err, err_len);
+    free(svg);
+    return ok;
+}

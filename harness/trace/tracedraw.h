@@ -38,6 +38,11 @@ enum { TRACE_DRAWING_WIDTH = 1280 }; /* a slide's width, in pixels */
  * its descriptions). */
 void trace_draw_merge(FILE *f, const trace_run *run, size_t k);
 
+/* Writes the drawing of the last merge (or batch) to `path`, a standalone
+ * SVG, whole or not at all. False with a one-line reason (no merge to draw,
+ * or the file). */
+bool trace_write_drawing(const char *path, const trace_run *run, char *err, size_t err_len);
+
 /* Writes the page to `path`, whole or not at all (base/atomicfile.h): a
  * heading, then for each merge (or batch) its drawing and its text. False
  * with a one-line reason. */
