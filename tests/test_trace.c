@@ -473,6 +473,78 @@ static void html_page(void **state)
     test_remove_tree(dir);
 }
 
+/* The traces docs/algorithms.md shows are the command's output today: for
+ * each `build/bpebench trace ... --svg docs/trace/NAME.svg | sed -n '/^START/,/^$/p'`
+ * line, the command is run (its drawing written to a temporary file), and
+ * the text block under it must be the output's block from START to the first
+ * empty line, and docs/trace/NAME.svg the drawing, byte for byte. */
+static void docs_traces_are_current(void **state)
+{
+    (void)state;
+    char dir[256], svg[512];
+    make_temp_dir(dir, sizeof dir);
+    snprintf(svg, sizeof svg, "%s/d.svg", dir);
+    char *doc = test_slurp("docs/algorithms.md", NULL);
+    assert_non_null(doc);
+    size_t checked = 0;
+    for (char *at = strstr(doc, "\nbuild/bpebench trace "); at;
+         at = strstr(at + 1, "\nbuild/bpebench trace ")) {
+        char line[512], command[512], *args[16], *start, *end;
+        size_t len = strcspn(at + 1, "\n");
+        assert_true(len < sizeof line);
+        memcpy(line, at + 1, len);
+        line[len] = '\0';
+        memcpy(command, line, len + 1);
+        assert_non_null(start = strstr(line, " | sed -n '/^"));
+        *start = '\0';
+        start += strlen(" | sed -n '/^");
+        assert_non_null(end = strstr(start, "/,/^$/p'"));
+        *end = '\0';
+        size_t n = 0;
+        const char *doc_svg = NULL;
+        for (char *word = strtok(line + strlen("build/bpebench "), " "); word && n < 15;
+             word = strtok(NULL, " ")) {
+            bool is_svg = n > 0 && strcmp(args[n - 1], "--svg") == 0;
+            if (is_svg)
+                doc_svg = word;
+            args[n++] = is_svg ? svg : word;
+        }
+        args[n] = NULL;
+        assert_non_null(doc_svg);
+        test_output out;
+        run_bpebench((const char *const *)args, &out);
+        assert_true(WIFEXITED(out.status) && WEXITSTATUS(out.status) == 0);
+        /* the output's block, and the doc's: the ``` block after the command's */
+        char want_start[64];
+        snprintf(want_start, sizeof want_start, "\n%s", start);
+        const char *got = strstr(out.out, want_start), *got_end;
+        assert_non_null(got);
+        got++;
+        assert_non_null(got_end = strstr(got, "\n\n"));
+        const char *block = strstr(at + 1 + len, "```\n\n```\n");
+        assert_non_null(block);
+        block += strlen("```\n\n```\n");
+        size_t got_len = (size_t)(got_end - got) + 1;
+        if (strncmp(block, got, got_len) != 0 || strncmp(block + got_len, "```", 3) != 0)
+            fail_msg("docs/algorithms.md: the trace under '%s' is not the command's output "
+                     "today (run it and paste its block)", command);
+        size_t want_len, have_len;
+        char *want = test_slurp(doc_svg, &want_len), *have = test_slurp(svg, &have_len);
+        if (!want || !have || want_len != have_len || memcmp(want, have, want_len) != 0)
+            fail_msg("%s is not the drawing '%s' makes today (run it)", doc_svg, command);
+        free(want);
+        free(have);
+        test_output_free(&out);
+        checked++;
+    }
+    free(doc);
+    test_remove_tree(dir);
+    size_t trainers = 0;
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
+        trainers++;
+    assert_int_equal(checked, trainers); /* every lesson opens with one */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -483,6 +555,7 @@ int main(void)
         cmocka_unit_test(merges_equal_train),
         cmocka_unit_test(limits_and_usage),
         cmocka_unit_test(html_page),
+        cmocka_unit_test(docs_traces_are_current),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
