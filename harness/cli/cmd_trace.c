@@ -255,13 +255,19 @@ int cmd_trace(int argc, char **argv)
         } else if (o.svg && !trace_write_drawing(o.svg, &run, err, sizeof err)) {
             cli_command_error("trace", "%s", err);
             status = EXIT_FAIL;
+        } else if (!trace_print_text(stdout, &run)) {
+            cli_command_error("trace", "out of memory while printing the trace");
+            status = EXIT_FAIL;
         } else {
-            trace_print_text(stdout, &run);
             if (o.html)
                 print_wrote(o.html, &run);
             if (o.svg)
                 print_wrote_drawing(o.svg, &run);
-            status = fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+            status = EXIT_OK;
+        }
+        if (fflush(stdout) != 0 && status == EXIT_OK) {
+            cli_command_error("trace", "cannot write the trace to standard output");
+            status = EXIT_FAIL;
         }
         trace_run_free(&run);
     }

@@ -64,6 +64,7 @@ typedef struct {
     uint64_t id;    /* the node it is (chains) */
 } box_place;
 
+/* What every part of one drawing needs, and where the words were drawn. */
 typedef struct {
     FILE *f;                     /* the body being written */
     const trace_run *run;        /* the run */
@@ -71,13 +72,13 @@ typedef struct {
     size_t first, last;          /* the merges drawn, 0-based: one, or a batch made in one step */
     const bpe_description *before, *after; /* what the trainer showed around them */
     double right;                /* the right column's left edge */
-    double bottom;               /* the lowest point drawn so far */
     size_t n_rows;               /* word rows drawn */
     uint64_t row_key[TRACE_MAX_WORDS];  /* each row's word, by the words section's key */
     double row_mid[TRACE_MAX_WORDS];    /* the middle of its boxes, vertically */
     double row_end[TRACE_MAX_WORDS];    /* the right end of its boxes */
     box_place node[TRACE_MAX_WORDS * TRACE_MAX_WORD]; /* the nodes of the chains, before */
     size_t n_nodes;
+    bool failed;                 /* memory ran out: the drawing is incomplete */
 } drawing;
 
 /* ------------------------------------------------------------ SVG writing */
@@ -374,19 +375,25 @@ typedef struct {
     size_t n;
 } cells;
 
-static bool cells_alloc(cells *c, size_t n)
-{
-    *c = (cells){.texts = calloc(n + 1, sizeof *c->texts), .fill = calloc(n + 1, sizeof *c->fill),
-                 .stroke = calloc(n + 1, sizeof *c->stroke), .ink = calloc(n + 1, sizeof *c->ink)};
-    return c->texts && c->fill && c->stroke && c->ink;
-}
-
 static void cells_free(cells *c)
 {
     free(c->texts);
     free(c->fill);
     free(c->stroke);
     free(c->ink);
+}
+
+/* Room for n cells; false on OOM (then nothing is held, and the drawing
+ * is marked failed). */
+static bool cells_alloc(drawing *d, cells *c, size_t n)
+{
+    *c = (cells){.texts = calloc(n + 1, sizeof *c->texts), .fill = calloc(n + 1, sizeof *c->fill),
+                 .stroke = calloc(n + 1, sizeof *c->stroke), .ink = calloc(n + 1, sizeof *c->ink)};
+    if (c->texts && c->fill && c->stroke && c->ink)
+        return true;
+    cells_free(c);
+    d->failed = true;
+    return false;
 }
 
 /* Adds a row of a section to the cells. */
@@ -399,7 +406,7 @@ static void add_cell(drawing *d, cells *c, const bpe_shown_section *s, const bpe
     c->n++;
 }
 
-/* Every pair count the merge changed, and the work it added. */
+/* Every pair count the merges drawn changed. */
 static double draw_changes(drawing *d, double y)
 {
     trace_change *changes;
@@ -409,10 +416,13 @@ static double draw_changes(drawing *d, double y)
          "the counts that changed (recounted from the words)");
     y += 22;
     cells c;
-    if (!trace_count_changes(d->before, d->after, &changes, &n) || !cells_alloc(&c, n)) {
+    if (!trace_count_changes(d->before, d->after, &changes, &n)) {
+        d->failed = true;
+        return y;
+    }
+    if (!cells_alloc(d, &c, n)) {
         free(changes);
-        text(d, MARGIN, y + 12, SMALL_FONT, "start", false, LOST, SANS, "(out of memory)");
-        return y + 20;
+        return y;
     }
     char pair[TRACE_PAIR_TEXT];
     for (size_t i = 0; i < n; i++) {
@@ -427,7 +437,14 @@ static double draw_changes(drawing *d, double y)
     y = draw_cells(d, c.texts, c.fill, c.stroke, c.ink, n, MARGIN, y, width) + 10;
     cells_free(&c);
     free(changes);
+    return y;
+}
 
+/* The counters the merges drawn added (those that moved), wrapped. */
+static double draw_work(drawing *d, double y)
+{
+    static const char separator[] = " · ";
+    double width = d->right - 2 * MARGIN;
     text(d, MARGIN, y + 12, TITLE_FONT, "start", true, INK, SANS, "the work it added");
     y += 30;
     const bpe_counters *now = &d->run->steps[d->last].counters;
@@ -438,12 +455,12 @@ static double draw_changes(drawing *d, double y)
         uint64_t added = now->value[i] - was->value[i];
         if (added == 0)
             continue;
-        snprintf(item, sizeof item, "%s%s +%" PRIu64, *work ? " · " : "",
+        snprintf(item, sizeof item, "%s%s +%" PRIu64, *work ? separator : "",
                  d->run->trainer->counter_names[i], added);
         if (column + mono_width(item, SMALL_FONT) > width && *work) {
             text(d, MARGIN, y, SMALL_FONT, "start", false, INK, MONO, work);
             y += 17;
-            snprintf(work, sizeof work, "%s", item + 3); /* the new line starts without " · " */
+            snprintf(work, sizeof work, "%s", item + strlen(separator)); /* a new line */
             column = mono_width(work, SMALL_FONT);
             continue;
         }
@@ -461,7 +478,7 @@ static double draw_table(drawing *d, const bpe_description *desc, const bpe_show
                          double y)
 {
     cells c;
-    if (!cells_alloc(&c, s->n_rows))
+    if (!cells_alloc(d, &c, s->n_rows))
         return y;
     for (size_t r = 0; r < s->n_rows; r++)
         add_cell(d, &c, s, &desc->rows[s->first_row + r]);
@@ -483,7 +500,7 @@ static double draw_buckets(drawing *d, const bpe_description *desc, const bpe_sh
         return y + 18;
     }
     cells c;
-    if (!cells_alloc(&c, s->n_rows))
+    if (!cells_alloc(d, &c, s->n_rows))
         return y;
     char label[48];
     size_t buckets = 0;
@@ -705,23 +722,26 @@ static void draw_heading(drawing *d)
     text(d, MARGIN, 66, 14, "start", false, GREY, SANS, under);
 }
 
-void trace_draw_merge(FILE *f, const trace_run *run, size_t k)
+bool trace_draw_merge(FILE *f, const trace_run *run, size_t k)
 {
     char *body = NULL;
     size_t body_len = 0;
     FILE *mem = open_memstream(&body, &body_len);
     if (!mem)
-        return;
+        return false;
     drawing d = {.f = mem, .run = run, .vocab = &run->result.vocab};
     trace_batch_of(run, k, &d.first, &d.last);
     d.before = trace_before(run, d.first);
     d.after = trace_after(run, d.last);
     d.right = right_edge(&d);
     draw_heading(&d);
-    double left = draw_changes(&d, draw_words(&d, TOP) + 14);
+    double left = draw_work(&d, draw_changes(&d, draw_words(&d, TOP) + 14));
     double right = draw_sections(&d, d.after, BPE_SHOWS_LAST,
                                  draw_sections(&d, d.before, BPE_SHOWS_NEXT, TOP));
-    fclose(mem);
+    if (fclose(mem) != 0 || d.failed) {
+        free(body);
+        return false;
+    }
     int height = (int)ceil((left > right ? left : right) + MARGIN);
     fprintf(f, "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                "xmlns=\"http://www.w3.org/2000/svg\">\n"
@@ -730,6 +750,7 @@ void trace_draw_merge(FILE *f, const trace_run *run, size_t k)
     fwrite(body, 1, body_len, f);
     fputs("</svg>\n", f);
     free(body);
+    return true;
 }
 
 /* ------------------------------------------------------------------ the page */
@@ -744,8 +765,8 @@ static bool clean_drawing(const trace_run *run, size_t k, char **svg, size_t *le
     FILE *f = open_memstream(&raw, &raw_len);
     if (!f)
         return set_error(err, err_len, "out of memory");
-    trace_draw_merge(f, run, k);
-    if (fclose(f) != 0) {
+    bool drawn = trace_draw_merge(f, run, k);
+    if (fclose(f) != 0 || !drawn) {
         free(raw);
         return set_error(err, err_len, "out of memory");
     }
@@ -792,8 +813,8 @@ static bool put_page(FILE *f, const trace_run *run, char *err, size_t err_len)
         FILE *t = open_memstream(&text_part, &text_len);
         if (!t)
             return set_error(err, err_len, "out of memory");
-        trace_print_merge(t, run, k);
-        bool ok = fclose(t) == 0;
+        bool printed = trace_print_merge(t, run, k);
+        bool ok = fclose(t) == 0 && printed;
         if (ok)
             html_put_text(f, text_part, text_len);
         free(text_part);
@@ -830,8 +851,8 @@ bool trace_write_drawing(const char *path, const trace_run *run, char *err, size
     FILE *f = open_memstream(&svg, &len);
     if (!f)
         return set_error(err, err_len, "out of memory");
-    trace_draw_merge(f, run, run->n_steps - 1);
-    bool ok = fclose(f) == 0 || set_error(err, err_len, "out of memory");
+    bool drawn = trace_draw_merge(f, run, run->n_steps - 1);
+    bool ok = (fclose(f) == 0 && drawn) || set_error(err, err_len, "out of memory");
     ok = ok && atomic_file_write_whole(path, svg, len, err, err_len);
     free(svg);
     return ok;

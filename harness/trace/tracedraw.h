@@ -35,8 +35,8 @@ enum { TRACE_DRAWING_WIDTH = 1280 }; /* a slide's width, in pixels */
 
 /* Writes the SVG of merge k (0-based) to f: of the batch it belongs to, when
  * the trainer made several merges in one step (trace_batch_of). O(size of
- * its descriptions). */
-void trace_draw_merge(FILE *f, const trace_run *run, size_t k);
+ * its descriptions). False on OOM (then f may hold part of it). */
+bool trace_draw_merge(FILE *f, const trace_run *run, size_t k);
 
 /* Writes the drawing of the last merge (or batch) to `path`, a standalone
  * SVG, whole or not at all. False with a one-line reason (no merge to draw,

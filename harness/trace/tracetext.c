@@ -25,6 +25,7 @@ typedef struct {
     const bpe_vocab *vocab;   /* token bytes */
     size_t first, last;       /* the merges shown (a batch made in one step, or one) */
     const char *word_key;     /* what the words section calls a word ("word", "place") */
+    bool failed;              /* memory ran out: a part is missing */
 } writer;
 
 /* Writes token t. */
@@ -34,13 +35,18 @@ static void put_token(const writer *w, bpe_token t)
     fputs(trace_token_text(w->vocab, t, text, sizeof text), w->f);
 }
 
-/* The section's title and what its numbers are: "the heap (snapshot; count)". */
-static void put_title(const writer *w, const bpe_shown_section *s)
+/* The section's title and what its numbers are: "the heap (snapshot;
+ * count)"; ": empty" and the end of the line when it has no rows (then
+ * false). */
+static bool put_title(const writer *w, const bpe_shown_section *s)
 {
     fprintf(w->f, "  %s", s->title);
     if (s->number_name[0] && s->kind != BPE_SHOW_VALUES)
         fprintf(w->f, s->number_name[1] ? " (%s; %s)" : " (%s)", s->number_name[0],
                 s->number_name[1]);
+    if (s->n_rows == 0)
+        fputs(": empty\n", w->f);
+    return s->n_rows > 0;
 }
 
 /* Writes `text` after `*column` characters on the line, wrapping before
@@ -63,11 +69,8 @@ static void put_wrapped(const writer *w, const char *text, size_t *column, size_
 /* A table: its rows, wrapped. */
 static void put_table(const writer *w, const bpe_description *d, const bpe_shown_section *s)
 {
-    put_title(w, s);
-    if (s->n_rows == 0) {
-        fputs(": empty\n", w->f);
+    if (!put_title(w, s))
         return;
-    }
     fputs(":\n    ", w->f);
     size_t column = 4;
     char buf[TRACE_ROW_TEXT];
@@ -92,11 +95,8 @@ static void put_heap_entry(const writer *w, const bpe_description *d, const bpe_
 
 static void put_heap(const writer *w, const bpe_description *d, const bpe_shown_section *s)
 {
-    put_title(w, s);
-    if (s->n_rows == 0) {
-        fputs(": empty\n", w->f);
+    if (!put_title(w, s))
         return;
-    }
     size_t shown = s->n_rows < (1u << HEAP_LEVELS) - 1 ? s->n_rows : (1u << HEAP_LEVELS) - 1;
     fprintf(w->f, ", %zu of %zu entries:\n", shown, s->n_rows);
     put_heap_entry(w, d, s, 0, 0);
@@ -105,11 +105,8 @@ static void put_heap(const writer *w, const bpe_description *d, const bpe_shown_
 /* Buckets: a line per bucket, from the highest. */
 static void put_buckets(const writer *w, const bpe_description *d, const bpe_shown_section *s)
 {
-    put_title(w, s);
-    if (s->n_rows == 0) {
-        fputs(": empty\n", w->f);
+    if (!put_title(w, s))
         return;
-    }
     fputs(":\n", w->f);
     char buf[TRACE_ROW_TEXT], head[64];
     size_t column = 0;
@@ -272,13 +269,13 @@ static void put_rewritten(const writer *w, const bpe_description *before,
 }
 
 /* Every pair count that changed, with its delta. */
-static void put_changes(const writer *w, const bpe_description *before,
+static void put_changes(writer *w, const bpe_description *before,
                         const bpe_description *after)
 {
     trace_change *changes;
     size_t n;
     if (!trace_count_changes(before, after, &changes, &n)) {
-        fputs("  counts: (out of memory)\n", w->f);
+        w->failed = true;
         return;
     }
     fputs("  counts:\n    ", w->f);
@@ -368,15 +365,16 @@ static void put_merges(writer *w, size_t first, size_t last)
     fputc('\n', w->f);
 }
 
-void trace_print_merge(FILE *f, const trace_run *run, size_t k)
+bool trace_print_merge(FILE *f, const trace_run *run, size_t k)
 {
     writer w = writer_for(f, run);
     size_t first, last;
     trace_batch_of(run, k, &first, &last);
     put_merges(&w, first, last);
+    return !w.failed;
 }
 
-void trace_print_text(FILE *f, const trace_run *run)
+bool trace_print_text(FILE *f, const trace_run *run)
 {
     writer w = writer_for(f, run);
     put_header(&w);
@@ -398,4 +396,5 @@ void trace_print_text(FILE *f, const trace_run *run)
     }
     put_counters(&w, "work of the run (the setup's and every step's)", &run->result.counters,
                  NULL);
+    return !w.failed;
 }

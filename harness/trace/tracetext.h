@@ -16,11 +16,12 @@
 
 #include <stdio.h>
 
-/* Writes the trace of `run` to f. O(size of the descriptions). */
-void trace_print_text(FILE *f, const trace_run *run);
+/* Writes the trace of `run` to f. False on OOM (then a part is missing).
+ * O(size of the descriptions). */
+bool trace_print_text(FILE *f, const trace_run *run);
 
 /* Writes merge k's part of it alone, with the merges made in the same step
- * (trace --html puts it under its drawing). */
-void trace_print_merge(FILE *f, const trace_run *run, size_t k);
+ * (trace --html puts it under its drawing). False on OOM. */
+bool trace_print_merge(FILE *f, const trace_run *run, size_t k);
 
 #endif
