@@ -360,6 +360,9 @@ static void limits_and_usage(void **state)
     for (size_t i = 7; i < sizeof text; i += 8)
         text[i] = ' ';
     test_write_file(big, text, sizeof text);
+    char fifo[512];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
     snprintf(many, sizeof many, "%s/many.txt", dir);
     const char *words = "a b c d e f g h i j k l m n o p q r s t u v w x y z";
     test_write_file(many, words, strlen(words));
@@ -386,12 +389,17 @@ static void limits_and_usage(void **state)
         {{"trace", "--trainer", "heap", "--text", "a", "--svg", "BIG", NULL}, 1,
          "no merge to draw"},
         {{"trace", "--trainer", "heap", "--text", "\xff", NULL}, 1, "invalid UTF-8"},
+        {{"trace", "--trainer", "heap", "FIFO", NULL}, 1, "is a FIFO"}, /* at once, no hang */
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         const char *args[8];
         for (size_t i = 0; i < 8; i++) {
             const char *a = cases[c].args[i];
-            args[i] = a && strcmp(a, "BIG") == 0 ? big : a && strcmp(a, "MANY") == 0 ? many : a;
+            args[i] = !a                        ? a
+                      : strcmp(a, "BIG") == 0  ? big
+                      : strcmp(a, "MANY") == 0 ? many
+                      : strcmp(a, "FIFO") == 0 ? fifo
+                                               : a;
             if (!a)
                 break;
         }
