@@ -100,9 +100,10 @@ test-asan:
 # setup on 1, 2, 3 and 7 threads (test_differential) and the workers
 # trainer's merge loop on them (test_batches), built to hand every job of
 # that loop to its threads (BATCH_WORKERS_SOLO=0: the test tables are small,
-# and it would otherwise run them on one).
+# and it would otherwise run them on one); and every trainer described
+# between its merges while its threads wait (test_trace).
 TSAN_BUILD ?= $(BUILD)/tsan
-TSAN_TESTS := test_counting test_initialpairs test_differential test_batches
+TSAN_TESTS := test_counting test_initialpairs test_differential test_batches test_trace
 
 test-tsan:
 	$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CC=$(CC) \
@@ -262,7 +263,8 @@ trace-golden: $(BUILD)/bpebench $(BUILD)/tests/test_trace
 # Valgrind (memcheck) on representative `train` runs of the plain build: the
 # cs336 corpus with naive and the trainers from heap on (threaded-walk on 2
 # threads), and a small text with invalid UTF-8 kept as bytes, special tokens
-# and the gpt4 pattern. Any error, or any definite or indirect leak, fails.
+# and the gpt4 pattern; then `trace` of every trainer with its page and a
+# drawing. Any error, or any definite or indirect leak, fails.
 VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect
 .PHONY: valgrind
 
@@ -282,6 +284,11 @@ valgrind: all data
 	    set -f; set -- $$run; set +f; t=$$1; v=$$2; shift 2; \
 	    echo "== valgrind: train --trainer $$t --vocab-size $$v $$*"; \
 	    $(VALGRIND) $(BUILD)/bpebench train --trainer $$t --vocab-size $$v --out $$tmp/out "$$@" \
+	        >/dev/null || exit 1; \
+	done; \
+	for t in $$($(BUILD)/bpebench list | awk '/^counting strategies/ {exit} /^[a-z]/ {print $$1}'); do \
+	    echo "== valgrind: trace --trainer $$t --html --svg"; \
+	    $(VALGRIND) $(BUILD)/bpebench trace --trainer $$t --html $$tmp/t.html --svg $$tmp/t.svg \
 	        >/dev/null || exit 1; \
 	done
 
