@@ -5,6 +5,8 @@
 #include "base/byteunicode.h"
 #include "base/errors.h"
 #include "base/utf8.h"
+#include "input/wordsort.h"
+#include "prefetch.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -32,19 +34,6 @@ void wordcount_meta_free(wordcount_meta *m)
 
 /* ------------------------------------------------------------- writing */
 
-/* Highest count first, then by bytes (memcmp, then the shorter first). */
-static int by_count_then_bytes(const void *pa, const void *pb)
-{
-    const bpe_word *a = pa, *b = pb;
-    if (a->count != b->count)
-        return a->count > b->count ? -1 : 1;
-    uint32_t common = a->len < b->len ? a->len : b->len;
-    int c = memcmp(a->bytes, b->bytes, common);
-    if (c != 0)
-        return c;
-    return (a->len > b->len) - (a->len < b->len);
-}
-
 /* The header line, malloc'd: prefix, the JSON object, newline. */
 static char *header_line(const char *pattern_source, const char *const *specials,
                          size_t n_specials)
@@ -68,85 +57,143 @@ static char *header_line(const char *pattern_source, const char *const *specials
     return line;
 }
 
-/* Bytes gathered before they go to the sink. */
-enum { FORMAT_BUFFER = 1 << 16 };
+enum {
+    FORMAT_BUFFER = 1 << 20, /* bytes gathered before they go to the sink */
+    RECORD_ROOM = 24,        /* a count (≤ 20 digits), the tab, a stand-in (≤ 2 bytes) */
+    WORD_AHEAD = 32,         /* records ahead whose word is prefetched */
+};
 
-/* A buffer in front of a sink. */
+/* A buffer in front of a sink, with every byte's stand-in spelled once. */
 typedef struct {
-    char buf[FORMAT_BUFFER]; /* pending bytes */
+    char *buf;               /* FORMAT_BUFFER pending bytes; owned */
     size_t used;             /* how many */
     byte_sink sink;          /* where they go */
-} buffered_sink;
+    char standin[256][2];    /* byte → the UTF-8 of its stand-in (base/byteunicode.h) */
+    uint8_t standin_len[256]; /* its length, 1 or 2 */
+} line_writer;
 
-static bool flush(buffered_sink *b, char *err, size_t err_len)
+static bool flush(line_writer *w, char *err, size_t err_len)
 {
-    bool ok = b->used == 0 || b->sink.write(b->sink.ctx, b->buf, b->used, err, err_len);
-    b->used = 0;
+    bool ok = w->used == 0 || w->sink.write(w->sink.ctx, w->buf, w->used, err, err_len);
+    w->used = 0;
     return ok;
 }
 
-/* Appends one record line; a line longer than the buffer goes straight through. */
-static bool put(buffered_sink *b, const char *data, size_t len, char *err, size_t err_len)
+/* Room for `need` more bytes (≤ FORMAT_BUFFER), flushing first if needed. */
+static bool room(line_writer *w, size_t need, char *err, size_t err_len)
 {
-    if (b->used + len > sizeof b->buf && !flush(b, err, err_len))
-        return false;
-    if (len > sizeof b->buf)
-        return b->sink.write(b->sink.ctx, data, len, err, err_len);
-    memcpy(b->buf + b->used, data, len);
-    b->used += len;
+    return w->used + need <= FORMAT_BUFFER || flush(w, err, err_len);
+}
+
+static bool put_text(line_writer *w, const char *text, size_t len, char *err, size_t err_len)
+{
+    while (len > 0) {
+        if (!room(w, 1, err, err_len))
+            return false;
+        size_t n = FORMAT_BUFFER - w->used < len ? FORMAT_BUFFER - w->used : len;
+        memcpy(w->buf + w->used, text, n);
+        w->used += n;
+        text += n;
+        len -= n;
+    }
     return true;
 }
 
-bool wordcount_format(const word_table *t, const char *pattern_source,
+/* Appends v in decimal; room for 20 bytes must be there. */
+static void put_decimal(line_writer *w, uint64_t v)
+{
+    char digits[20];
+    size_t n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v > 0);
+    while (n > 0)
+        w->buf[w->used++] = digits[--n];
+}
+
+/* Appends byte b's stand-in; room for 2 bytes must be there. */
+static void put_standin(line_writer *w, uint8_t b)
+{
+    memcpy(w->buf + w->used, w->standin[b], 2);
+    w->used += w->standin_len[b];
+}
+
+/* One record: COUNT, tab, the word in stand-ins, newline. A word of up to 8
+ * bytes is spelled from its sort record, a longer one from its bytes. */
+static bool put_record(line_writer *w, const word_sort_record *r, char *err, size_t err_len)
+{
+    if (!room(w, RECORD_ROOM + 2 * 8 + 1, err, err_len))
+        return false;
+    put_decimal(w, r->count);
+    w->buf[w->used++] = '\t';
+    if (r->len <= 8) {
+        for (uint32_t k = 0; k < r->len; k++)
+            put_standin(w, word_sort_prefix_byte(r, k));
+    } else {
+        for (uint32_t k = 0; k < r->len; k++) {
+            if (!room(w, 3, err, err_len))
+                return false;
+            put_standin(w, r->bytes[k]);
+        }
+    }
+    w->buf[w->used++] = '\n'; /* room(…, 3) or the first room left a byte for it */
+    return true;
+}
+
+/*
+ * The file: header, the records in the order word_sort_by_count gives, the
+ * end line. The words longer than their record's 8 bytes are read in that
+ * order, far apart in memory: the bytes of the one WORD_AHEAD records ahead
+ * are prefetched, so that they are in the cache when its line is written.
+ */
+bool wordcount_format(const bpe_words *words, const char *pattern_source,
                       const char *const *specials, size_t n_specials, byte_sink sink, char *err,
                       size_t err_len)
 {
-    bpe_word *words = NULL;
-    bpe_words view;
+    uint64_t total = 0;
+    for (size_t i = 0; i < words->n_words; i++)
+        if (__builtin_add_overflow(total, words->words[i].count, &total))
+            return set_error(err, err_len, "the word counts add up to more than 2^64 - 1; "
+                             "count less text");
     char *header = header_line(pattern_source, specials, n_specials);
-    buffered_sink *b = malloc(sizeof *b);
-    size_t longest = 0;
-    if (header && b && word_table_view(t, &words, &view)) {
-        for (size_t i = 0; i < view.n_words; i++)
-            longest = words[i].len > longest ? words[i].len : longest;
-    }
-    char *line = words ? malloc(2 * longest + 32) : NULL; /* count, tab, 2 bytes a byte, newline */
-    bool ok = line != NULL;
+    line_writer *w = malloc(sizeof *w);
+    char *buf = malloc(FORMAT_BUFFER);
+    word_sort_record *order = header && w && buf ? word_sort_by_count(words) : NULL;
+    bool ok = order != NULL;
     if (!ok) {
         set_error(err, err_len, "out of memory formatting the word counts");
     } else {
-        b->used = 0;
-        b->sink = sink;
-        qsort(words, view.n_words, sizeof *words, by_count_then_bytes);
-        ok = put(b, header, strlen(header), err, err_len);
-        for (size_t i = 0; ok && i < view.n_words; i++) {
-            size_t at = (size_t)sprintf(line, "%llu\t", (unsigned long long)words[i].count);
-            for (uint32_t k = 0; k < words[i].len; k++)
-                at += byte_to_unicode_utf8(words[i].bytes[k], line + at);
-            line[at++] = '\n';
-            ok = put(b, line, at, err, err_len);
+        *w = (line_writer){.buf = buf, .sink = sink};
+        for (unsigned b = 0; b < 256; b++)
+            w->standin_len[b] = (uint8_t)byte_to_unicode_utf8((uint8_t)b, w->standin[b]);
+        ok = put_text(w, header, strlen(header), err, err_len);
+        size_t n = words->n_words;
+        for (size_t i = 0; ok && i < n; i++) {
+            if (i + WORD_AHEAD < n && order[i + WORD_AHEAD].len > 8)
+                bpe_prefetch(order[i + WORD_AHEAD].bytes + 8);
+            ok = put_record(w, &order[i], err, err_len);
         }
-        if (ok) {
-            int n = sprintf(line, "%s%zu %llu\n", END_PREFIX, view.n_words,
-                            (unsigned long long)t->pretokens);
-            ok = put(b, line, (size_t)n, err, err_len) && flush(b, err, err_len);
-        }
+        char end[64];
+        int len = snprintf(end, sizeof end, "%s%zu %llu\n", END_PREFIX, n,
+                           (unsigned long long)total);
+        ok = ok && put_text(w, end, (size_t)len, err, err_len) && flush(w, err, err_len);
     }
-    free(line);
-    free(words);
-    free(b);
+    free(order);
+    free(buf);
+    free(w);
     free(header);
     return ok;
 }
 
-bool wordcount_write_file(const char *path, const word_table *t, const char *pattern_source,
+bool wordcount_write_file(const char *path, const bpe_words *words, const char *pattern_source,
                           const char *const *specials, size_t n_specials, char *err,
                           size_t err_len)
 {
     atomic_file f;
     if (!atomic_file_open(&f, path, err, err_len))
         return false;
-    if (!wordcount_format(t, pattern_source, specials, n_specials, atomic_file_sink(&f), err,
+    if (!wordcount_format(words, pattern_source, specials, n_specials, atomic_file_sink(&f), err,
                           err_len)) {
         atomic_file_abort(&f);
         return false;
