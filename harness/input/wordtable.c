@@ -324,3 +324,16 @@ bool word_table_view(const word_table *t, bpe_word **array, bpe_words *view)
     *view = (bpe_words){.words = words, .n_words = t->n_entries, .n_symbols = t->arena_used};
     return true;
 }
+
+bool word_table_into_view(word_table *t, bpe_word **array, bpe_words *view)
+{
+    unmap_slots(t->slots, t->slot_cap);
+    t->slots = NULL;
+    t->slot_cap = 0;
+    if (!word_table_view(t, array, view))
+        return false;
+    free(t->entries);
+    t->entries = NULL;
+    t->entry_cap = 0;
+    return true;
+}
