@@ -41,7 +41,9 @@
  * thread's slots are rebuilt only if a segment adds more words than they
  * have room for. A closed table's counts are final, so a merge of its
  * segments adds them with the words; only the segments merged while their
- * table was open wait for the count pass. The price is words merged again:
+ * table was open wait for it to close to add theirs (settling). A table
+ * whose segments are all settled is freed at once, so the threads' tables
+ * do not pile up beside the merged one. The price is words merged again:
  * a word in two tables of one thread is looked up in the merged table twice
  * (231,000 → 292,000 merged words on the multilingual set). Two threads on
  * the multilingual set: 0.136 → 0.126 s (medians of 21 alternating runs of
@@ -85,8 +87,8 @@
  * globally first segment comes, in the order it appears there: first-seen
  * order (a word met again in a later table is found, not added). Each
  * entry's count is added to its merged word once: with the word, when the
- * table was closed before the merge, or else by the count pass when every
- * thread has stopped. Every occurrence was counted in exactly one table, so
+ * table was closed before the merge, or else when the merge finds it closed
+ * (settle_merged). Every occurrence was counted in exactly one table, so
  * the sums are serial's counts. (With one thread the front is the whole
  * corpus: serial, on the same code.)
  * Errors: the first failing segment (in corpus order) stops the taking of
@@ -96,14 +98,17 @@
  * Complexity: O(n / N + Σ_r W_r) time with N threads (W_r: distinct words
  * of the workers' table r, after the front). The serial part is the
  * planning reads (SEARCH_BYTES per segment), the merge of the segments that
- * finish last, and the count pass (at most Σ_r W_r adds, no hashing); the
- * merge of Σ_r W_r words overlaps the counting.
- * Memory: O(Σ_r (W_r + M_r) + W + M + N · READ_BYTES).
+ * finish last, and the settling of the threads' last tables (at most
+ * Σ_r W_r adds, no hashing); the merge of Σ_r W_r words overlaps the
+ * counting.
+ * Memory: O(W + M + N · READ_BYTES) beside the tables not yet settled: each
+ * thread's open one and those whose segments wait for an earlier segment
+ * to be merged.
  *
  * Leaves out: a parallel merge (partitioning words by hash would spread the
  * merge itself over the threads but lose the order without a sort); handing
- * a closed table's entries and arena on as well (they are kept until the
- * end, and freed with the rest); standard
+ * a closed table's entries and arena on to the next table (they are freed
+ * once settled, and the next one allocates its own); standard
  * input, which is read as one stream (the serial strategy counts it; the
  * report says so); cuts inside text for a user pattern (only special tokens
  * and file boundaries are provably safe for it, cut.h; the report says so).
@@ -149,9 +154,11 @@ typedef struct {
 /* One of a worker's tables: the words of a run of the segments it counted. */
 typedef struct {
     word_table words;        /* their words and counts; no slots once closed (they went to
-                              * the worker's next table) */
+                              * the worker's next table); freed once settled */
     atomic_bool closed;      /* the worker counts into another table now: these counts are
                               * final and may be read (release) */
+    size_t segments;         /* segments counted into it (by the owner; final once closed) */
+    size_t settled;          /* of those, settled: merged, counts in (under merge_lock) */
 } run_table;
 
 /* A piece of one file, pretokenized on its own. */
@@ -213,6 +220,9 @@ struct plan {
     pthread_mutex_t merge_lock; /* held by the thread advancing `merged` */
     word_table *words;        /* the merged table: the front, then merged segments (borrowed) */
     size_t merged;            /* segments before this one are in `words` (under merge_lock) */
+    size_t settled;           /* segments before this one have their counts in `words` too,
+                               * and their tables are freed once all theirs are (under
+                               * merge_lock); settled ≤ merged */
     bool merge_failed;        /* the merge stopped at `merged` (under merge_lock) */
     char merge_err[ERR_BYTES]; /* why, when it did */
 };
@@ -440,8 +450,56 @@ static bool merge_segment(plan *pl, segment *seg)
                      "times in all; train on less text");
 }
 
+/* Adds the counts of segment seg's new words, merged before their table was
+ * closed, to the merged words they went to, and forgets where those were.
+ * The adds are plain (no hashing); the merged entry is prefetched
+ * MERGE_PREFETCH words ahead. False, with the reason in pl->merge_err, when
+ * a count would pass 2^64 − 1. O(new words). */
+static bool add_counts(plan *pl, segment *seg)
+{
+    size_t n = seg->end_entry - seg->first_entry;
+    const word_entry *counted = seg->run->words.entries + seg->first_entry;
+    for (size_t k = 0; k < n; k++) {
+        if (k + MERGE_PREFETCH < n)
+            bpe_prefetch(&pl->words->entries[seg->merged_index[k + MERGE_PREFETCH]]);
+        if (!word_table_add_count(pl->words, seg->merged_index[k], counted[k].count))
+            return set_error(pl->merge_err, sizeof pl->merge_err, "a word occurs more than "
+                             "2^64 - 1 times in all; train on less text");
+    }
+    free(seg->merged_index);
+    seg->merged_index = NULL;
+    return true;
+}
+
+/*
+ * Settles the merged segments from `settled` on, in order, as far as their
+ * tables are closed: the counts of words merged while their table was open
+ * go in (add_counts), and a table whose every segment is settled is freed —
+ * nothing will read it again. So a worker's tables do not pile up until the
+ * count ends: at most the open one and those whose segments wait for a merge
+ * are kept. The caller holds merge_lock, or every worker has stopped.
+ * O(new words of the segments settled).
+ */
+static bool settle_merged(plan *pl)
+{
+    for (; pl->settled < pl->merged; pl->settled++) {
+        segment *seg = &pl->segments[pl->settled];
+        run_table *run = seg->run;
+        if (!run) /* the front: counted into the merged table itself */
+            continue;
+        if (!atomic_load_explicit(&run->closed, memory_order_acquire))
+            return true;
+        if (seg->merged_index && !add_counts(pl, seg))
+            return false;
+        if (++run->settled == run->segments)
+            word_table_free(&run->words);
+    }
+    return true;
+}
+
 /* Merges every finished segment from `merged` on, in order, up to the first
- * unfinished one. The caller holds merge_lock, or every worker has stopped. */
+ * unfinished one, and settles what it can. The caller holds merge_lock, or
+ * every worker has stopped. */
 static void advance_merge(plan *pl)
 {
     while (!pl->merge_failed && pl->merged < pl->n_segments &&
@@ -451,6 +509,8 @@ static void advance_merge(plan *pl)
         else
             pl->merge_failed = true;
     }
+    if (!pl->merge_failed && !settle_merged(pl))
+        pl->merge_failed = true;
     if (pl->merge_failed)
         stop_from(pl, 0); /* the count cannot succeed: take no more segments */
 }
@@ -465,32 +525,13 @@ static void try_merge(plan *pl)
     pthread_mutex_unlock(&pl->merge_lock);
 }
 
-/*
- * After every worker has stopped: merges the segments left, then adds the
- * counts still missing (those of the segments merged while their table was
- * open) to the merged words their segments recorded. The adds are plain (no
- * hashing); the merged entry is prefetched MERGE_PREFETCH words ahead.
- * O(Σ W_r) over the workers' tables r.
- */
+/* After every worker has stopped (so every table is closed): merges and
+ * settles the segments left. O(Σ W_r) over the workers' tables r. */
 static bool finish_merge(plan *pl, char *err, size_t err_len)
 {
     advance_merge(pl);
     if (pl->merge_failed)
         return set_error(err, err_len, "%s", pl->merge_err);
-    for (size_t s = 0; s < pl->n_segments; s++) {
-        const segment *seg = &pl->segments[s];
-        size_t n = seg->end_entry - seg->first_entry;
-        if (!seg->merged_index) /* no new words, or merged with their counts */
-            continue;
-        const word_entry *counted = seg->run->words.entries + seg->first_entry;
-        for (size_t k = 0; k < n; k++) {
-            if (k + MERGE_PREFETCH < n)
-                bpe_prefetch(&pl->words->entries[seg->merged_index[k + MERGE_PREFETCH]]);
-            if (!word_table_add_count(pl->words, seg->merged_index[k], counted[k].count))
-                return set_error(err, err_len, "a word occurs more than 2^64 - 1 times in all; "
-                                 "train on less text");
-        }
-    }
     return true;
 }
 
@@ -567,6 +608,7 @@ static bool start_table(worker *w)
         return false;
     }
     atomic_init(&next->closed, false);
+    next->segments = next->settled = 0;
     if (w->run) {
         word_table_init_taking_slots(&next->words, &w->run->words);
         atomic_store_explicit(&w->run->closed, true, memory_order_release);
@@ -587,6 +629,7 @@ static bool count_own(worker *w, size_t s)
         return set_error(w->err, sizeof w->err, "out of memory");
     seg->owner = w->id;
     seg->run = w->run;
+    w->run->segments++;
     seg->first_entry = w->run->words.n_entries;
     uint64_t first_byte = w->run->words.arena_used;
     bool hold = !make_room(w, seg);
