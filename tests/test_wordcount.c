@@ -221,6 +221,10 @@ static void malformed_files_are_refused_with_file_and_line(void **state)
         {HEADER "5\tab\r\n#end 1 5\n", "f:2: byte offset 2 of the word"},
         {HEADER "5\t\xff\n#end 1 5\n", "f:2: byte offset 0 of the word: not valid UTF-8"},
         {HEADER "5\tab\n3\tab\n#end 1 8\n", "f:3: a word given twice"},
+        /* The reader adds words some lines after reading them: a later bad line
+         * must not hide the error of an earlier one. */
+        {HEADER "5\tab\n3\tab\n05\tcd\n#end 2 8\n", "f:3: a word given twice"},
+        {HEADER "5\tab\n3\tab\n#end 2 8", "f:3: a word given twice"},
         {HEADER "5\tab\n#end 2 5\n", "f:3: the end line says 2 words"},
         {HEADER "5\tab\n#end 1\n", "f:3: malformed end line"},
         {HEADER "5\tab\n#end 1 5\nmore\n", "f:4: text after the end line"},
@@ -253,6 +257,7 @@ static void files_sum_and_must_agree(void **state)
     static const char other[] =
         "#bpebench word counts v1 {\"pattern\":\"q\",\"special_tokens\":[]}\n1\tab\n#end 1 1\n";
     static const char huge[] = HEADER "18446744073709551610\tab\n#end 1 18446744073709551610\n";
+    static const char twice[] = HEADER "1\tc\n2\tq\n1\tc\n#end 3 4\n";
     word_table t;
     wordcount_meta meta = {0};
     char err[512];
@@ -268,6 +273,10 @@ static void files_sum_and_must_agree(void **state)
     assert_false(wordcount_parse("h", (const uint8_t *)huge, strlen(huge), &meta, &t, err,
                                  sizeof err));
     assert_non_null(strstr(err, "h: the files' counts add up to more than 2^64 - 1"));
+    /* A word of an earlier file, given twice in a later one. */
+    assert_false(wordcount_parse("t", (const uint8_t *)twice, strlen(twice), &meta, &t, err,
+                                 sizeof err));
+    assert_non_null(strstr(err, "t:4: a word given twice"));
     wordcount_meta_free(&meta);
     word_table_free(&t);
 }

@@ -6,6 +6,7 @@
 #include "base/errors.h"
 #include "base/utf8.h"
 #include "input/wordsort.h"
+#include "array.h"
 #include "prefetch.h"
 
 #include <cjson/cJSON.h>
@@ -367,10 +368,79 @@ static bool parse_end(const parse_place *at, const char *line, size_t len, uint6
     return true;
 }
 
-/* One "COUNT<TAB>WORD" line (without its newline) into the file's table. */
-static bool parse_record(const parse_place *at, const char *line, size_t len, uint8_t *bytes,
-                         word_table *file_words)
+/*
+ * The words of a file on their way into the sum. Adding a word to a table of
+ * millions waits for its slot to come from memory; so a record's word is
+ * decoded, hashed and its slot prefetched when its line is read, and added
+ * only PENDING_WORDS lines later, by which time the slot is in the cache.
+ * Errors still come in line order: a line that fails to parse first adds
+ * the words before it, whose own errors (lower lines) win.
+ */
+enum { PENDING_WORDS = 32 };
+
+/* One decoded word waiting to be added. */
+typedef struct {
+    uint64_t line;  /* its line, for messages */
+    uint64_t count; /* its count */
+    uint64_t hash;  /* word_table_hash of its bytes */
+    size_t at;      /* where its bytes start in the file reader's `bytes` */
+    size_t len;     /* how many */
+} pending_word;
+
+/* One file being read into the sum. */
+typedef struct {
+    parse_place at;          /* the file and the line being read */
+    word_table *sum;         /* where its words go (the caller's) */
+    size_t words_before;     /* words the sum held before this file: a word found among them
+                              * is new to this file the first time only (`seen`) */
+    uint64_t *seen;          /* bit i: word i < words_before was given in this file; owned */
+    uint64_t sum_before;     /* the sum's occurrences before this file */
+    uint64_t words;          /* records read, for the end line */
+    uint64_t total;          /* their counts' sum, for the end line */
+    bool sum_overflows;      /* the sum passed 2^64 − 1: words go on being added (a word given
+                              * twice is still found) with no count, and the file is refused
+                              * at its end */
+    pending_word pending[PENDING_WORDS]; /* decoded, not yet added */
+    size_t n_pending;        /* how many */
+    uint8_t *bytes;          /* their bytes, back to back; owned */
+    size_t bytes_used;       /* in use */
+    size_t bytes_cap;        /* capacity */
+} file_reader;
+
+/* Adds the pending words to the sum, in line order; false at the first
+ * that cannot be (memory, or a word given twice), with its line. */
+static bool add_pending(file_reader *r)
 {
+    bool ok = true;
+    for (size_t i = 0; ok && i < r->n_pending; i++) {
+        const pending_word *p = &r->pending[i];
+        parse_place at = r->at;
+        at.line = p->line;
+        size_t before = r->sum->n_entries;
+        size_t index = word_table_insert(r->sum, r->bytes + p->at, p->len, p->hash,
+                                         r->sum_overflows ? 0 : p->count);
+        if (index == SIZE_MAX) {
+            ok = parse_error(&at, "out of memory (or more than 2^32 - 2 words)");
+        } else if (index < r->words_before) {
+            uint64_t bit = 1ull << (index % 64);
+            ok = !(r->seen[index / 64] & bit) ||
+                 parse_error(&at, "a word given twice; each word has one line");
+            r->seen[index / 64] |= bit;
+        } else if (r->sum->n_entries == before) {
+            ok = parse_error(&at, "a word given twice; each word has one line");
+        }
+    }
+    r->n_pending = 0;
+    r->bytes_used = 0;
+    return ok;
+}
+
+/* One "COUNT<TAB>WORD" line (without its newline): checked and decoded, its
+ * slot prefetched, and added to the sum with the words pending before it
+ * once PENDING_WORDS are. */
+static bool parse_record(file_reader *r, const char *line, size_t len)
+{
+    const parse_place *at = &r->at;
     const char *tab = memchr(line, '\t', len);
     uint64_t count;
     if (!tab)
@@ -379,104 +449,98 @@ static bool parse_record(const parse_place *at, const char *line, size_t len, ui
         return parse_error(at, "bad count \"%.*s\"; a count is a whole number from 1 to "
                            "18446744073709551615 without leading zeros",
                            (int)((tab - line) < 24 ? (tab - line) : 24), line);
-    size_t word_len = decode_word(at, (const uint8_t *)tab + 1, len - (size_t)(tab + 1 - line),
-                                  bytes);
+    size_t field = len - (size_t)(tab + 1 - line);
+    if (r->bytes_cap - r->bytes_used <= field) { /* never none: an empty field decodes too */
+        uint8_t *grown = bpe_array_reserve(r->bytes, &r->bytes_cap, r->bytes_used + field + 1, 1);
+        if (!grown)
+            return parse_error(at, "out of memory");
+        r->bytes = grown;
+    }
+    uint8_t *bytes = r->bytes + r->bytes_used;
+    size_t word_len = decode_word(at, (const uint8_t *)tab + 1, field, bytes);
     if (word_len == 0)
         return false;
-    size_t before = file_words->n_entries;
-    uint64_t total;
-    if (__builtin_add_overflow(file_words->pretokens, count, &total))
+    if (__builtin_add_overflow(r->total, count, &r->total))
         return parse_error(at, "the file's counts add up to more than 2^64 - 1");
-    if (!word_table_add(file_words, bytes, word_len, count))
-        return parse_error(at, "out of memory (or more than 2^32 - 2 words)");
-    if (file_words->n_entries == before)
-        return parse_error(at, "a word given twice; each word has one line");
-    return true;
+    uint64_t sum;
+    r->sum_overflows = r->sum_overflows || __builtin_add_overflow(r->sum_before, r->total, &sum);
+    r->words++;
+    uint64_t hash = word_table_hash(bytes, word_len);
+    word_table_prefetch(r->sum, hash);
+    r->pending[r->n_pending++] = (pending_word){.line = at->line, .count = count, .hash = hash,
+                                                .at = r->bytes_used, .len = word_len};
+    r->bytes_used += word_len;
+    return r->n_pending < PENDING_WORDS || add_pending(r);
 }
 
-/* Parses one file into its own table file_words (words given twice are
- * refused), checking the header against meta and the end line. */
-static bool parse_file(const parse_place *at_start, FILE *f, wordcount_meta *meta,
-                       word_table *file_words)
+/* Reads one file from f into the sum, line by line: the header (checked
+ * against meta), the records, the end line (checked against them). */
+static bool parse_file(file_reader *r, FILE *f, wordcount_meta *meta)
 {
-    parse_place at = *at_start;
+    parse_place *at = &r->at;
     char *line = NULL;
-    uint8_t *bytes = NULL;
-    size_t cap = 0, bytes_cap = 0;
+    size_t cap = 0;
     bool ok = true, ended = false;
     ssize_t got;
     errno = 0;
     while (ok && (got = getline(&line, &cap, f)) >= 0) {
-        at.line++;
+        at->line++;
         size_t len = (size_t)got;
         if (len == 0 || line[len - 1] != '\n') {
-            ok = parse_error(&at, "the last line has no newline; the file is cut short");
+            ok = add_pending(r) &&
+                 parse_error(at, "the last line has no newline; the file is cut short");
             break;
         }
         len--;
         if (memchr(line, '\0', len)) {
-            ok = parse_error(&at, "a NUL byte; a word-count file is text");
-        } else if (at.line == 1) {
-            ok = parse_header(&at, line, len, meta);
+            ok = add_pending(r) && parse_error(at, "a NUL byte; a word-count file is text");
+        } else if (at->line == 1) {
+            ok = parse_header(at, line, len, meta);
         } else if (ended) {
-            ok = parse_error(&at, "text after the end line");
+            ok = parse_error(at, "text after the end line");
         } else if (len >= sizeof END_PREFIX - 1 && memcmp(line, END_PREFIX,
                                                           sizeof END_PREFIX - 1) == 0) {
             ended = true;
-            ok = parse_end(&at, line, len, file_words->n_entries, file_words->pretokens);
+            ok = add_pending(r) && parse_end(at, line, len, r->words, r->total);
         } else {
-            if (bytes_cap < len) {
-                free(bytes);
-                bytes_cap = len;
-                bytes = malloc(bytes_cap);
+            uint64_t before = r->words;
+            ok = parse_record(r, line, len);
+            if (!ok && r->words == before) { /* this line failed: the words before it first */
+                char reason[512];
+                snprintf(reason, sizeof reason, "%s", at->err);
+                ok = add_pending(r) && set_error(at->err, at->err_len, "%s", reason);
             }
-            ok = bytes ? parse_record(&at, line, len, bytes, file_words)
-                       : parse_error(&at, "out of memory");
         }
         errno = 0;
     }
     if (ok && ferror(f))
-        ok = set_error(at.err, at.err_len, "%s: cannot read: %s", at.name, strerror(errno));
-    else if (ok && at.line == 0)
-        ok = set_error(at.err, at.err_len, "%s: empty; a word-count file starts with its header "
-                       "line (write one with bpebench count)", at.name);
+        ok = set_error(at->err, at->err_len, "%s: cannot read: %s", at->name, strerror(errno));
+    else if (ok && at->line == 0)
+        ok = set_error(at->err, at->err_len, "%s: empty; a word-count file starts with its header "
+                       "line (write one with bpebench count)", at->name);
     else if (ok && !ended)
-        ok = set_error(at.err, at.err_len, "%s: no end line (\"#end W TOTAL\") after line %llu; "
-                       "the file is cut short, count the corpus again", at.name,
-                       (unsigned long long)at.line);
+        ok = add_pending(r) && set_error(at->err, at->err_len, "%s: no end line (\"#end W "
+                                         "TOTAL\") after line %llu; the file is cut short, count "
+                                         "the corpus again", at->name,
+                                         (unsigned long long)at->line);
+    else if (ok && r->sum_overflows)
+        ok = set_error(at->err, at->err_len, "%s: the files' counts add up to more than "
+                       "2^64 - 1; train on fewer files", at->name);
     free(line);
-    free(bytes);
     return ok;
 }
 
-/* Adds every word of `from` to `sum`; the totals are checked first, so no
- * single count can overflow either. O(W of from). */
-static bool add_table(word_table *sum, const word_table *from, const char *name, char *err,
-                      size_t err_len)
-{
-    uint64_t total;
-    if (__builtin_add_overflow(sum->pretokens, from->pretokens, &total))
-        return set_error(err, err_len, "%s: the files' counts add up to more than 2^64 - 1; "
-                         "train on fewer files", name);
-    for (size_t i = 0; i < from->n_entries; i++) {
-        const word_entry *e = &from->entries[i];
-        if (!word_table_add(sum, from->arena + e->offset, e->len, e->count))
-            return set_error(err, err_len, "%s: out of memory summing the word counts (or "
-                             "more than 2^32 - 2 distinct words)", name);
-    }
-    return true;
-}
-
-/* Reads one file from f into a table of its own, then adds it to sum. */
+/* Reads one file from f into sum. */
 static bool read_one(const char *name, FILE *f, wordcount_meta *meta, word_table *sum, char *err,
                      size_t err_len)
 {
-    word_table words;
-    parse_place at = {.name = name, .err = err, .err_len = err_len};
-    bool ok = word_table_init(&words) ? parse_file(&at, f, meta, &words)
-                                      : set_error(err, err_len, "out of memory");
-    ok = ok && add_table(sum, &words, name, err, err_len);
-    word_table_free(&words);
+    file_reader r = {.at = {.name = name, .err = err, .err_len = err_len}, .sum = sum,
+                     .words_before = sum->n_entries, .sum_before = sum->pretokens};
+    if (r.words_before && !(r.seen = calloc((r.words_before + 63) / 64, sizeof *r.seen)))
+        return set_error(err, err_len, "%s: out of memory", name);
+    bool ok = parse_file(&r, f, meta);
+    free(r.seen);
+    free(r.bytes);
     return ok;
 }
 
