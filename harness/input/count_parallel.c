@@ -101,9 +101,9 @@
  * finish last, and the settling of the threads' last tables (at most
  * Σ_r W_r adds, no hashing); the merge of Σ_r W_r words overlaps the
  * counting.
- * Memory: O(W + M + N · READ_BYTES) beside the tables not yet settled: each
- * thread's open one and those whose segments wait for an earlier segment
- * to be merged.
+ * Memory: O(W + M + N · READ_BYTES) beside the tables not yet settled, which
+ * hold about BACKLOG_WORDS words at most (wait_for_merge) besides the one
+ * each thread is counting into.
  *
  * Leaves out: a parallel merge (partitioning words by hash would spread the
  * merge itself over the threads but lose the order without a sort); handing
@@ -128,6 +128,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 enum {
@@ -136,6 +137,9 @@ enum {
                                * it before the others run out of segments, and merges meanwhile */
     TABLE_WORDS = 1 << 15,   /* a worker's table that holds this many words is closed at the
                               * next segment, and a new one started (unless the request says) */
+    BACKLOG_WORDS = 1 << 20, /* a worker waits for the merge while the threads' tables hold
+                              * more words than this, not yet settled (unless the request says) */
+    BACKLOG_PAUSE_US = 1000, /* how long a waiting worker sleeps when the merge cannot move */
     READ_BYTES = 1 << 20,    /* bytes per pread of a segment */
     SEARCH_BYTES = 16 << 10, /* how far past a nominal boundary a safe cut is looked for */
     ERR_BYTES = 1024,        /* a worker's error message */
@@ -196,6 +200,7 @@ typedef struct {
     bool lock_made;          /* table_lock was initialized and must be destroyed */
     uint8_t *buf;            /* READ_BYTES for pread; owned */
     double read_seconds;     /* time inside pread */
+    uint64_t backlog_waits;  /* times it waited for the merge (wait_for_merge) */
     bool failed;             /* it stopped at failed_segment */
     size_t failed_segment;   /* where, when failed */
     char err[ERR_BYTES];     /* why, when failed */
@@ -217,6 +222,7 @@ struct plan {
     atomic_size_t next;       /* the next segment to take (from `front` on) */
     atomic_size_t stop;       /* segments from here on are not taken (the first failure) */
     atomic_uint_fast64_t bytes_read; /* by every worker so far, for req->on_bytes */
+    atomic_size_t unsettled_words; /* entries of the workers' tables not yet freed */
     pthread_mutex_t merge_lock; /* held by the thread advancing `merged` */
     word_table *words;        /* the merged table: the front, then merged segments (borrowed) */
     size_t merged;            /* segments before this one are in `words` (under merge_lock) */
@@ -491,8 +497,10 @@ static bool settle_merged(plan *pl)
             return true;
         if (seg->merged_index && !add_counts(pl, seg))
             return false;
-        if (++run->settled == run->segments)
+        if (++run->settled == run->segments) {
+            atomic_fetch_sub(&pl->unsettled_words, run->words.n_entries);
             word_table_free(&run->words);
+        }
     }
     return true;
 }
@@ -642,8 +650,49 @@ static bool count_own(worker *w, size_t s)
         return false;
     seg->end_entry = w->run->words.n_entries;
     seg->new_bytes = w->run->words.arena_used - first_byte;
+    atomic_fetch_add(&w->plan->unsettled_words, seg->end_entry - seg->first_entry);
     atomic_store_explicit(&seg->done, true, memory_order_release);
     return true;
+}
+
+/*
+ * Waits, before the worker takes another segment, while the threads' tables
+ * hold more than backlog_words words not yet settled: the worker closes its
+ * own table (so that the merge may settle and free it) and merges; when the
+ * merge cannot move (the front is not counted yet, or another worker's
+ * segment is still being counted), it sleeps BACKLOG_PAUSE_US and tries
+ * again. Where words rarely repeat (millions of distinct words), counting a
+ * segment into a small table is much faster than merging it into the large
+ * one, and the other workers would otherwise count the whole corpus ahead
+ * of the front and the merge, holding nearly every word twice. Elsewhere
+ * the tables never hold that many words and no worker waits. No deadlock:
+ * a waiting worker's tables are closed, so the merge waits only for a
+ * worker that is counting.
+ */
+static void wait_for_merge(worker *w)
+{
+    plan *pl = w->plan;
+    size_t limit = pl->req->backlog_words ? (size_t)pl->req->backlog_words : BACKLOG_WORDS;
+    bool closed_own = false;
+    while (atomic_load(&pl->unsettled_words) > limit &&
+           atomic_load(&pl->next) < pl->n_segments && atomic_load(&pl->stop) == SIZE_MAX) {
+        if (!closed_own && w->run->segments > 0 && !start_table(w))
+            return; /* no memory for a new table: count on, the merge will catch up */
+        closed_own = true;
+        w->backlog_waits++;
+        pthread_mutex_lock(&pl->merge_lock);
+        size_t settled = pl->settled;
+        advance_merge(pl);
+        bool moved = pl->settled != settled;
+        bool behind = pl->settled < atomic_load(&pl->next); /* segments taken, not settled */
+        pthread_mutex_unlock(&pl->merge_lock);
+        if (!behind)
+            return;
+        if (!moved) {
+            struct timespec pause = {0, BACKLOG_PAUSE_US * 1000L};
+            nanosleep(&pause, NULL);
+        }
+    }
 }
 
 /* A worker's loop: worker 0 counts the front; then each takes the next
@@ -659,6 +708,8 @@ static void *work(void *arg)
             try_merge(pl); /* the segments the others finished meanwhile */
     }
     for (;;) {
+        if (pl->n_workers > 1)
+            wait_for_merge(w);
         size_t s = atomic_fetch_add(&pl->next, 1);
         if (s >= pl->n_segments || s >= atomic_load(&pl->stop))
             break;
@@ -782,6 +833,7 @@ static bool count_planned(plan *pl, word_table *words, count_report *report, cha
         atomic_init(&pl->next, pl->front);
         atomic_init(&pl->stop, SIZE_MAX);
         atomic_init(&pl->bytes_read, 0);
+        atomic_init(&pl->unsettled_words, 0);
         run_workers(pl);
         pthread_mutex_destroy(&pl->merge_lock);
         const char *failure = first_error(pl);
@@ -801,6 +853,7 @@ static bool count_planned(plan *pl, word_table *words, count_report *report, cha
         if (pl->workers[i].pretok)
             count_add_stats(&report->corpus, pretok_get_stats(pl->workers[i].pretok));
         report->read_seconds += pl->workers[i].read_seconds;
+        report->backlog_waits += pl->workers[i].backlog_waits;
         worker_free(&pl->workers[i]);
     }
     free(pl->workers);
