@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L /* getline */
 #include "input/wordcount.h"
 
+#include "base/bufsink.h"
 #include "base/byteunicode.h"
 #include "base/errors.h"
 #include "base/utf8.h"
@@ -59,86 +60,52 @@ static char *header_line(const char *pattern_source, const char *const *specials
 }
 
 enum {
-    FORMAT_BUFFER = 1 << 20, /* bytes gathered before they go to the sink */
-    RECORD_ROOM = 24,        /* a count (≤ 20 digits), the tab, a stand-in (≤ 2 bytes) */
-    WORD_AHEAD = 32,         /* records ahead whose word is prefetched */
+    RECORD_ROOM = 24, /* a count (≤ 20 digits), the tab, a stand-in (≤ 2 bytes) */
+    WORD_AHEAD = 32,  /* records ahead whose word is prefetched */
 };
 
-/* A buffer in front of a sink, with every byte's stand-in spelled once. */
+/* Every byte's stand-in, spelled once (base/byteunicode.h). */
 typedef struct {
-    char *buf;               /* FORMAT_BUFFER pending bytes; owned */
-    size_t used;             /* how many */
-    byte_sink sink;          /* where they go */
-    char standin[256][2];    /* byte → the UTF-8 of its stand-in (base/byteunicode.h) */
-    uint8_t standin_len[256]; /* its length, 1 or 2 */
-} line_writer;
+    char utf8[256][2]; /* byte → the UTF-8 of its stand-in */
+    uint8_t len[256];  /* its length, 1 or 2 */
+} standins;
 
-static bool flush(line_writer *w, char *err, size_t err_len)
-{
-    bool ok = w->used == 0 || w->sink.write(w->sink.ctx, w->buf, w->used, err, err_len);
-    w->used = 0;
-    return ok;
-}
-
-/* Room for `need` more bytes (≤ FORMAT_BUFFER), flushing first if needed. */
-static bool room(line_writer *w, size_t need, char *err, size_t err_len)
-{
-    return w->used + need <= FORMAT_BUFFER || flush(w, err, err_len);
-}
-
-static bool put_text(line_writer *w, const char *text, size_t len, char *err, size_t err_len)
-{
-    while (len > 0) {
-        if (!room(w, 1, err, err_len))
-            return false;
-        size_t n = FORMAT_BUFFER - w->used < len ? FORMAT_BUFFER - w->used : len;
-        memcpy(w->buf + w->used, text, n);
-        w->used += n;
-        text += n;
-        len -= n;
-    }
-    return true;
-}
-
-/* Appends v in decimal; room for 20 bytes must be there. */
-static void put_decimal(line_writer *w, uint64_t v)
+/* Appends v in decimal at `at`; returns the bytes written (at most 20). */
+static size_t put_decimal(char *at, uint64_t v)
 {
     char digits[20];
-    size_t n = 0;
+    size_t n = 0, k = 0;
     do {
         digits[n++] = (char)('0' + v % 10);
         v /= 10;
     } while (v > 0);
     while (n > 0)
-        w->buf[w->used++] = digits[--n];
-}
-
-/* Appends byte b's stand-in; room for 2 bytes must be there. */
-static void put_standin(line_writer *w, uint8_t b)
-{
-    memcpy(w->buf + w->used, w->standin[b], 2);
-    w->used += w->standin_len[b];
+        at[k++] = digits[--n];
+    return k;
 }
 
 /* One record: COUNT, tab, the word in stand-ins, newline. A word of up to 8
  * bytes is spelled from its sort record, a longer one from its bytes. */
-static bool put_record(line_writer *w, const word_sort_record *r, char *err, size_t err_len)
+static bool put_record(bufsink *b, const standins *s, const word_sort_record *r)
 {
-    if (!room(w, RECORD_ROOM + 2 * 8 + 1, err, err_len))
+    char *at = bufsink_room(b, RECORD_ROOM + 2 * 8 + 1);
+    if (!at)
         return false;
-    put_decimal(w, r->count);
-    w->buf[w->used++] = '\t';
-    if (r->len <= 8) {
-        for (uint32_t k = 0; k < r->len; k++)
-            put_standin(w, word_sort_prefix_byte(r, k));
-    } else {
-        for (uint32_t k = 0; k < r->len; k++) {
-            if (!room(w, 3, err, err_len))
+    size_t n = put_decimal(at, r->count);
+    at[n++] = '\t';
+    for (uint32_t k = 0; k < r->len; k++) {
+        if (r->len > 8 && n + 3 > RECORD_ROOM) { /* a long word: room again and again */
+            bufsink_advance(b, n);
+            if (!(at = bufsink_room(b, RECORD_ROOM)))
                 return false;
-            put_standin(w, r->bytes[k]);
+            n = 0;
         }
+        uint8_t byte = r->len <= 8 ? word_sort_prefix_byte(r, k) : r->bytes[k];
+        memcpy(at + n, s->utf8[byte], 2);
+        n += s->len[byte];
     }
-    w->buf[w->used++] = '\n'; /* room(…, 3) or the first room left a byte for it */
+    at[n++] = '\n';
+    bufsink_advance(b, n);
     return true;
 }
 
@@ -157,32 +124,27 @@ bool wordcount_format(const bpe_words *words, const char *pattern_source,
         if (__builtin_add_overflow(total, words->words[i].count, &total))
             return set_error(err, err_len, "the word counts add up to more than 2^64 - 1; "
                              "count less text");
+    standins s;
+    for (unsigned byte = 0; byte < 256; byte++)
+        s.len[byte] = (uint8_t)byte_to_unicode_utf8((uint8_t)byte, s.utf8[byte]);
     char *header = header_line(pattern_source, specials, n_specials);
-    line_writer *w = malloc(sizeof *w);
-    char *buf = malloc(FORMAT_BUFFER);
-    word_sort_record *order = header && w && buf ? word_sort_by_count(words) : NULL;
-    bool ok = order != NULL;
-    if (!ok) {
-        set_error(err, err_len, "out of memory formatting the word counts");
-    } else {
-        *w = (line_writer){.buf = buf, .sink = sink};
-        for (unsigned b = 0; b < 256; b++)
-            w->standin_len[b] = (uint8_t)byte_to_unicode_utf8((uint8_t)b, w->standin[b]);
-        ok = put_text(w, header, strlen(header), err, err_len);
-        size_t n = words->n_words;
-        for (size_t i = 0; ok && i < n; i++) {
-            if (i + WORD_AHEAD < n && order[i + WORD_AHEAD].len > 8)
-                bpe_prefetch(order[i + WORD_AHEAD].bytes + 8);
-            ok = put_record(w, &order[i], err, err_len);
-        }
-        char end[64];
-        int len = snprintf(end, sizeof end, "%s%zu %llu\n", END_PREFIX, n,
-                           (unsigned long long)total);
-        ok = ok && put_text(w, end, (size_t)len, err, err_len) && flush(w, err, err_len);
+    word_sort_record *order = header ? word_sort_by_count(words) : NULL;
+    bufsink b;
+    bool ok = bufsink_init(&b, sink, err, err_len);
+    if (ok && !order)
+        ok = bufsink_fail(&b, "out of memory formatting the word counts");
+    ok = ok && bufsink_put(&b, header, strlen(header));
+    size_t n = words->n_words;
+    for (size_t i = 0; ok && i < n; i++) {
+        if (i + WORD_AHEAD < n && order[i + WORD_AHEAD].len > 8)
+            bpe_prefetch(order[i + WORD_AHEAD].bytes + 8);
+        ok = put_record(&b, &s, &order[i]);
     }
+    char end[64];
+    int len = snprintf(end, sizeof end, "%s%zu %llu\n", END_PREFIX, n, (unsigned long long)total);
+    ok = ok && bufsink_put(&b, end, (size_t)len);
+    ok = bufsink_finish(&b) && ok;
     free(order);
-    free(buf);
-    free(w);
     free(header);
     return ok;
 }
