@@ -64,12 +64,6 @@ enum {
     WORD_AHEAD = 32,  /* records ahead whose word is prefetched */
 };
 
-/* Every byte's stand-in, spelled once (base/byteunicode.h). */
-typedef struct {
-    char utf8[256][2]; /* byte → the UTF-8 of its stand-in */
-    uint8_t len[256];  /* its length, 1 or 2 */
-} standins;
-
 /* Appends v in decimal at `at`; returns the bytes written (at most 20). */
 static size_t put_decimal(char *at, uint64_t v)
 {
@@ -86,7 +80,7 @@ static size_t put_decimal(char *at, uint64_t v)
 
 /* One record: COUNT, tab, the word in stand-ins, newline. A word of up to 8
  * bytes is spelled from its sort record, a longer one from its bytes. */
-static bool put_record(bufsink *b, const standins *s, const word_sort_record *r)
+static bool put_record(bufsink *b, const word_sort_record *r)
 {
     char *at = bufsink_room(b, RECORD_ROOM + 2 * 8 + 1);
     if (!at)
@@ -100,9 +94,8 @@ static bool put_record(bufsink *b, const standins *s, const word_sort_record *r)
                 return false;
             n = 0;
         }
-        uint8_t byte = r->len <= 8 ? word_sort_prefix_byte(r, k) : r->bytes[k];
-        memcpy(at + n, s->utf8[byte], 2);
-        n += s->len[byte];
+        n += byte_to_unicode_utf8(r->len <= 8 ? word_sort_prefix_byte(r, k) : r->bytes[k],
+                                  at + n);
     }
     at[n++] = '\n';
     bufsink_advance(b, n);
@@ -124,9 +117,6 @@ bool wordcount_format(const bpe_words *words, const char *pattern_source,
         if (__builtin_add_overflow(total, words->words[i].count, &total))
             return set_error(err, err_len, "the word counts add up to more than 2^64 - 1; "
                              "count less text");
-    standins s;
-    for (unsigned byte = 0; byte < 256; byte++)
-        s.len[byte] = (uint8_t)byte_to_unicode_utf8((uint8_t)byte, s.utf8[byte]);
     char *header = header_line(pattern_source, specials, n_specials);
     word_sort_record *order = header ? word_sort_by_count(words) : NULL;
     bufsink b;
@@ -138,7 +128,7 @@ bool wordcount_format(const bpe_words *words, const char *pattern_source,
     for (size_t i = 0; ok && i < n; i++) {
         if (i + WORD_AHEAD < n && order[i + WORD_AHEAD].len > 8)
             bpe_prefetch(order[i + WORD_AHEAD].bytes + 8);
-        ok = put_record(&b, &s, &order[i]);
+        ok = put_record(&b, &order[i]);
     }
     char end[64];
     int len = snprintf(end, sizeof end, "%s%zu %llu\n", END_PREFIX, n, (unsigned long long)total);
