@@ -141,7 +141,7 @@ int cmd_count(int argc, char **argv)
     if (!run_count_input(&cfg, &in, err, sizeof err)) {
         cli_error("%s", err);
     } else {
-        if (!wordcount_write_file(out_file, &in.table, pretok_pattern_source(cfg.pretok.pattern),
+        if (!wordcount_write_file(out_file, &in.view, pretok_pattern_source(cfg.pretok.pattern),
                                   cfg.pretok.specials, cfg.pretok.n_specials, err, sizeof err)) {
             cli_error("%s", err);
         } else {

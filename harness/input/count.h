@@ -32,6 +32,9 @@ typedef struct {
     uint64_t table_words;      /* parallel: the words a thread's table holds before the thread
                                 * starts a new one; 0: its own default (tests force small
                                 * ones, to start many) */
+    uint64_t backlog_words;    /* parallel: the words the threads' tables may hold, not yet
+                                * merged, before a thread waits for the merge; 0: its own
+                                * default (tests force small ones, to wait often) */
     /* Optional (a progress display): called with the bytes read so far, from
      * the calling thread only, never two calls at once; NULL for none. */
     void (*on_bytes)(void *ctx, uint64_t bytes_so_far);
@@ -47,6 +50,8 @@ typedef struct {
     uint64_t chunks_distinct;  /* dedup: of those, distinct ones (each pretokenized once) */
     uint64_t thread_tables;    /* parallel: the threads' own tables (a thread starts a new one
                                 * once its table holds table_words words) */
+    uint64_t backlog_waits;    /* parallel: times a thread waited for the merge to catch up
+                                * (backlog_words) */
     const char *fallback;      /* why fewer threads or chunks than asked, or NULL; static text */
     double serial_seconds;     /* parallel: planning the cuts and merging the threads' tables,
                                 * the part no thread count shortens (Amdahl) */
