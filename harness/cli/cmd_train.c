@@ -85,7 +85,8 @@ static bool check_training_options(const run_config *cfg, const char *out_dir)
 
 /* The summary's counting line: the strategy, threads, chunks, the threads'
  * tables when some thread started more than one, and why it did less than
- * asked, if it did. */
+ * asked, if it did. No time: times go on the `time` line alone, so every
+ * other line of the summary is the same from run to run. */
 static void print_counting(const count_strategy *counting, const count_report *k)
 {
     printf("counting   %s, %u thread%s, %llu chunk%s", counting->name, k->threads_used,
@@ -95,8 +96,6 @@ static void print_counting(const count_strategy *counting, const count_report *k
         printf(" (%llu distinct)", (unsigned long long)k->chunks_distinct);
     if (k->thread_tables > k->threads_used)
         printf(", %llu thread tables", (unsigned long long)k->thread_tables);
-    if (k->serial_seconds > 0)
-        printf(", serial part %.3f s", k->serial_seconds);
     printf(k->fallback ? "; %s\n" : "\n", k->fallback);
 }
 
@@ -135,9 +134,11 @@ static void print_summary(const run_config *cfg, const run_outcome *o, const cha
         printf("merges     %zu\n", o->result.n_merges);
     if (!from_counts)
         print_counting(cfg->counting, &o->counting);
-    printf("time       read %.3f s, pretokenize+count %.3f s, setup %.3f s, merge %.3f s, "
-           "total %.3f s\n",
-           o->times.read, o->times.pretokenize, o->times.setup, o->times.merge, o->times.total);
+    printf("time       read %.3f s, pretokenize+count %.3f s", o->times.read, o->times.pretokenize);
+    if (o->counting.serial_seconds > 0) /* parallel counting: the part no thread count shortens */
+        printf(" (serial part %.3f s)", o->counting.serial_seconds);
+    printf(", setup %.3f s, merge %.3f s, total %.3f s\n", o->times.setup, o->times.merge,
+           o->times.total);
     printf("wrote      %s/vocab.json, merges.txt, tokenizer.json, tokenizer.tiktoken, "
            "tiktoken.json\n", shown);
 }
