@@ -37,8 +37,9 @@ $(BUILD)/%.o: %.c $(HEADERS)
 BUILD_FLAGS := $(CFLAGS)
 $(BUILD)/harness/bench/context.o: CFLAGS += -DBPE_CFLAGS='"$(BUILD_FLAGS)"'
 
-# treefile.c finds plots/ and datasets/ in this tree and only here (harness/base/treefile.h).
-SOURCE_DIR_FLAG := -DBPE_SOURCE_DIR='"$(CURDIR)"'
+# treefile.c finds plots/ and datasets/ in this tree and only here, and the
+# corpora `make data` unpacks in $(DATA) (harness/base/treefile.h).
+SOURCE_DIR_FLAG = -DBPE_SOURCE_DIR='"$(CURDIR)"' -DBPE_DATA_DIR='"$(abspath $(DATA))"'
 $(BUILD)/harness/base/treefile.o: CFLAGS += $(SOURCE_DIR_FLAG)
 
 $(BUILD)/libbpebench.a: $(LIB_OBJS)
