@@ -330,7 +330,8 @@ static void fifo_and_device_inputs_are_refused(void **state)
 
 /* `-` reads standard input as a stream (here a pipe): the same tokenizer as
  * from the file; from a file, what is left of it. Given twice, or to a
- * command that reads its inputs twice, it is refused. */
+ * command that reads its inputs twice, it is refused, and so is
+ * `train --counts -` (bad usage, with a message of its own). */
 static void standard_input_is_read_as_a_stream(void **state)
 {
     (void)state;
@@ -402,6 +403,12 @@ static void standard_input_is_read_as_a_stream(void **state)
                                 NULL};
     run(root, stats, &r);
     assert_failed(&r, 1, stats_keys, "stats -");
+    free_run(&r);
+    const char *counts[] = {"train", "--counts", "--vocab-size", "300", "--out", "o", "-", NULL};
+    const char *counts_keys[] = {"-:", "train --counts reads word-count files",
+                                 "bpebench count --out FILE", NULL};
+    run(root, counts, &r);
+    assert_failed(&r, 2, counts_keys, "train --counts -");
     free_run(&r);
     test_remove_tree(root);
 }

@@ -49,9 +49,10 @@ static void train_usage(FILE *out)
           "                         same for every N\n"
           "  --counting NAME        serial, parallel (default) or dedup: how words are\n"
           "                         counted; every strategy gives the same word table\n"
-          "  --counts               INPUT are word-count files (bpebench count): train on\n"
-          "                         the sum of their counts, with the pattern and special\n"
-          "                         tokens they were counted with (all must agree)\n"
+          "  --counts               INPUT are word-count files (bpebench count), not -:\n"
+          "                         train on the sum of their counts, with the pattern\n"
+          "                         and special tokens they were counted with (all must\n"
+          "                         agree)\n"
           "  --quiet                no status line on stderr (it is drawn only on a\n"
           "                         terminal, once a run lasts a second)\n"
           "  --help                 this text\n",
@@ -200,6 +201,13 @@ static int train_from_counts(const bpe_trainer *trainer, uint64_t vocab_size,
                   "(give it to bpebench count)");
         return EXIT_USAGE;
     }
+    for (size_t i = 0; i < n_inputs; i++)
+        if (strcmp(inputs[i], CORPUS_STDIN) == 0) {
+            cli_error("-: train --counts reads word-count files, not standard input (each is "
+                      "read whole and checked before training); save the counts to a file "
+                      "(bpebench count --out FILE) and give FILE");
+            return EXIT_USAGE;
+        }
     char err[2 * PATH_MAX];
     char **files = NULL;
     size_t n_files = 0;
