@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench/grid.h"
+#include "bench/results.h"
 #include "array.h"
 #include "base/errors.h"
 #include "base/untrusted.h"
@@ -367,7 +368,8 @@ static bool parse_seconds(const char *key, const char *value, bool zero_ok, doub
 {
     char *end;
     double s = strtod(value, &end);
-    if (*end || end == value || !(s > 0 || (zero_ok && s == 0)) || s > 1e6)
+    /* A denormal limit would be written to results.json, which refuses it. */
+    if (*end || end == value || !(s >= RESULTS_SECONDS_MIN || (zero_ok && s == 0)) || s > 1e6)
         return set_error(err, err_len, "%s \"%s\": expected seconds, e.g. 60 or 0.5", key, value);
     *out = s;
     return true;
