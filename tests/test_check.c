@@ -182,12 +182,16 @@ static bool process_gone(long pid)
 static void stopped_check_leaves_nothing(void **state)
 {
     (void)state;
-    char root[] = "/tmp/bpe-check-stop-XXXXXX", pid_file[PATH_MAX], command[PATH_MAX + 64];
+    char root[] = "/tmp/bpe-check-stop-XXXXXX", pid_file[PATH_MAX], command[3 * PATH_MAX + 64];
     assert_non_null(mkdtemp(root));
     snprintf(stopped_tmp, sizeof stopped_tmp, "%s/tmp", root);
     assert_int_equal(mkdir(stopped_tmp, 0700), 0);
     snprintf(pid_file, sizeof pid_file, "%s/pid", root);
-    snprintf(command, sizeof command, "sleep 60 & echo $! > %s; wait", pid_file);
+    /* Written under another name, then renamed: the file is read as soon
+     * as it exists, and a shell's `> FILE` creates it empty before the
+     * echo writes (on a loaded machine the test read "" as pid 0). */
+    snprintf(command, sizeof command, "sleep 60 & echo $! > %s.tmp && mv %s.tmp %s; wait",
+             pid_file, pid_file, pid_file);
     const char *argv[] = {test_bpebench(), "check", "--external", command, "--data-dir",
                           data_dir(), NULL};
     test_child c = test_start(argv, NULL, set_tmpdir);
