@@ -30,7 +30,8 @@ static void count_usage(FILE *out)
           "merges equal those of training on the corpus (docs/wordcount.md).\n"
           "\n"
           "  --out FILE             the word-count file to write\n"
-          "  --threads N            threads counting words (default: every online core)\n"
+          "  --threads N            threads counting words, 1 to 256, or all (every online\n"
+          "                         core, the default)\n"
           "  --counting NAME        serial, parallel (default) or dedup: how words are\n"
           "                         counted; every strategy writes the same file\n"
           CLI_PRETOKENIZER_HELP

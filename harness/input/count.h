@@ -81,6 +81,11 @@ unsigned count_online_cores(void);
 /* The most threads --threads accepts. */
 enum { COUNT_MAX_THREADS = 256 };
 
+/* One --threads value, the first len bytes of text: a whole number from 1 to
+ * COUNT_MAX_THREADS (digits only), or "all" (count_online_cores()). The one
+ * rule of train, count and bench; false when text is neither. O(len). */
+bool count_parse_threads(const char *text, size_t len, unsigned *threads);
+
 /* Whether req reads standard input (a stream: it cannot be cut or re-read). */
 bool count_reads_stdin(const count_request *req);
 
