@@ -24,6 +24,7 @@
 
 enum {
     MARGIN = 24,       /* around the drawing, and between the columns */
+    GUTTER = 64,       /* left of the right column, below the words: the arrows climb there */
     TOP = 92,          /* where both columns start, under the heading */
     LABEL_W = 118,     /* the words' labels, left of their boxes */
     BOX_H = 24,        /* a token box */
@@ -155,12 +156,16 @@ static void head(drawing *d, double x, double y, double x2, double y2, double x3
             y2, x3, y3, fill);
 }
 
-/* An arrow from (x1, y1) to (x2, y2), a curve that leaves to the left and
- * arrives from the right (down: from above), with its head at the end. */
+/* An arrow from (x1, y1) to (x2, y2), with its head at the end. To a node
+ * (down), a curve that leaves to the left and arrives from above; to a word
+ * row, one that first climbs (or falls) in the gutter between the columns,
+ * then arrives from the right, so that it does not cross the left column's
+ * text below the words. */
 static void arrow(drawing *d, double x1, double y1, double x2, double y2, const char *color,
                   bool dashed, bool down)
 {
-    double cx1 = x1 - 60, cy1 = y1, cx2 = down ? x2 : x2 + 60, cy2 = down ? y2 - 60 : y2;
+    double cx1 = down ? x1 - 60 : x1 - 32, cy1 = down ? y1 : y2;
+    double cx2 = down ? x2 : x2 + 60, cy2 = down ? y2 - 60 : y2;
     fprintf(d->f, "<path d=\"M%.1f %.1f C%.1f %.1f %.1f %.1f %.1f %.1f\" fill=\"none\" "
                   "stroke=\"%s\" stroke-width=\"1.5\" opacity=\"0.8\"%s/>\n",
             x1, y1, cx1, cy1, cx2, cy2, x2, y2, color,
@@ -411,7 +416,7 @@ static double draw_changes(drawing *d, double y)
 {
     trace_change *changes;
     size_t n;
-    double width = d->right - 2 * MARGIN;
+    double width = d->right - MARGIN - GUTTER;
     text(d, MARGIN, y + 12, TITLE_FONT, "start", true, INK, SANS,
          "the counts that changed (recounted from the words)");
     y += 22;
@@ -444,7 +449,7 @@ static double draw_changes(drawing *d, double y)
 static double draw_work(drawing *d, double y)
 {
     static const char separator[] = " · ";
-    double width = d->right - 2 * MARGIN;
+    double width = d->right - MARGIN - GUTTER;
     text(d, MARGIN, y + 12, TITLE_FONT, "start", true, INK, SANS, "the work it added");
     y += 30;
     const bpe_counters *now = &d->run->steps[d->last].counters;
