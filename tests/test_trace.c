@@ -349,6 +349,79 @@ static void merges_equal_train(void **state)
     test_remove_tree(dir);
 }
 
+/* Counter sums read from a trace's text: name and value of each. */
+typedef struct {
+    char name[BPE_MAX_COUNTERS][64]; /* as printed */
+    uint64_t value[BPE_MAX_COUNTERS]; /* summed, or the run's */
+    size_t n;                         /* names seen */
+} printed_counters;
+
+/* Adds one printed line of counters ("a +1 · b +0", or "a 1 · b 0") to c. */
+static void add_printed_line(printed_counters *c, const char *line)
+{
+    for (const char *item = line; item;) {
+        while (*item == ' ')
+            item++;
+        char name[64];
+        unsigned long long value;
+        assert_int_equal(sscanf(item, "%63s +%llu", name, &value) == 2 ||
+                             sscanf(item, "%63s %llu", name, &value) == 2,
+                         1);
+        size_t i = 0;
+        while (i < c->n && strcmp(c->name[i], name) != 0)
+            i++;
+        if (i == c->n) {
+            assert_true(c->n < BPE_MAX_COUNTERS);
+            snprintf(c->name[c->n++], sizeof c->name[0], "%s", name);
+        }
+        c->value[i] += value;
+        item = strstr(item, " · ");
+        if (item)
+            item += strlen(" · ");
+    }
+}
+
+/* The counters the command prints add up: the setup's and every step's
+ * "work" lines, summed by name, are its "work of the run", for every
+ * trainer on both golden examples (which test_trace also checks are the
+ * run's counters, in process). */
+static void printed_counters_add_up(void **state)
+{
+    (void)state;
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
+        for (int example = 0; example < 2; example++) {
+            const char *args[] = {"trace", "--trainer", (*t)->name,
+                                  example ? "--text" : NULL, "aaaaa", NULL};
+            test_output out;
+            run_bpebench(args, &out);
+            assert_true(WIFEXITED(out.status) && WEXITSTATUS(out.status) == 0);
+            printed_counters steps = {0}, run = {0}, *into = NULL;
+            size_t sections = 0;
+            for (char *line = strtok(out.out, "\n"); line; line = strtok(NULL, "\n")) {
+                if (strncmp(line, "    ", 4) == 0) {
+                    if (into)
+                        add_printed_line(into, line + 4);
+                    continue;
+                }
+                into = strncmp(line, "  work of the run", 17) == 0 ? &run
+                       : strncmp(line, "  work", 6) == 0           ? &steps
+                                                                   : NULL;
+                sections += into != NULL;
+            }
+            assert_true(sections >= 3); /* the setup, a merge, the run */
+            assert_int_equal(steps.n, run.n);
+            for (size_t i = 0; i < run.n; i++) {
+                assert_string_equal(steps.name[i], run.name[i]);
+                if (steps.value[i] != run.value[i])
+                    fail_msg("%s: the printed %s add up to %llu, the run's are %llu",
+                             (*t)->name, run.name[i], (unsigned long long)steps.value[i],
+                             (unsigned long long)run.value[i]);
+            }
+            test_output_free(&out);
+        }
+    }
+}
+
 static void limits_and_usage(void **state)
 {
     (void)state;
@@ -561,6 +634,7 @@ int main(void)
         cmocka_unit_test(traces_of_random_tables),
         cmocka_unit_test(golden_traces),
         cmocka_unit_test(merges_equal_train),
+        cmocka_unit_test(printed_counters_add_up),
         cmocka_unit_test(limits_and_usage),
         cmocka_unit_test(html_page),
         cmocka_unit_test(docs_traces_are_current),
