@@ -165,6 +165,15 @@ typedef struct {
      * trainer's on every input, names and values, which the tests check.
      * NULL for a trainer with an algorithm of its own. */
     const char *same_work_as;
+    /* Its place in the course (docs/algorithms.md, "The steps in one table"):
+     * the trainer whose lesson this one builds on (NULL for the first), and
+     * the counters that show the work this step removed — builds_on's counter
+     * before, this trainer's own after ("a+b" names a sum of two). Equal
+     * names when the step does the same work in less time. The report's
+     * ladder (harness/report/ladder.h) reads them. */
+    const char *builds_on;
+    const char *work_before; /* a counter of builds_on; NULL for the first */
+    const char *work_after;  /* a counter of this trainer */
 
     /* Setup phase: build the state from the words, on up to config->threads
      * threads. NULL when out of memory. */

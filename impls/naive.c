@@ -181,6 +181,7 @@ const bpe_trainer bpe_trainer_naive = {
     .idea = "recount every pair in every word for every merge",
     .complexity = "O(m·(M+P)) time, O(M+P) memory",
     .counter_names = naive_counter_names,
+    .work_after = "pair_increments",
     .create = naive_create,
     .step = naive_step,
     .destroy = naive_destroy,

@@ -35,6 +35,7 @@
  *      merge range.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bpe.h"
 #include "report/gnuplot.h"
 #include "report/svgclean.h"
 #include "bench/results.h"
@@ -1404,6 +1405,48 @@ static const char *line_starting(const char *text, const char *prefix, char *buf
     return buf;
 }
 
+/* Whether `spec` ("name" or "a+b") names only counters of `trainer`. */
+static bool names_counters_of(const bpe_trainer *trainer, const char *spec)
+{
+    for (const char *p = spec;;) {
+        size_t len = strcspn(p, "+");
+        bool found = false;
+        for (const char *const *c = trainer->counter_names; *c && !found; c++)
+            found = strlen(*c) == len && strncmp(*c, p, len) == 0;
+        if (!found)
+            return false;
+        if (p[len] == '\0')
+            return true;
+        p += len + 1;
+    }
+}
+
+/* Every registered trainer is a step of the course the ladder can show:
+ * the first builds on nothing, every other on a trainer listed before it,
+ * and both work counters are counters the two trainers keep. A trainer
+ * added without its place, or a counter renamed, fails here rather than
+ * leaving a silent gap in report.md's steps table. */
+static void every_trainer_has_its_step_in_the_course(void **state)
+{
+    (void)state;
+    for (size_t t = 0; bpe_trainers[t]; t++) {
+        const bpe_trainer *tr = bpe_trainers[t];
+        assert_non_null(tr->work_after);
+        assert_true(names_counters_of(tr, tr->work_after));
+        if (t == 0) {
+            assert_null(tr->builds_on);
+            continue;
+        }
+        assert_non_null(tr->builds_on);
+        size_t before = 0;
+        while (before < t && strcmp(bpe_trainers[before]->name, tr->builds_on) != 0)
+            before++;
+        assert_true(before < t); /* a trainer listed earlier */
+        assert_non_null(tr->work_before);
+        assert_true(names_counters_of(bpe_trainers[before], tr->work_before));
+    }
+}
+
 /* The steps table: each trainer against the one its lesson builds on, in
  * the cell where that one's merge loop took longest of those both finished
  * (for heap c@2M V=300: inverted-index timed out at V=500); its counters, their
@@ -1615,6 +1658,7 @@ int main(void)
         cmocka_unit_test(the_pretokenizers_are_side_by_side),
         cmocka_unit_test(one_thread_count_draws_no_threads_figure),
         cmocka_unit_test(hostile_thread_counts_leave_rows_out),
+        cmocka_unit_test(every_trainer_has_its_step_in_the_course),
         cmocka_unit_test(the_steps_table_shows_each_steps_work_and_speedup),
         cmocka_unit_test(the_profile_table_has_each_trainer_once_per_thread_count),
         cmocka_unit_test(compare_never_passes_on_nothing),

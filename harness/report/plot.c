@@ -183,7 +183,7 @@ static bool not_the_reference(const report_index *ix, size_t t)
 /* A trainer whose step of the course (ladder.h) can be measured here. */
 static bool is_step(const report_index *ix, size_t t)
 {
-    const report_step *st = report_step_of(ix->trainers[t]);
+    const bpe_trainer *st = bpe_trainer_find(ix->trainers[t]);
     return st && report_step_present(ix, st);
 }
 
@@ -200,7 +200,7 @@ static bool series_titles(figure *f, const report_index *ix, series_filter keep,
             continue;
         snprintf(var, sizeof var, "series%d", ++n);
         if (steps)
-            snprintf(title, sizeof title, "%s → %s", report_step_of(ix->trainers[t])->builds_on,
+            snprintf(title, sizeof title, "%s → %s", bpe_trainer_find(ix->trainers[t])->builds_on,
                      ix->trainers[t]);
         else
             snprintf(title, sizeof title, "%s", ix->trainers[t]);
@@ -295,7 +295,7 @@ static bool step_value(const report_index *ix, const bench_record *rec, const ch
 {
     if (!rec)
         return false;
-    const report_step *st = report_step_of(rec->trainer);
+    const bpe_trainer *st = bpe_trainer_find(rec->trainer);
     const bench_record *before = st && st->builds_on ? report_find(ix, st->builds_on, slice, vocab)
                                                      : NULL;
     if (!record_finished(rec) || !record_finished(before) || rec->external || before->external)

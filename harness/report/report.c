@@ -353,24 +353,24 @@ static void fmt_step_counter(const bench_record *rec, const char *spec, char *bu
 }
 
 /* The work ratio before ÷ after of a step, "334×", or "—". */
-static void fmt_work_ratio(const report_step *st, const bench_record *before,
+static void fmt_work_ratio(const bpe_trainer *st, const bench_record *before,
                            const bench_record *after, char *buf, size_t len)
 {
     uint64_t b, a;
     snprintf(buf, len, "—");
-    if (before && after && st->before && report_counter_value(before, st->before, &b) &&
-        report_counter_value(after, st->after, &a) && a > 0)
+    if (before && after && st->work_before && report_counter_value(before, st->work_before, &b) &&
+        report_counter_value(after, st->work_after, &a) && a > 0)
         fmt_times((double)b / (double)a, buf, len);
 }
 
 /* The first step's row (naive: no step before): its counter and merge loop
  * in its slowest finished cell. */
-static void ladder_first_row(FILE *f, const report_index *ix, const report_step *st)
+static void ladder_first_row(FILE *f, const report_index *ix, const bpe_trainer *st)
 {
     const bench_record *slowest = NULL;
     for (size_t s = 0; s < ix->n_slices; s++)
         for (size_t v = 0; v < ix->n_vocab; v++) {
-            const bench_record *rec = report_find(ix, st->trainer, ix->slices[s].name,
+            const bench_record *rec = report_find(ix, st->name, ix->slices[s].name,
                                                   ix->vocab[v]);
             if (record_finished(rec) && !rec->external &&
                 (!slowest || report_median(rec, PHASE_MERGE) > report_median(slowest, PHASE_MERGE)))
@@ -378,12 +378,11 @@ static void ladder_first_row(FILE *f, const report_index *ix, const report_step 
         }
     if (!slowest)
         return;
-    const bpe_trainer *t = bpe_trainer_find(st->trainer);
     char counter[96], merge[32];
-    fmt_step_counter(slowest, st->after, counter, sizeof counter);
+    fmt_step_counter(slowest, st->work_after, counter, sizeof counter);
     fmt_seconds(report_median(slowest, PHASE_MERGE), merge, sizeof merge);
-    fprintf(f, "| %s | — | %s | %s | — | %s | — | %s V=%llu |\n", st->trainer,
-            t ? t->complexity : "—", counter, merge, slowest->corpus,
+    fprintf(f, "| %s | — | %s | %s | — | %s | — | %s V=%llu |\n", st->name,
+            st->complexity, counter, merge, slowest->corpus,
             (unsigned long long)slowest->vocab_size);
 }
 
@@ -393,7 +392,7 @@ static void ladder_first_row(FILE *f, const report_index *ix, const report_step 
 static void ladder_table(FILE *f, const report_index *ix)
 {
     for (size_t t = 0; t < ix->n_trainers; t++) {
-        const report_step *st = report_step_of(ix->trainers[t]);
+        const bpe_trainer *st = bpe_trainer_find(ix->trainers[t]);
         if (!st)
             continue;
         if (!st->builds_on) {
@@ -403,17 +402,16 @@ static void ladder_table(FILE *f, const report_index *ix)
         const bench_record *before, *after;
         if (!report_step_cell(ix, st, &before, &after))
             continue;
-        const bpe_trainer *tr = bpe_trainer_find(st->trainer);
         char from[96], to[96], ratio[32], tb[32], ta[32], speedup[32];
-        fmt_step_counter(before, st->before, from, sizeof from);
-        fmt_step_counter(after, st->after, to, sizeof to);
+        fmt_step_counter(before, st->work_before, from, sizeof from);
+        fmt_step_counter(after, st->work_after, to, sizeof to);
         fmt_work_ratio(st, before, after, ratio, sizeof ratio);
         double mb = report_median(before, PHASE_MERGE), ma = report_median(after, PHASE_MERGE);
         fmt_seconds(mb, tb, sizeof tb);
         fmt_seconds(ma, ta, sizeof ta);
         fmt_times(mb / ma, speedup, sizeof speedup);
-        fprintf(f, "| %s | %s | %s | %s → %s | %s | %s → %s | %s | %s V=%llu |\n", st->trainer,
-                st->builds_on, tr ? tr->complexity : "—", from, to, ratio, tb, ta, speedup,
+        fprintf(f, "| %s | %s | %s | %s → %s | %s | %s → %s | %s | %s V=%llu |\n", st->name,
+                st->builds_on, st->complexity, from, to, ratio, tb, ta, speedup,
                 after->corpus, (unsigned long long)after->vocab_size);
     }
     fputc('\n', f);
@@ -427,9 +425,9 @@ static void ladder_cells(FILE *f, const report_index *ix, const report_files *fi
         fprintf(f, "### %s\n\n| size | V |", ix->families[fam]);
         size_t n_steps = 0;
         for (size_t t = 0; t < ix->n_trainers; t++) {
-            const report_step *st = report_step_of(ix->trainers[t]);
+            const bpe_trainer *st = bpe_trainer_find(ix->trainers[t]);
             if (st && report_step_present(ix, st)) {
-                fprintf(f, " %s → %s |", st->builds_on, st->trainer);
+                fprintf(f, " %s → %s |", st->builds_on, st->name);
                 n_steps++;
             }
         }
@@ -444,12 +442,12 @@ static void ladder_cells(FILE *f, const report_index *ix, const report_files *fi
                 fprintf(f, "| %s | %llu |", size_label(ix->slices[s].name),
                         (unsigned long long)ix->vocab[v]);
                 for (size_t t = 0; t < ix->n_trainers; t++) {
-                    const report_step *st = report_step_of(ix->trainers[t]);
+                    const bpe_trainer *st = bpe_trainer_find(ix->trainers[t]);
                     if (!st || !report_step_present(ix, st))
                         continue;
                     char cell[32];
                     fmt_speedup(report_find(ix, st->builds_on, ix->slices[s].name, ix->vocab[v]),
-                                report_find(ix, st->trainer, ix->slices[s].name, ix->vocab[v]),
+                                report_find(ix, st->name, ix->slices[s].name, ix->vocab[v]),
                                 PHASE_MERGE, cell, sizeof cell);
                     fprintf(f, " %s |", cell);
                 }
@@ -475,7 +473,7 @@ static void section_ladder(FILE *f, const report_index *ix, const report_files *
 {
     bool any = false;
     for (size_t t = 0; t < ix->n_trainers && !any; t++) {
-        const report_step *st = report_step_of(ix->trainers[t]);
+        const bpe_trainer *st = bpe_trainer_find(ix->trainers[t]);
         any = st && report_step_present(ix, st);
     }
     if (!any)
