@@ -42,6 +42,13 @@ $(BUILD)/harness/bench/context.o: CFLAGS += -DBPE_CFLAGS='"$(BUILD_FLAGS)"'
 # corpora `make data` unpacks in $(DATA) (harness/base/treefile.h).
 SOURCE_DIR_FLAG = -DBPE_SOURCE_DIR='"$(CURDIR)"' -DBPE_DATA_DIR='"$(abspath $(DATA))"'
 $(BUILD)/harness/base/treefile.o: CFLAGS += $(SOURCE_DIR_FLAG)
+# ... and is compiled again when either changes (make test-run DATA=DIR after
+# a plain make), so check never looks for the corpora where they are not.
+$(BUILD)/harness/base/treefile.o: $(BUILD)/treefile.paths
+$(BUILD)/treefile.paths: FORCE
+	@mkdir -p $(@D); echo "$(CURDIR) $(abspath $(DATA))" | cmp -s - $@ || \
+	    echo "$(CURDIR) $(abspath $(DATA))" > $@
+.PHONY: FORCE
 
 $(BUILD)/libbpebench.a: $(LIB_OBJS)
 	@rm -f $@
