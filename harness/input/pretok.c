@@ -353,21 +353,14 @@ static bool count_batch(pretokenizer *p)
     return flush_hot_words(p);
 }
 
-/* Counts (or emits) one pretoken whose word_table_hash is `hash`; a
- * counted one waits in the ring, its slot and entry being fetched. */
-static bool take_hashed_piece(pretokenizer *p, const uint8_t *piece, size_t len, uint64_t hash)
+/* Counts a pretoken that its hot slot does not hold: it waits in the
+ * ring, its slot and entry being fetched. */
+static bool count_in_table(pretokenizer *p, const uint8_t *piece, size_t len, uint64_t hash)
 {
-    p->stats.pretokens++;
-    if (p->emit) {
-        p->emit(p->emit_ctx, piece, len, false);
-        return true;
-    }
     if (len > UINT32_MAX)
         return fail(p, "%s: a pretoken at byte offset %llu is longer than 4 GiB; "
                        "use a pattern that splits it", p->name,
                     (unsigned long long)(p->pending_offset + (uint64_t)(piece - p->pending)));
-    if (count_hot(p, piece, len, hash))
-        return true;
     word_batch *b = &p->batch;
     if (b->n == RING_WORDS) { /* the oldest, at `next`, makes room */
         if (!count_one(p, b->next))
@@ -387,6 +380,17 @@ static bool take_hashed_piece(pretokenizer *p, const uint8_t *piece, size_t len,
     return true;
 }
 
+/* Counts (or emits) one pretoken whose word_table_hash is `hash`. */
+static bool take_hashed_piece(pretokenizer *p, const uint8_t *piece, size_t len, uint64_t hash)
+{
+    p->stats.pretokens++;
+    if (p->emit) {
+        p->emit(p->emit_ctx, piece, len, false);
+        return true;
+    }
+    return count_hot(p, piece, len, hash) || count_in_table(p, piece, len, hash);
+}
+
 /* The same for a pretoken not hashed yet (PCRE2's matches, invalid runs). */
 static bool take_piece(pretokenizer *p, const uint8_t *piece, size_t len)
 {
@@ -395,6 +399,9 @@ static bool take_piece(pretokenizer *p, const uint8_t *piece, size_t len)
 
 /* ---------------------------------------------------------------- lexer */
 
+/* How many pretokens the lexer finds in one call (lexer_split). */
+enum { LEXED_PIECES = 64 };
+
 /* split_valid_run (below) with the lexer: each pretoken counted as the
  * lexer emits it, with the hash it made while scanning. O(end − from). */
 static bool lex_valid_run(pretokenizer *p, size_t run, size_t from, size_t end, bool open,
@@ -402,16 +409,26 @@ static bool lex_valid_run(pretokenizer *p, size_t run, size_t from, size_t end, 
 {
     const uint8_t *text = p->pending + run;
     size_t len = end - run, at = from - run;
+    lexer_piece pieces[LEXED_PIECES];
     while (at < len) {
-        uint64_t hash;
-        size_t next = lexer_next(p->lexer, text, len, at, open, &hash);
-        if (next == LEXER_UNDECIDED) { /* decide when more text has arrived */
+        size_t n = lexer_split(p->lexer, text, len, at, open, pieces, LEXED_PIECES);
+        if (p->emit) {
+            for (size_t k = 0; k < n; at = pieces[k++].end)
+                take_hashed_piece(p, text + at, pieces[k].end - at, pieces[k].hash);
+        } else {
+            p->stats.pretokens += n;
+            for (size_t k = 0; k < n; at = pieces[k++].end) {
+                const uint8_t *piece = text + at;
+                size_t piece_len = pieces[k].end - at;
+                if (!count_hot(p, piece, piece_len, pieces[k].hash) &&
+                    !count_in_table(p, piece, piece_len, pieces[k].hash))
+                    return false;
+            }
+        }
+        if (n < LEXED_PIECES && at < len) { /* undecided: when more text has arrived */
             *consumed = run + at;
             return true;
         }
-        if (!take_hashed_piece(p, text + at, next - at, hash))
-            return false;
-        at = next;
     }
     *consumed = end;
     return true;
