@@ -5,7 +5,7 @@
  *   1. The tables: for every Unicode scalar value, unicode_class() says L,
  *      N or S exactly when PCRE2 (UTF, UCP) matches \p{L}, \p{N} or \s, and
  *      the PCRE2 we link reports the Unicode version the tables come from.
- *   2. The hash: lexer_next's hash, made while scanning, is word_table_hash
+ *   2. The hash: lexer_split's hash, made while scanning, is word_table_hash
  *      of the pretoken; word_hasher agrees with word_table_hash at every length.
  *   3. Span for span, lexer against PCRE2 (the same pretokenizer settings,
  *      --pretokenizer lexer vs pcre2), for gpt2 and gpt4, whole and fed in
@@ -221,16 +221,15 @@ static void lexer_hash_is_the_word_tables(void **state)
         " supercalifragilisticexpialidocious!!!\n\n x";
     size_t len = strlen(text);
     for (int pattern = LEXER_GPT2; pattern <= LEXER_GPT4; pattern++) {
-        size_t pieces = 0;
-        for (size_t at = 0; at < len; pieces++) {
-            uint64_t hash;
-            size_t end = lexer_next((lexer_pattern)pattern, (const uint8_t *)text, len, at,
-                                    false, &hash);
-            assert_true(end > at && end <= len);
-            assert_true(hash == word_table_hash((const uint8_t *)text + at, end - at));
-            at = end;
+        lexer_piece pieces[64];
+        size_t n = lexer_split((lexer_pattern)pattern, (const uint8_t *)text, len, 0, false,
+                               pieces, 64);
+        for (size_t k = 0, at = 0; k < n; at = pieces[k++].end) {
+            assert_true(pieces[k].end > at && pieces[k].end <= len);
+            assert_true(pieces[k].hash == word_table_hash((const uint8_t *)text + at,
+                                                          pieces[k].end - at));
         }
-        assert_true(pieces > 20);
+        assert_true(n > 20 && n < 64 && pieces[n - 1].end == len);
     }
     uint64_t seed = 7;
     uint8_t bytes[64];
@@ -250,18 +249,20 @@ static void open_text_waits(void **state)
 {
     (void)state;
     static const char *const unfinished[] = {"'", "'l", "ab", "12", " ", "  ", "..", "\r"};
-    uint64_t hash;
+    lexer_piece piece;
     for (size_t k = 0; k < N(unfinished); k++) {
         const uint8_t *t = (const uint8_t *)unfinished[k];
         size_t len = strlen(unfinished[k]);
-        assert_int_equal(lexer_next(LEXER_GPT2, t, len, 0, true, &hash), LEXER_UNDECIDED);
-        assert_int_equal(lexer_next(LEXER_GPT4, t, len, 0, true, &hash), LEXER_UNDECIDED);
-        assert_true(lexer_next(LEXER_GPT2, t, len, 0, false, &hash) > 0); /* closed: decided */
+        assert_int_equal(lexer_split(LEXER_GPT2, t, len, 0, true, &piece, 1), 0);
+        assert_int_equal(lexer_split(LEXER_GPT4, t, len, 0, true, &piece, 1), 0);
+        assert_int_equal(lexer_split(LEXER_GPT2, t, len, 0, false, &piece, 1), 1); /* closed */
     }
     /* A run that stops before the end is decided; gpt4's numbers come in
      * threes, so the third digit decides too. */
-    assert_int_equal(lexer_next(LEXER_GPT2, (const uint8_t *)"x ", 2, 0, true, &hash), 1);
-    assert_int_equal(lexer_next(LEXER_GPT4, (const uint8_t *)"123", 3, 0, true, &hash), 3);
+    assert_int_equal(lexer_split(LEXER_GPT2, (const uint8_t *)"x ", 2, 0, true, &piece, 1), 1);
+    assert_int_equal(piece.end, 1);
+    assert_int_equal(lexer_split(LEXER_GPT4, (const uint8_t *)"123", 3, 0, true, &piece, 1), 1);
+    assert_int_equal(piece.end, 3);
 }
 
 /* -------------------------------------------- 3. lexer against PCRE2 */

@@ -65,14 +65,18 @@
  *     call;
  *   - a class is a table read: a 128-entry table for ASCII bytes, two table
  *     reads for any other code point, instead of PCRE2's general property
- *     lookup and the JIT's tests for three classes in turn.
+ *     lookup and the JIT's tests for three classes in turn;
+ *   - most pretokens are short ASCII words, and for them the states are
+ *     skipped: eight bytes are classified at once in one 64-bit register,
+ *     and the same 64-bit value is the block the hash mixes (the ASCII fast
+ *     path, below); lexer_split finds many pretokens per call.
  * Both read each byte a bounded number of times, so both are O(n); the
  * difference is the constant, measured in docs/ (the counting lesson).
  *
  * Streaming. pretok.c hands the lexer runs of valid UTF-8 between special
  * tokens and invalid bytes. When a run may continue in the next chunk
  * (`open`), a state that reaches its end cannot know whether its run, or
- * its look-ahead, would go on: lexer_next then answers LEXER_UNDECIDED and
+ * its look-ahead, would go on: lexer_split stops before that pretoken and
  * pretok.c keeps the bytes for the next round, as it keeps a PCRE2 partial
  * match. A closed run ends as the end of PCRE2's subject does: `(?!\S)`
  * holds there.
@@ -171,11 +175,7 @@ static inline unsigned run_in_eight(const uint8_t *s, char cls)
 /* The n (0 to 8) bytes at s as one little-endian value, zero above them. */
 static inline uint64_t first_bytes(const uint8_t *s, unsigned n)
 {
-    uint64_t v;
-    memcpy(&v, s, sizeof v);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
+    uint64_t v = word_hash_load(s);
     return n == 8 ? v : v & ((1ull << (8 * n)) - 1);
 }
 
@@ -356,13 +356,291 @@ static bool gpt4_pretoken(scanner *x)
     return take_spaces(x, true);
 }
 
-size_t lexer_next(lexer_pattern pattern, const uint8_t *s, size_t len, size_t at, bool open,
-                  uint64_t *hash)
+/* ------------------------------------------------- the ASCII fast path */
+
+/*
+ * Most pretokens are ASCII: " word", "word", ",", "\n" (99% of the
+ * Gutenberg books'). For them the states above do more than needed: a call
+ * per class lookup, a byte at a time. So each pretoken is first tried
+ * eight bytes at a time: the 8 bytes at its start are loaded as one 64-bit
+ * value, and a handful of arithmetic operations mark which of them are
+ * ASCII letters (or digits, whitespace, others), all eight at once, with
+ * no branch per byte (SWAR: SIMD within a register). The same alternatives
+ * are picked by the same first one or two bytes; a run ends at the first
+ * byte not marked; and the value, with the bytes past the pretoken masked
+ * off, is the block the hash mixes, so the bytes are read once for both.
+ * Whatever the fast path cannot settle alone — a byte ≥ 0x80 (é may go on
+ * a run of letters), an apostrophe (a contraction), a whitespace run that
+ * fills the 8 bytes, the last 8 bytes of the text — it leaves to the
+ * states, from the pretoken's start.
+ */
+
+#define EVERY_BYTE(b) (0x0101010101010101ull * (uint8_t)(b)) /* b in each of the 8 bytes */
+#define HIGH_BITS EVERY_BYTE(0x80)
+
+/* The high bit of every byte of v that lies in [lo, hi] (ASCII, lo ≥ 1),
+ * no other bit. With the high bits cleared (no sum below then carries into
+ * the next byte), x + (0x80 − lo) has its high bit set where x ≥ lo, and
+ * (0x80 + hi) − x where x ≤ hi; bytes ≥ 0x80 are in no range. */
+static inline uint64_t bytes_in_range(uint64_t v, uint8_t lo, uint8_t hi)
+{
+    uint64_t x = v & ~HIGH_BITS;
+    return (x + EVERY_BYTE(0x80 - lo)) & (EVERY_BYTE(0x80 + hi) - x) & ~v & HIGH_BITS;
+}
+
+/* The high bit of every byte of v equal to c. (x & 0x7F) + 0x7F has its
+ * high bit set unless x & 0x7F is 0; or-ing x adds x's own high bit. */
+static inline uint64_t bytes_equal(uint64_t v, uint8_t c)
+{
+    uint64_t x = v ^ EVERY_BYTE(c);
+    return ~(((x & ~HIGH_BITS) + ~HIGH_BITS) | x) & HIGH_BITS;
+}
+
+/* The ASCII bytes of each class, as high bits; they agree with block 0 of
+ * unicode_classes.c (tests/test_lexer.c cuts every byte in every context). */
+static inline uint64_t ascii_letters(uint64_t v)
+{
+    return bytes_in_range(v | EVERY_BYTE(0x20), 'a', 'z'); /* A–Z folded to a–z */
+}
+
+static inline uint64_t ascii_digits(uint64_t v)
+{
+    return bytes_in_range(v, '0', '9');
+}
+
+static inline uint64_t ascii_spaces(uint64_t v)
+{
+    return bytes_in_range(v, '\t', '\r') | bytes_equal(v, ' ');
+}
+
+static inline uint64_t ascii_others(uint64_t v)
+{
+    return ~(ascii_letters(v) | ascii_digits(v) | ascii_spaces(v) | v) & HIGH_BITS;
+}
+
+static inline uint64_t ascii_newlines(uint64_t v)
+{
+    return bytes_equal(v, '\r') | bytes_equal(v, '\n');
+}
+
+/* The bytes of v of class `cls` (L, N, S or O), as high bits. */
+static inline uint64_t ascii_of_class(uint64_t v, char cls)
+{
+    return cls == 'L' ? ascii_letters(v) : cls == 'N' ? ascii_digits(v)
+           : cls == 'S' ? ascii_spaces(v) : ascii_others(v);
+}
+
+/* Which byte (0 to 7, from the lowest) is the first with its high bit
+ * set in `marks` (≠ 0), whose other bits are clear. */
+static inline unsigned first_marked_byte(uint64_t marks)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return (unsigned)__builtin_ctzll(marks) / 8;
+#else
+    unsigned k = 0;
+    while (!(marks >> (8 * k) & 0x80))
+        k++;
+    return k;
+#endif
+}
+
+/* The same for the last: which byte is the last with its high bit set. */
+static inline unsigned last_marked_byte(uint64_t marks)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return 7 - (unsigned)__builtin_clzll(marks) / 8;
+#else
+    unsigned k = 7;
+    while (!(marks >> (8 * k) & 0x80))
+        k--;
+    return k;
+#endif
+}
+
+/* The lowest n (0 to 7) bytes of v, the others zero. */
+static inline uint64_t low_bytes(uint64_t v, unsigned n)
+{
+    return v & ((1ull << (8 * n)) - 1);
+}
+
+/* A pretoken being read eight bytes at a time: its start, and the block
+ * after the whole blocks already mixed into the hash. */
+typedef struct {
+    const uint8_t *s; /* the text */
+    size_t len;       /* its length; 8 bytes or more remain at every block */
+    size_t at;        /* where the pretoken starts */
+    size_t taken;     /* bytes of it mixed into h, in whole blocks */
+    uint64_t block;   /* the 8 bytes at s + at + taken */
+    uint64_t h;       /* the hash of the blocks mixed */
+} block_reader;
+
+/* The reader at s[at]; at + 8 ≤ len. */
+static inline block_reader block_reader_at(const uint8_t *s, size_t len, size_t at)
+{
+    return (block_reader){.s = s, .len = len, .at = at, .block = word_hash_load(s + at),
+                          .h = WORD_HASH_SEED};
+}
+
+/* The byte at place k (0 to 7) of the current block. */
+static inline uint8_t block_byte(const block_reader *r, unsigned k)
+{
+    return (uint8_t)(r->block >> (8 * k));
+}
+
+/* The place of the byte that stops a run, from `stop`, its high bit and
+ * those of the bytes after it in the current block; −1 when it is not
+ * ASCII: the run may go on with a code point such as é. */
+static inline int run_stop(const block_reader *r, uint64_t stop)
+{
+    unsigned k = first_marked_byte(stop);
+    return block_byte(r, k) & 0x80 ? -1 : (int)k;
+}
+
+/* ascii_run past a block full of the class: the blocks after it, each
+ * full one mixed into the hash, up to the one that stops the run. */
+static int ascii_run_on(block_reader *r, char cls)
+{
+    uint64_t stop;
+    do {
+        r->h = word_hash_mix(r->h, r->block);
+        r->taken += 8;
+        if (r->len - r->at - r->taken < 8)
+            return -1;
+        r->block = word_hash_load(r->s + r->at + r->taken);
+        stop = ~ascii_of_class(r->block, cls) & HIGH_BITS;
+    } while (stop == 0);
+    return run_stop(r, stop);
+}
+
+/*
+ * Runs over bytes of class `cls` from place `from` of the current block,
+ * whose bytes of that class are `marked` (ascii_of_class), to the byte
+ * that stops the run, block after block; returns its place in the current
+ * block. −1 when that byte is not ASCII or the run reaches the text's last
+ * 8 bytes: the states decide then. O(run).
+ */
+static inline int ascii_run(block_reader *r, char cls, uint64_t marked, unsigned from)
+{
+    uint64_t stop = ~marked & HIGH_BITS & (~0ull << (8 * from));
+    return stop ? run_stop(r, stop) : ascii_run_on(r, cls);
+}
+
+/* The pretoken ends before place k (0 to 7) of the current block: its end
+ * and its hash, the block's first k bytes mixed in as the last one. */
+static inline bool block_piece(const block_reader *r, int k, lexer_piece *piece)
+{
+    if (k < 0)
+        return false;
+    uint64_t h = k > 0 ? word_hash_mix(r->h, low_bytes(r->block, (unsigned)k)) : r->h;
+    size_t n = r->taken + (size_t)k;
+    *piece = (lexer_piece){.end = r->at + n, .hash = word_hash_finish(h, n)};
+    return true;
+}
+
+/*
+ * SPACES in one block: the run of ASCII whitespace from place 0 and the
+ * byte after it, a non-space, both in the block; gpt4 (`up_to_newline`)
+ * first ends at the run's last \r or \n. Else false (the states decide).
+ */
+static inline bool ascii_spaces_piece(block_reader *r, bool up_to_newline, lexer_piece *piece)
+{
+    uint64_t stop = ~ascii_spaces(r->block) & HIGH_BITS;
+    if (stop == 0)
+        return false;
+    unsigned run = first_marked_byte(stop);
+    if (block_byte(r, run) & 0x80)
+        return false; /* U+00A0 and others may go on with the run */
+    uint64_t newlines = low_bytes(ascii_newlines(r->block), run);
+    if (up_to_newline && newlines) /* \s*[\r\n] */
+        return block_piece(r, (int)last_marked_byte(newlines) + 1, piece);
+    return block_piece(r, run >= 2 ? (int)run - 1 : 1, piece); /* \s+(?!\S) | \s+ */
+}
+
+/* One gpt2 pretoken from r's start, if the fast path can settle it. The
+ * letters are tested first: they start two pretokens in three. */
+static inline bool gpt2_ascii_piece(block_reader *r, lexer_piece *piece)
+{
+    uint64_t letters = ascii_letters(r->block);
+    uint8_t first = block_byte(r, 0);
+    if (letters & 0x80)
+        return block_piece(r, ascii_run(r, 'L', letters, 0), piece);
+    if (first == ' ' && letters & 0x8000) /* ' ?' before letters */
+        return block_piece(r, ascii_run(r, 'L', letters, 1), piece);
+    char cls = ascii_class(first), next = ascii_class(block_byte(r, 1));
+    unsigned from = 0;
+    if (first == ' ' && (next == 'N' || next == 'O')) { /* ' ?' before numbers or others */
+        cls = next;
+        from = 1;
+    }
+    if (cls == 'N')
+        return block_piece(r, ascii_run(r, 'N', ascii_digits(r->block), from), piece);
+    if (cls == 'O' && (from == 1 || first != '\''))
+        return block_piece(r, ascii_run(r, 'O', ascii_others(r->block), from), piece);
+    if (cls == 'S')
+        return ascii_spaces_piece(r, false, piece);
+    return false; /* not ASCII, or an apostrophe: a contraction, maybe */
+}
+
+/* gpt4's OTHERS from place `from`: the run, then any \r and \n. */
+static inline bool gpt4_ascii_others(block_reader *r, unsigned from, lexer_piece *piece)
+{
+    int end = ascii_run(r, 'O', ascii_others(r->block), from);
+    if (end < 0)
+        return false;
+    uint64_t stop = ~ascii_newlines(r->block) & HIGH_BITS & (~0ull << (8 * end));
+    return stop != 0 && block_piece(r, (int)first_marked_byte(stop), piece);
+}
+
+/* One gpt4 pretoken from r's start, if the fast path can settle it. */
+static inline bool gpt4_ascii_piece(block_reader *r, lexer_piece *piece)
+{
+    uint64_t letters = ascii_letters(r->block);
+    uint8_t first = block_byte(r, 0);
+    if (letters & 0x80)
+        return block_piece(r, ascii_run(r, 'L', letters, 0), piece);
+    char cls = ascii_class(first), next = ascii_class(block_byte(r, 1));
+    if (first == '\'' || cls == 'U' || next == 'U')
+        return false; /* a contraction, or a code point ≥ 0x80 that may be a letter */
+    if (cls == 'N') { /* \p{N}{1,3} */
+        uint64_t digits = ascii_digits(r->block) | ~HIGH_BITS;
+        unsigned n = digits == ~0ull ? 3 : first_marked_byte(~digits);
+        return (n >= 3 || !(block_byte(r, n) & 0x80)) && block_piece(r, n < 3 ? (int)n : 3, piece);
+    }
+    if (letters & 0x8000 && first != '\r' && first != '\n') /* [^\r\n\p{L}\p{N}]?+\p{L}+ */
+        return block_piece(r, ascii_run(r, 'L', letters, 1), piece);
+    if (first == ' ' && next == 'O')
+        return gpt4_ascii_others(r, 1, piece);
+    if (cls == 'O')
+        return gpt4_ascii_others(r, 0, piece);
+    return ascii_spaces_piece(r, true, piece);
+}
+
+/* --------------------------------------------------------------- split */
+
+/* One pretoken at `at` by the states; false when it is undecided. */
+static bool state_pretoken(lexer_pattern pattern, const uint8_t *s, size_t len, size_t at,
+                           bool open, lexer_piece *piece)
 {
     scanner x = {.s = s, .len = len, .open = open, .at = at, .hash = WORD_HASHER_START};
-    bool decided = pattern == LEXER_GPT2 ? gpt2_pretoken(&x) : gpt4_pretoken(&x);
-    if (!decided)
-        return LEXER_UNDECIDED;
-    *hash = word_hasher_end(&x.hash);
-    return x.at;
+    if (!(pattern == LEXER_GPT2 ? gpt2_pretoken(&x) : gpt4_pretoken(&x)))
+        return false;
+    *piece = (lexer_piece){.end = x.at, .hash = word_hasher_end(&x.hash)};
+    return true;
+}
+
+size_t lexer_split(lexer_pattern pattern, const uint8_t *s, size_t len, size_t at, bool open,
+                   lexer_piece *pieces, size_t max)
+{
+    size_t n = 0;
+    for (; n < max && at < len; at = pieces[n++].end) {
+        if (len - at >= 8) {
+            block_reader r = block_reader_at(s, len, at);
+            if (pattern == LEXER_GPT2 ? gpt2_ascii_piece(&r, &pieces[n])
+                                      : gpt4_ascii_piece(&r, &pieces[n]))
+                continue;
+        }
+        if (!state_pretoken(pattern, s, len, at, open, &pieces[n]))
+            break;
+    }
+    return n;
 }

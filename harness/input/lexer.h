@@ -20,19 +20,23 @@ typedef enum {
     LEXER_GPT4, /* cl100k's: pretok.c holds both patterns' PCRE2 source */
 } lexer_pattern;
 
-/* What lexer_next returns when the pretoken may go on past the text's end. */
-enum { LEXER_UNDECIDED = 0 };
+/* One pretoken found by lexer_split. */
+typedef struct {
+    size_t end;    /* the offset in the text just past its last byte */
+    uint64_t hash; /* word_table_hash of its bytes, made while scanning them */
+} lexer_piece;
 
 /*
- * The pretoken that starts at s[at] (at < len) of the text s[0, len), which
- * must be valid UTF-8 (pretok.c checks it first): returns where it ends
- * (> at) and sets *hash to the word_table_hash of its bytes, made while
- * scanning them. When `open`, more text may follow s[len − 1], and a
- * pretoken whose end depends on it is not decided: LEXER_UNDECIDED is
- * returned, and the caller asks again once more text has arrived.
- * O(length of the pretoken + one code point).
+ * The pretokens of s[at, len), which must be valid UTF-8 (pretok.c checks
+ * it first), in order, at most `max` of them: pieces[k] is the k-th, which
+ * begins where pieces[k − 1] ends (the first at `at`), with the
+ * word_table_hash of its bytes, made while scanning them. Returns how many
+ * it found. When `open`, more text may follow s[len − 1], and a pretoken
+ * whose end depends on it is not decided: the split stops before it, short
+ * of `max` and of len, and the caller asks again once more text has
+ * arrived. O(bytes taken + one code point).
  */
-size_t lexer_next(lexer_pattern pattern, const uint8_t *s, size_t len, size_t at, bool open,
-                  uint64_t *hash);
+size_t lexer_split(lexer_pattern pattern, const uint8_t *s, size_t len, size_t at, bool open,
+                   lexer_piece *pieces, size_t max);
 
 #endif

@@ -9,24 +9,14 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* Little-endian loads, whatever the machine: word_hasher (wordtable.h) puts
- * a word's first byte lowest in a block, and both hashes must agree. */
+/* A little-endian 4-byte load, whatever the machine, like word_hash_load
+ * (wordtable.h): a block's first byte is its lowest. */
 static uint64_t load32(const uint8_t *p)
 {
     uint32_t v;
     memcpy(&v, p, sizeof v);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     v = __builtin_bswap32(v);
-#endif
-    return v;
-}
-
-static uint64_t load64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
 #endif
     return v;
 }
@@ -46,13 +36,13 @@ uint64_t word_table_hash(const uint8_t *p, size_t len)
     uint64_t h = WORD_HASH_SEED;
     size_t blocks = len / 8, tail = len % 8;
     for (size_t b = 0; b < blocks; b++)
-        h = word_hash_mix(h, load64(p + 8 * b));
+        h = word_hash_mix(h, word_hash_load(p + 8 * b));
     if (tail == 0)
         return word_hash_finish(h, len);
     const uint8_t *t = p + 8 * blocks;
     uint64_t last;
     if (blocks > 0)
-        last = load64(p + len - 8) >> (64 - 8 * tail);
+        last = word_hash_load(p + len - 8) >> (64 - 8 * tail);
     else if (tail >= 4)
         last = load32(t) | (load32(t + tail - 4) >> (8 * (8 - tail))) << 32;
     else
@@ -272,9 +262,9 @@ static bool same_bytes(const uint8_t *a, const uint8_t *b, size_t len)
 {
     if (len >= 8) {
         for (size_t i = 0; i + 8 < len; i += 8)
-            if (load64(a + i) != load64(b + i))
+            if (word_hash_load(a + i) != word_hash_load(b + i))
                 return false;
-        return load64(a + len - 8) == load64(b + len - 8);
+        return word_hash_load(a + len - 8) == word_hash_load(b + len - 8);
     }
     if (len >= 4)
         return load32(a) == load32(b) && load32(a + len - 4) == load32(b + len - 4);

@@ -14,6 +14,8 @@
 #include "bpe.h"
 #include "prefetch.h"
 
+#include <string.h>
+
 /* One distinct word. */
 typedef struct {
     uint64_t offset; /* start of its bytes in the arena */
@@ -95,6 +97,18 @@ static inline uint64_t word_hash_finish(uint64_t h, uint64_t len)
     h ^= len * 0xff51afd7ed558ccdull;
     h = (h ^ (h >> 29)) * 0x94d049bb133111ebull;
     return h ^ (h >> 32);
+}
+
+/* The 8 bytes at p as one block: little-endian, whatever the machine, so
+ * that the first byte is the lowest (a plain load on x86 and ARM). */
+static inline uint64_t word_hash_load(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
 }
 
 static inline void word_hasher_byte(word_hasher *w, uint8_t b)
