@@ -65,18 +65,32 @@
  * So a batch ends at the first popped pair that shares a token with it,
  * after a pair of one token twice, at a poisoned pair, or at BATCH_MAX.
  *
- * The tie class, kept whole. To know p_j's class, the coordinator pops all
- * of it from the heap into `front`, a sorted array that then ranks above
- * every heap entry; batches are read from its head. A pair of the front
- * whose count falls gets a heap entry again; a born pair of the class's
- * count is inserted in order; a born pair above it sends the front back to
- * the heap. Per token, the front counts the pairs it holds by left and by
- * right token, which is what the poison check asks.
+ * The tie class, kept whole. To know p_j's class, the coordinator takes all
+ * of it out of the max structure into `front`, a sorted array that then
+ * ranks above every other entry; batches are read from its head. A pair of
+ * the front whose count falls is filed again; a born pair of the class's
+ * count is inserted in order; a born pair above it sends the front back.
+ * Per token, the front counts the pairs it holds by left and by right
+ * token, which is what the poison check asks.
+ *
+ * The max structure: bucket.c's, not heap.c's. What the coordinator does
+ * alone bounds the speedup (Amdahl), and with a heap most of it was the
+ * heap: a push or a pop is log P comparisons, and late in training, where
+ * counts tie, each is a comparison of token bytes. So the snapshots are
+ * filed by count, bucket.c's way: counts below BUCKET_DENSE in a bucket
+ * each (an append, O(1), no comparison), larger ones in a small heap, the
+ * spill. A cursor stands at the highest bucket that may hold entries; to
+ * fill the front, the coordinator checks that bucket's entries (a stale one
+ * is filed again under its count, a dead one dropped) and sorts only the
+ * live ones, the class. Unlike bucket.c the cursor may go up: a batch can
+ * run from one class into the next, and a pair born of its first merges
+ * can count more than the second class (filing raises the cursor).
  *
  * Who does what. One step of the loop: the coordinator forms a batch; the
  * splits rewrite their words (in parallel); the shards apply the deltas (in
- * parallel); the coordinator files the changed pairs in the heap and front.
- *   - the coordinator (the caller's thread): the heap, the front, the batch,
+ * parallel); the coordinator files the changed pairs in the buckets and the
+ * front.
+ *   - the coordinator (the caller's thread): the buckets, the front, the batch,
  *     and our own copy of the vocabulary (a batch's tokens exist before
  *     step() hands them out one by one, and the tie-break needs their bytes);
  *   - N splits of the words (word w in split w mod N, so every list is
@@ -113,22 +127,26 @@
  *
  * Invariants, between steps: the shards hold every live pair with its count
  * and, per split, the list of that split's words holding it (and stale ones);
- * every live pair has exactly one entry, in the heap (a snapshot ≥ its count,
- * as in heap.c) or in the front (when its count is the front's class, `tied`);
- * the front's entries from `head` on are sorted by rank, and every front pair
- * ranks above every heap entry; the front's per-token tallies count its live
- * entries.
+ * every live pair has exactly one entry, filed (a snapshot ≥ its count, as
+ * in heap.c: in bucket[snapshot], or in the spill when that is ≥
+ * BUCKET_DENSE) or in the front (when its count is the front's class,
+ * `tied`); no bucket above the cursor holds an entry; the front's entries
+ * from `head` on are sorted by rank, and every front pair ranks above every
+ * filed entry; the front's per-token tallies count its live entries.
  *
- * Complexity: heap.c's work, O(M·(L + log P)) time, O(M + P) memory, the
- * words and the deltas spread over N threads; plus O(P·N) for the lists' ids
- * in the table, O(k²) per batch of k for the poison checks, O(class) per
- * front insert, and each shard reads every split's deltas (O(N) per delta).
+ * Complexity: the words as in heap.c, the max structure as in bucket.c:
+ * O(M·(L + log F) + BUCKET_DENSE) time, F the largest class (log P for the
+ * few counts in the spill), O(M + P + BUCKET_DENSE) memory, the words and
+ * the deltas spread over N threads; plus O(P·N) for the lists' ids in the
+ * table, O(k²) per batch of k for the poison checks, O(class) per front
+ * insert, and each shard reads every split's deltas (O(N) per delta).
  *
  * Work counters (the same for any N):
  *   words_touched, postings_stale, pair_count_updates   as heap.c's, and equal
  *                                                       to them (the same words
  *                                                       rewritten the same way)
- *   heap_pushes, heap_pops                              as heap.c's, front included
+ *   entries_filed       snapshots filed: born, fallen, sent back, found stale
+ *   entries_examined    snapshots taken out to fill the front (live or not)
  *   batches             batches formed (of any size: m / batches is the mean)
  *   batched_merges      merges that shared their batch with another
  *   largest_batch       merges in the largest batch
@@ -137,8 +155,8 @@
  *
  * Left out on purpose: speculation (a batch that could tie is cut, never
  * undone; the cuts are exact but cautious: a pair of the class that *could*
- * bear a tie ends the batch even if its words do not), and the heap pushes
- * on the shards (the max structure stays the coordinator's).
+ * bear a tie ends the batch even if its words do not), and the filing on
+ * the shards (the max structure stays the coordinator's).
  *
  * Run: bpebench train --trainer workers --threads 2 --vocab-size 32000 …
  */
@@ -158,7 +176,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HEAP_COMPACT_FACTOR 2 /* heap.c's: rebuild past 2·P dead entries */
+#define COMPACT_FACTOR 2      /* heap.c's: rebuild past 2·P dead entries */
+#define BUCKET_DENSE (1u << 14) /* counts below it have a bucket; above, the spill heap */
 #define WORD_HEAD 3          /* cells before a word's tokens: length, then the count as two */
 #define CELLS_PER_LINE 16    /* 32-bit cells in a 64-byte cache line */
 #define WORD_AHEAD 8         /* list entries ahead whose word is prefetched */
@@ -180,10 +199,10 @@
 #define SPIN_ROUNDS 1024     /* rounds a worker waits for the next step before it sleeps */
 #define PAUSES_PER_ROUND 64  /* spin-wait hints per round, then a sched_yield() */
 
-enum { WORDS_TOUCHED, POSTINGS_STALE, PAIR_COUNT_UPDATES, HEAP_PUSHES, HEAP_POPS, BATCHES,
-       BATCHED_MERGES, LARGEST_BATCH };
+enum { WORDS_TOUCHED, POSTINGS_STALE, PAIR_COUNT_UPDATES, ENTRIES_FILED, ENTRIES_EXAMINED,
+       BATCHES, BATCHED_MERGES, LARGEST_BATCH };
 static const char *const workers_counter_names[] = {
-    "words_touched", "postings_stale", "pair_count_updates", "heap_pushes", "heap_pops",
+    "words_touched", "postings_stale", "pair_count_updates", "entries_filed", "entries_examined",
     "batches", "batched_merges", "largest_batch", NULL};
 
 /* ------------------------------------------------------------ the structures */
@@ -199,6 +218,13 @@ typedef struct {
     size_t stride;       /* bytes per record: 16 + 4·splits, rounded up to 8 */
     unsigned n_lists;    /* list ids per record: the splits */
 } pair_slots;
+
+/* The pairs filed under one count: a growable array, in no order. */
+typedef struct {
+    bpe_pair *pair; /* entries; owned */
+    size_t len;     /* entries in use */
+    size_t cap;     /* capacity of `pair` */
+} pair_bucket;
 
 /* One pair's change in the merge in progress (cache_aware.c's). */
 typedef struct {
@@ -300,7 +326,12 @@ struct workers_state {
     uint64_t max_merges;     /* merges asked for: a batch never runs past them */
     uint64_t merges_formed;  /* merges put into batches so far */
     pair_shard *shard;       /* n_splits shards of the live pairs; owned */
-    bpe_maxheap heap;        /* one snapshot per live pair outside the front; owned */
+    /* the max structure: one snapshot ≥ its count per live pair outside the front */
+    pair_bucket *bucket;     /* count k → the snapshots k, 1 ≤ k < BUCKET_DENSE; owned */
+    uint64_t cursor;         /* every bucket above it is empty */
+    size_t bucket_entries;   /* entries in all buckets */
+    bpe_maxheap spill;       /* the snapshots ≥ BUCKET_DENSE, heap-ordered; owned */
+    bpe_maxheap sorter;      /* a bucket's class, put in rank order; owned */
     /* the front: the tie class being merged, sorted by rank */
     bpe_pair *front;         /* entries; owned */
     size_t front_head;       /* entries before it are merged or dead */
@@ -955,7 +986,11 @@ static void workers_destroy(void *opaque)
         free(s->shard[k].final);
     }
     free(s->shard);
-    bpe_maxheap_free(&s->heap);
+    for (size_t k = 0; s->bucket && k < BUCKET_DENSE; k++)
+        free(s->bucket[k].pair);
+    free(s->bucket);
+    bpe_maxheap_free(&s->spill);
+    bpe_maxheap_free(&s->sorter);
     bpe_vocab_free(&s->ahead);
     free(s->front);
     free(s->as_left);
@@ -969,7 +1004,7 @@ static void workers_destroy(void *opaque)
     free(s);
 }
 
-/* ------------------------------------------------------------ heap and front */
+/* ---------------------------------------------------- the buckets and the front */
 
 /* Gives every token up to the newest its per-token entries (zeroed). */
 static bool reserve_tokens(workers_state *s)
@@ -992,10 +1027,30 @@ static bool reserve_tokens(workers_state *s)
     return true;
 }
 
-static bool heap_push(workers_state *s, bpe_token a, bpe_token b, uint64_t count)
+/* Files a snapshot of (a, b) at `count` > 0: in its bucket, or in the spill
+ * when the count is too large for one. Uncounted (setup, compaction). False
+ * on OOM. O(1) amortized, or O(log spill). */
+static bool file_entry(workers_state *s, bpe_token a, bpe_token b, uint64_t count)
 {
-    s->counters->value[HEAP_PUSHES]++;
-    return bpe_maxheap_push(&s->heap, (bpe_heap_entry){.count = count, .a = a, .b = b});
+    if (count >= BUCKET_DENSE)
+        return bpe_maxheap_push(&s->spill, (bpe_heap_entry){.count = count, .a = a, .b = b});
+    pair_bucket *k = &s->bucket[count];
+    bpe_pair *grown = bpe_array_reserve(k->pair, &k->cap, k->len + 1, sizeof *grown);
+    if (!grown)
+        return false;
+    k->pair = grown;
+    k->pair[k->len++] = (bpe_pair){.a = a, .b = b};
+    s->bucket_entries++;
+    if (count > s->cursor)
+        s->cursor = count;
+    return true;
+}
+
+/* file_entry, counted: a pair born, fallen, sent back or found stale. */
+static bool file_pair(workers_state *s, bpe_token a, bpe_token b, uint64_t count)
+{
+    s->counters->value[ENTRIES_FILED]++;
+    return file_entry(s, a, b, count);
 }
 
 /* Whether (a, b) is a live front entry: its count is the front's. */
@@ -1022,36 +1077,64 @@ static bool front_append(workers_state *s, bpe_pair p)
     return true;
 }
 
-/* Moves the whole class on top of the heap into the front: heap.c's pops
- * (a stale top filed again, a dead one dropped), for every entry of the top
- * count. False when the heap runs out, or on OOM (*nomem). O(class·log P). */
+/* Moves the whole class of the highest count into the front, in rank
+ * order: from the spill, heap.c's pops for every entry of the top count (a
+ * stale top filed again, a dead one dropped); else from the highest bucket
+ * holding a live snapshot, each entry checked (filed again when stale,
+ * dropped when dead), the live ones sorted. False when no pair is left, or
+ * on OOM (*nomem). O(class·log class + entries examined), plus log(spill)
+ * per spill pop. */
 static bool front_fill(workers_state *s, bool *nomem)
 {
     s->front_head = s->front_len = 0;
     s->tied = 0;
     const bpe_heap_entry *top;
-    while ((top = bpe_maxheap_top(&s->heap)) != NULL && top->count >= s->tied) {
-        s->counters->value[HEAP_POPS]++;
+    while ((top = bpe_maxheap_top(&s->spill)) != NULL && top->count >= s->tied) {
+        s->counters->value[ENTRIES_EXAMINED]++;
         bpe_heap_entry e = *top;
         uint64_t count = pair_count(s, e.a, e.b);
+        bpe_maxheap_pop(&s->spill);
         if (count == e.count) {
-            bpe_maxheap_pop(&s->heap);
             s->tied = count;
-            if (!front_append(s, (bpe_pair){e.a, e.b})) {
+            *nomem = !front_append(s, (bpe_pair){e.a, e.b});
+        } else if (count != 0) {
+            *nomem = !file_pair(s, e.a, e.b, count);
+        }
+        if (*nomem)
+            return false;
+    }
+    for (; s->tied == 0 && s->cursor > 0; s->cursor--) {
+        pair_bucket *k = &s->bucket[s->cursor];
+        bpe_maxheap_clear(&s->sorter);
+        for (size_t i = 0; i < k->len; i++) {
+            s->counters->value[ENTRIES_EXAMINED]++;
+            bpe_pair e = k->pair[i];
+            uint64_t count = pair_count(s, e.a, e.b);
+            bpe_heap_entry live = {.count = count, .a = e.a, .b = e.b};
+            if (count == s->cursor)
+                *nomem = !bpe_maxheap_append(&s->sorter, live);
+            else if (count != 0) /* below the cursor: another bucket */
+                *nomem = !file_pair(s, e.a, e.b, count);
+            if (*nomem)
+                return false;
+        }
+        s->bucket_entries -= k->len;
+        k->len = 0;
+        bpe_maxheap_heapify(&s->sorter);
+        for (; (top = bpe_maxheap_top(&s->sorter)) != NULL; bpe_maxheap_pop(&s->sorter)) {
+            s->tied = top->count;
+            if (!front_append(s, (bpe_pair){top->a, top->b})) {
                 *nomem = true;
                 return false;
             }
-        } else if (count != 0) {
-            bpe_maxheap_replace_top(&s->heap, (bpe_heap_entry){.count = count, .a = e.a, .b = e.b});
-            s->counters->value[HEAP_PUSHES]++;
-        } else {
-            bpe_maxheap_pop(&s->heap);
         }
+        if (s->tied != 0)
+            break; /* the cursor stays: bucket[cursor] may get entries again */
     }
     return s->tied != 0;
 }
 
-/* The front's first live entry, filling the front from the heap when it has
+/* The front's first live entry, filling the front when it has
  * none. False when no pair is left (or on OOM: *nomem). */
 static bool front_first(workers_state *s, bpe_pair *p, bool *nomem)
 {
@@ -1062,14 +1145,14 @@ static bool front_first(workers_state *s, bpe_pair *p, bool *nomem)
                 *p = e;
                 return true;
             }
-            s->front_head++; /* dead, or back in the heap */
+            s->front_head++; /* dead, or filed again */
         }
         if (!front_fill(s, nomem))
             return false;
     }
 }
 
-/* Sends every live front entry back to the heap and empties the front. */
+/* Files every live front entry again and empties the front. */
 static bool front_flush(workers_state *s)
 {
     for (size_t i = s->front_head; i < s->front_len; i++) {
@@ -1077,7 +1160,7 @@ static bool front_flush(workers_state *s)
         if (!in_front(s, e.a, e.b))
             continue;
         tally(s, e, -1);
-        if (!heap_push(s, e.a, e.b, s->tied))
+        if (!file_pair(s, e.a, e.b, s->tied))
             return false;
     }
     s->front_head = s->front_len = 0;
@@ -1104,28 +1187,30 @@ static bool front_insert(workers_state *s, bpe_pair p)
     return true;
 }
 
-/* Heap compaction as heap.c's, the front's pairs left out. */
+/* Compaction as heap.c's: past 2·P dead or stale entries, every entry goes
+ * and each live pair outside the front is filed again. O(P + BUCKET_DENSE). */
 static bool compact_if_needed(workers_state *s)
 {
     size_t live = 0;
     for (unsigned k = 0; k < s->n_splits; k++)
         live += s->shard[k].table.used;
-    if (s->heap.len <= (1 + HEAP_COMPACT_FACTOR) * live)
+    if (s->spill.len + s->bucket_entries <= (1 + COMPACT_FACTOR) * live)
         return true;
-    bpe_maxheap_clear(&s->heap);
+    bpe_maxheap_clear(&s->spill);
+    for (size_t k = 0; k < BUCKET_DENSE; k++)
+        s->bucket[k].len = 0;
+    s->bucket_entries = 0;
+    s->cursor = 0;
     for (unsigned k = 0; k < s->n_splits; k++) {
         const pair_slots *t = &s->shard[k].table;
         for (size_t i = 0; i < t->cap; i++) {
             uint64_t key = *slot_key(t, i), count = *slot_count(t, i);
             if (key == BPE_PAIRMAP_EMPTY || count == s->tied)
                 continue;
-            bpe_heap_entry e = {.count = count, .a = bpe_pair_key_left(key),
-                                .b = bpe_pair_key_right(key)};
-            if (!bpe_maxheap_append(&s->heap, e))
+            if (!file_entry(s, bpe_pair_key_left(key), bpe_pair_key_right(key), count))
                 return false;
         }
     }
-    bpe_maxheap_heapify(&s->heap);
     return true;
 }
 
@@ -1266,7 +1351,7 @@ static bool apply_born(workers_state *s, unsigned me, unsigned k, const merge_re
 }
 
 /* Applies, in shard `me`, split k's decreases for one merge; a front pair
- * that falls is noted (file_changed gives it a heap entry); a pair at 0
+ * that falls is noted (file_changed files it again); a pair at 0
  * leaves the table. `first_new` is the batch's first new token: pairs
  * holding one were born in it, never in the front. False on OOM. */
 static bool apply_lost(workers_state *s, unsigned me, unsigned k, const merge_report *r,
@@ -1325,12 +1410,12 @@ static bool apply_shard(workers_state *s, unsigned me)
     return true;
 }
 
-/* Files the pairs the batch changed: each front pair that fell gets a heap
- * entry with its final count (pushed now, not at its first decrease, so
+/* Files the pairs the batch changed: each front pair that fell is filed
+ * with its final count (pushed now, not at its first decrease, so
  * that the pushes do not depend on how the words are split), and each born
  * pair still live goes into the front when its count is the front's class
- * (after sending the front back when one passes it), else into the heap.
- * False on OOM. O(pairs noted · log P + front inserts). */
+ * (after sending the front back when one passes it), else into its bucket.
+ * False on OOM. O(pairs noted + front inserts). */
 static bool file_changed(workers_state *s)
 {
     uint64_t highest = 0;
@@ -1340,7 +1425,7 @@ static bool file_changed(workers_state *s)
             bpe_pair p = sh->fallen[j];
             uint64_t count = sh->final[sh->n_born + j];
             tally(s, p, -1);
-            if (count > 0 && !heap_push(s, p.a, p.b, count))
+            if (count > 0 && !file_pair(s, p.a, p.b, count))
                 return false;
         }
         sh->n_fallen = 0;
@@ -1357,7 +1442,7 @@ static bool file_changed(workers_state *s)
             uint64_t count = sh->final[j];
             if (count == 0)
                 continue;
-            if (count == s->tied ? !front_insert(s, p) : !heap_push(s, p.a, p.b, count))
+            if (count == s->tied ? !front_insert(s, p) : !file_pair(s, p.a, p.b, count))
                 return false;
         }
         sh->n_born = 0;
@@ -1395,7 +1480,7 @@ static bool apply_batch(workers_state *s)
 /* ------------------------------------------------------------------- setup */
 
 /* Counts the initial pairs on config->threads threads, enters them in the
- * table (list j of every split for the j-th pair first seen) and the heap,
+ * table (list j of every split for the j-th pair first seen) and the buckets,
  * starts the workers, and has every split lay out its words and lists.
  * NULL on OOM or when the input does not fit 32-bit ids. O(M / N + P). */
 static void *workers_create(const bpe_words *words, const bpe_config *config, bpe_vocab *vocab,
@@ -1413,13 +1498,15 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     s->solo_words = s->solo_changes = BATCH_WORKERS_SOLO;
     unsigned threads = config->threads ? config->threads : 1;
     s->n_splits = threads < MAX_SPLITS ? threads : MAX_SPLITS;
-    bpe_maxheap_init(&s->heap, &s->ahead);
+    bpe_maxheap_init(&s->spill, &s->ahead);
+    bpe_maxheap_init(&s->sorter, &s->ahead);
     bpe_initial_pairs initial = {0};
     bool ok = bpe_vocab_init(&s->ahead) && reserve_tokens(s) &&
               (s->shard = calloc_lines(s->n_splits, sizeof *s->shard)) != NULL &&
               (s->split = calloc_lines(s->n_splits, sizeof *s->split)) != NULL &&
               (s->claim = calloc_lines(s->n_splits, sizeof *s->claim)) != NULL &&
               (s->batch = calloc(BATCH_MAX, sizeof *s->batch)) != NULL &&
+              (s->bucket = calloc(BUCKET_DENSE, sizeof *s->bucket)) != NULL &&
               (s->affected = calloc(BATCH_MAX, sizeof *s->affected)) != NULL &&
               (s->batch_lists = calloc(BATCH_MAX * s->n_splits, sizeof *s->batch_lists)) != NULL &&
               (s->initial_index = calloc(1u << 16, sizeof *s->initial_index)) != NULL &&
@@ -1435,9 +1522,7 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
         bpe_pair p = initial.pairs[j];
         pair_slots *t = table_of(s, p.a, p.b);
         size_t at = pair_add(t, p.a, p.b);
-        ok = at != SIZE_MAX &&
-             bpe_maxheap_append(&s->heap, (bpe_heap_entry){.count = initial.counts[j], .a = p.a,
-                                                           .b = p.b});
+        ok = at != SIZE_MAX && file_entry(s, p.a, p.b, initial.counts[j]);
         if (ok) {
             *slot_count(t, at) = initial.counts[j];
             for (unsigned k = 0; k < s->n_splits; k++)
@@ -1447,7 +1532,6 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     }
     if (ok) {
         counters->value[PAIR_COUNT_UPDATES] += initial.positions;
-        bpe_maxheap_heapify(&s->heap);
         for (unsigned k = 0; k < s->n_splits; k++) {
             atomic_init(&s->claim[k].claimed, 0);
             atomic_init(&s->claim[k].done, 0);
@@ -1496,7 +1580,8 @@ const bpe_trainer bpe_trainer_batch_workers = {
     .name = "workers",
     .idea = "persistent workers, each owning a split of the words; exact batches of merges "
             "that share no token, applied in one parallel step",
-    .complexity = "O(M·(L + log P)) time over N threads, O(M + P·N) memory",
+    .complexity = "O(M·(L + log F) + 2^14) time over N threads, F the largest tie class; "
+                  "O(M + P·N) memory",
     .counter_names = workers_counter_names,
     .create = workers_create,
     .step = workers_step,
