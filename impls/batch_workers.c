@@ -87,9 +87,9 @@
  * can count more than the second class (filing raises the cursor).
  *
  * Who does what. One step of the loop: the coordinator forms a batch; the
- * splits rewrite their words (in parallel); the shards apply the deltas (in
- * parallel); the coordinator files the changed pairs in the buckets and the
- * front.
+ * splits rewrite their words (in parallel), then the shards apply the
+ * deltas (in parallel: one job of two phases, one hand-off); the
+ * coordinator files the changed pairs in the buckets and the front.
  *   - the coordinator (the caller's thread): the buckets, the front, the batch,
  *     and our own copy of the vocabulary (a batch's tokens exist before
  *     step() hands them out one by one, and the tie-break needs their bytes);
@@ -97,11 +97,13 @@
  *     shared about evenly), each with its words laid out as cache_aware.c
  *     lays them (length, count, tokens side by side: word cells), its own
  *     posting lists (its occurrence index), its neighbour delta lines
- *     (cache_aware.c's), and its deltas out, per merge of the batch: the
- *     pairs it decreased, and those it created with their new lists;
+ *     (cache_aware.c's), and its deltas out, one list per shard (the
+ *     shard of each pair), per merge of the batch: the pairs it
+ *     decreased, and those it created with their new lists;
  *   - N shards of the pair table (a pair's shard is a function of its hash):
  *     the count, and the list in each split, of every live pair. A shard
- *     applies every split's deltas for its pairs, merge after merge, and
+ *     applies every split's deltas for its pairs (reading only the lists
+ *     the splits filled for it), merge after merge, and
  *     hands back the pairs to file with their final counts. (First the
  *     coordinator applied every delta itself; a profile put a third of the
  *     1-thread loop there, which bounded 2 threads to about 1.4×.)
@@ -139,7 +141,7 @@
  * few counts in the spill), O(M + P + BUCKET_DENSE) memory, the words and
  * the deltas spread over N threads; plus O(P·N) for the lists' ids in the
  * table, O(k²) per batch of k for the poison checks, O(class) per front
- * insert, and each shard reads every split's deltas (O(N) per delta).
+ * insert, and O(N²) per merge of a batch for the per-shard reports.
  *
  * Work counters (the same for any N):
  *   words_touched, postings_stale, pair_count_updates   as heap.c's, and equal
@@ -248,13 +250,20 @@ typedef struct {
     uint64_t amount; /* count gained (born) or lost */
 } pair_change;
 
-/* What a split did for one merge of the batch: its changes are
- * change[start, start + n_lost) (decreases), then n_born creations. */
+/* A split's changes for one shard in a step: those of the pairs the shard
+ * holds, merge after merge. */
 typedef struct {
-    size_t start;      /* first change */
-    size_t n_lost;     /* pairs decreased */
-    size_t n_born;     /* pairs created */
-    uint64_t affected; /* words rewritten (the split's part of A_i) */
+    pair_change *change; /* owned */
+    size_t n, cap;       /* changes in use, and the capacity */
+} change_list;
+
+/* What a split did for one merge of the batch, for one shard: its changes
+ * there are change[start, start + n_lost) (decreases), then n_born
+ * creations. */
+typedef struct {
+    size_t start;  /* first change */
+    size_t n_lost; /* pairs decreased */
+    size_t n_born; /* pairs created */
 } merge_report;
 
 /* One merge of a batch, as the coordinator hands it out. */
@@ -275,19 +284,21 @@ typedef struct {
     bpe_pair *born, *lost;      /* pairs created / decreased by the merge in progress; owned */
     size_t n_born, cap_born;    /* in `born` */
     size_t n_lost, cap_lost;    /* in `lost` */
-    pair_change *change;        /* the step's changes, merge after merge; owned */
-    size_t n_change, cap_change; /* in `change`, and its capacity */
-    merge_report *report;       /* per merge of the step; owned */
+    change_list *out;           /* shard → the step's changes for it; owned */
+    merge_report *report;       /* merge i, shard h → report[i·N + h]; owned */
     size_t cap_report;          /* capacity of `report` */
+    uint64_t *affected;         /* per merge of the step: words rewritten (its
+                                 * part of A_i); BATCH_MAX, owned */
     uint64_t updates;           /* pair count updates in the step */
     uint64_t stale;             /* listed words that had lost the pair */
-    bool ok;                    /* the last job did not run out of memory */
 } word_split;
 
-/* Who runs part k (split k, or shard k) of a posted job, in a line of its own. */
+/* Who runs part k of a posted job (split k, or for k ≥ N shard k − N), in
+ * a line of its own. */
 typedef struct {
     alignas(64) atomic_uint_fast64_t claimed; /* the last job whose part k was claimed */
     atomic_uint_fast64_t done;                /* the last job whose part k is finished */
+    bool ok;                                  /* it did not run out of memory */
 } part_claim;
 
 /* One shard of the pair table: the pairs whose hash names it, and what a
@@ -303,10 +314,12 @@ typedef struct {
     size_t cap_final;             /* capacity of `final` */
 } pair_shard;
 
+/* A job has two phases, the splits' parts, then (once all are done) the
+ * shards'; setup's second phase is empty. */
 typedef enum {
     JOB_SETUP, /* each split lays out its words and lists */
-    JOB_MERGE, /* each split rewrites its words for the batch */
-    JOB_APPLY, /* each shard applies the splits' deltas to its pairs */
+    JOB_BATCH, /* each split rewrites its words for the batch; then each
+                * shard applies their deltas to its pairs */
 } job_kind;
 
 typedef struct workers_state workers_state;
@@ -352,13 +365,12 @@ struct workers_state {
     /* the splits and the threads */
     word_split *split;       /* n_splits; owned */
     unsigned n_splits;       /* N: splits, shards and threads (workers + the coordinator) */
-    part_claim *claim;       /* one per part: n_splits; owned */
+    part_claim *claim;       /* one per part: 2·n_splits (splits, then shards); owned */
     uint32_t *initial_index; /* setup: byte pair a·256 + b → its initial list; owned */
     size_t n_initial;        /* setup: P before any merge */
     job_kind job;            /* what the posted step is */
     uint64_t solo_words;     /* a batch naming fewer words is rewritten by the coordinator
                               * alone; adapts (run_job) */
-    uint64_t solo_changes;   /* the same for applying fewer deltas */
     worker *workers;         /* room for n_splits − 1; owned */
     unsigned n_workers;      /* worker threads started */
     alignas(64) atomic_uint_fast64_t posted; /* jobs posted to the workers */
@@ -703,24 +715,28 @@ static bool merge_word(word_split *sp, const batch_merge *m, uint32_t stamp, uin
     return true;
 }
 
-/* Appends one change to the split's step output. False on OOM. */
-static bool put_change(word_split *sp, bpe_token a, bpe_token b, uint32_t list, uint64_t amount)
+/* Appends one change to a split's list for a shard. False on OOM. */
+static bool put_change(change_list *out, bpe_token a, bpe_token b, uint32_t list, uint64_t amount)
 {
-    pair_change *grown = bpe_array_reserve(sp->change, &sp->cap_change, sp->n_change + 1,
-                                           sizeof *grown);
+    pair_change *grown = bpe_array_reserve(out->change, &out->cap, out->n + 1, sizeof *grown);
     if (!grown)
         return false;
-    sp->change = grown;
-    sp->change[sp->n_change++] = (pair_change){.a = a, .b = b, .list = list, .amount = amount};
+    out->change = grown;
+    out->change[out->n++] = (pair_change){.a = a, .b = b, .list = list, .amount = amount};
     return true;
 }
 
-/* Rewrites the split's words on merge m's list and hands back its deltas in
- * *report. False on OOM. O(Σ len(w) over the list + pairs changed). */
-static bool split_merge(word_split *sp, const batch_merge *m, uint32_t list, merge_report *report)
+/* Rewrites the split's words on merge m's list and hands back its deltas,
+ * each in the list of the shard that holds its pair, with report[h] saying
+ * where they are in shard h's list, and the words rewritten in *affected.
+ * False on OOM. O(Σ len(w) over the list + pairs changed). */
+static bool split_merge(word_split *sp, unsigned n_shards, const batch_merge *m, uint32_t list,
+                        merge_report *report, uint64_t *affected)
 {
     uint32_t stamp = m->merged; /* a new token per merge: a stamp no other merge has */
-    *report = (merge_report){.start = sp->n_change};
+    for (unsigned h = 0; h < n_shards; h++)
+        report[h] = (merge_report){.start = sp->out[h].n};
+    *affected = 0;
     uint32_t n = list == BPE_POSTINGS_NONE ? 0 : bpe_postings_len(&sp->postings, list);
     if (n > 0) { /* (a split without ids may have no id array to point into) */
         const uint32_t *ids = bpe_postings_ids(&sp->postings, list);
@@ -742,22 +758,25 @@ static bool split_merge(word_split *sp, const batch_merge *m, uint32_t list, mer
             }
             if (!merge_word(sp, m, stamp, place, first))
                 return false;
-            report->affected++;
+            (*affected)++;
         }
     }
     for (size_t k = 0; k < sp->n_lost; k++) {
         bpe_pair p = sp->lost[k];
-        if (!put_change(sp, p.a, p.b, BPE_POSTINGS_NONE, lose_delta(sp, m, p.a, p.b)->amount))
+        unsigned h = shard_of(n_shards, p.a, p.b);
+        report[h].n_lost++;
+        if (!put_change(&sp->out[h], p.a, p.b, BPE_POSTINGS_NONE,
+                        lose_delta(sp, m, p.a, p.b)->amount))
             return false;
     }
     for (size_t k = 0; k < sp->n_born; k++) {
         bpe_pair p = sp->born[k];
+        unsigned h = shard_of(n_shards, p.a, p.b);
         const pair_delta *d = gain_delta(sp, m, p.a, p.b);
-        if (!put_change(sp, p.a, p.b, d->words, d->amount))
+        report[h].n_born++;
+        if (!put_change(&sp->out[h], p.a, p.b, d->words, d->amount))
             return false;
     }
-    report->n_lost = sp->n_lost;
-    report->n_born = sp->n_born;
     sp->n_lost = sp->n_born = 0;
     return true;
 }
@@ -777,36 +796,54 @@ static bool reserve_lines(word_split *sp, size_t tokens)
 
 static bool apply_shard(workers_state *s, unsigned me);
 
-/* Runs part k of the posted job: split k's setup, or its part of every merge
- * of the batch, in batch order, then the freeze of its new lists; or shard
- * k's application of the deltas. */
-static void run_part(workers_state *s, unsigned k)
+/* Split k's part of the batch: its part of every merge, in batch order,
+ * then the freeze of its new lists. False on OOM. */
+static bool split_batch(workers_state *s, unsigned k)
 {
     word_split *sp = &s->split[k];
-    if (s->job == JOB_SETUP) {
-        sp->ok = setup_split(s, k);
-        return;
-    }
-    if (s->job == JOB_APPLY) {
-        sp->ok = apply_shard(s, k);
-        return;
-    }
-    sp->n_change = 0;
+    unsigned n = s->n_splits;
+    for (unsigned h = 0; h < n; h++)
+        sp->out[h].n = 0;
     sp->updates = sp->stale = 0;
-    merge_report *report = bpe_array_reserve(sp->report, &sp->cap_report, s->n_batch,
+    merge_report *report = bpe_array_reserve(sp->report, &sp->cap_report, s->n_batch * n,
                                              sizeof *report);
-    bool ok = report && reserve_lines(sp, s->ahead.n_tokens);
-    if (report)
-        sp->report = report;
+    if (!report)
+        return false;
+    sp->report = report;
+    bool ok = reserve_lines(sp, s->ahead.n_tokens);
     for (size_t i = 0; ok && i < s->n_batch; i++)
-        ok = split_merge(sp, &s->batch[i], s->batch[i].lists[k], &sp->report[i]);
-    sp->ok = ok && bpe_postings_freeze(&sp->postings);
+        ok = split_merge(sp, n, &s->batch[i], s->batch[i].lists[k], sp->report + i * n,
+                         &sp->affected[i]);
+    return ok && bpe_postings_freeze(&sp->postings);
+}
+
+/* Whether every split's part of the posted batch succeeded. */
+static bool splits_ok(const workers_state *s)
+{
+    for (unsigned k = 0; k < s->n_splits; k++)
+        if (!s->claim[k].ok)
+            return false;
+    return true;
+}
+
+/* Runs part k of the posted job: split k's setup, or its part of the batch;
+ * or (k ≥ N) shard k − N's application of the deltas, once every split has
+ * done its part (nothing at setup). */
+static void run_part(workers_state *s, unsigned k)
+{
+    unsigned n = s->n_splits;
+    bool ok;
+    if (k < n)
+        ok = s->job == JOB_SETUP ? setup_split(s, k) : split_batch(s, k);
+    else
+        ok = s->job == JOB_SETUP || (splits_ok(s) && apply_shard(s, k - n));
+    s->claim[k].ok = ok;
 }
 
 /* --------------------------------------------------------------- the threads */
 
-/* Claims split k for step `step` unless someone has. */
-static bool claim_split(workers_state *s, unsigned k, uint64_t step)
+/* Claims part k for step `step` unless someone has. */
+static bool claim_part(workers_state *s, unsigned k, uint64_t step)
 {
     uint_fast64_t seen = atomic_load(&s->claim[k].claimed);
     while (seen < step)
@@ -815,20 +852,44 @@ static bool claim_split(workers_state *s, unsigned k, uint64_t step)
     return false;
 }
 
-/* Runs every part of step `step` not yet claimed, starting at `own`, and
- * returns how many of them were another thread's own. */
-static unsigned claim_and_run(workers_state *s, unsigned own, uint64_t step)
+/* Waits until parts [from, from + n) of step `step` are done, spinning (a
+ * step's parts are short), yielding now and then. */
+static void wait_parts(workers_state *s, unsigned from, unsigned n, uint64_t step)
 {
-    unsigned taken = 0;
-    for (unsigned i = 0; i < s->n_splits; i++) {
-        unsigned k = (own + i) % s->n_splits;
-        if (claim_split(s, k, step)) {
+    for (unsigned k = from; k < from + n; k++)
+        for (unsigned spins = 0;
+             atomic_load_explicit(&s->claim[k].done, memory_order_acquire) < step; spins++)
+            if (spins % PAUSES_PER_ROUND == PAUSES_PER_ROUND - 1)
+                sched_yield();
+            else
+                bpe_spin_pause();
+}
+
+/* Runs every part [from, from + N) of step `step` not yet claimed, starting
+ * at from + own, and returns how many of them were another thread's own. */
+static unsigned claim_phase(workers_state *s, unsigned from, unsigned own, uint64_t step)
+{
+    unsigned taken = 0, n = s->n_splits;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned k = from + (own + i) % n;
+        if (claim_part(s, k, step)) {
             run_part(s, k);
             atomic_store_explicit(&s->claim[k].done, step, memory_order_release);
             taken += i > 0;
         }
     }
     return taken;
+}
+
+/* Runs the unclaimed parts of step `step`: the splits', then, once every
+ * split is done, the shards'. Returns how many of them were another
+ * thread's own. (It reads nothing the coordinator writes between steps: a
+ * worker late for a step may run this while the next one is formed.) */
+static unsigned claim_and_run(workers_state *s, unsigned own, uint64_t step)
+{
+    unsigned taken = claim_phase(s, 0, own, step);
+    wait_parts(s, 0, s->n_splits, step);
+    return taken + claim_phase(s, s->n_splits, own, step);
 }
 
 /* Waits until `posted` passes `seen` or `quit` is set; spins about 2 ms
@@ -877,7 +938,7 @@ static void wake_workers(workers_state *s)
 }
 
 /*
- * Runs the job, of `size` (words or deltas), on every part: on the
+ * Runs the job, of `size` (words), on every part: on the
  * coordinator alone when size is below *solo_below (or there are no
  * workers), else posted to the workers, the coordinator claiming parts too;
  * returns when every part is done. The threshold moves with what the
@@ -890,21 +951,16 @@ static void wake_workers(workers_state *s)
  */
 static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
 {
+    unsigned parts = 2 * s->n_splits;
     if (size < *solo_below || s->n_workers == 0) {
-        for (unsigned k = 0; k < s->n_splits; k++)
+        for (unsigned k = 0; k < parts; k++)
             run_part(s, k);
     } else {
         uint64_t step = atomic_load(&s->posted) + 1;
         atomic_store_explicit(&s->posted, step, memory_order_release);
         wake_workers(s);
         unsigned taken = claim_and_run(s, 0, step);
-        for (unsigned k = 0; k < s->n_splits; k++)
-            for (unsigned spins = 0;
-                 atomic_load_explicit(&s->claim[k].done, memory_order_acquire) != step; spins++)
-                if (spins % PAUSES_PER_ROUND == PAUSES_PER_ROUND - 1)
-                    sched_yield();
-                else
-                    bpe_spin_pause();
+        wait_parts(s, 0, parts, step);
         if (SOLO_FIXED)
             (void)taken;
         else if (taken > 0)
@@ -913,8 +969,8 @@ static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
             *solo_below = *solo_below - *solo_below / 8 > SOLO_LEAST
                               ? *solo_below - *solo_below / 8 : SOLO_LEAST;
     }
-    for (unsigned k = 0; k < s->n_splits; k++)
-        if (!s->split[k].ok)
+    for (unsigned k = 0; k < parts; k++)
+        if (!s->claim[k].ok)
             return false;
     return true;
 }
@@ -974,7 +1030,10 @@ static void workers_destroy(void *opaque)
         free(sp->line);
         free(sp->born);
         free(sp->lost);
-        free(sp->change);
+        for (unsigned h = 0; sp->out && h < s->n_splits; h++)
+            free(sp->out[h].change);
+        free(sp->out);
+        free(sp->affected);
         free(sp->report);
     }
     free(s->split);
@@ -1309,17 +1368,12 @@ static uint64_t batch_words(const workers_state *s)
     return n;
 }
 
-/* Prefetches the home slot of change j + LOOKUP_AHEAD when shard `me` holds it. */
-static void prefetch_ahead(const workers_state *s, unsigned me, const pair_change *ch, size_t n,
-                           size_t j)
+/* Prefetches the home slot of change j + LOOKUP_AHEAD in table t. */
+static void prefetch_ahead(const pair_slots *t, const pair_change *ch, size_t n, size_t j)
 {
-    if (j + LOOKUP_AHEAD >= n)
-        return;
-    bpe_token x = ch[j + LOOKUP_AHEAD].a, y = ch[j + LOOKUP_AHEAD].b;
-    if (shard_of(s->n_splits, x, y) == me) {
-        const pair_slots *t = &s->shard[me].table;
-        bpe_prefetch(slot_key(t, home_slot(t, bpe_pair_key(x, y))));
-    }
+    if (j + LOOKUP_AHEAD < n)
+        bpe_prefetch(slot_key(t, home_slot(t, bpe_pair_key(ch[j + LOOKUP_AHEAD].a,
+                                                           ch[j + LOOKUP_AHEAD].b))));
 }
 
 /* Applies, in shard `me`, split k's creations for one merge: each pair
@@ -1330,11 +1384,9 @@ static bool apply_born(workers_state *s, unsigned me, unsigned k, const merge_re
     if (r->n_born == 0)
         return true; /* and the split may have no change array at all */
     pair_shard *sh = &s->shard[me];
-    const pair_change *ch = s->split[k].change + r->start + r->n_lost;
+    const pair_change *ch = s->split[k].out[me].change + r->start + r->n_lost;
     for (size_t j = 0; j < r->n_born; j++) {
-        prefetch_ahead(s, me, ch, r->n_born, j);
-        if (shard_of(s->n_splits, ch[j].a, ch[j].b) != me)
-            continue;
+        prefetch_ahead(&sh->table, ch, r->n_born, j);
         /* Split 0 reports first: a pair born in this merge holds its new
          * token, so it cannot be in the table yet (no lookup, as in
          * cache_aware.c); a later split's may be. */
@@ -1360,11 +1412,9 @@ static bool apply_lost(workers_state *s, unsigned me, unsigned k, const merge_re
     if (r->n_lost == 0)
         return true; /* and the split may have no change array at all */
     pair_shard *sh = &s->shard[me];
-    const pair_change *ch = s->split[k].change + r->start;
+    const pair_change *ch = s->split[k].out[me].change + r->start;
     for (size_t j = 0; j < r->n_lost; j++) {
-        prefetch_ahead(s, me, ch, r->n_lost, j);
-        if (shard_of(s->n_splits, ch[j].a, ch[j].b) != me)
-            continue;
+        prefetch_ahead(&sh->table, ch, r->n_lost, j);
         size_t at = pair_find(&sh->table, ch[j].a, ch[j].b);
         uint64_t *count = slot_count(&sh->table, at);
         if (s->tied != 0 && *count == s->tied && ch[j].a < first_new && ch[j].b < first_new &&
@@ -1384,12 +1434,13 @@ static bool apply_lost(workers_state *s, unsigned me, unsigned k, const merge_re
 static bool apply_shard(workers_state *s, unsigned me)
 {
     bpe_token first_new = s->batch[0].merged;
+    unsigned n = s->n_splits;
     for (size_t i = 0; i < s->n_batch; i++) {
-        for (unsigned k = 0; k < s->n_splits; k++)
-            if (!apply_born(s, me, k, &s->split[k].report[i]))
+        for (unsigned k = 0; k < n; k++)
+            if (!apply_born(s, me, k, &s->split[k].report[i * n + me]))
                 return false;
-        for (unsigned k = 0; k < s->n_splits; k++)
-            if (!apply_lost(s, me, k, &s->split[k].report[i], first_new))
+        for (unsigned k = 0; k < n; k++)
+            if (!apply_lost(s, me, k, &s->split[k].report[i * n + me], first_new))
                 return false;
     }
     /* the final counts the coordinator files, looked up here, in parallel */
@@ -1451,29 +1502,22 @@ static bool file_changed(workers_state *s)
 }
 
 /* Runs the batch: the splits rewrite their words, then the shards apply the
- * deltas (each phase on every thread, or on the coordinator alone when
- * small), then the coordinator files the changed pairs. False on OOM. */
+ * deltas (one job: each phase on every thread, or on the coordinator alone
+ * when small), then the coordinator files the changed pairs. False on OOM. */
 static bool apply_batch(workers_state *s)
 {
-    uint64_t words = batch_words(s);
-    s->job = JOB_MERGE;
-    if (!run_job(s, words, &s->solo_words))
+    if (!run_job(s, batch_words(s), &s->solo_words))
         return false;
-    size_t changes = 0;
     for (size_t i = 0; i < s->n_batch; i++) {
         s->affected[i] = 0;
         for (unsigned k = 0; k < s->n_splits; k++)
-            s->affected[i] += s->split[k].report[i].affected;
+            s->affected[i] += s->split[k].affected[i];
         s->counters->value[WORDS_TOUCHED] += s->affected[i];
     }
     for (unsigned k = 0; k < s->n_splits; k++) {
         s->counters->value[PAIR_COUNT_UPDATES] += s->split[k].updates;
         s->counters->value[POSTINGS_STALE] += s->split[k].stale;
-        changes += s->split[k].n_change;
     }
-    s->job = JOB_APPLY;
-    if (!run_job(s, changes, &s->solo_changes))
-        return false;
     return file_changed(s) && compact_if_needed(s);
 }
 
@@ -1495,7 +1539,7 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     s->counters = counters;
     s->words = words;
     s->max_merges = config->max_merges;
-    s->solo_words = s->solo_changes = BATCH_WORKERS_SOLO;
+    s->solo_words = BATCH_WORKERS_SOLO;
     unsigned threads = config->threads ? config->threads : 1;
     s->n_splits = threads < MAX_SPLITS ? threads : MAX_SPLITS;
     bpe_maxheap_init(&s->spill, &s->ahead);
@@ -1504,13 +1548,18 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     bool ok = bpe_vocab_init(&s->ahead) && reserve_tokens(s) &&
               (s->shard = calloc_lines(s->n_splits, sizeof *s->shard)) != NULL &&
               (s->split = calloc_lines(s->n_splits, sizeof *s->split)) != NULL &&
-              (s->claim = calloc_lines(s->n_splits, sizeof *s->claim)) != NULL &&
+              (s->claim = calloc_lines(2 * s->n_splits, sizeof *s->claim)) != NULL &&
               (s->batch = calloc(BATCH_MAX, sizeof *s->batch)) != NULL &&
               (s->bucket = calloc(BUCKET_DENSE, sizeof *s->bucket)) != NULL &&
               (s->affected = calloc(BATCH_MAX, sizeof *s->affected)) != NULL &&
               (s->batch_lists = calloc(BATCH_MAX * s->n_splits, sizeof *s->batch_lists)) != NULL &&
               (s->initial_index = calloc(1u << 16, sizeof *s->initial_index)) != NULL &&
               bpe_initial_pairs_count(words, threads, BPE_LIST_NONE, NULL, &initial);
+    for (unsigned k = 0; ok && k < s->n_splits; k++) {
+        word_split *sp = &s->split[k];
+        ok = (sp->out = calloc(s->n_splits, sizeof *sp->out)) != NULL &&
+             (sp->affected = calloc(BATCH_MAX, sizeof *sp->affected)) != NULL;
+    }
     for (unsigned k = 0; ok && k < s->n_splits; k++) {
         pair_slots *t = &s->shard[k].table;
         t->n_lists = s->n_splits;
@@ -1532,7 +1581,7 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     }
     if (ok) {
         counters->value[PAIR_COUNT_UPDATES] += initial.positions;
-        for (unsigned k = 0; k < s->n_splits; k++) {
+        for (unsigned k = 0; k < 2 * s->n_splits; k++) {
             atomic_init(&s->claim[k].claimed, 0);
             atomic_init(&s->claim[k].done, 0);
         }
@@ -1540,6 +1589,7 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
         s->job = JOB_SETUP;
         uint64_t always = 0;
         ok = run_job(s, 1, &always);
+        s->job = JOB_BATCH;
     }
     bpe_initial_pairs_free(&initial);
     free(s->initial_index);
