@@ -119,13 +119,21 @@
  * see, a wake-up if they sleep, and the deltas read back from another core's
  * cache. Seed 002 timed its merges and switched to one process below a
  * threshold it had to tune per machine and per dataset. Here no clock is
- * read: a job below `solo_words` words (or `solo_changes` deltas) is run by
- * the coordinator, part after part; a larger one is posted, and the
- * coordinator watches who ran the parts. If it had to take a worker's part
- * (the worker was not there in time: asleep, descheduled, or the job too
- * small for its wake-up to pay), the threshold doubles; if every worker took
- * its own, it falls by an eighth. So it settles where a worker just arrives
- * in time, on whatever machine, however loaded (run_job).
+ * read (a trainer does no timing): a batch whose lists name fewer than
+ * `solo_words` words is run by the coordinator, part after part; a larger
+ * one is posted, and the coordinator watches who ran the parts. If it had to
+ * take a worker's part (the worker was not there in time: asleep,
+ * descheduled, or the job too small for its wake-up to pay), the threshold
+ * doubles; if every worker took its own, it falls by an eighth. A job run
+ * alone tells nothing about the workers, so it lowers the threshold a
+ * little (by 1/SOLO_DRIFT): after a late moment has doubled it, some
+ * forty jobs alone bring it back to where the next one probes the workers
+ * again. So it settles where a worker just arrives in time, on whatever
+ * machine, however loaded, and follows the load as it changes (run_job).
+ * The constants are where it starts and how fast it moves, not the
+ * crossover: where a spinning worker is in time even for a job of a few
+ * words, the threshold sinks to SOLO_LEAST; where the worker is often
+ * descheduled (a core shared with other jobs), most jobs stay alone.
  *
  * Invariants, between steps: the shards hold every live pair with its count
  * and, per split, the list of that split's words holding it (and stale ones);
@@ -186,11 +194,12 @@
 #define LOOKUP_AHEAD 8       /* deltas ahead whose table slot is prefetched */
 #define MAX_SPLITS 16        /* splits (and threads) at most: the table keeps a list id each */
 #define BATCH_MAX 64         /* merges in one batch at most (the poison check is O(k²)) */
-#define SOLO_FIRST 256       /* words (deltas) below which a step starts out run alone */
+#define SOLO_FIRST 256       /* words below which a batch starts out run alone */
 #define SOLO_LEAST 16        /* the bounds between which that threshold adapts */
 #define SOLO_MOST (1u << 20)
+#define SOLO_DRIFT 64        /* a job run alone lowers the threshold by 1/64 (run_job) */
 /* The crossover experiment (docs/algorithms.md): built with
- * -DBATCH_WORKERS_SOLO=N, the threshold stays at N words (deltas), never
+ * -DBATCH_WORKERS_SOLO=N, the threshold stays at N words, never
  * adapting; 0 posts every job, a huge N none. */
 #ifdef BATCH_WORKERS_SOLO
 #define SOLO_FIXED true
@@ -937,6 +946,13 @@ static void wake_workers(workers_state *s)
     pthread_mutex_unlock(&s->lock);
 }
 
+/* threshold − threshold / by, but not below SOLO_LEAST. */
+static uint64_t lowered(uint64_t threshold, uint64_t by)
+{
+    uint64_t less = threshold - threshold / by;
+    return less > SOLO_LEAST ? less : SOLO_LEAST;
+}
+
 /*
  * Runs the job, of `size` (words), on every part: on the
  * coordinator alone when size is below *solo_below (or there are no
@@ -945,9 +961,11 @@ static void wake_workers(workers_state *s)
  * coordinator sees: when it had to take a worker's part (the worker was not
  * there in time: asleep, descheduled, or the step too small for its wake-up
  * to pay), *solo_below doubles; when every worker took its own, it falls by
- * an eighth. It settles where a worker just arrives in time to share the
- * work — the crossover of this machine, as loaded as it is now. False when a
- * part ran out of memory.
+ * an eighth; a job run alone, which says nothing of the workers, lowers it
+ * by 1/SOLO_DRIFT, so that one late moment does not keep every later job
+ * alone. It settles where a worker just arrives in time to share the work —
+ * the crossover of this machine, as loaded as it is now. False when a part
+ * ran out of memory.
  */
 static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
 {
@@ -955,6 +973,8 @@ static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
     if (size < *solo_below || s->n_workers == 0) {
         for (unsigned k = 0; k < parts; k++)
             run_part(s, k);
+        if (!SOLO_FIXED && s->n_workers > 0)
+            *solo_below = lowered(*solo_below, SOLO_DRIFT);
     } else {
         uint64_t step = atomic_load(&s->posted) + 1;
         atomic_store_explicit(&s->posted, step, memory_order_release);
@@ -966,8 +986,7 @@ static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
         else if (taken > 0)
             *solo_below = *solo_below < SOLO_MOST / 2 ? *solo_below * 2 : SOLO_MOST;
         else
-            *solo_below = *solo_below - *solo_below / 8 > SOLO_LEAST
-                              ? *solo_below - *solo_below / 8 : SOLO_LEAST;
+            *solo_below = lowered(*solo_below, 8);
     }
     for (unsigned k = 0; k < parts; k++)
         if (!s->claim[k].ok)
