@@ -130,6 +130,9 @@
  * forty jobs alone bring it back to where the next one probes the workers
  * again. So it settles where a worker just arrives in time, on whatever
  * machine, however loaded, and follows the load as it changes (run_job).
+ * A caller may fix the threshold instead (bpe_config.parallel_grain g: a
+ * batch is shared when it names at least g words per thread); the tests
+ * set g = 1, so that tiny inputs take the threaded path too.
  * The constants are where it starts and how fast it moves, not the
  * crossover: where a spinning worker is in time even for a job of a few
  * words, the threshold sinks to SOLO_LEAST; where the worker is often
@@ -379,7 +382,8 @@ struct workers_state {
     size_t n_initial;        /* setup: P before any merge */
     job_kind job;            /* what the posted step is */
     uint64_t solo_words;     /* a batch naming fewer words is rewritten by the coordinator
-                              * alone; adapts (run_job) */
+                              * alone; adapts (run_job) unless solo_fixed */
+    bool solo_fixed;         /* solo_words stays: set by parallel_grain or at build */
     worker *workers;         /* room for n_splits − 1; owned */
     unsigned n_workers;      /* worker threads started */
     alignas(64) atomic_uint_fast64_t posted; /* jobs posted to the workers */
@@ -973,7 +977,7 @@ static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
     if (size < *solo_below || s->n_workers == 0) {
         for (unsigned k = 0; k < parts; k++)
             run_part(s, k);
-        if (!SOLO_FIXED && s->n_workers > 0)
+        if (!s->solo_fixed && s->n_workers > 0)
             *solo_below = lowered(*solo_below, SOLO_DRIFT);
     } else {
         uint64_t step = atomic_load(&s->posted) + 1;
@@ -981,7 +985,7 @@ static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
         wake_workers(s);
         unsigned taken = claim_and_run(s, 0, step);
         wait_parts(s, 0, parts, step);
-        if (SOLO_FIXED)
+        if (s->solo_fixed)
             (void)taken;
         else if (taken > 0)
             *solo_below = *solo_below < SOLO_MOST / 2 ? *solo_below * 2 : SOLO_MOST;
@@ -1558,9 +1562,12 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     s->counters = counters;
     s->words = words;
     s->max_merges = config->max_merges;
-    s->solo_words = BATCH_WORKERS_SOLO;
     unsigned threads = config->threads ? config->threads : 1;
     s->n_splits = threads < MAX_SPLITS ? threads : MAX_SPLITS;
+    /* parallel_grain g: each thread gets about g words of a batch or none */
+    s->solo_fixed = SOLO_FIXED || config->parallel_grain != 0;
+    s->solo_words = config->parallel_grain ? (uint64_t)config->parallel_grain * s->n_splits
+                                           : BATCH_WORKERS_SOLO;
     bpe_maxheap_init(&s->spill, &s->ahead);
     bpe_maxheap_init(&s->sorter, &s->ahead);
     bpe_initial_pairs initial = {0};
