@@ -65,29 +65,45 @@
  * So a batch ends at the first popped pair that shares a token with it,
  * after a pair of one token twice, at a poisoned pair, or at BATCH_MAX.
  *
- * The tie class, kept whole. To know p_j's class, the coordinator pops all
- * of it from the heap into `front`, a sorted array that then ranks above
- * every heap entry; batches are read from its head. A pair of the front
- * whose count falls gets a heap entry again; a born pair of the class's
- * count is inserted in order; a born pair above it sends the front back to
- * the heap. Per token, the front counts the pairs it holds by left and by
- * right token, which is what the poison check asks.
+ * The tie class, kept whole. To know p_j's class, the coordinator takes all
+ * of it out of the max structure into `front`, a sorted array that then
+ * ranks above every other entry; batches are read from its head. A pair of
+ * the front whose count falls is filed again; a born pair of the class's
+ * count is inserted in order; a born pair above it sends the front back.
+ * Per token, the front counts the pairs it holds by left and by right
+ * token, which is what the poison check asks.
+ *
+ * The max structure: bucket.c's, not heap.c's. What the coordinator does
+ * alone bounds the speedup (Amdahl), and with a heap most of it was the
+ * heap: a push or a pop is log P comparisons, and late in training, where
+ * counts tie, each is a comparison of token bytes. So the snapshots are
+ * filed by count, bucket.c's way: counts below BUCKET_DENSE in a bucket
+ * each (an append, O(1), no comparison), larger ones in a small heap, the
+ * spill. A cursor stands at the highest bucket that may hold entries; to
+ * fill the front, the coordinator checks that bucket's entries (a stale one
+ * is filed again under its count, a dead one dropped) and sorts only the
+ * live ones, the class. Unlike bucket.c the cursor may go up: a batch can
+ * run from one class into the next, and a pair born of its first merges
+ * can count more than the second class (filing raises the cursor).
  *
  * Who does what. One step of the loop: the coordinator forms a batch; the
- * splits rewrite their words (in parallel); the shards apply the deltas (in
- * parallel); the coordinator files the changed pairs in the heap and front.
- *   - the coordinator (the caller's thread): the heap, the front, the batch,
+ * splits rewrite their words (in parallel), then the shards apply the
+ * deltas (in parallel: one job of two phases, one hand-off); the
+ * coordinator files the changed pairs in the buckets and the front.
+ *   - the coordinator (the caller's thread): the buckets, the front, the batch,
  *     and our own copy of the vocabulary (a batch's tokens exist before
  *     step() hands them out one by one, and the tie-break needs their bytes);
  *   - N splits of the words (word w in split w mod N, so every list is
  *     shared about evenly), each with its words laid out as cache_aware.c
  *     lays them (length, count, tokens side by side: word cells), its own
  *     posting lists (its occurrence index), its neighbour delta lines
- *     (cache_aware.c's), and its deltas out, per merge of the batch: the
- *     pairs it decreased, and those it created with their new lists;
+ *     (cache_aware.c's), and its deltas out, one list per shard (the
+ *     shard of each pair), per merge of the batch: the pairs it
+ *     decreased, and those it created with their new lists;
  *   - N shards of the pair table (a pair's shard is a function of its hash):
  *     the count, and the list in each split, of every live pair. A shard
- *     applies every split's deltas for its pairs, merge after merge, and
+ *     applies every split's deltas for its pairs (reading only the lists
+ *     the splits filled for it), merge after merge, and
  *     hands back the pairs to file with their final counts. (First the
  *     coordinator applied every delta itself; a profile put a third of the
  *     1-thread loop there, which bounded 2 threads to about 1.4×.)
@@ -103,32 +119,47 @@
  * see, a wake-up if they sleep, and the deltas read back from another core's
  * cache. Seed 002 timed its merges and switched to one process below a
  * threshold it had to tune per machine and per dataset. Here no clock is
- * read: a job below `solo_words` words (or `solo_changes` deltas) is run by
- * the coordinator, part after part; a larger one is posted, and the
- * coordinator watches who ran the parts. If it had to take a worker's part
- * (the worker was not there in time: asleep, descheduled, or the job too
- * small for its wake-up to pay), the threshold doubles; if every worker took
- * its own, it falls by an eighth. So it settles where a worker just arrives
- * in time, on whatever machine, however loaded (run_job).
+ * read (a trainer does no timing): a batch whose lists name fewer than
+ * `solo_words` words is run by the coordinator, part after part; a larger
+ * one is posted, and the coordinator watches who ran the parts. If it had to
+ * take a worker's part (the worker was not there in time: asleep,
+ * descheduled, or the job too small for its wake-up to pay), the threshold
+ * doubles; if every worker took its own, it falls by an eighth. A job run
+ * alone tells nothing about the workers, so it lowers the threshold a
+ * little (by 1/SOLO_DRIFT): after a late moment has doubled it, some
+ * forty jobs alone bring it back to where the next one probes the workers
+ * again. So it settles where a worker just arrives in time, on whatever
+ * machine, however loaded, and follows the load as it changes (run_job).
+ * A caller may fix the threshold instead (bpe_config.parallel_grain g: a
+ * batch is shared when it names at least g words per thread); the tests
+ * set g = 1, so that tiny inputs take the threaded path too.
+ * The constants are where it starts and how fast it moves, not the
+ * crossover: where a spinning worker is in time even for a job of a few
+ * words, the threshold sinks to SOLO_LEAST; where the worker is often
+ * descheduled (a core shared with other jobs), most jobs stay alone.
  *
  * Invariants, between steps: the shards hold every live pair with its count
  * and, per split, the list of that split's words holding it (and stale ones);
- * every live pair has exactly one entry, in the heap (a snapshot ≥ its count,
- * as in heap.c) or in the front (when its count is the front's class, `tied`);
- * the front's entries from `head` on are sorted by rank, and every front pair
- * ranks above every heap entry; the front's per-token tallies count its live
- * entries.
+ * every live pair has exactly one entry, filed (a snapshot ≥ its count, as
+ * in heap.c: in bucket[snapshot], or in the spill when that is ≥
+ * BUCKET_DENSE) or in the front (when its count is the front's class,
+ * `tied`); no bucket above the cursor holds an entry; the front's entries
+ * from `head` on are sorted by rank, and every front pair ranks above every
+ * filed entry; the front's per-token tallies count its live entries.
  *
- * Complexity: heap.c's work, O(M·(L + log P)) time, O(M + P) memory, the
- * words and the deltas spread over N threads; plus O(P·N) for the lists' ids
- * in the table, O(k²) per batch of k for the poison checks, O(class) per
- * front insert, and each shard reads every split's deltas (O(N) per delta).
+ * Complexity: the words as in heap.c, the max structure as in bucket.c:
+ * O(M·(L + log F) + BUCKET_DENSE) time, F the largest class (log P for the
+ * few counts in the spill), O(M + P + BUCKET_DENSE) memory, the words and
+ * the deltas spread over N threads; plus O(P·N) for the lists' ids in the
+ * table, O(k²) per batch of k for the poison checks, O(class) per front
+ * insert, and O(N²) per merge of a batch for the per-shard reports.
  *
  * Work counters (the same for any N):
  *   words_touched, postings_stale, pair_count_updates   as heap.c's, and equal
  *                                                       to them (the same words
  *                                                       rewritten the same way)
- *   heap_pushes, heap_pops                              as heap.c's, front included
+ *   entries_filed       snapshots filed: born, fallen, sent back, found stale
+ *   entries_examined    snapshots taken out to fill the front (live or not)
  *   batches             batches formed (of any size: m / batches is the mean)
  *   batched_merges      merges that shared their batch with another
  *   largest_batch       merges in the largest batch
@@ -137,8 +168,8 @@
  *
  * Left out on purpose: speculation (a batch that could tie is cut, never
  * undone; the cuts are exact but cautious: a pair of the class that *could*
- * bear a tie ends the batch even if its words do not), and the heap pushes
- * on the shards (the max structure stays the coordinator's).
+ * bear a tie ends the batch even if its words do not), and the filing on
+ * the shards (the max structure stays the coordinator's).
  *
  * Run: bpebench train --trainer workers --threads 2 --vocab-size 32000 …
  * Trace: build/bpebench trace --trainer workers   (SPEC §2's example, merge by merge)
@@ -160,18 +191,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HEAP_COMPACT_FACTOR 2 /* heap.c's: rebuild past 2·P dead entries */
+#define COMPACT_FACTOR 2      /* heap.c's: rebuild past 2·P dead entries */
+#define BUCKET_DENSE (1u << 14) /* counts below it have a bucket; above, the spill heap */
 #define WORD_HEAD 3          /* cells before a word's tokens: length, then the count as two */
 #define CELLS_PER_LINE 16    /* 32-bit cells in a 64-byte cache line */
 #define WORD_AHEAD 8         /* list entries ahead whose word is prefetched */
 #define LOOKUP_AHEAD 8       /* deltas ahead whose table slot is prefetched */
 #define MAX_SPLITS 16        /* splits (and threads) at most: the table keeps a list id each */
 #define BATCH_MAX 64         /* merges in one batch at most (the poison check is O(k²)) */
-#define SOLO_FIRST 256       /* words (deltas) below which a step starts out run alone */
+#define SOLO_FIRST 256       /* words below which a batch starts out run alone */
 #define SOLO_LEAST 16        /* the bounds between which that threshold adapts */
 #define SOLO_MOST (1u << 20)
+#define SOLO_DRIFT 64        /* a job run alone lowers the threshold by 1/64 (run_job) */
 /* The crossover experiment (docs/algorithms.md): built with
- * -DBATCH_WORKERS_SOLO=N, the threshold stays at N words (deltas), never
+ * -DBATCH_WORKERS_SOLO=N, the threshold stays at N words, never
  * adapting; 0 posts every job, a huge N none. */
 #ifdef BATCH_WORKERS_SOLO
 #define SOLO_FIXED true
@@ -182,10 +215,10 @@
 #define SPIN_ROUNDS 1024     /* rounds a worker waits for the next step before it sleeps */
 #define PAUSES_PER_ROUND 64  /* spin-wait hints per round, then a sched_yield() */
 
-enum { WORDS_TOUCHED, POSTINGS_STALE, PAIR_COUNT_UPDATES, HEAP_PUSHES, HEAP_POPS, BATCHES,
-       BATCHED_MERGES, LARGEST_BATCH };
+enum { WORDS_TOUCHED, POSTINGS_STALE, PAIR_COUNT_UPDATES, ENTRIES_FILED, ENTRIES_EXAMINED,
+       BATCHES, BATCHED_MERGES, LARGEST_BATCH };
 static const char *const workers_counter_names[] = {
-    "words_touched", "postings_stale", "pair_count_updates", "heap_pushes", "heap_pops",
+    "words_touched", "postings_stale", "pair_count_updates", "entries_filed", "entries_examined",
     "batches", "batched_merges", "largest_batch", NULL};
 
 /* ------------------------------------------------------------ the structures */
@@ -201,6 +234,13 @@ typedef struct {
     size_t stride;       /* bytes per record: 16 + 4·splits, rounded up to 8 */
     unsigned n_lists;    /* list ids per record: the splits */
 } pair_slots;
+
+/* The pairs filed under one count: a growable array, in no order. */
+typedef struct {
+    bpe_pair *pair; /* entries; owned */
+    size_t len;     /* entries in use */
+    size_t cap;     /* capacity of `pair` */
+} pair_bucket;
 
 /* One pair's change in the merge in progress (cache_aware.c's). */
 typedef struct {
@@ -224,13 +264,20 @@ typedef struct {
     uint64_t amount; /* count gained (born) or lost */
 } pair_change;
 
-/* What a split did for one merge of the batch: its changes are
- * change[start, start + n_lost) (decreases), then n_born creations. */
+/* A split's changes for one shard in a step: those of the pairs the shard
+ * holds, merge after merge. */
 typedef struct {
-    size_t start;      /* first change */
-    size_t n_lost;     /* pairs decreased */
-    size_t n_born;     /* pairs created */
-    uint64_t affected; /* words rewritten (the split's part of A_i) */
+    pair_change *change; /* owned */
+    size_t n, cap;       /* changes in use, and the capacity */
+} change_list;
+
+/* What a split did for one merge of the batch, for one shard: its changes
+ * there are change[start, start + n_lost) (decreases), then n_born
+ * creations. */
+typedef struct {
+    size_t start;  /* first change */
+    size_t n_lost; /* pairs decreased */
+    size_t n_born; /* pairs created */
 } merge_report;
 
 /* One merge of a batch, as the coordinator hands it out. */
@@ -251,19 +298,21 @@ typedef struct {
     bpe_pair *born, *lost;      /* pairs created / decreased by the merge in progress; owned */
     size_t n_born, cap_born;    /* in `born` */
     size_t n_lost, cap_lost;    /* in `lost` */
-    pair_change *change;        /* the step's changes, merge after merge; owned */
-    size_t n_change, cap_change; /* in `change`, and its capacity */
-    merge_report *report;       /* per merge of the step; owned */
+    change_list *out;           /* shard → the step's changes for it; owned */
+    merge_report *report;       /* merge i, shard h → report[i·N + h]; owned */
     size_t cap_report;          /* capacity of `report` */
+    uint64_t *affected;         /* per merge of the step: words rewritten (its
+                                 * part of A_i); BATCH_MAX, owned */
     uint64_t updates;           /* pair count updates in the step */
     uint64_t stale;             /* listed words that had lost the pair */
-    bool ok;                    /* the last job did not run out of memory */
 } word_split;
 
-/* Who runs part k (split k, or shard k) of a posted job, in a line of its own. */
+/* Who runs part k of a posted job (split k, or for k ≥ N shard k − N), in
+ * a line of its own. */
 typedef struct {
     alignas(64) atomic_uint_fast64_t claimed; /* the last job whose part k was claimed */
     atomic_uint_fast64_t done;                /* the last job whose part k is finished */
+    bool ok;                                  /* it did not run out of memory */
 } part_claim;
 
 /* One shard of the pair table: the pairs whose hash names it, and what a
@@ -279,10 +328,12 @@ typedef struct {
     size_t cap_final;             /* capacity of `final` */
 } pair_shard;
 
+/* A job has two phases, the splits' parts, then (once all are done) the
+ * shards'; setup's second phase is empty. */
 typedef enum {
     JOB_SETUP, /* each split lays out its words and lists */
-    JOB_MERGE, /* each split rewrites its words for the batch */
-    JOB_APPLY, /* each shard applies the splits' deltas to its pairs */
+    JOB_BATCH, /* each split rewrites its words for the batch; then each
+                * shard applies their deltas to its pairs */
 } job_kind;
 
 typedef struct workers_state workers_state;
@@ -303,7 +354,12 @@ struct workers_state {
     uint64_t max_merges;     /* merges asked for: a batch never runs past them */
     uint64_t merges_formed;  /* merges put into batches so far */
     pair_shard *shard;       /* n_splits shards of the live pairs; owned */
-    bpe_maxheap heap;        /* one snapshot per live pair outside the front; owned */
+    /* the max structure: one snapshot ≥ its count per live pair outside the front */
+    pair_bucket *bucket;     /* count k → the snapshots k, 1 ≤ k < BUCKET_DENSE; owned */
+    uint64_t cursor;         /* every bucket above it is empty */
+    size_t bucket_entries;   /* entries in all buckets */
+    bpe_maxheap spill;       /* the snapshots ≥ BUCKET_DENSE, heap-ordered; owned */
+    bpe_maxheap sorter;      /* a bucket's class, put in rank order; owned */
     /* the front: the tie class being merged, sorted by rank */
     bpe_pair *front;         /* entries; owned */
     size_t front_head;       /* entries before it are merged or dead */
@@ -324,13 +380,13 @@ struct workers_state {
     /* the splits and the threads */
     word_split *split;       /* n_splits; owned */
     unsigned n_splits;       /* N: splits, shards and threads (workers + the coordinator) */
-    part_claim *claim;       /* one per part: n_splits; owned */
+    part_claim *claim;       /* one per part: 2·n_splits (splits, then shards); owned */
     uint32_t *initial_index; /* setup: byte pair a·256 + b → its initial list; owned */
     size_t n_initial;        /* setup: P before any merge */
     job_kind job;            /* what the posted step is */
     uint64_t solo_words;     /* a batch naming fewer words is rewritten by the coordinator
-                              * alone; adapts (run_job) */
-    uint64_t solo_changes;   /* the same for applying fewer deltas */
+                              * alone; adapts (run_job) unless solo_fixed */
+    bool solo_fixed;         /* solo_words stays: set by parallel_grain or at build */
     worker *workers;         /* room for n_splits − 1; owned */
     unsigned n_workers;      /* worker threads started */
     alignas(64) atomic_uint_fast64_t posted; /* jobs posted to the workers */
@@ -675,24 +731,28 @@ static bool merge_word(word_split *sp, const batch_merge *m, uint32_t stamp, uin
     return true;
 }
 
-/* Appends one change to the split's step output. False on OOM. */
-static bool put_change(word_split *sp, bpe_token a, bpe_token b, uint32_t list, uint64_t amount)
+/* Appends one change to a split's list for a shard. False on OOM. */
+static bool put_change(change_list *out, bpe_token a, bpe_token b, uint32_t list, uint64_t amount)
 {
-    pair_change *grown = bpe_array_reserve(sp->change, &sp->cap_change, sp->n_change + 1,
-                                           sizeof *grown);
+    pair_change *grown = bpe_array_reserve(out->change, &out->cap, out->n + 1, sizeof *grown);
     if (!grown)
         return false;
-    sp->change = grown;
-    sp->change[sp->n_change++] = (pair_change){.a = a, .b = b, .list = list, .amount = amount};
+    out->change = grown;
+    out->change[out->n++] = (pair_change){.a = a, .b = b, .list = list, .amount = amount};
     return true;
 }
 
-/* Rewrites the split's words on merge m's list and hands back its deltas in
- * *report. False on OOM. O(Σ len(w) over the list + pairs changed). */
-static bool split_merge(word_split *sp, const batch_merge *m, uint32_t list, merge_report *report)
+/* Rewrites the split's words on merge m's list and hands back its deltas,
+ * each in the list of the shard that holds its pair, with report[h] saying
+ * where they are in shard h's list, and the words rewritten in *affected.
+ * False on OOM. O(Σ len(w) over the list + pairs changed). */
+static bool split_merge(word_split *sp, unsigned n_shards, const batch_merge *m, uint32_t list,
+                        merge_report *report, uint64_t *affected)
 {
     uint32_t stamp = m->merged; /* a new token per merge: a stamp no other merge has */
-    *report = (merge_report){.start = sp->n_change};
+    for (unsigned h = 0; h < n_shards; h++)
+        report[h] = (merge_report){.start = sp->out[h].n};
+    *affected = 0;
     uint32_t n = list == BPE_POSTINGS_NONE ? 0 : bpe_postings_len(&sp->postings, list);
     if (n > 0) { /* (a split without ids may have no id array to point into) */
         const uint32_t *ids = bpe_postings_ids(&sp->postings, list);
@@ -714,22 +774,25 @@ static bool split_merge(word_split *sp, const batch_merge *m, uint32_t list, mer
             }
             if (!merge_word(sp, m, stamp, place, first))
                 return false;
-            report->affected++;
+            (*affected)++;
         }
     }
     for (size_t k = 0; k < sp->n_lost; k++) {
         bpe_pair p = sp->lost[k];
-        if (!put_change(sp, p.a, p.b, BPE_POSTINGS_NONE, lose_delta(sp, m, p.a, p.b)->amount))
+        unsigned h = shard_of(n_shards, p.a, p.b);
+        report[h].n_lost++;
+        if (!put_change(&sp->out[h], p.a, p.b, BPE_POSTINGS_NONE,
+                        lose_delta(sp, m, p.a, p.b)->amount))
             return false;
     }
     for (size_t k = 0; k < sp->n_born; k++) {
         bpe_pair p = sp->born[k];
+        unsigned h = shard_of(n_shards, p.a, p.b);
         const pair_delta *d = gain_delta(sp, m, p.a, p.b);
-        if (!put_change(sp, p.a, p.b, d->words, d->amount))
+        report[h].n_born++;
+        if (!put_change(&sp->out[h], p.a, p.b, d->words, d->amount))
             return false;
     }
-    report->n_lost = sp->n_lost;
-    report->n_born = sp->n_born;
     sp->n_lost = sp->n_born = 0;
     return true;
 }
@@ -749,36 +812,54 @@ static bool reserve_lines(word_split *sp, size_t tokens)
 
 static bool apply_shard(workers_state *s, unsigned me);
 
-/* Runs part k of the posted job: split k's setup, or its part of every merge
- * of the batch, in batch order, then the freeze of its new lists; or shard
- * k's application of the deltas. */
-static void run_part(workers_state *s, unsigned k)
+/* Split k's part of the batch: its part of every merge, in batch order,
+ * then the freeze of its new lists. False on OOM. */
+static bool split_batch(workers_state *s, unsigned k)
 {
     word_split *sp = &s->split[k];
-    if (s->job == JOB_SETUP) {
-        sp->ok = setup_split(s, k);
-        return;
-    }
-    if (s->job == JOB_APPLY) {
-        sp->ok = apply_shard(s, k);
-        return;
-    }
-    sp->n_change = 0;
+    unsigned n = s->n_splits;
+    for (unsigned h = 0; h < n; h++)
+        sp->out[h].n = 0;
     sp->updates = sp->stale = 0;
-    merge_report *report = bpe_array_reserve(sp->report, &sp->cap_report, s->n_batch,
+    merge_report *report = bpe_array_reserve(sp->report, &sp->cap_report, s->n_batch * n,
                                              sizeof *report);
-    bool ok = report && reserve_lines(sp, s->ahead.n_tokens);
-    if (report)
-        sp->report = report;
+    if (!report)
+        return false;
+    sp->report = report;
+    bool ok = reserve_lines(sp, s->ahead.n_tokens);
     for (size_t i = 0; ok && i < s->n_batch; i++)
-        ok = split_merge(sp, &s->batch[i], s->batch[i].lists[k], &sp->report[i]);
-    sp->ok = ok && bpe_postings_freeze(&sp->postings);
+        ok = split_merge(sp, n, &s->batch[i], s->batch[i].lists[k], sp->report + i * n,
+                         &sp->affected[i]);
+    return ok && bpe_postings_freeze(&sp->postings);
+}
+
+/* Whether every split's part of the posted batch succeeded. */
+static bool splits_ok(const workers_state *s)
+{
+    for (unsigned k = 0; k < s->n_splits; k++)
+        if (!s->claim[k].ok)
+            return false;
+    return true;
+}
+
+/* Runs part k of the posted job: split k's setup, or its part of the batch;
+ * or (k ≥ N) shard k − N's application of the deltas, once every split has
+ * done its part (nothing at setup). */
+static void run_part(workers_state *s, unsigned k)
+{
+    unsigned n = s->n_splits;
+    bool ok;
+    if (k < n)
+        ok = s->job == JOB_SETUP ? setup_split(s, k) : split_batch(s, k);
+    else
+        ok = s->job == JOB_SETUP || (splits_ok(s) && apply_shard(s, k - n));
+    s->claim[k].ok = ok;
 }
 
 /* --------------------------------------------------------------- the threads */
 
-/* Claims split k for step `step` unless someone has. */
-static bool claim_split(workers_state *s, unsigned k, uint64_t step)
+/* Claims part k for step `step` unless someone has. */
+static bool claim_part(workers_state *s, unsigned k, uint64_t step)
 {
     uint_fast64_t seen = atomic_load(&s->claim[k].claimed);
     while (seen < step)
@@ -787,20 +868,44 @@ static bool claim_split(workers_state *s, unsigned k, uint64_t step)
     return false;
 }
 
-/* Runs every part of step `step` not yet claimed, starting at `own`, and
- * returns how many of them were another thread's own. */
-static unsigned claim_and_run(workers_state *s, unsigned own, uint64_t step)
+/* Waits until parts [from, from + n) of step `step` are done, spinning (a
+ * step's parts are short), yielding now and then. */
+static void wait_parts(workers_state *s, unsigned from, unsigned n, uint64_t step)
 {
-    unsigned taken = 0;
-    for (unsigned i = 0; i < s->n_splits; i++) {
-        unsigned k = (own + i) % s->n_splits;
-        if (claim_split(s, k, step)) {
+    for (unsigned k = from; k < from + n; k++)
+        for (unsigned spins = 0;
+             atomic_load_explicit(&s->claim[k].done, memory_order_acquire) < step; spins++)
+            if (spins % PAUSES_PER_ROUND == PAUSES_PER_ROUND - 1)
+                sched_yield();
+            else
+                bpe_spin_pause();
+}
+
+/* Runs every part [from, from + N) of step `step` not yet claimed, starting
+ * at from + own, and returns how many of them were another thread's own. */
+static unsigned claim_phase(workers_state *s, unsigned from, unsigned own, uint64_t step)
+{
+    unsigned taken = 0, n = s->n_splits;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned k = from + (own + i) % n;
+        if (claim_part(s, k, step)) {
             run_part(s, k);
             atomic_store_explicit(&s->claim[k].done, step, memory_order_release);
             taken += i > 0;
         }
     }
     return taken;
+}
+
+/* Runs the unclaimed parts of step `step`: the splits', then, once every
+ * split is done, the shards'. Returns how many of them were another
+ * thread's own. (It reads nothing the coordinator writes between steps: a
+ * worker late for a step may run this while the next one is formed.) */
+static unsigned claim_and_run(workers_state *s, unsigned own, uint64_t step)
+{
+    unsigned taken = claim_phase(s, 0, own, step);
+    wait_parts(s, 0, s->n_splits, step);
+    return taken + claim_phase(s, s->n_splits, own, step);
 }
 
 /* Waits until `posted` passes `seen` or `quit` is set; spins about 2 ms
@@ -848,45 +953,50 @@ static void wake_workers(workers_state *s)
     pthread_mutex_unlock(&s->lock);
 }
 
+/* threshold − threshold / by, but not below SOLO_LEAST. */
+static uint64_t lowered(uint64_t threshold, uint64_t by)
+{
+    uint64_t less = threshold - threshold / by;
+    return less > SOLO_LEAST ? less : SOLO_LEAST;
+}
+
 /*
- * Runs the job, of `size` (words or deltas), on every part: on the
+ * Runs the job, of `size` (words), on every part: on the
  * coordinator alone when size is below *solo_below (or there are no
  * workers), else posted to the workers, the coordinator claiming parts too;
  * returns when every part is done. The threshold moves with what the
  * coordinator sees: when it had to take a worker's part (the worker was not
  * there in time: asleep, descheduled, or the step too small for its wake-up
  * to pay), *solo_below doubles; when every worker took its own, it falls by
- * an eighth. It settles where a worker just arrives in time to share the
- * work — the crossover of this machine, as loaded as it is now. False when a
- * part ran out of memory.
+ * an eighth; a job run alone, which says nothing of the workers, lowers it
+ * by 1/SOLO_DRIFT, so that one late moment does not keep every later job
+ * alone. It settles where a worker just arrives in time to share the work —
+ * the crossover of this machine, as loaded as it is now. False when a part
+ * ran out of memory.
  */
 static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
 {
+    unsigned parts = 2 * s->n_splits;
     if (size < *solo_below || s->n_workers == 0) {
-        for (unsigned k = 0; k < s->n_splits; k++)
+        for (unsigned k = 0; k < parts; k++)
             run_part(s, k);
+        if (!s->solo_fixed && s->n_workers > 0)
+            *solo_below = lowered(*solo_below, SOLO_DRIFT);
     } else {
         uint64_t step = atomic_load(&s->posted) + 1;
         atomic_store_explicit(&s->posted, step, memory_order_release);
         wake_workers(s);
         unsigned taken = claim_and_run(s, 0, step);
-        for (unsigned k = 0; k < s->n_splits; k++)
-            for (unsigned spins = 0;
-                 atomic_load_explicit(&s->claim[k].done, memory_order_acquire) != step; spins++)
-                if (spins % PAUSES_PER_ROUND == PAUSES_PER_ROUND - 1)
-                    sched_yield();
-                else
-                    bpe_spin_pause();
-        if (SOLO_FIXED)
+        wait_parts(s, 0, parts, step);
+        if (s->solo_fixed)
             (void)taken;
         else if (taken > 0)
             *solo_below = *solo_below < SOLO_MOST / 2 ? *solo_below * 2 : SOLO_MOST;
         else
-            *solo_below = *solo_below - *solo_below / 8 > SOLO_LEAST
-                              ? *solo_below - *solo_below / 8 : SOLO_LEAST;
+            *solo_below = lowered(*solo_below, 8);
     }
-    for (unsigned k = 0; k < s->n_splits; k++)
-        if (!s->split[k].ok)
+    for (unsigned k = 0; k < parts; k++)
+        if (!s->claim[k].ok)
             return false;
     return true;
 }
@@ -946,7 +1056,10 @@ static void workers_destroy(void *opaque)
         free(sp->line);
         free(sp->born);
         free(sp->lost);
-        free(sp->change);
+        for (unsigned h = 0; sp->out && h < s->n_splits; h++)
+            free(sp->out[h].change);
+        free(sp->out);
+        free(sp->affected);
         free(sp->report);
     }
     free(s->split);
@@ -958,7 +1071,11 @@ static void workers_destroy(void *opaque)
         free(s->shard[k].final);
     }
     free(s->shard);
-    bpe_maxheap_free(&s->heap);
+    for (size_t k = 0; s->bucket && k < BUCKET_DENSE; k++)
+        free(s->bucket[k].pair);
+    free(s->bucket);
+    bpe_maxheap_free(&s->spill);
+    bpe_maxheap_free(&s->sorter);
     bpe_vocab_free(&s->ahead);
     free(s->front);
     free(s->as_left);
@@ -972,7 +1089,7 @@ static void workers_destroy(void *opaque)
     free(s);
 }
 
-/* ------------------------------------------------------------ heap and front */
+/* ---------------------------------------------------- the buckets and the front */
 
 /* Gives every token up to the newest its per-token entries (zeroed). */
 static bool reserve_tokens(workers_state *s)
@@ -995,10 +1112,30 @@ static bool reserve_tokens(workers_state *s)
     return true;
 }
 
-static bool heap_push(workers_state *s, bpe_token a, bpe_token b, uint64_t count)
+/* Files a snapshot of (a, b) at `count` > 0: in its bucket, or in the spill
+ * when the count is too large for one. Uncounted (setup, compaction). False
+ * on OOM. O(1) amortized, or O(log spill). */
+static bool file_entry(workers_state *s, bpe_token a, bpe_token b, uint64_t count)
 {
-    s->counters->value[HEAP_PUSHES]++;
-    return bpe_maxheap_push(&s->heap, (bpe_heap_entry){.count = count, .a = a, .b = b});
+    if (count >= BUCKET_DENSE)
+        return bpe_maxheap_push(&s->spill, (bpe_heap_entry){.count = count, .a = a, .b = b});
+    pair_bucket *k = &s->bucket[count];
+    bpe_pair *grown = bpe_array_reserve(k->pair, &k->cap, k->len + 1, sizeof *grown);
+    if (!grown)
+        return false;
+    k->pair = grown;
+    k->pair[k->len++] = (bpe_pair){.a = a, .b = b};
+    s->bucket_entries++;
+    if (count > s->cursor)
+        s->cursor = count;
+    return true;
+}
+
+/* file_entry, counted: a pair born, fallen, sent back or found stale. */
+static bool file_pair(workers_state *s, bpe_token a, bpe_token b, uint64_t count)
+{
+    s->counters->value[ENTRIES_FILED]++;
+    return file_entry(s, a, b, count);
 }
 
 /* Whether (a, b) is a live front entry: its count is the front's. */
@@ -1025,36 +1162,64 @@ static bool front_append(workers_state *s, bpe_pair p)
     return true;
 }
 
-/* Moves the whole class on top of the heap into the front: heap.c's pops
- * (a stale top filed again, a dead one dropped), for every entry of the top
- * count. False when the heap runs out, or on OOM (*nomem). O(class·log P). */
+/* Moves the whole class of the highest count into the front, in rank
+ * order: from the spill, heap.c's pops for every entry of the top count (a
+ * stale top filed again, a dead one dropped); else from the highest bucket
+ * holding a live snapshot, each entry checked (filed again when stale,
+ * dropped when dead), the live ones sorted. False when no pair is left, or
+ * on OOM (*nomem). O(class·log class + entries examined), plus log(spill)
+ * per spill pop. */
 static bool front_fill(workers_state *s, bool *nomem)
 {
     s->front_head = s->front_len = 0;
     s->tied = 0;
     const bpe_heap_entry *top;
-    while ((top = bpe_maxheap_top(&s->heap)) != NULL && top->count >= s->tied) {
-        s->counters->value[HEAP_POPS]++;
+    while ((top = bpe_maxheap_top(&s->spill)) != NULL && top->count >= s->tied) {
+        s->counters->value[ENTRIES_EXAMINED]++;
         bpe_heap_entry e = *top;
         uint64_t count = pair_count(s, e.a, e.b);
+        bpe_maxheap_pop(&s->spill);
         if (count == e.count) {
-            bpe_maxheap_pop(&s->heap);
             s->tied = count;
-            if (!front_append(s, (bpe_pair){e.a, e.b})) {
+            *nomem = !front_append(s, (bpe_pair){e.a, e.b});
+        } else if (count != 0) {
+            *nomem = !file_pair(s, e.a, e.b, count);
+        }
+        if (*nomem)
+            return false;
+    }
+    for (; s->tied == 0 && s->cursor > 0; s->cursor--) {
+        pair_bucket *k = &s->bucket[s->cursor];
+        bpe_maxheap_clear(&s->sorter);
+        for (size_t i = 0; i < k->len; i++) {
+            s->counters->value[ENTRIES_EXAMINED]++;
+            bpe_pair e = k->pair[i];
+            uint64_t count = pair_count(s, e.a, e.b);
+            bpe_heap_entry live = {.count = count, .a = e.a, .b = e.b};
+            if (count == s->cursor)
+                *nomem = !bpe_maxheap_append(&s->sorter, live);
+            else if (count != 0) /* below the cursor: another bucket */
+                *nomem = !file_pair(s, e.a, e.b, count);
+            if (*nomem)
+                return false;
+        }
+        s->bucket_entries -= k->len;
+        k->len = 0;
+        bpe_maxheap_heapify(&s->sorter);
+        for (; (top = bpe_maxheap_top(&s->sorter)) != NULL; bpe_maxheap_pop(&s->sorter)) {
+            s->tied = top->count;
+            if (!front_append(s, (bpe_pair){top->a, top->b})) {
                 *nomem = true;
                 return false;
             }
-        } else if (count != 0) {
-            bpe_maxheap_replace_top(&s->heap, (bpe_heap_entry){.count = count, .a = e.a, .b = e.b});
-            s->counters->value[HEAP_PUSHES]++;
-        } else {
-            bpe_maxheap_pop(&s->heap);
         }
+        if (s->tied != 0)
+            break; /* the cursor stays: bucket[cursor] may get entries again */
     }
     return s->tied != 0;
 }
 
-/* The front's first live entry, filling the front from the heap when it has
+/* The front's first live entry, filling the front when it has
  * none. False when no pair is left (or on OOM: *nomem). */
 static bool front_first(workers_state *s, bpe_pair *p, bool *nomem)
 {
@@ -1065,14 +1230,14 @@ static bool front_first(workers_state *s, bpe_pair *p, bool *nomem)
                 *p = e;
                 return true;
             }
-            s->front_head++; /* dead, or back in the heap */
+            s->front_head++; /* dead, or filed again */
         }
         if (!front_fill(s, nomem))
             return false;
     }
 }
 
-/* Sends every live front entry back to the heap and empties the front. */
+/* Files every live front entry again and empties the front. */
 static bool front_flush(workers_state *s)
 {
     for (size_t i = s->front_head; i < s->front_len; i++) {
@@ -1080,7 +1245,7 @@ static bool front_flush(workers_state *s)
         if (!in_front(s, e.a, e.b))
             continue;
         tally(s, e, -1);
-        if (!heap_push(s, e.a, e.b, s->tied))
+        if (!file_pair(s, e.a, e.b, s->tied))
             return false;
     }
     s->front_head = s->front_len = 0;
@@ -1107,28 +1272,30 @@ static bool front_insert(workers_state *s, bpe_pair p)
     return true;
 }
 
-/* Heap compaction as heap.c's, the front's pairs left out. */
+/* Compaction as heap.c's: past 2·P dead or stale entries, every entry goes
+ * and each live pair outside the front is filed again. O(P + BUCKET_DENSE). */
 static bool compact_if_needed(workers_state *s)
 {
     size_t live = 0;
     for (unsigned k = 0; k < s->n_splits; k++)
         live += s->shard[k].table.used;
-    if (s->heap.len <= (1 + HEAP_COMPACT_FACTOR) * live)
+    if (s->spill.len + s->bucket_entries <= (1 + COMPACT_FACTOR) * live)
         return true;
-    bpe_maxheap_clear(&s->heap);
+    bpe_maxheap_clear(&s->spill);
+    for (size_t k = 0; k < BUCKET_DENSE; k++)
+        s->bucket[k].len = 0;
+    s->bucket_entries = 0;
+    s->cursor = 0;
     for (unsigned k = 0; k < s->n_splits; k++) {
         const pair_slots *t = &s->shard[k].table;
         for (size_t i = 0; i < t->cap; i++) {
             uint64_t key = *slot_key(t, i), count = *slot_count(t, i);
             if (key == BPE_PAIRMAP_EMPTY || count == s->tied)
                 continue;
-            bpe_heap_entry e = {.count = count, .a = bpe_pair_key_left(key),
-                                .b = bpe_pair_key_right(key)};
-            if (!bpe_maxheap_append(&s->heap, e))
+            if (!file_entry(s, bpe_pair_key_left(key), bpe_pair_key_right(key), count))
                 return false;
         }
     }
-    bpe_maxheap_heapify(&s->heap);
     return true;
 }
 
@@ -1227,17 +1394,12 @@ static uint64_t batch_words(const workers_state *s)
     return n;
 }
 
-/* Prefetches the home slot of change j + LOOKUP_AHEAD when shard `me` holds it. */
-static void prefetch_ahead(const workers_state *s, unsigned me, const pair_change *ch, size_t n,
-                           size_t j)
+/* Prefetches the home slot of change j + LOOKUP_AHEAD in table t. */
+static void prefetch_ahead(const pair_slots *t, const pair_change *ch, size_t n, size_t j)
 {
-    if (j + LOOKUP_AHEAD >= n)
-        return;
-    bpe_token x = ch[j + LOOKUP_AHEAD].a, y = ch[j + LOOKUP_AHEAD].b;
-    if (shard_of(s->n_splits, x, y) == me) {
-        const pair_slots *t = &s->shard[me].table;
-        bpe_prefetch(slot_key(t, home_slot(t, bpe_pair_key(x, y))));
-    }
+    if (j + LOOKUP_AHEAD < n)
+        bpe_prefetch(slot_key(t, home_slot(t, bpe_pair_key(ch[j + LOOKUP_AHEAD].a,
+                                                           ch[j + LOOKUP_AHEAD].b))));
 }
 
 /* Applies, in shard `me`, split k's creations for one merge: each pair
@@ -1248,11 +1410,9 @@ static bool apply_born(workers_state *s, unsigned me, unsigned k, const merge_re
     if (r->n_born == 0)
         return true; /* and the split may have no change array at all */
     pair_shard *sh = &s->shard[me];
-    const pair_change *ch = s->split[k].change + r->start + r->n_lost;
+    const pair_change *ch = s->split[k].out[me].change + r->start + r->n_lost;
     for (size_t j = 0; j < r->n_born; j++) {
-        prefetch_ahead(s, me, ch, r->n_born, j);
-        if (shard_of(s->n_splits, ch[j].a, ch[j].b) != me)
-            continue;
+        prefetch_ahead(&sh->table, ch, r->n_born, j);
         /* Split 0 reports first: a pair born in this merge holds its new
          * token, so it cannot be in the table yet (no lookup, as in
          * cache_aware.c); a later split's may be. */
@@ -1269,7 +1429,7 @@ static bool apply_born(workers_state *s, unsigned me, unsigned k, const merge_re
 }
 
 /* Applies, in shard `me`, split k's decreases for one merge; a front pair
- * that falls is noted (file_changed gives it a heap entry); a pair at 0
+ * that falls is noted (file_changed files it again); a pair at 0
  * leaves the table. `first_new` is the batch's first new token: pairs
  * holding one were born in it, never in the front. False on OOM. */
 static bool apply_lost(workers_state *s, unsigned me, unsigned k, const merge_report *r,
@@ -1278,11 +1438,9 @@ static bool apply_lost(workers_state *s, unsigned me, unsigned k, const merge_re
     if (r->n_lost == 0)
         return true; /* and the split may have no change array at all */
     pair_shard *sh = &s->shard[me];
-    const pair_change *ch = s->split[k].change + r->start;
+    const pair_change *ch = s->split[k].out[me].change + r->start;
     for (size_t j = 0; j < r->n_lost; j++) {
-        prefetch_ahead(s, me, ch, r->n_lost, j);
-        if (shard_of(s->n_splits, ch[j].a, ch[j].b) != me)
-            continue;
+        prefetch_ahead(&sh->table, ch, r->n_lost, j);
         size_t at = pair_find(&sh->table, ch[j].a, ch[j].b);
         uint64_t *count = slot_count(&sh->table, at);
         if (s->tied != 0 && *count == s->tied && ch[j].a < first_new && ch[j].b < first_new &&
@@ -1302,12 +1460,13 @@ static bool apply_lost(workers_state *s, unsigned me, unsigned k, const merge_re
 static bool apply_shard(workers_state *s, unsigned me)
 {
     bpe_token first_new = s->batch[0].merged;
+    unsigned n = s->n_splits;
     for (size_t i = 0; i < s->n_batch; i++) {
-        for (unsigned k = 0; k < s->n_splits; k++)
-            if (!apply_born(s, me, k, &s->split[k].report[i]))
+        for (unsigned k = 0; k < n; k++)
+            if (!apply_born(s, me, k, &s->split[k].report[i * n + me]))
                 return false;
-        for (unsigned k = 0; k < s->n_splits; k++)
-            if (!apply_lost(s, me, k, &s->split[k].report[i], first_new))
+        for (unsigned k = 0; k < n; k++)
+            if (!apply_lost(s, me, k, &s->split[k].report[i * n + me], first_new))
                 return false;
     }
     /* the final counts the coordinator files, looked up here, in parallel */
@@ -1328,12 +1487,12 @@ static bool apply_shard(workers_state *s, unsigned me)
     return true;
 }
 
-/* Files the pairs the batch changed: each front pair that fell gets a heap
- * entry with its final count (pushed now, not at its first decrease, so
+/* Files the pairs the batch changed: each front pair that fell is filed
+ * with its final count (pushed now, not at its first decrease, so
  * that the pushes do not depend on how the words are split), and each born
  * pair still live goes into the front when its count is the front's class
- * (after sending the front back when one passes it), else into the heap.
- * False on OOM. O(pairs noted · log P + front inserts). */
+ * (after sending the front back when one passes it), else into its bucket.
+ * False on OOM. O(pairs noted + front inserts). */
 static bool file_changed(workers_state *s)
 {
     uint64_t highest = 0;
@@ -1343,7 +1502,7 @@ static bool file_changed(workers_state *s)
             bpe_pair p = sh->fallen[j];
             uint64_t count = sh->final[sh->n_born + j];
             tally(s, p, -1);
-            if (count > 0 && !heap_push(s, p.a, p.b, count))
+            if (count > 0 && !file_pair(s, p.a, p.b, count))
                 return false;
         }
         sh->n_fallen = 0;
@@ -1360,7 +1519,7 @@ static bool file_changed(workers_state *s)
             uint64_t count = sh->final[j];
             if (count == 0)
                 continue;
-            if (count == s->tied ? !front_insert(s, p) : !heap_push(s, p.a, p.b, count))
+            if (count == s->tied ? !front_insert(s, p) : !file_pair(s, p.a, p.b, count))
                 return false;
         }
         sh->n_born = 0;
@@ -1369,36 +1528,29 @@ static bool file_changed(workers_state *s)
 }
 
 /* Runs the batch: the splits rewrite their words, then the shards apply the
- * deltas (each phase on every thread, or on the coordinator alone when
- * small), then the coordinator files the changed pairs. False on OOM. */
+ * deltas (one job: each phase on every thread, or on the coordinator alone
+ * when small), then the coordinator files the changed pairs. False on OOM. */
 static bool apply_batch(workers_state *s)
 {
-    uint64_t words = batch_words(s);
-    s->job = JOB_MERGE;
-    if (!run_job(s, words, &s->solo_words))
+    if (!run_job(s, batch_words(s), &s->solo_words))
         return false;
-    size_t changes = 0;
     for (size_t i = 0; i < s->n_batch; i++) {
         s->affected[i] = 0;
         for (unsigned k = 0; k < s->n_splits; k++)
-            s->affected[i] += s->split[k].report[i].affected;
+            s->affected[i] += s->split[k].affected[i];
         s->counters->value[WORDS_TOUCHED] += s->affected[i];
     }
     for (unsigned k = 0; k < s->n_splits; k++) {
         s->counters->value[PAIR_COUNT_UPDATES] += s->split[k].updates;
         s->counters->value[POSTINGS_STALE] += s->split[k].stale;
-        changes += s->split[k].n_change;
     }
-    s->job = JOB_APPLY;
-    if (!run_job(s, changes, &s->solo_changes))
-        return false;
     return file_changed(s) && compact_if_needed(s);
 }
 
 /* ------------------------------------------------------------------- setup */
 
 /* Counts the initial pairs on config->threads threads, enters them in the
- * table (list j of every split for the j-th pair first seen) and the heap,
+ * table (list j of every split for the j-th pair first seen) and the buckets,
  * starts the workers, and has every split lay out its words and lists.
  * NULL on OOM or when the input does not fit 32-bit ids. O(M / N + P). */
 static void *workers_create(const bpe_words *words, const bpe_config *config, bpe_vocab *vocab,
@@ -1413,20 +1565,30 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     s->counters = counters;
     s->words = words;
     s->max_merges = config->max_merges;
-    s->solo_words = s->solo_changes = BATCH_WORKERS_SOLO;
     unsigned threads = config->threads ? config->threads : 1;
     s->n_splits = threads < MAX_SPLITS ? threads : MAX_SPLITS;
-    bpe_maxheap_init(&s->heap, &s->ahead);
+    /* parallel_grain g: each thread gets about g words of a batch or none */
+    s->solo_fixed = SOLO_FIXED || config->parallel_grain != 0;
+    s->solo_words = config->parallel_grain ? (uint64_t)config->parallel_grain * s->n_splits
+                                           : BATCH_WORKERS_SOLO;
+    bpe_maxheap_init(&s->spill, &s->ahead);
+    bpe_maxheap_init(&s->sorter, &s->ahead);
     bpe_initial_pairs initial = {0};
     bool ok = bpe_vocab_init(&s->ahead) && reserve_tokens(s) &&
               (s->shard = calloc_lines(s->n_splits, sizeof *s->shard)) != NULL &&
               (s->split = calloc_lines(s->n_splits, sizeof *s->split)) != NULL &&
-              (s->claim = calloc_lines(s->n_splits, sizeof *s->claim)) != NULL &&
+              (s->claim = calloc_lines(2 * s->n_splits, sizeof *s->claim)) != NULL &&
               (s->batch = calloc(BATCH_MAX, sizeof *s->batch)) != NULL &&
+              (s->bucket = calloc(BUCKET_DENSE, sizeof *s->bucket)) != NULL &&
               (s->affected = calloc(BATCH_MAX, sizeof *s->affected)) != NULL &&
               (s->batch_lists = calloc(BATCH_MAX * s->n_splits, sizeof *s->batch_lists)) != NULL &&
               (s->initial_index = calloc(1u << 16, sizeof *s->initial_index)) != NULL &&
               bpe_initial_pairs_count(words, threads, BPE_LIST_NONE, NULL, &initial);
+    for (unsigned k = 0; ok && k < s->n_splits; k++) {
+        word_split *sp = &s->split[k];
+        ok = (sp->out = calloc(s->n_splits, sizeof *sp->out)) != NULL &&
+             (sp->affected = calloc(BATCH_MAX, sizeof *sp->affected)) != NULL;
+    }
     for (unsigned k = 0; ok && k < s->n_splits; k++) {
         pair_slots *t = &s->shard[k].table;
         t->n_lists = s->n_splits;
@@ -1438,9 +1600,7 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
         bpe_pair p = initial.pairs[j];
         pair_slots *t = table_of(s, p.a, p.b);
         size_t at = pair_add(t, p.a, p.b);
-        ok = at != SIZE_MAX &&
-             bpe_maxheap_append(&s->heap, (bpe_heap_entry){.count = initial.counts[j], .a = p.a,
-                                                           .b = p.b});
+        ok = at != SIZE_MAX && file_entry(s, p.a, p.b, initial.counts[j]);
         if (ok) {
             *slot_count(t, at) = initial.counts[j];
             for (unsigned k = 0; k < s->n_splits; k++)
@@ -1450,8 +1610,7 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     }
     if (ok) {
         counters->value[PAIR_COUNT_UPDATES] += initial.positions;
-        bpe_maxheap_heapify(&s->heap);
-        for (unsigned k = 0; k < s->n_splits; k++) {
+        for (unsigned k = 0; k < 2 * s->n_splits; k++) {
             atomic_init(&s->claim[k].claimed, 0);
             atomic_init(&s->claim[k].done, 0);
         }
@@ -1459,6 +1618,7 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
         s->job = JOB_SETUP;
         uint64_t always = 0;
         ok = run_job(s, 1, &always);
+        s->job = JOB_BATCH;
     }
     bpe_initial_pairs_free(&initial);
     free(s->initial_index);
@@ -1605,7 +1765,8 @@ const bpe_trainer bpe_trainer_batch_workers = {
     .name = "workers",
     .idea = "persistent workers, each owning a split of the words; exact batches of merges "
             "that share no token, applied in one parallel step",
-    .complexity = "O(M·(L + log P)) time over N threads, O(M + P·N) memory",
+    .complexity = "O(M·(L + log F) + 2^14) time over N threads, F the largest tie class; "
+                  "O(M + P·N) memory",
     .counter_names = workers_counter_names,
     .builds_on = "threaded-walk",
     .work_before = "words_touched",
