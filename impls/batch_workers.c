@@ -1703,11 +1703,12 @@ static void describe_lists(const workers_state *s, const uint32_t *places, bpe_d
  * cells (word w in split w mod N), named by id; the splits and the front's
  * count; the front, the tie class the next batch is read from, in rank
  * order (an entry whose count has left the class marked stale, or dead);
- * the heap below it, marked as heap.c's; every live pair's list in each
- * split; and the batch in progress, as handed out. A batch is applied in
- * the step that hands out its first merge, so the state is ahead of the
- * merges handed out by the rest of it (bpe_describe_ahead). O(M + heap
- * length + table capacity + the lists' entries · (L + W)).
+ * the cursor, the spill and the buckets below the front, marked as
+ * bucket.c's; every live pair's list in each split; and the batch in
+ * progress, as handed out. A batch is applied in the step that hands out
+ * its first merge, so the state is ahead of the merges handed out by the
+ * rest of it (bpe_describe_ahead). O(M + the cursor + the buckets' and the
+ * spill's entries + table capacity + the lists' entries · (L + W)).
  */
 static void workers_describe(const void *opaque, bpe_description *d)
 {
@@ -1742,15 +1743,29 @@ static void workers_describe(const void *opaque, bpe_description *d)
                                               : BPE_MARK_STALE;
         bpe_describe_pair(d, p.a, p.b, i, count, 0, mark);
     }
-    bpe_describe_section(d, BPE_SHOW_HEAP, BPE_SHOWS_NEXT, "the heap below it", "entry",
-                         "snapshot", "count");
-    for (size_t k = 0; k < s->heap.len; k++) {
-        bpe_heap_entry e = s->heap.entries[k];
+    bpe_describe_section(d, BPE_SHOW_VALUES, BPE_SHOWS_NEXT,
+                         "the cursor (no bucket above it holds an entry)", NULL, NULL, NULL);
+    bpe_describe_row(d, "at", 0, s->cursor);
+    bpe_describe_section(d, BPE_SHOW_HEAP, BPE_SHOWS_NEXT, "the spill (counts from 2^14)",
+                         "entry", "snapshot", "count");
+    for (size_t k = 0; k < s->spill.len; k++) {
+        bpe_heap_entry e = s->spill.entries[k];
         uint64_t count = pair_count(s, e.a, e.b);
         bpe_mark mark = count == 0 ? BPE_MARK_DEAD : count != e.count ? BPE_MARK_STALE
                                                                       : BPE_MARK_NONE;
         bpe_describe_pair(d, e.a, e.b, k, e.count, count, mark);
     }
+    bpe_describe_section(d, BPE_SHOW_BUCKETS, BPE_SHOWS_NEXT, "the buckets, from the cursor down",
+                         "bucket", "snapshot", "count");
+    uint64_t top = s->cursor < BUCKET_DENSE ? s->cursor : BUCKET_DENSE - 1;
+    for (uint64_t k = top; k >= 1; k--)
+        for (size_t i = 0; i < s->bucket[k].len; i++) {
+            bpe_pair p = s->bucket[k].pair[i];
+            uint64_t count = pair_count(s, p.a, p.b);
+            bpe_mark mark = count == 0 ? BPE_MARK_DEAD : count != k ? BPE_MARK_STALE
+                                                                    : BPE_MARK_NONE;
+            bpe_describe_pair(d, p.a, p.b, k, k, count, mark);
+        }
     describe_lists(s, places, d);
     bpe_describe_section(d, BPE_SHOW_TABLE, BPE_SHOWS_LAST, "the batch, as handed out", NULL,
                          "count", "A_i");
