@@ -1,18 +1,19 @@
 /*
  * test_tokenizer_files.c — a tokenizer's files are never corrupt and never
- * half-replaced (harness/run/output.h, docs/spec.md §3):
+ * half-replaced (harness/run/output.h, harness/base/fileset.h, docs/spec.md §3):
  *   - the special-token rule: a token vocab.json would spell like a byte
  *     token or a learnable token, or that is not UTF-8, is refused with a
  *     reason; accepted ones leave vocab.json mapping exactly V distinct keys
  *     to the ids 0 … V−1;
  *   - a set of files is replaced whole or not at all: a rename failing at any
  *     point (made to fail here: this program is linked with
- *     -Wl,--wrap=rename, so output.c's rename() calls come to
+ *     -Wl,--wrap=rename, so the library's rename() calls come to
  *     __wrap_rename below) puts every old file back and leaves nothing else;
  *     a target that is a directory fails the set before anything changes;
  *   - a second writer of the same directory waits for the first's lock.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "base/fileset.h"
 #include "run/output.h"
 #include "testutil.h"
 
@@ -162,7 +163,7 @@ static const char *const NAMES[] = {"one.txt", "two.txt", "three.txt"};
 static void failed_rename_puts_old_files_back(void **state)
 {
     (void)state;
-    const output_file files[] = {
+    const file_set_member files[] = {
         {.name = NAMES[0], .data = "new one", .len = 7},
         {.name = NAMES[1], .data = "new two", .len = 7},
         {.name = NAMES[2], .data = "new three", .len = 9},
@@ -177,7 +178,7 @@ static void failed_rename_puts_old_files_back(void **state)
                 if (existing >> i & 1)
                     test_write_file_in(dir, NAMES[i], old[i], strlen(old[i]));
             arm_rename_failures(1u << failing);
-            bool ok = output_write_set(dir, files, N(files), err, sizeof err);
+            bool ok = file_set_replace(dir, files, N(files), err, sizeof err);
             arm_rename_failures(0);
             if (ok || !strstr(err, NAMES[failing]) || !strstr(err, "old files are kept") ||
                 strstr(err, "could not"))
@@ -194,7 +195,7 @@ static void failed_rename_puts_old_files_back(void **state)
 static void failed_roll_back_says_where_the_old_file_is(void **state)
 {
     (void)state;
-    const output_file files[] = {
+    const file_set_member files[] = {
         {.name = NAMES[0], .data = "new one", .len = 7},
         {.name = NAMES[1], .data = "new two", .len = 7},
     };
@@ -202,7 +203,7 @@ static void failed_roll_back_says_where_the_old_file_is(void **state)
     make_dir(dir, sizeof dir);
     test_write_file_in(dir, NAMES[0], TEXT("old one"));
     arm_rename_failures(1u << 1 | 1u << 2); /* the second rename, then the first's roll-back */
-    assert_false(output_write_set(dir, files, N(files), err, sizeof err));
+    assert_false(file_set_replace(dir, files, N(files), err, sizeof err));
     arm_rename_failures(0);
     const char *kept = strstr(err, "it is kept as ");
     if (!kept || !strstr(err, "could not put back the old"))
@@ -328,10 +329,10 @@ static void second_writer_waits_for_the_lock(void **state)
     pid_t child = fork();
     assert_true(child >= 0);
     if (child == 0) {
-        const output_file files[] = {{.name = NAMES[0], .data = "new one", .len = 7},
+        const file_set_member files[] = {{.name = NAMES[0], .data = "new one", .len = 7},
                                      {.name = NAMES[1], .data = "new two", .len = 7}};
         char err[1024];
-        _exit(output_write_set(dir, files, N(files), err, sizeof err) ? 0 : 1);
+        _exit(file_set_replace(dir, files, N(files), err, sizeof err) ? 0 : 1);
     }
     for (int waited = 0; !has_temporary_file(dir) && waited < 10000; waited += 5)
         sleep_ms(5);
