@@ -52,7 +52,7 @@ bench_summary bench_summarize(const run_times *reps, size_t n, int phase);
 
 typedef enum {
     STATUS_OK,      /* every repetition finished */
-    STATUS_TIMEOUT, /* a repetition passed the time limit (or was skipped, see cli/cmd_bench.c) */
+    STATUS_TIMEOUT, /* a repetition passed the time limit (or was skipped, see bench/driver.h) */
     STATUS_ERROR,   /* the run failed; `error` says why */
 } bench_status;
 
@@ -100,7 +100,7 @@ typedef struct {
     char error[512];           /* the reason, when status is error; for a timeout what is
                                   known (an external trainer's stderr), else "" */
     double time_limit_s;       /* the per-run limit in force */
-    bool skipped_after_timeout;/* timeout recorded without running (cli/cmd_bench.c's rule) */
+    bool skipped_after_timeout;/* timeout recorded without running (bench/driver.h's rule) */
     double *profile_seconds;   /* per-merge time of the profiled run, or NULL; owned */
     uint64_t *profile_affected;/* per-merge A_i of the profiled run, or NULL; owned */
     size_t n_profile;          /* entries in both profile arrays */
