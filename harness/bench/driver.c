@@ -670,19 +670,14 @@ bool bench_run_grid(bench_run *b, int argc, char **argv, char *err, size_t err_l
 
 bool bench_check_settings(const bench_run *b, char *err, size_t err_len)
 {
-    uint64_t max_merges; /* the grid's vocab sizes are sorted: check the first */
-    if (!run_max_merges(b->grid.vocab[0], b->pretok.n_specials, &max_merges, err, err_len))
-        return false;
     size_t out_len = strlen(b->grid.out_dir);
     if (out_len + BENCH_OUT_ROOM >= PATH_MAX)
         return set_error(err, err_len, "--out is %zu bytes long; give a path shorter than %d "
                          "bytes, so that the files inside it fit in PATH_MAX", out_len,
                          PATH_MAX - BENCH_OUT_ROOM);
-    pretokenizer *p = pretok_new(&b->pretok, err, err_len);
-    if (!p)
-        return false;
-    pretok_free(p);
-    return true;
+    /* the grid's vocab sizes are sorted: the first is the smallest */
+    uint64_t max_merges;
+    return run_check_settings(&b->pretok, true, b->grid.vocab[0], &max_merges, err, err_len);
 }
 
 bool bench_plan(bench_run *b, char *err, size_t err_len)
