@@ -330,8 +330,8 @@ static void record_set_input(bench_record *rec, const bench_slice *s, const benc
     record_copy_input(rec, in);
 }
 
-/* Names the record's trainer and, for a built-in one, the counting strategy
- * and threads of the pass (an external trainer counts its input its own way:
+/* Names the record's trainer and, for a built-in one, the counting strategy,
+ * pretokenizer and threads of the pass (an external trainer counts its input its own way:
  * none recorded, and it runs in the first pass only). */
 static void record_set_entrant(bench_record *rec, const bench_run *b, const bench_entrant *e)
 {
@@ -339,6 +339,8 @@ static void record_set_entrant(bench_record *rec, const bench_run *b, const benc
     rec->external = e->external != NULL;
     if (e->builtin) {
         snprintf(rec->counting, sizeof rec->counting, "%s", b->counting->name);
+        snprintf(rec->pretokenizer, sizeof rec->pretokenizer, "%s",
+                 pretok_engine_name(pretok_engine_used(&b->pretok)));
         rec->threads = b->threads;
     }
 }
@@ -534,7 +536,9 @@ static bool run_vocab(bench_run *b, const bench_slice *s, const bench_record *in
     bool ok = true;
     for (size_t ti = 0; ok && ti < b->grid.n_trainers + b->grid.n_externals; ti++) {
         bench_entrant e = entrant(b, ti);
-        bool first_pass = b->threads == b->grid.threads[0] && b->counting == b->grid.counting[0];
+        bool first_pass = b->threads == b->grid.threads[0] &&
+                          b->counting == b->grid.counting[0] &&
+                          b->pretok.engine == b->grid.pretokenizers[0];
         if (e.external && !first_pass)
             continue; /* run once per cell, in the first pass: it counts its own way */
         const char *why_not = probe_error ? probe_error
@@ -611,19 +615,21 @@ static bool run_slice(bench_run *b, const bench_slice *s, char *err, size_t err_
                                  sizeof b->external_error))
             progress_note(&b->progress, "bench: %s: %s", s->name, b->external_error);
     }
-    /* One pass per (vocab, threads, counting) of the grid, the thread counts and strategies
-     * of one vocabulary size back to back: their ratios (the Pretokenization table's
-     * speedups) are then measured side by side, not minutes apart on a machine whose speed
-     * drifts. */
+    /* One pass per (vocab, threads, counting, pretokenizer) of the grid, the thread counts,
+     * strategies and pretokenizers of one vocabulary size back to back: their ratios (the
+     * Pretokenization table's speedups) are then measured side by side, not minutes apart
+     * on a machine whose speed drifts. */
     bool done = true;
     for (size_t vi = 0; done && vi < b->grid.n_vocab; vi++)
         for (size_t ti = 0; done && ti < b->grid.n_threads; ti++)
-            for (size_t ci = 0; done && ci < b->grid.n_counting; ci++) {
-                b->threads = b->grid.threads[ti];
-                b->counting = b->grid.counting[ci];
-                done = run_vocab(b, s, &in, ok ? NULL : probe_err, b->grid.vocab[vi], err,
-                                 err_len);
-            }
+            for (size_t ci = 0; done && ci < b->grid.n_counting; ci++)
+                for (size_t pi = 0; done && pi < b->grid.n_pretokenizers; pi++) {
+                    b->threads = b->grid.threads[ti];
+                    b->counting = b->grid.counting[ci];
+                    b->pretok.engine = b->grid.pretokenizers[pi];
+                    done = run_vocab(b, s, &in, ok ? NULL : probe_err, b->grid.vocab[vi], err,
+                                     err_len);
+                }
     external_input_free(&b->external_in);
     temp_dir_empty(b->external_dir); /* the next slice's input replaces this one's */
     return done;
@@ -656,7 +662,8 @@ bool bench_run_grid(bench_run *b, int argc, char **argv, char *err, size_t err_l
     if (ok) {
         progress_start(&b->progress, stderr,
                        b->n_slices * b->grid.n_vocab *
-                           (b->grid.n_trainers * b->grid.n_threads * b->grid.n_counting +
+                           (b->grid.n_trainers * b->grid.n_threads * b->grid.n_counting *
+                                b->grid.n_pretokenizers +
                             b->grid.n_externals));
         for (size_t i = 0; ok && i < b->n_slices; i++)
             ok = run_slice(b, &b->slices[i], err, err_len);
@@ -677,7 +684,14 @@ bool bench_check_settings(const bench_run *b, char *err, size_t err_len)
                          PATH_MAX - BENCH_OUT_ROOM);
     /* the grid's vocab sizes are sorted: the first is the smallest */
     uint64_t max_merges;
-    return run_check_settings(&b->pretok, true, b->grid.vocab[0], &max_merges, err, err_len);
+    if (!run_check_settings(&b->pretok, true, b->grid.vocab[0], &max_merges, err, err_len))
+        return false;
+    pretok_config lexer = b->pretok; /* a pattern of one's own runs on PCRE2 either way */
+    lexer.engine = PRETOK_LEXER;
+    if (b->grid.n_pretokenizers > 1 && pretok_engine_used(&lexer) != PRETOK_LEXER)
+        return set_error(err, err_len, "pretokenizer lexer,pcre2 compares the two on gpt2 and "
+                         "gpt4 only; a pattern of your own runs on PCRE2: give one pretokenizer");
+    return true;
 }
 
 bool bench_plan(bench_run *b, char *err, size_t err_len)

@@ -88,7 +88,8 @@ typedef struct {
  * created: an --out path with room for the files inside it, then those of
  * every command (run_check_settings: V ≥ 256 + S at the smallest vocab
  * size, a pattern and special tokens the pretokenizer accepts, compiled
- * once here). False with a reason (bad usage). */
+ * once here), and pretokenizers the pattern has. False with a reason (bad
+ * usage). */
 bool bench_check_settings(const bench_run *b, char *err, size_t err_len);
 
 /* Makes the plan: every corpus listed and its files noted, cut into its

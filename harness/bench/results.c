@@ -181,9 +181,10 @@ void record_copy_input(bench_record *to, const bench_record *from)
 /* ============================================================ the index */
 
 /* Orders record m against a key: (trainer, corpus, vocab), then, when
- * threads is not NULL, (threads, counting) as well. */
+ * threads is not NULL, (threads, counting, pretokenizer) as well. */
 static int key_order(const bench_record *m, const char *trainer, const char *corpus,
-                     uint64_t vocab_size, const uint64_t *threads, const char *counting)
+                     uint64_t vocab_size, const uint64_t *threads, const char *counting,
+                     const char *pretokenizer)
 {
     int c = strcmp(m->trainer, trainer);
     if (c == 0)
@@ -194,6 +195,8 @@ static int key_order(const bench_record *m, const char *trainer, const char *cor
         c = (m->threads > *threads) - (m->threads < *threads);
     if (c == 0 && threads)
         c = strcmp(m->counting, counting);
+    if (c == 0 && threads)
+        c = strcmp(m->pretokenizer, pretokenizer);
     return c;
 }
 
@@ -201,7 +204,8 @@ static int key_order(const bench_record *m, const char *trainer, const char *cor
 static int cmp_key(const void *a, const void *b)
 {
     const bench_record *x = *(const bench_record *const *)a, *y = *(const bench_record *const *)b;
-    int c = key_order(x, y->trainer, y->corpus, y->vocab_size, &y->threads, y->counting);
+    int c = key_order(x, y->trainer, y->corpus, y->vocab_size, &y->threads, y->counting,
+                        y->pretokenizer);
     return c ? c : (x > y) - (x < y);
 }
 
@@ -226,12 +230,14 @@ void results_index_free(results_index *ix)
 
 /* The position of the first entry not below the key (key_order's). O(log n). */
 static size_t lower_bound(const results_index *ix, const char *trainer, const char *corpus,
-                          uint64_t vocab_size, const uint64_t *threads, const char *counting)
+                          uint64_t vocab_size, const uint64_t *threads, const char *counting,
+                          const char *pretokenizer)
 {
     size_t lo = 0, hi = ix->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (key_order(ix->by_key[mid], trainer, corpus, vocab_size, threads, counting) < 0)
+        if (key_order(ix->by_key[mid], trainer, corpus, vocab_size, threads, counting,
+                      pretokenizer) < 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -242,14 +248,16 @@ static size_t lower_bound(const results_index *ix, const char *trainer, const ch
 const bench_record *results_index_find(const results_index *ix, const char *trainer,
                                        const char *corpus, uint64_t vocab_size)
 {
-    size_t at = lower_bound(ix, trainer, corpus, vocab_size, NULL, NULL);
-    if (at == ix->n || key_order(ix->by_key[at], trainer, corpus, vocab_size, NULL, NULL) != 0)
+    size_t at = lower_bound(ix, trainer, corpus, vocab_size, NULL, NULL, NULL);
+    if (at == ix->n ||
+        key_order(ix->by_key[at], trainer, corpus, vocab_size, NULL, NULL, NULL) != 0)
         return NULL;
-    /* Of the runs with the fewest threads (one per counting strategy), the
-     * first in file order: the grid's first strategy. */
+    /* Of the runs with the fewest threads (one per counting strategy and
+     * pretokenizer), the first in file order: the grid's first of each. */
     const bench_record *found = ix->by_key[at];
-    for (size_t i = at + 1; i < ix->n && key_order(ix->by_key[i], trainer, corpus, vocab_size,
-                                                   &found->threads, ix->by_key[i]->counting) == 0;
+    for (size_t i = at + 1;
+         i < ix->n && key_order(ix->by_key[i], trainer, corpus, vocab_size, &found->threads,
+                                ix->by_key[i]->counting, ix->by_key[i]->pretokenizer) == 0;
          i++)
         found = ix->by_key[i] < found ? ix->by_key[i] : found;
     return found;
@@ -258,13 +266,15 @@ const bench_record *results_index_find(const results_index *ix, const char *trai
 const bench_record *results_index_find_run(const results_index *ix, const bench_record *key)
 {
     size_t at = lower_bound(ix, key->trainer, key->corpus, key->vocab_size, &key->threads,
-                            key->counting);
+                            key->counting, key->pretokenizer);
     return at < ix->n && key_order(ix->by_key[at], key->trainer, key->corpus, key->vocab_size,
-                                   &key->threads, key->counting) == 0
+                                   &key->threads, key->counting, key->pretokenizer) == 0
                ? ix->by_key[at]
                : NULL;
 }
+
 bool results_same_run(const bench_record *a, const bench_record *b)
 {
-    return key_order(a, b->trainer, b->corpus, b->vocab_size, &b->threads, b->counting) == 0;
+    return key_order(a, b->trainer, b->corpus, b->vocab_size, &b->threads, b->counting,
+                     b->pretokenizer) == 0;
 }

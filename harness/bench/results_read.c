@@ -49,10 +49,10 @@ static void set_phase_seconds(run_times *t, int phase, double s)
  *   - schema_version must have major version 1 (1 or 1.x);
  *   - counts are whole numbers in [0, 2^64), times and limits finite numbers
  *     of seconds ≥ 0 (JSON has no NaN, but 1e999 parses as infinity);
- *   - trainer, corpus, counter and counting strategy names are safe names
- *     (untrusted.h; the strategy may be absent), so they can go into tables,
+ *   - trainer, corpus, counter, counting strategy and pretokenizer names are
+ *     safe names (untrusted.h; the last two may be absent), so they can go into tables,
  *     plots and file names as they are;
- *   - a run (trainer, corpus, vocab size, threads, counting) appears at most
+ *   - a run (trainer, corpus, vocab size, threads, counting, pretokenizer) appears at most
  *     once (checked on the sorted index: O(n log n), a file of many runs
  *     stays fast).
  * Anything else is refused with the field, and the file names it.
@@ -313,6 +313,8 @@ bool record_from_json(const cJSON *o, bench_record *rec, char *err, size_t err_l
               get_u64(o, "slice_bytes", false, &rec->slice_bytes, err, err_len) &&
               get_u64(o, "threads", false, &rec->threads, err, err_len) &&
               get_str(o, "counting", false, rec->counting, sizeof rec->counting, err, err_len) &&
+              get_str(o, "pretokenizer", false, rec->pretokenizer, sizeof rec->pretokenizer, err,
+                      err_len) &&
               get_u64(o, "vocab_size", true, &rec->vocab_size, err, err_len) &&
               get_u64(o, "max_merges", false, &rec->max_merges, err, err_len) &&
               get_u64(o, "merges", false, &rec->merges, err, err_len) &&
@@ -409,6 +411,9 @@ static bool check_names(const bench_record *rec, char *err, size_t err_len)
     if (rec->counting[0] && !untrusted_name_ok(rec->counting))
         return set_error(err, err_len, "counting \"%s\" is not a safe name: "
                          UNTRUSTED_NAME_RULE, rec->counting);
+    if (rec->pretokenizer[0] && !untrusted_name_ok(rec->pretokenizer))
+        return set_error(err, err_len, "pretokenizer \"%s\" is not a safe name: "
+                         UNTRUSTED_NAME_RULE, rec->pretokenizer);
     for (int c = 0; c < rec->n_counters; c++)
         if (!untrusted_name_ok(rec->counters[c].name))
             return set_error(err, err_len, "counter \"%s\" is not a safe name: "

@@ -109,6 +109,7 @@ static cJSON *profile_json(const bench_record *rec)
     }
     return o;
 }
+
 /* ------------------------------------------------------------- the input */
 
 /* "script_bytes": {script: bytes} for the scripts present. */
@@ -132,7 +133,6 @@ bool record_add_input(cJSON *o, const bench_record *rec)
            add_u64(o, "input_rss_bytes", rec->input_rss_bytes) && record_add_scripts(o, rec);
 }
 
-
 static bool record_add_scalars(cJSON *o, const bench_record *rec)
 {
     char digest[17];
@@ -143,6 +143,7 @@ static bool record_add_scalars(cJSON *o, const bench_record *rec)
            add_u64(o, "slice_bytes", rec->slice_bytes) &&
            add_u64(o, "threads", rec->threads) &&
            cJSON_AddStringToObject(o, "counting", rec->counting) &&
+           cJSON_AddStringToObject(o, "pretokenizer", rec->pretokenizer) &&
            add_u64(o, "vocab_size", rec->vocab_size) &&
            add_u64(o, "max_merges", rec->max_merges) && add_u64(o, "merges", rec->merges) &&
            cJSON_AddBoolToObject(o, "exhausted", rec->exhausted) &&

@@ -63,6 +63,8 @@ static void bench_usage(FILE *out)
           "                         each run is made once per value\n"
           "  --counting LIST        counting strategies: serial, parallel (default), dedup,\n"
           "                         or all: each run is made once per strategy\n"
+          "  --pretokenizer LIST    lexer (default), pcre2, or lexer,pcre2: what splits\n"
+          "                         gpt2 and gpt4 text; each run is made once per entry\n"
           "  --help                 this text\n"
           "\n"
           "Once a trainer times out on a corpus at (n, V), its runs on that corpus with\n"
@@ -103,6 +105,7 @@ static int parse_args(int argc, char **argv, bench_run *b, corpus_options *copts
         {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
         {"threads", required_argument, NULL, OPT_GRID},
         {"counting", required_argument, NULL, OPT_GRID},
+        {"pretokenizer", required_argument, NULL, OPT_GRID},
         {NULL, 0, NULL, 0},
     };
     cli_setting *settings = calloc((size_t)argc, sizeof *settings);

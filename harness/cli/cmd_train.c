@@ -46,6 +46,7 @@ static void train_usage(FILE *out)
           "                         same for every N\n"
           "  --counting NAME        serial, parallel (default) or dedup: how words are\n"
           "                         counted; every strategy gives the same word table\n"
+          CLI_PRETOKENIZER_HELP
           "  --counts               INPUT are word-count files (bpebench count): train on\n"
           "                         the sum of their counts, with the pattern and special\n"
           "                         tokens they were counted with (all must agree)\n"
@@ -58,9 +59,11 @@ static void train_usage(FILE *out)
 /* The summary's counting line: the strategy, threads, chunks, the threads'
  * tables when some thread started more than one, and why it did less than
  * asked, if it did. */
-static void print_counting(const count_strategy *counting, const count_report *k)
+static void print_counting(const count_strategy *counting, const pretok_config *pretok,
+                           const count_report *k)
 {
-    printf("counting   %s, %u thread%s, %llu chunk%s", counting->name, k->threads_used,
+    printf("counting   %s, %s, %u thread%s, %llu chunk%s", counting->name,
+           pretok_engine_name(pretok_engine_used(pretok)), k->threads_used,
            k->threads_used == 1 ? "" : "s", (unsigned long long)k->chunks,
            k->chunks == 1 ? "" : "s");
     if (k->chunks_distinct)
@@ -106,7 +109,7 @@ static void print_summary(const train_request *req, const train_outcome *t)
     else
         printf("merges     %zu\n", o->result.n_merges);
     if (!req->counts)
-        print_counting(t->counting, &o->counting);
+        print_counting(t->counting, &req->pretok, &o->counting);
     printf("time       read %.3f s, pretokenize+count %.3f s, setup %.3f s, merge %.3f s, "
            "total %.3f s\n",
            o->times.read, o->times.pretokenize, o->times.setup, o->times.merge, o->times.total);
@@ -144,9 +147,9 @@ static bool counts_options_ok(const corpus_options *copts)
                   "(give them to bpebench count)");
         return false;
     }
-    if (copts->counting) {
-        cli_error("--counts reads words counted already; drop --counting "
-                  "(give it to bpebench count)");
+    if (copts->counting || copts->pretokenizer) {
+        cli_error("--counts reads words counted already; drop --counting and --pretokenizer "
+                  "(give them to bpebench count)");
         return false;
     }
     return true;
@@ -164,6 +167,7 @@ int cmd_train(int argc, char **argv)
         {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"counting", required_argument, NULL, OPT_COUNTING},
+        {"pretokenizer", required_argument, NULL, OPT_PRETOKENIZER},
         {"counts", no_argument, NULL, 'c'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -211,7 +215,7 @@ int cmd_train(int argc, char **argv)
         cli_error("unknown trainer '%s'; bpebench list shows the trainers", trainer_name);
         goto done;
     }
-    if (from_counts && !counts_options_ok(&copts))
+    if (from_counts ? !counts_options_ok(&copts) : !cli_pretokenizer_ok(&copts))
         goto done;
     train_progress shown;
     if (!start_progress(&shown, quiet))
