@@ -19,7 +19,7 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 HEADERS   := $(wildcard impls/*.h harness/*/*.h tests/*.h)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
-TEST_UTIL := $(BUILD)/tests/testutil.o
+TEST_UTIL := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/testutil_*.c))
 
 .PHONY: all deps test test-run test-asan test-tsan clean data
 .SECONDARY:
@@ -167,7 +167,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_CFLAGS  := -std=c11 -O1 -g -Wall -Wextra -Iimpls -Iharness -Itests \
                 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_BINS    := $(patsubst tests/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz_*.c))
-FUZZ_OBJS    := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) tests/testutil.c)
+FUZZ_OBJS    := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) $(wildcard tests/testutil_*.c))
 .PHONY: fuzz fuzz-deps
 
 # clang alone (installed without recommends) lacks libFuzzer's runtime.

@@ -1,0 +1,41 @@
+/* testutil_files.h — files and directories: whole reads and writes, trees removed,
+ * temporary files left behind, a vocab.json checked whole. */
+#ifndef BPE_TESTUTIL_FILES_H
+#define BPE_TESTUTIL_FILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A whole file, NUL-terminated, malloc'd; NULL when it cannot be read. *len
+ * gets its length when len is not NULL. */
+char *test_slurp(const char *path, size_t *len);
+
+/* Writes a whole file (fails the test on error). */
+void test_write_file(const char *path, const void *data, size_t len);
+
+/* Removes path and, for a directory, everything in it (as rm -rf). */
+void test_remove_tree(const char *path);
+
+/* A temporary output file (a name containing ".tmp.", or train's
+ * .bpebench-probe.* of --out) anywhere under root: true with its path in
+ * found. */
+bool test_find_temporary(const char *root, char *found, size_t found_len);
+
+/* Fails the test when test_find_temporary finds one. */
+void assert_no_temporary_files(const char *root);
+
+/* Writes len bytes to dir/name (fails the test on error). */
+void test_write_file_in(const char *dir, const char *name, const void *data, size_t len);
+
+/* The contents of dir/name, malloc'd; "-" when it cannot be read. */
+char *test_file_contents(const char *dir, const char *name);
+
+/* How many entries dir holds (. and .. aside); 0 when it does not exist. */
+size_t test_count_entries(const char *dir);
+
+/* Asserts that `path` (a vocab.json) is valid UTF-8 JSON that maps exactly
+ * n_tokens distinct keys to the ids 0 … n_tokens − 1, each id once
+ * (docs/spec.md §3). O(n_tokens²) for the distinct-key check: small files. */
+void assert_vocab_json_whole(const char *path, size_t n_tokens);
+
+#endif
