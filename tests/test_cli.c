@@ -42,9 +42,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
-
 /* ============================================================ processes */
 
 /* Runs `bpebench args...` in directory `root` under `limits` (NULL: none)

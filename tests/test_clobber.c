@@ -27,8 +27,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define N(a) (sizeof(a) / sizeof *(a))
-
 /* A case: a command line run in the tree, and what its one line must name. */
 typedef struct {
     const char *args[16]; /* bpebench's arguments, NULL-terminated */

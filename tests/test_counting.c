@@ -28,8 +28,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
 static const char *const PATTERNS[] = {"gpt2", "gpt4", "\\w+|[^\\w\\s]+|\\s"};
 static const char *const DEFAULT_SPECIALS[] = {"<|endoftext|>"};
 static const char *const TWO_SPECIALS[] = {"<|endoftext|>", "\n<s>"};

@@ -28,8 +28,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define N(a) (sizeof(a) / sizeof *(a))
-
 /* In the child, just before exec: killed by SIGALRM after 20 s. */
 static void alarm_in_child(void)
 {

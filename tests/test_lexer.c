@@ -36,8 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
 static const char *const EOT[] = {"<|endoftext|>"};
 static const char *const OVERLAPPING[] = {"<s>", "<s><s>", "s>", "'l"};
 

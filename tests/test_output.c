@@ -21,8 +21,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
 static char *read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");

@@ -55,8 +55,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
 static char root[64]; /* this program's scratch directory */
 
 static int setup(void **state)

@@ -29,7 +29,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 #define TEXT(s) s, sizeof(s) - 1 /* a string literal as data and length */
 
 /* ============================================================ rename, made to fail */

@@ -33,8 +33,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
 /* ============================================================ runs */
 
 /* What one run of bpebench did: status, stdout, stderr (testutil.h). */

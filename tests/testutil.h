@@ -10,7 +10,7 @@
  *   testutil_proc.h      the binary under test run as a child: limits, what it
  *                        printed, one-line errors
  *   testutil_results.h   results files and grids compared field by field
- * and cmocka, after the headers it needs.
+ * and cmocka, after the headers it needs, and N(a), an array's length.
  */
 #ifndef BPE_TESTUTIL_H
 #define BPE_TESTUTIL_H
@@ -25,5 +25,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+
+/* How many elements array a holds (an array, not a pointer). */
+#define N(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif
