@@ -17,6 +17,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "input/count.h"
+#include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,15 +36,6 @@ static void remove_files(void)
     unlink(path_a);
     unlink(path_b);
     rmdir(dir);
-}
-
-static void write_file(const char *path, const uint8_t *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
-        fprintf(stderr, "fuzz_counting: cannot write %s\n", path);
-        abort();
-    }
 }
 
 /* What one strategy counted. */
@@ -107,8 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     const uint8_t *text = data + 2;
     size_t len = size - 2, split = len ? data[1] % (len + 1) : 0;
-    write_file(path_a, text, split);
-    write_file(path_b, text + split, len - split);
+    test_write_file(path_a, text, split); /* a failure exits: libFuzzer reports it */
+    test_write_file(path_b, text + split, len - split);
     pretok_config cfg = {.specials = data[0] & 8 ? specials : NULL,
                          .n_specials = data[0] & 8 ? 2 : 0,
                          .pattern = patterns[(data[0] >> 1) & 3],

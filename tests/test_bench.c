@@ -94,22 +94,6 @@ static size_t registry_size(void)
     return n;
 }
 
-/* Reads a whole file into a malloc'd string. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
 static void a_small_grid_runs_verifies_and_reports(void **state)
 {
     (void)state;
@@ -125,7 +109,8 @@ static void a_small_grid_runs_verifies_and_reports(void **state)
     assert_true(results_read(path, &r, err, sizeof err));
     assert_int_equal(r.n_records, registry_size() * 2 * 2);
     /* The whole corpus's pretokens cover every byte but the special tokens'. */
-    char *text = slurp(corpus);
+    char *text = test_slurp(corpus, NULL);
+    assert_non_null(text);
     uint64_t special_bytes = 0;
     for (const char *s = text; (s = strstr(s, "<|endoftext|>")); s++)
         special_bytes += strlen("<|endoftext|>");
@@ -163,7 +148,8 @@ static void a_small_grid_runs_verifies_and_reports(void **state)
 
     snprintf(path, sizeof path, "%s/report.md", out);
     assert_true(exists(path));
-    char *report = slurp(path);
+    char *report = test_slurp(path, NULL);
+    assert_non_null(report);
     assert_non_null(strstr(report, "## Training time"));
     assert_non_null(strstr(report, "## Speedup over"));
     snprintf(path, sizeof path, "%s/plots/time_vs_vocab_tiny.png", out);
@@ -177,7 +163,8 @@ static void a_small_grid_runs_verifies_and_reports(void **state)
     snprintf(json, sizeof json, "%s/results.json", out);
     assert_int_equal(run("%s report %s --out %s >/dev/null", json, out2), 0);
     snprintf(path, sizeof path, "%s/report.md", out2);
-    char *again = slurp(path);
+    char *again = test_slurp(path, NULL);
+    assert_non_null(again);
     assert_string_equal(report, again);
     free(report);
     free(again);
@@ -211,7 +198,8 @@ static void a_tiny_time_limit_times_out_and_skips(void **state)
     }
     results_free(&r);
     snprintf(path, sizeof path, "%s/report.md", out);
-    char *report = slurp(path);
+    char *report = test_slurp(path, NULL);
+    assert_non_null(report);
     assert_non_null(strstr(report, "timeout†"));
     free(report);
 }
@@ -246,7 +234,8 @@ static void the_pretokenize_rate_pools_every_finished_repetition(void **state)
     assert_int_equal(fclose(f), 0);
     assert_int_equal(run("%s report %s --out %s >/dev/null 2>&1", path, out), 0);
     snprintf(path, sizeof path, "%s/report.md", out);
-    char *report = slurp(path);
+    char *report = test_slurp(path, NULL);
+    assert_non_null(report);
     if (!strstr(report, "| c@all | 10.00 | 99 | 10 | 40 | 4.00 | 4 |"))
         fail_msg("no row with a rate of 4 MB/s in the corpus table of %s", path);
     free(report);
@@ -291,7 +280,8 @@ static void a_counting_grid_runs_every_strategy(void **state)
     assert_int_equal(run("%s compare %s %s >/dev/null", path, path), 0);
     /* report.md: a Pretokenization row per strategy and threads, then the figure */
     snprintf(path, sizeof path, "%s/report.md", out);
-    char *report = slurp(path);
+    char *report = test_slurp(path, NULL);
+    assert_non_null(report);
     static const char *const rows[] = {"\n| tiny@all | dedup, lexer | 1 | ",
                                        "\n| tiny@all | dedup, lexer | 2 | ",
                                        "\n| tiny@all | serial, lexer | 1 | ",

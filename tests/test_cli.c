@@ -57,13 +57,6 @@ static void cli_run(const char *root, const char *const *args, const test_limits
 
 /* ============================================================ directories */
 
-/* A fresh directory for one case: /tmp/bpebench-cli-XXXXXX. */
-static void make_root(char *root, size_t len)
-{
-    snprintf(root, len, "/tmp/bpebench-cli-XXXXXX");
-    assert_non_null(mkdtemp(root));
-}
-
 /* The names in a directory, sorted and joined by spaces; "-" when it does not exist. */
 static void list_dir(const char *dir, char *out, size_t len)
 {
@@ -356,7 +349,7 @@ static const cli_case cases[] = {
 static void run_case(const cli_case *c, const char *trainer, bool out_exists)
 {
     char root[64], what[256], out_dir[PATH_MAX];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "cli");
     snprintf(what, sizeof what, "%s (%s, --out %s)", c->name, trainer,
              out_exists ? "existing" : "new");
     if (c->content)
@@ -473,7 +466,7 @@ static void write_repeated(const char *from, const char *to, int times)
 static void long_line(const char *trainer, size_t bytes)
 {
     char root[64], path[PATH_MAX];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "cli");
     snprintf(path, sizeof path, "%s/line.txt", root);
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
@@ -519,7 +512,7 @@ static void huge_vocab_size_stops_early(void **state)
     (void)state;
     for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
         char root[64], out_dir[PATH_MAX];
-        make_root(root, sizeof root);
+        test_make_dir(root, sizeof root, "cli");
         test_write_file_in(root, "in.txt", TEXT("the cat sat on the mat; the dog sat on the log\n"));
         const char *args[] = {"train", "--trainer", (*t)->name, "--vocab-size", "1000000000",
                               "--out", "out", "in.txt", NULL};
@@ -545,7 +538,7 @@ static void write_failing_midway(void **state)
     for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
         for (int exists = 0; exists < 2; exists++) {
             char root[64], out_dir[PATH_MAX], names[512];
-            make_root(root, sizeof root);
+            test_make_dir(root, sizeof root, "cli");
             test_write_file_in(root, "in.txt", TEXT("the cat sat on the mat; the dog sat on the log\n"));
             snprintf(out_dir, sizeof out_dir, "%s/out", root);
             if (exists)
@@ -612,7 +605,7 @@ static void memory_follows_words_not_bytes(void **state)
 {
     (void)state;
     char root[64], once[PATH_MAX], tenfold[PATH_MAX];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "cli");
     snprintf(once, sizeof once, "%s/once.txt", root);
     snprintf(tenfold, sizeof tenfold, "%s/tenfold.txt", root);
     write_corpus(once, 3000000, 400000, 7);
@@ -686,7 +679,7 @@ static void signal_while_training_leaves_nothing(void **state)
 {
     (void)state;
     char root[64], corpus[PATH_MAX];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "cli");
     snprintf(corpus, sizeof corpus, "%s/corpus.txt", root);
     write_corpus(corpus, 3000000, 400000, 11);
     interrupt_training(root, SIGTERM, false);
@@ -771,7 +764,7 @@ static void signal_while_counting_on_threads_leaves_nothing(void **state)
 {
     (void)state;
     char root[64], once[PATH_MAX], corpus[PATH_MAX], out[PATH_MAX];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "cli");
     snprintf(once, sizeof once, "%s/once.txt", root);
     snprintf(corpus, sizeof corpus, "%s/corpus.txt", root);
     write_corpus(once, 4000000, 400000, 13);
@@ -801,7 +794,7 @@ static void signal_while_writing_leaves_nothing(void **state)
     (void)state;
     for (int exists = 0; exists < 2; exists++) {
         char root[64], out_dir[PATH_MAX], names[512];
-        make_root(root, sizeof root);
+        test_make_dir(root, sizeof root, "cli");
         test_write_file_in(root, "in.txt", TEXT("the cat sat on the mat; the dog sat on the log\n"));
         snprintf(out_dir, sizeof out_dir, "%s/out", root);
         if (exists)

@@ -49,14 +49,6 @@ static void run(const char *cwd, const char *const *args, test_output *out)
     test_finish(&c, out);
 }
 
-static char *make_root(void)
-{
-    static char root[64];
-    snprintf(root, sizeof root, "/tmp/bpebench-hostile-XXXXXX");
-    assert_non_null(mkdtemp(root));
-    return root;
-}
-
 /* A small corpus in root/c.txt: 40 KB of short lines. */
 static void write_corpus(const char *root)
 {
@@ -70,7 +62,8 @@ static void write_corpus(const char *root)
 static void negative_vocab_sizes_are_refused(void **state)
 {
     (void)state;
-    char *root = make_root();
+    char root[64];
+    test_make_dir(root, sizeof root, "hostile");
     write_corpus(root);
     static const char *const values[] = {"-18446744073709551000", "300,-18446744073709551000",
                                          "+300", " 300", "4294967296"};
@@ -90,7 +83,8 @@ static void negative_vocab_sizes_are_refused(void **state)
 static void an_empty_out_is_bad_usage(void **state)
 {
     (void)state;
-    char *root = make_root();
+    char root[64];
+    test_make_dir(root, sizeof root, "hostile");
     write_corpus(root);
     test_output out;
     run(root, (const char *const[]){"train", "--trainer", "heap", "--vocab-size", "300", "--out",
@@ -114,7 +108,8 @@ static void an_empty_out_is_bad_usage(void **state)
 static void a_bench_whose_reader_went_away_leaves_nothing(void **state)
 {
     (void)state;
-    char *root = make_root();
+    char root[64];
+    test_make_dir(root, sizeof root, "hostile");
     write_corpus(root);
     int p[2];
     assert_int_equal(pipe(p), 0);
@@ -152,7 +147,8 @@ static void a_bench_whose_reader_went_away_leaves_nothing(void **state)
 static void fifos_and_devices_are_refused_at_once(void **state)
 {
     (void)state;
-    char *root = make_root();
+    char root[64];
+    test_make_dir(root, sizeof root, "hostile");
     char fifo[PATH_MAX], fixture[PATH_MAX];
     snprintf(fifo, sizeof fifo, "%s/fifo", root);
     assert_int_equal(mkfifo(fifo, 0600), 0);
@@ -184,7 +180,8 @@ static void fifos_and_devices_are_refused_at_once(void **state)
 static void long_legal_paths_keep_the_reason(void **state)
 {
     (void)state;
-    char *root = make_root();
+    char root[64];
+    test_make_dir(root, sizeof root, "hostile");
     write_corpus(root);
     char path[1600];
     size_t at = (size_t)snprintf(path, sizeof path, "%s", root);
@@ -226,7 +223,8 @@ static void long_legal_paths_keep_the_reason(void **state)
 static void a_file_listed_twice_is_refused(void **state)
 {
     (void)state;
-    char *root = make_root();
+    char root[64];
+    test_make_dir(root, sizeof root, "hostile");
     write_corpus(root);
     char dir[96], file[96], linked[128];
     snprintf(dir, sizeof dir, "%s/d", root);
@@ -255,7 +253,8 @@ static void a_file_listed_twice_is_refused(void **state)
 static void scripts_above_the_binary_are_not_run(void **state)
 {
     (void)state;
-    char *root = make_root();
+    char root[64];
+    test_make_dir(root, sizeof root, "hostile");
     char bin[PATH_MAX], exe[PATH_MAX + 16], plots[PATH_MAX], fixture[PATH_MAX], canary[PATH_MAX];
     snprintf(bin, sizeof bin, "%s/bin", root);
     snprintf(exe, sizeof exe, "%s/bpebench", bin);

@@ -105,12 +105,6 @@ static unsigned long long summary_number(const char *out, const char *label)
 
 /* ============================================================ files */
 
-static void make_root(char *root, size_t len)
-{
-    snprintf(root, len, "/tmp/bpebench-safety-XXXXXX");
-    assert_non_null(mkdtemp(root));
-}
-
 #define TEXT(s) s, sizeof(s) - 1 /* a string literal as data and length */
 
 /* A small corpus with " world", "a" and newlines in it. */
@@ -137,7 +131,7 @@ static void special_tokens_refused_by_every_command(void **state)
         {"\xff", "\"\\xFF\"", "not valid UTF-8"},
     };
     char root[64];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "safety");
     test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
     char out[PATH_MAX];
     snprintf(out, sizeof out, "%s/out", root);
@@ -179,7 +173,7 @@ static void accepted_special_tokens_keep_vocab_whole(void **state)
 {
     (void)state;
     char root[64], path[PATH_MAX];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "safety");
     test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
     const char *args[] = {"train", "--trainer", "naive", "--vocab-size", "1000",
                           "--special-token", "<|endoftext|>", "--special-token", "<s> x",
@@ -203,7 +197,7 @@ static void directory_named_merges_txt_keeps_old_files(void **state)
 {
     (void)state;
     char root[64], path[PATH_MAX];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "safety");
     test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
     snprintf(path, sizeof path, "%s/out", root);
     assert_int_equal(mkdir(path, 0755), 0);
@@ -246,7 +240,7 @@ static void concurrent_trains_keep_their_files_together(void **state)
 {
     (void)state;
     char root[64], vocab_path[PATH_MAX];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "safety");
     write_words(root, "in.txt", 600);
     snprintf(vocab_path, sizeof vocab_path, "%s/out/vocab.json", root);
     const char *small[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "out",
@@ -285,7 +279,7 @@ static void fifo_and_device_named_directly_are_refused(void **state)
 {
     (void)state;
     char root[64], path[PATH_MAX];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "safety");
     snprintf(path, sizeof path, "%s/fifo", root);
     assert_int_equal(mkfifo(path, 0644), 0);
     static const struct {
@@ -317,7 +311,7 @@ static void standard_input_is_read_as_a_stream(void **state)
 {
     (void)state;
     char root[64];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "safety");
     write_words(root, "in.txt", 6000);
     size_t len;
     char path[PATH_MAX];
@@ -443,7 +437,7 @@ static void file_changed_while_reading_is_an_error(void **state)
 {
     (void)state;
     char root[64];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "safety");
     change_while_reading(root, true);
     change_while_reading(root, false);
     test_remove_tree(root);
@@ -457,7 +451,7 @@ static void contradicting_special_token_options(void **state)
 {
     (void)state;
     char root[64];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "safety");
     test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
     const char *const commands[][16] = {
         {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "out",
@@ -487,7 +481,7 @@ static void unknown_options_get_one_line(void **state)
 {
     (void)state;
     char root[64];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "safety");
     static const char *const commands[] = {"train", "list",  "slice",  "stats",
                                            "synth", "bench", "report", "compare"};
     for (size_t c = 0; c < N(commands); c++) {
@@ -549,7 +543,7 @@ static void names_and_words_are_escaped(void **state)
 {
     (void)state;
     char root[64];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "safety");
     test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
     const char *hostile = "o\x1b[31m\nx\xff\xe2\x80\xae";
     const char *train[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", hostile,
@@ -606,7 +600,7 @@ static void long_paths_are_refused_whole(void **state)
 {
     (void)state;
     char root[64], deep[PATH_MAX];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "safety");
     test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
     char *huge = malloc(5001);
     assert_non_null(huge);
@@ -655,7 +649,7 @@ static void out_parents_follow_one_rule(void **state)
 {
     (void)state;
     char root[64];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "safety");
     test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
     test_write_file_in(root, "bad.txt", TEXT("valid words, then \xff\n"));
     run_result r;

@@ -43,6 +43,19 @@ void test_write_file(const char *path, const void *data, size_t len)
     assert_int_equal(fclose(f), 0);
 }
 
+void test_write_text(const char *path, const char *text)
+{
+    test_write_file(path, text, strlen(text));
+}
+
+void test_make_dir(char *dir, size_t len, const char *name)
+{
+    int n = snprintf(dir, len, "/tmp/bpebench-%s-XXXXXX", name);
+    assert_true(n > 0 && (size_t)n < len);
+    if (!mkdtemp(dir))
+        fail_msg("cannot make %s: %s", dir, strerror(errno));
+}
+
 void test_remove_tree(const char *path)
 {
     struct stat st;

@@ -12,7 +12,12 @@ char *test_slurp(const char *path, size_t *len);
 
 /* Writes a whole file (fails the test on error). */
 void test_write_file(const char *path, const void *data, size_t len);
+/* The same with a C string's bytes. */
+void test_write_text(const char *path, const char *text);
 
+/* Makes a fresh directory /tmp/bpebench-NAME-XXXXXX (mkdtemp) for one test
+ * and puts its path in dir; fails the test when it cannot. */
+void test_make_dir(char *dir, size_t len, const char *name);
 /* Removes path and, for a directory, everything in it (as rm -rf). */
 void test_remove_tree(const char *path);
 
