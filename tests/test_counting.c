@@ -366,7 +366,7 @@ static void test_errors_are_serials(void **state)
 static void test_real_slices(void **state)
 {
     (void)state;
-    const char *data = getenv("BPE_DATA") ? getenv("BPE_DATA") : "build/data";
+    const char *data = test_data_dir();
     const char *names[] = {"gutenberg-en/moby_dick.txt", "multilingual/zh.txt",
                            "multilingual/hi.txt", "multilingual/de.txt"};
     char *files[N(names)];

@@ -280,23 +280,14 @@ static void files_sum_and_must_agree(void **state)
 
 /* ------------------------------------------------------------- commands */
 
-/* Runs bpebench with argv (NULL-terminated, without the program); asserts
- * the exit status; returns its stderr (malloc'd). */
 /* Runs bpebench with args (NULL-terminated), fails the test unless it exits
  * with expected_status; returns its stderr and, when out is not NULL, its
  * stdout in *out (both malloc'd). */
 static char *run_bpebench_out(int expected_status, const char *const *args, char **out_text)
 {
-    const char *argv[32] = {test_bpebench()};
-    size_t n = 1;
-    for (; args[n - 1]; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
-    test_child c = test_start(argv, NULL, NULL);
-    test_output out;
-    test_finish(&c, &out);
-    if (!WIFEXITED(out.status) || WEXITSTATUS(out.status) != expected_status)
-        fail_msg("%s %s: status %d, expected %d; stderr: %s", argv[1], argv[2], out.status,
+    test_output out = test_run_bpebench(args, NULL, NULL);
+    if (test_exit_status(&out) != expected_status)
+        fail_msg("%s %s: status %d, expected %d; stderr: %s", args[0], args[1], out.status,
                  expected_status, out.err);
     char *err = out.err;
     out.err = NULL;

@@ -48,6 +48,12 @@ void test_write_text(const char *path, const char *text)
     test_write_file(path, text, strlen(text));
 }
 
+const char *test_data_dir(void)
+{
+    const char *dir = getenv("BPE_DATA");
+    return dir ? dir : "build/data";
+}
+
 void test_make_dir(char *dir, size_t len, const char *name)
 {
     int n = snprintf(dir, len, "/tmp/bpebench-%s-XXXXXX", name);

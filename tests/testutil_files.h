@@ -15,6 +15,8 @@ void test_write_file(const char *path, const void *data, size_t len);
 /* The same with a C string's bytes. */
 void test_write_text(const char *path, const char *text);
 
+/* The unpacked corpora (make data): $BPE_DATA, else build/data. */
+const char *test_data_dir(void);
 /* Makes a fresh directory /tmp/bpebench-NAME-XXXXXX (mkdtemp) for one test
  * and puts its path in dir; fails the test when it cannot. */
 void test_make_dir(char *dir, size_t len, const char *name);
