@@ -215,8 +215,9 @@ static void concurrent_trains_keep_their_files_together(void **state)
 /* ============================================================ inputs */
 
 /* A FIFO or a device named directly is refused at once, by train and stats
- * (no hang waiting for a writer that never comes). */
-static void fifo_and_device_named_directly_are_refused(void **state)
+ * (no hang waiting for a writer that never comes), and so is a device on
+ * standard input (`- < /dev/zero`, which never ends), by train and count. */
+static void fifo_and_device_inputs_are_refused(void **state)
 {
     (void)state;
     char root[64], path[PATH_MAX];
@@ -239,6 +240,21 @@ static void fifo_and_device_named_directly_are_refused(void **state)
         assert_failed_run(&r, 1, keys, "stats on a FIFO or device");
         test_output_free(&r);
     }
+    int zero = open("/dev/zero", O_RDONLY);
+    assert_true(zero >= 0);
+    const char *train[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "out",
+                           "-", NULL};
+    const char *count[] = {"count", "--out", "out/x.counts", "-", NULL};
+    const char *keys[] = {"-:", "standard input is a character device", "not a regular file",
+                          NULL};
+    test_limits from_zero = {.alarm_s = 20, .stdin_fd = zero};
+    test_output r = test_run_bpebench(train, root, &from_zero);
+    assert_failed_run(&r, 1, keys, "train - < /dev/zero");
+    test_output_free(&r);
+    r = test_run_bpebench(count, root, &from_zero);
+    assert_failed_run(&r, 1, keys, "count - < /dev/zero");
+    test_output_free(&r);
+    close(zero);
     snprintf(path, sizeof path, "%s/out", root);
     assert_int_equal(test_count_entries(path), 0);
     test_remove_tree(root);
@@ -246,7 +262,8 @@ static void fifo_and_device_named_directly_are_refused(void **state)
 
 /* `-` reads standard input as a stream (here a pipe): the same tokenizer as
  * from the file; from a file, what is left of it. Given twice, or to a
- * command that reads its inputs twice, it is refused. */
+ * command that reads its inputs twice, it is refused, and so is
+ * `train --counts -` (bad usage, with a message of its own). */
 static void standard_input_is_read_as_a_stream(void **state)
 {
     (void)state;
@@ -307,7 +324,10 @@ static void standard_input_is_read_as_a_stream(void **state)
     const char *twice[] = {"train", "--trainer", "naive", "--vocab-size", "400", "--out", "o",
                            "-", "in.txt", "-", NULL};
     const char *twice_keys[] = {"standard input", "twice", NULL};
-    r = test_run_bpebench(twice, root, &HANG_LIMIT);
+    fd = open(path, O_RDONLY); /* not /dev/null, a device, refused whether once or twice */
+    assert_true(fd >= 0);
+    r = test_run_bpebench(twice, root, &(test_limits){.alarm_s = 120, .stdin_fd = fd});
+    close(fd);
     assert_failed_run(&r, 1, twice_keys, "- given twice");
     test_output_free(&r);
     const char *stats[] = {"stats", "-", NULL};
@@ -315,6 +335,12 @@ static void standard_input_is_read_as_a_stream(void **state)
                                 NULL};
     r = test_run_bpebench(stats, root, &HANG_LIMIT);
     assert_failed_run(&r, 1, stats_keys, "stats -");
+    test_output_free(&r);
+    const char *counts[] = {"train", "--counts", "--vocab-size", "300", "--out", "o", "-", NULL};
+    const char *counts_keys[] = {"-:", "train --counts reads word-count files",
+                                 "bpebench count --out FILE", NULL};
+    r = test_run_bpebench(counts, root, &HANG_LIMIT);
+    assert_failed_run(&r, 2, counts_keys, "train --counts -");
     test_output_free(&r);
     test_remove_tree(root);
 }
@@ -631,7 +657,7 @@ int main(void)
         cmocka_unit_test(accepted_special_tokens_keep_vocab_whole),
         cmocka_unit_test(directory_named_merges_txt_keeps_old_files),
         cmocka_unit_test(concurrent_trains_keep_their_files_together),
-        cmocka_unit_test(fifo_and_device_named_directly_are_refused),
+        cmocka_unit_test(fifo_and_device_inputs_are_refused),
         cmocka_unit_test(standard_input_is_read_as_a_stream),
         cmocka_unit_test(file_changed_while_reading_is_an_error),
         cmocka_unit_test(contradicting_special_token_options),

@@ -93,6 +93,13 @@ run_verdict train_run(const train_request *req, train_outcome *out, char *err, s
         if (!run_check_settings(&cfg.pretok, true, req->vocab_size, &max_merges, err, err_len))
             return RUN_REFUSED;
     }
+    for (size_t i = 0; req->counts && i < req->n_inputs; i++)
+        if (strcmp(req->inputs[i], CORPUS_STDIN) == 0) {
+            set_error(err, err_len, "-: train --counts reads word-count files, not standard "
+                      "input (each is read whole and checked before training); save the "
+                      "counts to a file (bpebench count --out FILE) and give FILE");
+            return RUN_REFUSED;
+        }
     if (!output_dir_fits(req->out_dir, err, err_len))
         return RUN_REFUSED;
     char paths[MAX_OUTPUTS][PATH_MAX];
