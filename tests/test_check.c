@@ -28,7 +28,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The unpacked corpora. */
 /* Runs bpebench check with the given option and value; returns what it did. */
 static test_output run_check(const char *option, const char *value)
 {
