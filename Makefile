@@ -1,17 +1,27 @@
-# bpebench — `make` builds build/bpebench, `make test` runs every test (plain
-# and under ASan+UBSan), `make test-load` the timing-prone ones again with
-# every core busy, `make bench` runs the benchmark grid.
-# BUILD=dir puts the build elsewhere (the sanitizer pass uses build/asan).
+# bpebench — the targets a newcomer uses:
+#   make            builds build/bpebench (installs nothing; a missing package
+#                   stops it with the apt-get line to run)
+#   make deps       installs the missing Debian packages (as root; otherwise
+#                   prints the exact apt-get line and stops)
+#   make test       deps, then every test program once (plain build)
+#   make bench      deps, then the benchmark grid
+# and the ones CI adds (.ci/run): make test-full (ASan+UBSan, TSan, valgrind,
+# fuzzers), make test-load (the timing-prone tests with every core busy).
+# BUILD=dir puts the build elsewhere (the sanitizer passes use build/asan, build/tsan).
 
 CC      ?= cc
 BUILD   ?= build
+DATA    ?= build/data
 OPT     ?= -O2 -g
 CFLAGS  += -std=c11 $(OPT) -Wall -Wextra -Iimpls -Iharness
 LDLIBS  += -lpcre2-8 -lcjson -lm -pthread
 
 # Debian packages the build and the benchmark need (harness/deps.sh); a C
-# compiler counts as present when `cc` runs.
-DEPS := cmd:cc=build-essential libpcre2-dev libcjson-dev libcmocka-dev cmd:gnuplot=gnuplot-nox xz-utils
+# compiler counts as present when `cc` runs. The tests add python3 and
+# python3-regex (test_check runs the example Python trainer, docs/examples)
+# and GNU parallel (tests/test_scaling.sh).
+DEPS      := cmd:cc=build-essential libpcre2-dev libcjson-dev libcmocka-dev cmd:gnuplot=gnuplot-nox xz-utils
+TEST_DEPS := cmd:python3=python3 python3-regex cmd:parallel=parallel
 
 # harness/ is in layers, one folder each (harness/README.md); the library is
 # impls/ and every harness file but cli/main.c.
@@ -20,17 +30,23 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 HEADERS   := $(wildcard impls/*.h harness/*/*.h tests/*.h)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
-TEST_UTIL := $(BUILD)/tests/testutil.o
+TEST_UTIL := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/testutil_*.c))
 
-.PHONY: all deps test test-run test-asan test-tsan clean data
+.PHONY: all deps deps-check test test-run test-full test-asan test-tsan clean data
 .SECONDARY:
 
-all: deps $(BUILD)/bpebench
+all: $(BUILD)/bpebench
 
+# `make deps` installs; every compile first checks, installing nothing
+# (deps-check is order-only, so with -j it still runs before the first
+# compile). Targets that install (test, bench) run deps, then make again.
 deps:
-	@sh harness/deps.sh $(DEPS)
+	@sh harness/deps.sh $(DEPS) $(TEST_DEPS)
 
-$(BUILD)/%.o: %.c $(HEADERS)
+deps-check:
+	@sh harness/deps.sh --check $(DEPS)
+
+$(BUILD)/%.o: %.c $(HEADERS) | deps-check
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -72,11 +88,15 @@ $(FAILALLOC_TESTS): LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
 # test_progress runs train on a pseudo-terminal (openpty, forkpty: libutil).
 $(BUILD)/tests/test_progress: LDLIBS += -lutil
 
-# The include-layer check (harness/README.md), every test program, run from
-# the top of the tree, docs/scaling.md's map/reduce over 8 shards
-# (tests/test_scaling.sh, GNU parallel), then the hostile sweep (195 abusive
-# command lines, tests/hostile_sweep.sh); stops at the first failure.
-test-run: $(TEST_BINS) $(BUILD)/bpebench
+# `make test`: the packages, then test-run: the include-layer check
+# (harness/README.md), every test program, run from the top of the tree,
+# docs/scaling.md's map/reduce over 8 shards (tests/test_scaling.sh, GNU
+# parallel), then the hostile sweep (195 abusive command lines,
+# tests/hostile_sweep.sh); stops at the first failure. Tests: tests/README.md.
+test: deps
+	@$(MAKE) --no-print-directory test-run
+
+test-run: $(TEST_BINS) $(BUILD)/bpebench $(DATA)/.unpacked
 	@sh tests/check_layers.sh
 	@for t in $(TEST_BINS); do \
 	    echo "== $$t"; BPEBENCH=$(BUILD)/bpebench BPE_DATA=$(DATA) $$t || exit 1; \
@@ -148,18 +168,18 @@ test-tsan:
 	    TSAN_OPTIONS=halt_on_error=1 BPE_DATA=$(DATA) $(TSAN_BUILD)/tests/$$t || exit 1; \
 	done
 
-# test_check runs the example Python trainer (docs/examples): Debian's python3 and python3-regex;
-# test_scaling.sh runs GNU parallel: Debian's parallel.
-test: deps data
-	@sh harness/deps.sh cmd:python3=python3 python3-regex cmd:parallel=parallel
-	$(MAKE) --no-print-directory test-run
-	$(MAKE) --no-print-directory test-asan
-	$(MAKE) --no-print-directory test-tsan
+# What CI adds to `make test` (.ci/run), one pass after another: every test
+# under ASan+UBSan, the threaded ones under TSan, memcheck on train runs and
+# every fuzzer for FUZZ_SECONDS.
+test-full: deps
+	@$(MAKE) --no-print-directory test-asan
+	@$(MAKE) --no-print-directory test-tsan
+	@$(MAKE) --no-print-directory valgrind
+	@$(MAKE) --no-print-directory fuzz
 
 # The real corpora of the grid: datasets/<path>.xz unpacked to $(DATA)/<path>
 # and checked against datasets/MANIFEST.tsv (datasets/unpack.sh). The stamp
 # makes a second run instant; a failed check removes it.
-DATA ?= build/data
 
 data: $(DATA)/.unpacked
 
@@ -172,11 +192,13 @@ $(DATA)/.unpacked: datasets/MANIFEST.tsv datasets/unpack.sh $(wildcard datasets/
 BENCH_OUT ?= results/$(shell date +%Y-%m-%d)
 .PHONY: bench bench-quick
 
-bench: all data
+bench: deps
+	@$(MAKE) --no-print-directory all data
 	$(BUILD)/bpebench bench --config harness/bench/default-grid.conf --data-dir $(DATA) --out $(BENCH_OUT)
 	@echo "make bench: the report is $(BENCH_OUT)/report.md"
 
-bench-quick: all data
+bench-quick: deps
+	@$(MAKE) --no-print-directory all data
 	$(BUILD)/bpebench bench --config harness/bench/default-grid.conf --quick --data-dir $(DATA) \
 	    --out results/quick
 	@echo "make bench-quick: the report is results/quick/report.md"
@@ -188,7 +210,8 @@ bench-quick: all data
 LECTURE_OUT ?= results/lecture
 .PHONY: lecture
 
-lecture: all data
+lecture: deps
+	@$(MAKE) --no-print-directory all data
 	$(BUILD)/bpebench bench --config harness/bench/lecture-grid.conf --data-dir $(DATA) \
 	    --out $(LECTURE_OUT)
 	@echo "make lecture: the report is $(LECTURE_OUT)/report.md"
@@ -202,7 +225,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_CFLAGS  := -std=c11 -O1 -g -Wall -Wextra -Iimpls -Iharness -Itests \
                 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_BINS    := $(patsubst tests/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz_*.c))
-FUZZ_OBJS    := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) tests/testutil.c)
+FUZZ_OBJS    := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) $(wildcard tests/testutil_*.c))
 .PHONY: fuzz fuzz-deps
 
 # clang alone (installed without recommends) lacks libFuzzer's runtime.

@@ -17,6 +17,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "input/count.h"
+#include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,31 +38,6 @@ static void remove_files(void)
     rmdir(dir);
 }
 
-static void write_file(const char *path, const uint8_t *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
-        fprintf(stderr, "fuzz_counting: cannot write %s\n", path);
-        abort();
-    }
-}
-
-/* What one strategy counted. */
-typedef struct {
-    word_table table;    /* its word table */
-    count_report report; /* its report */
-    bool ok;             /* it succeeded */
-    char err[1024];      /* else why */
-} counted;
-
-static void count_with(const count_strategy *s, const count_request *req, counted *c)
-{
-    memset(c, 0, sizeof *c);
-    if (!word_table_init(&c->table))
-        abort();
-    c->ok = s->count(req, &c->table, &c->report, c->err, sizeof c->err);
-}
-
 static void differ(const char *strategy, unsigned threads, const char *what)
 {
     fprintf(stderr, "fuzz_counting: %s with %u threads: %s differs from serial's\n", strategy,
@@ -69,7 +45,7 @@ static void differ(const char *strategy, unsigned threads, const char *what)
     abort();
 }
 
-static void check_same(const counted *a, const counted *b, const char *strategy, unsigned threads)
+static void check_same(const test_counted *a, const test_counted *b, const char *strategy, unsigned threads)
 {
     if (a->ok != b->ok || (!a->ok && strcmp(a->err, b->err) != 0)) {
         fprintf(stderr, "fuzz_counting: serial: %s; %s with %u threads: %s\n",
@@ -107,8 +83,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     const uint8_t *text = data + 2;
     size_t len = size - 2, split = len ? data[1] % (len + 1) : 0;
-    write_file(path_a, text, split);
-    write_file(path_b, text + split, len - split);
+    test_write_file(path_a, text, split); /* a failure exits: libFuzzer reports it */
+    test_write_file(path_b, text + split, len - split);
     pretok_config cfg = {.specials = data[0] & 8 ? specials : NULL,
                          .n_specials = data[0] & 8 ? 2 : 0,
                          .pattern = patterns[(data[0] >> 1) & 3],
@@ -116,16 +92,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *files[] = {path_a, path_b};
     count_request req = {.files = files, .n_files = 2, .pretok = &cfg, .threads = 1,
                          .chunk_bytes = 7, .table_words = 3};
-    counted reference;
-    count_with(count_strategies[0], &req, &reference);
+    test_counted reference;
+    test_count_with(count_strategies[0], &req, &reference);
     for (size_t s = 1; count_strategies[s]; s++)
         for (unsigned threads = 1; threads <= 3; threads++) {
             req.threads = threads;
-            counted c;
-            count_with(count_strategies[s], &req, &c);
+            test_counted c;
+            test_count_with(count_strategies[s], &req, &c);
             check_same(&reference, &c, count_strategies[s]->name, threads);
-            word_table_free(&c.table);
+            test_counted_free(&c);
         }
-    word_table_free(&reference.table);
+    test_counted_free(&reference);
     return 0;
 }

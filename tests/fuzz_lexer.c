@@ -27,8 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
 static const char *const patterns[] = {"gpt2", "gpt4"};
 
 /* The pretokenizers, one per configuration and engine, made on first use. */

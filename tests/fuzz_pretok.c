@@ -44,8 +44,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
 static const char *const patterns[] = {"gpt2", "gpt4", "(?<=[a-z])[0-9]+|[a-z]+|\\s|.",
                                        "^\\w+|\\b\\w+\\b|\\s+|(?=x)"};
 

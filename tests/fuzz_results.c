@@ -1,5 +1,5 @@
 /*
- * fuzz_results.c — the results reader (harness/bench/results.c) on arbitrary
+ * fuzz_results.c — the results reader (harness/bench/results_read.c) on arbitrary
  * bytes and on mutations of a real results file (make fuzz seeds it with
  * tests/fixtures/results-small.json). These properties must hold (any
  * violation aborts, so libFuzzer keeps the input as a crash):

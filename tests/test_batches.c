@@ -20,8 +20,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
 /* The counter called `name` of trainer t in r. */
 static uint64_t counter(const bpe_trainer *t, const bpe_result *r, const char *name)
 {

@@ -28,26 +28,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The unpacked corpora. */
-static const char *data_dir(void)
-{
-    return getenv("BPE_DATA") ? getenv("BPE_DATA") : "build/data";
-}
-
 /* Runs bpebench check with the given option and value; returns what it did. */
 static test_output run_check(const char *option, const char *value)
 {
-    const char *argv[] = {test_bpebench(), "check", option, value, "--data-dir", data_dir(),
-                          NULL};
-    test_child c = test_start(argv, NULL, NULL);
-    test_output out;
-    test_finish(&c, &out);
-    return out;
-}
-
-static int exit_status(const test_output *out)
-{
-    return WIFEXITED(out->status) ? WEXITSTATUS(out->status) : -1;
+    const char *args[] = {"check", option, value, "--data-dir", test_data_dir(), NULL};
+    return test_run_bpebench(args, NULL, NULL);
 }
 
 static void every_builtin_trainer_passes(void **state)
@@ -55,7 +40,7 @@ static void every_builtin_trainer_passes(void **state)
     (void)state;
     for (size_t i = 0; bpe_trainers[i]; i++) {
         test_output out = run_check("--trainer", bpe_trainers[i]->name);
-        if (exit_status(&out) != 0 || !strstr(out.out, "12 passed, 0 failed\n"))
+        if (test_exit_status(&out) != 0 || !strstr(out.out, "12 passed, 0 failed\n"))
             fail_msg("%s: status %d\n%s%s", bpe_trainers[i]->name, out.status, out.out, out.err);
         test_output_free(&out);
     }
@@ -65,7 +50,7 @@ static void the_python_example_passes(void **state)
 {
     (void)state;
     test_output out = run_check("--external", "python3 docs/examples/adapter.py");
-    if (exit_status(&out) != 0 || !strstr(out.out, "12 passed, 0 failed\n"))
+    if (test_exit_status(&out) != 0 || !strstr(out.out, "12 passed, 0 failed\n"))
         fail_msg("status %d\n%s%s", out.status, out.out, out.err);
     assert_non_null(strstr(out.out, "running    sh -c python3 docs/examples/adapter.py"));
     test_output_free(&out);
@@ -97,7 +82,7 @@ static void a_reversed_tie_break_fails_at_the_first_tie(void **state)
     snprintf(command, sizeof command,
              "REAL_EXAMPLE=%s/docs/examples/bpe_example.py python3 %s/adapter.py", cwd, dir);
     test_output out = run_check("--external", command);
-    assert_int_equal(exit_status(&out), 1);
+    assert_int_equal(test_exit_status(&out), 1);
     /* SPEC §2's first example: (s,t) and (e,s) both count 9; (s,t) wins. */
     if (!strstr(out.out, "FAIL  spec-example-low-lower V=263       first differing merge 0: "
                          "expected (s, t) count 9, got (e, s)\n"))
@@ -112,7 +97,7 @@ static void failing_commands_are_reported(void **state)
     (void)state;
     test_output out = run_check("--external", "echo first >&2; echo 'my trainer broke' >&2; "
                                               "exit 3");
-    assert_int_equal(exit_status(&out), 1);
+    assert_int_equal(test_exit_status(&out), 1);
     assert_non_null(strstr(out.out, "external: exit status 3; stderr: my trainer broke\n"));
     assert_non_null(strstr(out.out, "0 passed, 12 failed\n"));
     test_output_free(&out);
@@ -123,7 +108,7 @@ static void failing_commands_are_reported(void **state)
     assert_non_null(strstr(out.out, "merges.txt:2: a part that is not a token yet"));
     test_output_free(&out);
     out = run_check("--external", "  ");
-    assert_int_equal(exit_status(&out), 2);
+    assert_int_equal(test_exit_status(&out), 2);
     test_output_free(&out);
 }
 
@@ -139,7 +124,7 @@ static void check_runs_from_any_directory(void **state)
     test_child c = test_start(argv, cwd, NULL);
     test_output out;
     test_finish(&c, &out);
-    if (exit_status(&out) != 0 || !strstr(out.out, "12 passed, 0 failed\n"))
+    if (test_exit_status(&out) != 0 || !strstr(out.out, "12 passed, 0 failed\n"))
         fail_msg("check from %s: status %d\n%s%s", cwd, out.status, out.out, out.err);
     test_output_free(&out);
 
@@ -147,7 +132,7 @@ static void check_runs_from_any_directory(void **state)
     argv[5] = "no-such-data";
     c = test_start(argv, cwd, NULL);
     test_finish(&c, &out);
-    assert_int_equal(exit_status(&out), 2);
+    assert_int_equal(test_exit_status(&out), 2);
     assert_string_equal(out.out, "");
     assert_non_null(strstr(out.err, "--data-dir no-such-data: No such file or directory"));
     test_output_free(&out);
@@ -207,7 +192,7 @@ static void stopped_check_leaves_nothing(void **state)
     snprintf(command, sizeof command, "sleep 60 & echo $! > %s.tmp && mv %s.tmp %s; wait",
              pid_file, pid_file, pid_file);
     const char *argv[] = {test_bpebench(), "check", "--external", command, "--data-dir",
-                          data_dir(), NULL};
+                          test_data_dir(), NULL};
     test_child c = test_start(argv, NULL, set_tmpdir);
     char *pid_text = NULL;
     for (int tries = 0; tries < 3000 && !(pid_text = whole_line(pid_file)); tries++)

@@ -45,30 +45,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
-
-/* ============================================================ processes */
-
-/* Runs `bpebench args...` in directory `root` under `limits` (NULL: none)
- * and waits for it. The child is a plain fork of this small test process,
- * so its ru_maxrss starts from our resident set (Linux keeps the peak across
- * exec): the memory test checks that ours is small. */
-static void cli_run(const char *root, const char *const *args, const test_limits *limits,
-                    test_output *r)
-{
-    test_child c = test_start_bpebench(args, root, limits);
-    test_finish(&c, r);
-}
-
 /* ============================================================ directories */
-
-/* A fresh directory for one case: /tmp/bpebench-cli-XXXXXX. */
-static void make_root(char *root, size_t len)
-{
-    snprintf(root, len, "/tmp/bpebench-cli-XXXXXX");
-    assert_non_null(mkdtemp(root));
-}
 
 /* The names in a directory, sorted and joined by spaces; "-" when it does not exist. */
 static void list_dir(const char *dir, char *out, size_t len)
@@ -98,25 +75,6 @@ static void list_dir(const char *dir, char *out, size_t len)
 }
 
 /* ============================================================ checks */
-
-/* A failed run: exit status `code`, exactly one line "bpebench: ..." on
- * stderr containing every key word, nothing on stdout. */
-static void assert_failed_with(const test_output *r, int code, const char *const *keys,
-                               const char *what)
-{
-    if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != code)
-        fail_msg("%s: expected exit %d, got status 0x%x; stderr: %s", what, code, r->status,
-                 r->err);
-    size_t len = strlen(r->err);
-    if (strncmp(r->err, "bpebench: ", 10) != 0 || len < 12 || r->err[len - 1] != '\n' ||
-        strchr(r->err, '\n') != r->err + len - 1)
-        fail_msg("%s: stderr is not one \"bpebench: ...\" line: \"%s\"", what, r->err);
-    for (size_t k = 0; keys[k]; k++)
-        if (!strstr(r->err, keys[k]))
-            fail_msg("%s: stderr lacks \"%s\": %s", what, keys[k], r->err);
-    if (r->out[0])
-        fail_msg("%s: a failed run printed on stdout: %s", what, r->out);
-}
 
 /* The mode new files get: 0666 less the umask. */
 static mode_t expected_file_mode(void)
@@ -362,7 +320,7 @@ static const cli_case cases[] = {
 static void run_case(const cli_case *c, const char *trainer, bool out_exists)
 {
     char root[64], what[256], out_dir[PATH_MAX];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "cli");
     snprintf(what, sizeof what, "%s (%s, --out %s)", c->name, trainer,
              out_exists ? "existing" : "new");
     if (c->content)
@@ -384,12 +342,11 @@ static void run_case(const cli_case *c, const char *trainer, bool out_exists)
     for (size_t i = 0; c->args[i]; i++)
         args[n++] = c->args[i];
     args[n] = NULL;
-    test_output r;
-    cli_run(root, args, NULL, &r);
+    test_output r = test_run_bpebench(args, root, NULL);
     if (c->code == 0) {
         assert_trained(&r, out_dir, c->keys, what);
     } else {
-        assert_failed_with(&r, c->code, c->keys, what);
+        assert_failed_run(&r, c->code, c->keys, what);
         list_dir(out_dir, after, sizeof after);
         if (strcmp(before, after) != 0)
             fail_msg("%s: --out changed from \"%s\" to \"%s\"", what, before, after);
@@ -479,7 +436,7 @@ static void write_repeated(const char *from, const char *to, int times)
 static void long_line(const char *trainer, size_t bytes)
 {
     char root[64], path[PATH_MAX];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "cli");
     snprintf(path, sizeof path, "%s/line.txt", root);
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
@@ -494,8 +451,7 @@ static void long_line(const char *trainer, size_t bytes)
     assert_int_equal(fclose(f), 0);
     const char *args[] = {"train", "--trainer", trainer, "--vocab-size", "258", "--out", "out",
                           "line.txt", NULL};
-    test_output r;
-    cli_run(root, args, NULL, &r);
+    test_output r = test_run_bpebench(args, root, NULL);
     char expect[64], out_dir[PATH_MAX];
     snprintf(expect, sizeof expect, "symbols M = %zu", bytes);
     const char *keys[] = {"pretokens  1,", expect, NULL};
@@ -525,13 +481,12 @@ static void huge_vocab_size_stops_early(void **state)
     (void)state;
     for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
         char root[64], out_dir[PATH_MAX];
-        make_root(root, sizeof root);
+        test_make_dir(root, sizeof root, "cli");
         test_write_file_in(root, "in.txt", TEXT("the cat sat on the mat; the dog sat on the log\n"));
         const char *args[] = {"train", "--trainer", (*t)->name, "--vocab-size", "1000000000",
                               "--out", "out", "in.txt", NULL};
         test_limits limits = {.address_space = test_under_asan ? 0 : (rlim_t)1 << 30};
-        test_output r;
-        cli_run(root, args, &limits, &r);
+        test_output r = test_run_bpebench(args, root, &limits);
         const char *keys[] = {"of 999999743: stopped early", NULL};
         snprintf(out_dir, sizeof out_dir, "%s/out", root);
         assert_trained(&r, out_dir, keys, "--vocab-size 1000000000");
@@ -551,7 +506,7 @@ static void write_failing_midway(void **state)
     for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
         for (int exists = 0; exists < 2; exists++) {
             char root[64], out_dir[PATH_MAX], names[512];
-            make_root(root, sizeof root);
+            test_make_dir(root, sizeof root, "cli");
             test_write_file_in(root, "in.txt", TEXT("the cat sat on the mat; the dog sat on the log\n"));
             snprintf(out_dir, sizeof out_dir, "%s/out", root);
             if (exists)
@@ -559,10 +514,9 @@ static void write_failing_midway(void **state)
             const char *args[] = {"train", "--trainer", (*t)->name, "--vocab-size", "300",
                                   "--out", "out", "in.txt", NULL};
             test_limits limits = {.file_size = 1000, .ignore_sigxfsz = true};
-            test_output r;
-            cli_run(root, args, &limits, &r);
+            test_output r = test_run_bpebench(args, root, &limits);
             const char *keys[] = {"vocab.json", "write failed", "File too large", "choose another", NULL};
-            assert_failed_with(&r, 1, keys, "write failing midway");
+            assert_failed_run(&r, 1, keys, "write failing midway");
             list_dir(out_dir, names, sizeof names);
             assert_string_equal(names, exists ? "" : "-");
             assert_no_temporary_files(root);
@@ -597,8 +551,7 @@ static long train_peak_kb(const char *root, const char *trainer, const char *fil
 {
     const char *args[] = {"train", "--trainer", trainer, "--vocab-size", "300", "--threads", "1",
                           "--out", "out", file, NULL};
-    test_output r;
-    cli_run(root, args, NULL, &r);
+    test_output r = test_run_bpebench(args, root, NULL);
     if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
         fail_msg("train %s %s: status 0x%x: %s", trainer, file, r.status, r.err);
     const char *w = strstr(r.out, "distinct words W = ");
@@ -618,7 +571,7 @@ static void memory_follows_words_not_bytes(void **state)
 {
     (void)state;
     char root[64], once[PATH_MAX], tenfold[PATH_MAX];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "cli");
     snprintf(once, sizeof once, "%s/once.txt", root);
     snprintf(tenfold, sizeof tenfold, "%s/tenfold.txt", root);
     write_corpus(once, 3000000, 400000, 7);
@@ -692,7 +645,7 @@ static void signal_while_training_leaves_nothing(void **state)
 {
     (void)state;
     char root[64], corpus[PATH_MAX];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "cli");
     snprintf(corpus, sizeof corpus, "%s/corpus.txt", root);
     write_corpus(corpus, 3000000, 400000, 11);
     interrupt_training(root, SIGTERM, false);
@@ -777,7 +730,7 @@ static void signal_while_counting_on_threads_leaves_nothing(void **state)
 {
     (void)state;
     char root[64], once[PATH_MAX], corpus[PATH_MAX], out[PATH_MAX];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "cli");
     snprintf(once, sizeof once, "%s/once.txt", root);
     snprintf(corpus, sizeof corpus, "%s/corpus.txt", root);
     write_corpus(once, 4000000, 400000, 13);
@@ -807,7 +760,7 @@ static void signal_while_writing_leaves_nothing(void **state)
     (void)state;
     for (int exists = 0; exists < 2; exists++) {
         char root[64], out_dir[PATH_MAX], names[512];
-        make_root(root, sizeof root);
+        test_make_dir(root, sizeof root, "cli");
         test_write_file_in(root, "in.txt", TEXT("the cat sat on the mat; the dog sat on the log\n"));
         snprintf(out_dir, sizeof out_dir, "%s/out", root);
         if (exists)
@@ -815,8 +768,7 @@ static void signal_while_writing_leaves_nothing(void **state)
         const char *args[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out",
                               "out", "in.txt", NULL};
         test_limits limits = {.file_size = 1000};
-        test_output r;
-        cli_run(root, args, &limits, &r);
+        test_output r = test_run_bpebench(args, root, &limits);
         if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGXFSZ)
             fail_msg("expected death by SIGXFSZ, got status 0x%x; stderr: %s", r.status, r.err);
         list_dir(out_dir, names, sizeof names);
@@ -834,7 +786,7 @@ static void threads_takes_one_rule_in_every_command(void **state)
 {
     (void)state;
     char root[64];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "cli");
     test_write_file_in(root, "in.txt", TEXT("the cat sat on the mat; the dog sat on the log\n"));
     static const char *const values[] = {"1", "all", "256", "0", "257", "two", "", "+2"};
     for (size_t v = 0; v < N(values); v++) {
@@ -848,9 +800,8 @@ static void threads_takes_one_rule_in_every_command(void **state)
              "c=in.txt", "--threads", value, "--out", "bench", NULL},
         };
         for (size_t c = 0; c < N(commands); c++) {
-            test_output r;
-            cli_run(root, commands[c], NULL, &r);
-            int status = WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
+            test_output r = test_run_bpebench(commands[c], root, NULL);
+            int status = test_exit_status(&r);
             bool names_range = strstr(r.err, "1 to 256") && strstr(r.err, "or all") &&
                                strchr(r.err, '\n') == r.err + strlen(r.err) - 1;
             if (good ? status != 0 : status != 2 || !names_range)

@@ -27,8 +27,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define N(a) (sizeof(a) / sizeof *(a))
-
 /* A case: a command line run in the tree, and what its one line must name. */
 typedef struct {
     const char *args[16]; /* bpebench's arguments, NULL-terminated */
@@ -148,8 +146,7 @@ static void run(const char *const *args, const char *stdin_from, test_output *ou
         limits.stdin_fd = open(path, O_RDONLY);
         assert_true(limits.stdin_fd > 0);
     }
-    test_child c = test_start_bpebench(args, root, &limits);
-    test_finish(&c, out);
+    *out = test_run_bpebench(args, root, &limits);
     if (stdin_from)
         close(limits.stdin_fd);
 }

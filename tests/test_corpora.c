@@ -19,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
 /* Naive's work is about m·M pair visits; above this it would take minutes under ASan. */
 #define NAIVE_BUDGET 100000000ull
 

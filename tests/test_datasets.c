@@ -108,34 +108,10 @@ static int run(const char *cmd, char *out, size_t out_len)
     return WEXITSTATUS(status);
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    assert_true(fputs(text, f) >= 0);
-    assert_int_equal(fclose(f), 0);
-}
-
 static bool exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
-}
-
-/* A fresh directory for one test; removed by remove_tree. */
-static char *make_temp_dir(void)
-{
-    static char templ[64];
-    snprintf(templ, sizeof templ, "/tmp/bpebench-test-XXXXXX");
-    assert_non_null(mkdtemp(templ));
-    return templ;
-}
-
-static void remove_tree(const char *dir)
-{
-    char cmd[1024], out[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(run(cmd, out, sizeof out), 0);
 }
 
 /* --------------------------------------------------------------- synth */
@@ -316,7 +292,8 @@ static void synth_command_line(void **state)
 {
     (void)state;
     const char *bin = getenv("BPEBENCH") ? getenv("BPEBENCH") : "build/bpebench";
-    char *dir = make_temp_dir(), cmd[1024], out[4096], path[512];
+    char dir[64], cmd[1024], out[4096], path[512];
+    test_make_dir(dir, sizeof dir, "datasets");
     snprintf(path, sizeof path, "%s/latin.txt", dir);
     snprintf(cmd, sizeof cmd,
              "%s synth --words 500 --zipf 1.1 --mean-len 4 --alphabet latin --bytes 20000 "
@@ -349,7 +326,7 @@ static void synth_command_line(void **state)
     }
     snprintf(path, sizeof path, "%s/bad.txt", dir);
     assert_false(exists(path));
-    remove_tree(dir);
+    test_remove_tree(dir);
 }
 
 /* --------------------------------------------------- make data (unpack.sh) */
@@ -365,41 +342,43 @@ static void write_manifest(const char *dir, const char *sha)
     snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
     snprintf(text, sizeof text, "path\tbytes\tsha256\tsource_repo\n"
                                 "corpus/fox.txt\t20\t%s\tmade here\n", sha);
-    write_file(path, text);
+    test_write_text(path, text);
 }
 
 static void verify_catches_a_corrupted_byte(void **state)
 {
     (void)state;
-    char *dir = make_temp_dir(), path[512], cmd[1024], out[4096];
+    char dir[64], path[512], cmd[1024], out[4096];
+    test_make_dir(dir, sizeof dir, "datasets");
     snprintf(path, sizeof path, "%s/corpus", dir);
     assert_int_equal(mkdir(path, 0777), 0);
     snprintf(path, sizeof path, "%s/corpus/fox.txt", dir);
-    write_file(path, "the quick brown fox\n");
+    test_write_text(path, "the quick brown fox\n");
     write_manifest(dir, SHA_FOX);
     snprintf(cmd, sizeof cmd, "sh datasets/unpack.sh --verify %s/MANIFEST.tsv %s", dir, dir);
     if (run(cmd, out, sizeof out) != 0)
         fail_msg("a good file failed: %s", out);
 
-    write_file(path, "the quick brown fix\n");
+    test_write_text(path, "the quick brown fix\n");
     char stamp[512];
     snprintf(stamp, sizeof stamp, "%s/.unpacked", dir);
-    write_file(stamp, "");
+    test_write_text(stamp, "");
     assert_int_equal(run(cmd, out, sizeof out), 1);
     if (!strstr(out, path) || !strstr(out, SHA_FOX) || !strstr(out, SHA_FIX))
         fail_msg("the message must name %s, " SHA_FOX " and " SHA_FIX ": %s", path, out);
     assert_false(exists(stamp));
-    remove_tree(dir);
+    test_remove_tree(dir);
 }
 
 static void unpack_checks_before_it_keeps_a_file(void **state)
 {
     (void)state;
-    char *dir = make_temp_dir(), path[512], cmd[1024], out[4096], data[128], stamp[256];
+    char dir[64], path[512], cmd[1024], out[4096], data[128], stamp[256];
+    test_make_dir(dir, sizeof dir, "datasets");
     snprintf(path, sizeof path, "%s/corpus", dir);
     assert_int_equal(mkdir(path, 0777), 0);
     snprintf(path, sizeof path, "%s/corpus/fox.txt", dir);
-    write_file(path, "the quick brown fox\n");
+    test_write_text(path, "the quick brown fox\n");
     snprintf(cmd, sizeof cmd, "xz -9 %s", path);
     assert_int_equal(run(cmd, out, sizeof out), 0);
     snprintf(data, sizeof data, "%s/data", dir);
@@ -414,7 +393,7 @@ static void unpack_checks_before_it_keeps_a_file(void **state)
     assert_true(exists(path));
 
     /* A manifest that disagrees with the archive: nothing kept, no stamp. */
-    remove_tree(data);
+    test_remove_tree(data);
     write_manifest(dir, SHA_FIX);
     assert_int_equal(run(cmd, out, sizeof out), 1);
     if (!strstr(out, path) || !strstr(out, SHA_FOX) || !strstr(out, SHA_FIX))
@@ -425,12 +404,12 @@ static void unpack_checks_before_it_keeps_a_file(void **state)
     /* A stray file in a corpus directory would join a directory INPUT. */
     write_manifest(dir, SHA_FOX);
     snprintf(path, sizeof path, "%s/corpus/stray.txt", data);
-    write_file(path, "not listed\n");
+    test_write_text(path, "not listed\n");
     assert_int_equal(run(cmd, out, sizeof out), 1);
     if (!strstr(out, path))
         fail_msg("the message must name %s: %s", path, out);
     assert_false(exists(stamp));
-    remove_tree(dir);
+    test_remove_tree(dir);
 }
 
 /* Every row of datasets/MANIFEST.tsv has its datasets/<path>.xz, and every
@@ -533,11 +512,12 @@ static void slice_is_a_word_safe_prefix(void **state)
     (void)state;
     static const char a_text[] = "one two\nthree<|endoftext|>four é\nfive\n";
     static const char b_text[] = "日本語のテキスト ünïcödé";
-    char *dir = make_temp_dir(), a[256], b[256];
+    char dir[64], a[256], b[256];
+    test_make_dir(dir, sizeof dir, "datasets");
     snprintf(a, sizeof a, "%s/a.txt", dir);
     snprintf(b, sizeof b, "%s/b.txt", dir);
-    write_file(a, a_text);
-    write_file(b, b_text);
+    test_write_text(a, a_text);
+    test_write_text(b, b_text);
     char *files[] = {a, b};
     size_t a_len = strlen(a_text), total = a_len + strlen(b_text), previous = 0;
     char whole[256];
@@ -563,7 +543,7 @@ static void slice_is_a_word_safe_prefix(void **state)
         previous = len;
         free(text);
     }
-    remove_tree(dir);
+    test_remove_tree(dir);
 }
 
 /* Counts the words of `path`, all of it (limit 0) or a byte-limited prefix,
@@ -629,7 +609,8 @@ static void limited_count_cuts_where_slice_cuts(void **state)
 {
     (void)state;
     enum { MIB = 1 << 20, LINE = 100, LINES = 3 * MIB / LINE, LONG = 3 * MIB / 2 };
-    char *dir = make_temp_dir(), path[256], sliced[256];
+    char dir[64], path[256], sliced[256];
+    test_make_dir(dir, sizeof dir, "datasets");
     snprintf(path, sizeof path, "%s/corpus.txt", dir);
     snprintf(sliced, sizeof sliced, "%s/slice.txt", dir);
     FILE *f = fopen(path, "wb");
@@ -655,17 +636,18 @@ static void limited_count_cuts_where_slice_cuts(void **state)
     };
     for (size_t i = 0; i < sizeof limits / sizeof *limits; i++)
         limited_count_matches_slice(path, sliced, limits[i]);
-    remove_tree(dir);
+    test_remove_tree(dir);
 }
 
 static void slice_counts_files_joined_without_newline(void **state)
 {
     (void)state;
-    char *dir = make_temp_dir(), a[256], b[256];
+    char dir[64], a[256], b[256];
+    test_make_dir(dir, sizeof dir, "datasets");
     snprintf(a, sizeof a, "%s/a.txt", dir);
     snprintf(b, sizeof b, "%s/b.txt", dir);
-    write_file(a, "no newline at the end");
-    write_file(b, "second file\n");
+    test_write_text(a, "no newline at the end");
+    test_write_text(b, "second file\n");
     char *files[] = {a, b};
     size_t len, joined;
     uint8_t *text = slice_or_fail(files, 2, 1000, &len, &joined);
@@ -677,22 +659,23 @@ static void slice_counts_files_joined_without_newline(void **state)
     assert_int_equal(len, 21);
     assert_int_equal(joined, 0);
     free(text);
-    remove_tree(dir);
+    test_remove_tree(dir);
 }
 
 static corpus_stats stats_of(const char *text, const char *pattern, invalid_utf8_mode mode)
 {
     static const char *const specials[] = {"<|endoftext|>"};
-    char *dir = make_temp_dir(), path[256], err[512];
+    char dir[64], path[256], err[512];
+    test_make_dir(dir, sizeof dir, "datasets");
     snprintf(path, sizeof path, "%s/corpus.txt", dir);
-    write_file(path, text);
+    test_write_text(path, text);
     char *files[] = {path};
     pretok_config cfg = {.specials = specials, .n_specials = 1, .pattern = pattern,
                          .invalid_utf8 = mode};
     corpus_stats s;
     if (!corpus_stats_compute(&cfg, files, 1, &s, err, sizeof err))
         fail_msg("stats: %s", err);
-    remove_tree(dir);
+    test_remove_tree(dir);
     return s;
 }
 
@@ -826,10 +809,11 @@ static void datatools_command_line(void **state)
 {
     (void)state;
     const char *bin = getenv("BPEBENCH") ? getenv("BPEBENCH") : "build/bpebench";
-    char *dir = make_temp_dir(), in[256], sliced[256], cmd[1024], out[4096];
+    char dir[64], in[256], sliced[256], cmd[1024], out[4096];
+    test_make_dir(dir, sizeof dir, "datasets");
     snprintf(in, sizeof in, "%s/in.txt", dir);
     snprintf(sliced, sizeof sliced, "%s/slice.txt", dir);
-    write_file(in, "low low lower\nnewest wider\n");
+    test_write_text(in, "low low lower\nnewest wider\n");
     snprintf(cmd, sizeof cmd, "%s stats %s", bin, in);
     assert_int_equal(run(cmd, out, sizeof out), 0);
     if (!strstr(out, "W          6 distinct words") || !strstr(out, "P          13 distinct"))
@@ -847,7 +831,7 @@ static void datatools_command_line(void **state)
     assert_int_equal(run(cmd, out, sizeof out), 2);
     snprintf(cmd, sizeof cmd, "%s stats", bin);
     assert_int_equal(run(cmd, out, sizeof out), 2);
-    remove_tree(dir);
+    test_remove_tree(dir);
 }
 
 int main(void)

@@ -29,8 +29,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
 /* ------------------------------------------------------------ the generator */
 
 /* A number in [lo, hi]. */

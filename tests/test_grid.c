@@ -22,8 +22,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
 /* Names a corpus must not have: shell, gnuplot and path syntax. The first
  * ones try to create the file M; those without a space got past the old
  * check (no @ : / or space) into results, report.md and gnuplot. */

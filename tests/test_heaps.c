@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
 /* The value of a counter, by name. */
 static uint64_t counter(const bpe_trainer *t, const bpe_result *r, const char *name)
 {

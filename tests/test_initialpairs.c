@@ -32,8 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
 /* ------------------------------------------------------------ the model */
 
 #define NO_PAIR UINT32_MAX

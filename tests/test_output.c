@@ -22,26 +22,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    if (len)
-        *len = (size_t)n;
-    return buf;
-}
-
 /* Decodes one UTF-8 code point at *s and advances; -1 when malformed. */
 static long next_codepoint(const char **s)
 {
@@ -99,7 +79,7 @@ static void every_byte_round_trips(void **state)
 static void single_byte_tokens_equal_gpt2(void **state)
 {
     (void)state;
-    char *text = read_file("tests/fixtures/gpt2_byte_tokens.json", NULL);
+    char *text = test_slurp("tests/fixtures/gpt2_byte_tokens.json", NULL);
     assert_non_null(text);
     cJSON *vocab = cJSON_Parse(text);
     assert_non_null(vocab);
@@ -291,7 +271,7 @@ static void output_files_parse_back(void **state)
 
     /* vocab.json: every id once; specials at 256, 257; merges after them. */
     snprintf(path, sizeof path, "%s/vocab.json", dir);
-    char *text = read_file(path, NULL);
+    char *text = test_slurp(path, NULL);
     cJSON *vocab = cJSON_Parse(text);
     assert_non_null(vocab);
     assert_int_equal(cJSON_GetArraySize(vocab), 256 + N(specials) + r.n_merges);
@@ -314,7 +294,7 @@ static void output_files_parse_back(void **state)
 
     /* merges.txt: the header, then each merge's two byte strings. */
     snprintf(path, sizeof path, "%s/merges.txt", dir);
-    text = read_file(path, NULL);
+    text = test_slurp(path, NULL);
     char *line = strtok(text, "\n");
     assert_string_equal(line, "#version: 0.2");
     for (size_t i = 0; i < r.n_merges; i++) {

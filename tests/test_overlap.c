@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 #define UNTIL_EXHAUSTED 1000000u
 
 /* Trains every registered trainer on the table, to the end, and asserts each

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 #define SPECIAL "\x01" /* in expected lists, marks a piece that is a special token */
 
 /* The pieces one split produced, special tokens marked with SPECIAL. */

@@ -1,22 +1,23 @@
 /*
  * test_tokenizer_files.c — a tokenizer's files are never corrupt and never
- * half-replaced (harness/run/output.h, docs/spec.md §3):
+ * half-replaced (harness/run/output.h, harness/base/fileset.h, docs/spec.md §3):
  *   - the special-token rule: a token vocab.json would spell like a byte
  *     token or a learnable token, or that is not UTF-8, is refused with a
  *     reason; accepted ones leave vocab.json mapping exactly V distinct keys
  *     to the ids 0 … V−1;
  *   - a set of files is replaced whole or not at all: a rename failing at any
  *     point (made to fail here: this program is linked with
- *     -Wl,--wrap=rename, so output.c's rename() calls come to
+ *     -Wl,--wrap=rename, so the library's rename() calls come to
  *     __wrap_rename below) puts every old file back and leaves nothing else;
  *     a target that is a directory fails the set before anything changes;
  *   - a second writer of the same directory waits for the first's lock.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "base/fileset.h"
 #include "run/output.h"
 #include "testutil.h"
 
-#include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -28,7 +29,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 #define TEXT(s) s, sizeof(s) - 1 /* a string literal as data and length */
 
 /* ============================================================ rename, made to fail */
@@ -54,14 +54,6 @@ static void arm_rename_failures(unsigned calls)
 {
     rename_calls = 0;
     failing_renames = calls;
-}
-
-/* ============================================================ directories */
-
-static void make_dir(char *dir, size_t len)
-{
-    snprintf(dir, len, "/tmp/bpebench-files-XXXXXX");
-    assert_non_null(mkdtemp(dir));
 }
 
 static void assert_contents(const char *dir, const char *name, const char *expected,
@@ -131,7 +123,7 @@ static void vocab_json_stays_whole(void **state)
     test_words tw;
     train_words(&r, &tw);
     char dir[64], err[512], path[512];
-    make_dir(dir, sizeof dir);
+    test_make_dir(dir, sizeof dir, "files");
     const char *good[] = {"<|endoftext|>", "<s> x", "\n", "\xe6\x97\xa5\xe6\x9c\xac"};
     const pretok_config good_cfg = {.specials = good, .n_specials = N(good), .pattern = "gpt2"};
     if (!output_write_tokenizer(dir, &r, &good_cfg, err, sizeof err))
@@ -140,7 +132,7 @@ static void vocab_json_stays_whole(void **state)
     assert_vocab_json_whole(path, 256 + N(good) + r.n_merges);
     test_remove_tree(dir);
 
-    make_dir(dir, sizeof dir);
+    test_make_dir(dir, sizeof dir, "files");
     const char *bad[] = {"<|endoftext|>", "\xc4\xa0world"};
     const pretok_config bad_cfg = {.specials = bad, .n_specials = N(bad), .pattern = "gpt2"};
     assert_false(output_write_tokenizer(dir, &r, &bad_cfg, err, sizeof err));
@@ -162,7 +154,7 @@ static const char *const NAMES[] = {"one.txt", "two.txt", "three.txt"};
 static void failed_rename_puts_old_files_back(void **state)
 {
     (void)state;
-    const output_file files[] = {
+    const file_set_member files[] = {
         {.name = NAMES[0], .data = "new one", .len = 7},
         {.name = NAMES[1], .data = "new two", .len = 7},
         {.name = NAMES[2], .data = "new three", .len = 9},
@@ -171,13 +163,13 @@ static void failed_rename_puts_old_files_back(void **state)
     for (unsigned existing = 0; existing < 8; existing++)
         for (unsigned failing = 0; failing < 3; failing++) {
             char dir[64], what[128], err[1024];
-            make_dir(dir, sizeof dir);
+            test_make_dir(dir, sizeof dir, "files");
             snprintf(what, sizeof what, "old files %u, rename %u failing", existing, failing);
             for (int i = 0; i < 3; i++)
                 if (existing >> i & 1)
                     test_write_file_in(dir, NAMES[i], old[i], strlen(old[i]));
             arm_rename_failures(1u << failing);
-            bool ok = output_write_set(dir, files, N(files), err, sizeof err);
+            bool ok = file_set_replace(dir, files, N(files), err, sizeof err);
             arm_rename_failures(0);
             if (ok || !strstr(err, NAMES[failing]) || !strstr(err, "old files are kept") ||
                 strstr(err, "could not"))
@@ -194,15 +186,15 @@ static void failed_rename_puts_old_files_back(void **state)
 static void failed_roll_back_says_where_the_old_file_is(void **state)
 {
     (void)state;
-    const output_file files[] = {
+    const file_set_member files[] = {
         {.name = NAMES[0], .data = "new one", .len = 7},
         {.name = NAMES[1], .data = "new two", .len = 7},
     };
     char dir[64], err[1024];
-    make_dir(dir, sizeof dir);
+    test_make_dir(dir, sizeof dir, "files");
     test_write_file_in(dir, NAMES[0], TEXT("old one"));
     arm_rename_failures(1u << 1 | 1u << 2); /* the second rename, then the first's roll-back */
-    assert_false(output_write_set(dir, files, N(files), err, sizeof err));
+    assert_false(file_set_replace(dir, files, N(files), err, sizeof err));
     arm_rename_failures(0);
     const char *kept = strstr(err, "it is kept as ");
     if (!kept || !strstr(err, "could not put back the old"))
@@ -227,7 +219,7 @@ static void directory_target_fails_before_any_rename(void **state)
     test_words tw;
     train_words(&r, &tw);
     char dir[64], path[512], err[1024];
-    make_dir(dir, sizeof dir);
+    test_make_dir(dir, sizeof dir, "files");
     test_write_file_in(dir, "vocab.json", TEXT("{\"old\": 0}"));
     snprintf(path, sizeof path, "%s/merges.txt", dir);
     assert_int_equal(mkdir(path, 0755), 0);
@@ -240,18 +232,6 @@ static void directory_target_fails_before_any_rename(void **state)
     test_remove_tree(dir);
     bpe_result_free(&r);
     test_words_free(&tw);
-}
-
-/* Whether dir holds a temporary file (name.tmp.*). */
-static bool has_temporary_file(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    bool found = false;
-    for (struct dirent *e; !found && (e = readdir(d));)
-        found = strstr(e->d_name, ".tmp.") != NULL;
-    closedir(d);
-    return found;
 }
 
 /* The five files of a tokenizer (output_write_tokenizer) are one set: a
@@ -268,7 +248,7 @@ static void tokenizer_files_replaced_as_a_set(void **state)
     const bpe_config config = {.max_merges = 3, .threads = 1};
     assert_int_equal(bpe_train(bpe_trainers[0], &tw.table, &config, NULL, &new_result), BPE_OK);
     char dir[64], err[1024], path[512];
-    make_dir(dir, sizeof dir);
+    test_make_dir(dir, sizeof dir, "files");
     const char *specials[] = {"<|endoftext|>"};
     const pretok_config old_cfg = {.specials = specials, .n_specials = 1, .pattern = "gpt2"};
     const pretok_config new_cfg = {.specials = specials, .n_specials = 1, .pattern = "gpt4"};
@@ -318,8 +298,8 @@ static void tokenizer_files_replaced_as_a_set(void **state)
 static void second_writer_waits_for_the_lock(void **state)
 {
     (void)state;
-    char dir[64];
-    make_dir(dir, sizeof dir);
+    char dir[64], found[PATH_MAX];
+    test_make_dir(dir, sizeof dir, "files");
     test_write_file_in(dir, NAMES[0], TEXT("old one"));
     int fd = open(dir, O_RDONLY | O_DIRECTORY);
     assert_true(fd >= 0);
@@ -328,12 +308,13 @@ static void second_writer_waits_for_the_lock(void **state)
     pid_t child = fork();
     assert_true(child >= 0);
     if (child == 0) {
-        const output_file files[] = {{.name = NAMES[0], .data = "new one", .len = 7},
-                                     {.name = NAMES[1], .data = "new two", .len = 7}};
+        const file_set_member files[] = {{.name = NAMES[0], .data = "new one", .len = 7},
+                                         {.name = NAMES[1], .data = "new two", .len = 7}};
         char err[1024];
-        _exit(output_write_set(dir, files, N(files), err, sizeof err) ? 0 : 1);
+        _exit(file_set_replace(dir, files, N(files), err, sizeof err) ? 0 : 1);
     }
-    for (int waited = 0; !has_temporary_file(dir) && waited < 10000; waited += 5)
+    for (int waited = 0; !test_find_temporary(dir, found, sizeof found) && waited < 10000;
+         waited += 5)
         sleep_ms(5);
     sleep_ms(300);
     int status;

@@ -126,13 +126,6 @@ static void assert_message(const run_result *r, const char *words)
 
 /* ============================================================ files */
 
-/* A fresh directory for one test: /tmp/bpebench-toolsio-XXXXXX. */
-static void make_root(char *root, size_t len)
-{
-    snprintf(root, len, "/tmp/bpebench-toolsio-XXXXXX");
-    assert_non_null(mkdtemp(root));
-}
-
 static bool exists(const char *path)
 {
     struct stat st;
@@ -217,7 +210,7 @@ static void atomic_file_whole_or_nothing(void **state)
 {
     (void)state;
     char root[64], path[128], err[512];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "toolsio");
     snprintf(path, sizeof path, "%s/out.txt", root);
     atomic_file f;
     assert_true(atomic_file_open(&f, path, err, sizeof err));
@@ -255,7 +248,7 @@ static void atomic_file_refuses_what_it_cannot_replace(void **state)
 {
     (void)state;
     char root[64], path[160], err[512];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "toolsio");
     atomic_file f;
     assert_false(atomic_file_open(&f, root, err, sizeof err));
     assert_non_null(strstr(err, "not a regular file"));
@@ -321,7 +314,7 @@ static void atomic_file_failures_and_signals_leave_nothing(void **state)
 {
     (void)state;
     char root[64], path[128];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "toolsio");
     snprintf(path, sizeof path, "%s/out.txt", root);
     int status = in_child(write_past_limit, path);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
@@ -342,7 +335,7 @@ static void slice_memory_follows_the_input(void **state)
 {
     (void)state;
     char root[64], in[128], out[128];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "toolsio");
     snprintf(in, sizeof in, "%s/in.txt", root);
     snprintf(out, sizeof out, "%s/out.txt", root);
     write_corpus(in, 24 << 20);
@@ -414,7 +407,7 @@ static void slice_refuses_a_file_that_changes(void **state)
     void (*changes[])(const char *) = {append_bytes, cut_in_half};
     for (size_t i = 0; i < sizeof changes / sizeof *changes; i++) {
         char root[64], in[128], out[128];
-        make_root(root, sizeof root);
+        test_make_dir(root, sizeof root, "toolsio");
         snprintf(in, sizeof in, "%s/in.txt", root);
         snprintf(out, sizeof out, "%s/out.txt", root);
         run_result r;
@@ -441,7 +434,7 @@ static void slice_signals_leave_nothing(void **state)
     (void)state;
     static const int signals[] = {SIGTERM, SIGINT, SIGHUP};
     char root[64], in[128], out[128];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "toolsio");
     snprintf(in, sizeof in, "%s/in.txt", root);
     snprintf(out, sizeof out, "%s/out.txt", root);
     const char *args[] = {"slice", "--bytes", "1000000000", "--out", out, in, NULL};
@@ -479,7 +472,7 @@ static void synth_memory_does_not_follow_bytes(void **state)
 {
     (void)state;
     char root[64], out[128];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "toolsio");
     snprintf(out, sizeof out, "%s/out.txt", root);
     const char *args[] = {"synth", "--bytes", "67108864", "--out", out, NULL};
     run_result r;
@@ -500,7 +493,7 @@ static void synth_signals_leave_nothing(void **state)
     (void)state;
     static const int signals[] = {SIGTERM, SIGINT};
     char root[64], out[128], bytes[32];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "toolsio");
     snprintf(out, sizeof out, "%s/out.txt", root);
     struct statvfs fs; /* half the free space: synth refuses more than it could write */
     assert_int_equal(statvfs(root, &fs), 0);
@@ -581,7 +574,7 @@ static void synth_refuses_what_it_cannot_make_quickly(void **state)
             fail_msg("case %zu refused: %s", i, err);
     }
     char root[64], out[128];
-    make_root(root, sizeof root);
+    test_make_dir(root, sizeof root, "toolsio");
     snprintf(out, sizeof out, "%s/out.txt", root);
     const char *args[] = {"synth", "--alphabet", "a", "--words", "1024", "--mean-len", "100",
                           "--bytes", "1000", "--out", out, NULL};
@@ -607,7 +600,7 @@ typedef struct {
 /* A fresh root with a small corpus in it. */
 static void make_bench_paths(bench_paths *p)
 {
-    make_root(p->root, sizeof p->root);
+    test_make_dir(p->root, sizeof p->root, "toolsio");
     snprintf(p->corpus, sizeof p->corpus, "%s/c.txt", p->root);
     snprintf(p->corpus_arg, sizeof p->corpus_arg, "c=%s", p->corpus);
     snprintf(p->out, sizeof p->out, "%s/out", p->root);

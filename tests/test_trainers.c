@@ -7,8 +7,6 @@
 
 #include <string.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
 /* Runs one golden case over every registered trainer. */
 static void check_all(size_t n, const char *const *words, const uint64_t *counts,
                       uint64_t max_merges, const test_merge *expected, size_t n_expected)

@@ -8,8 +8,6 @@
 
 #include <string.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
 static void safe_names_are_accepted(void **state)
 {
     (void)state;

@@ -32,37 +32,17 @@
 
 /* ------------------------------------------------------------- in memory */
 
-/* A growing buffer a byte_sink appends to. */
-typedef struct {
-    char *data;  /* the bytes; malloc'd */
-    size_t len;  /* used */
-} memory_text;
-
-static bool memory_write(void *ctx, const void *data, size_t len, char *err, size_t err_len)
-{
-    (void)err;
-    (void)err_len;
-    memory_text *m = ctx;
-    char *grown = realloc(m->data, m->len + len + 1);
-    assert_non_null(grown);
-    m->data = grown;
-    memcpy(m->data + m->len, data, len);
-    m->len += len;
-    m->data[m->len] = '\0';
-    return true;
-}
-
 /* The file text of table t, counted with gpt2's source and <|endoftext|>. */
-static memory_text format_table(const word_table *t)
+static test_memory_text format_table(const word_table *t)
 {
     static const char *const specials[] = {"<|endoftext|>"};
-    memory_text m = {0};
+    test_memory_text m = {0};
     char err[256];
     bpe_word *array;
     bpe_words view;
     assert_true(word_table_view(t, &array, &view));
     assert_true(wordcount_format(&view, "PATTERN", specials, 1,
-                                 (byte_sink){.write = memory_write, .ctx = &m}, err, sizeof err));
+                                 test_memory_sink(&m), err, sizeof err));
     free(array);
     return m;
 }
@@ -88,7 +68,7 @@ static void every_byte_string_round_trips(void **state)
         assert_true(word_table_add(&t, &one, 1, (uint64_t)b + 1));
     }
     assert_true(word_table_add(&t, all, sizeof all, UINT64_MAX / 2));
-    memory_text m = format_table(&t);
+    test_memory_text m = format_table(&t);
     wordcount_meta meta = {0};
     char err[512];
     assert_true(word_table_init(&back));
@@ -175,7 +155,7 @@ static void records_are_in_count_then_byte_order(void **state)
         if (word_table_find(&t, word, len) == SIZE_MAX)
             assert_true(word_table_add(&t, word, len, count));
     }
-    memory_text m = format_table(&t);
+    test_memory_text m = format_table(&t);
     const char *line = strchr(m.data, '\n') + 1;
     uint64_t prev_count = 0, count;
     uint8_t prev[64], bytes[64];
@@ -376,23 +356,14 @@ static void files_sum_and_must_agree(void **state)
 
 /* ------------------------------------------------------------- commands */
 
-/* Runs bpebench with argv (NULL-terminated, without the program); asserts
- * the exit status; returns its stderr (malloc'd). */
 /* Runs bpebench with args (NULL-terminated), fails the test unless it exits
  * with expected_status; returns its stderr and, when out is not NULL, its
  * stdout in *out (both malloc'd). */
 static char *run_bpebench_out(int expected_status, const char *const *args, char **out_text)
 {
-    const char *argv[32] = {test_bpebench()};
-    size_t n = 1;
-    for (; args[n - 1]; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
-    test_child c = test_start(argv, NULL, NULL);
-    test_output out;
-    test_finish(&c, &out);
-    if (!WIFEXITED(out.status) || WEXITSTATUS(out.status) != expected_status)
-        fail_msg("%s %s: status %d, expected %d; stderr: %s", argv[1], argv[2], out.status,
+    test_output out = test_run_bpebench(args, NULL, NULL);
+    if (test_exit_status(&out) != expected_status)
+        fail_msg("%s %s: status %d, expected %d; stderr: %s", args[0], args[1], out.status,
                  expected_status, out.err);
     char *err = out.err;
     out.err = NULL;

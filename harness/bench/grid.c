@@ -4,8 +4,8 @@
  *
  * Every setting is a (key, value) pair handled by one function per key, so
  * the command line and the config file cannot drift apart. Lists (sizes,
- * vocab) are kept sorted ascending: cmd_bench.c runs small cells first, which is
- * what lets its skip-after-timeout rule save the most time.
+ * vocab) are kept sorted ascending: the driver (driver.h) runs small cells
+ * first, which is what lets its skip-after-timeout rule save the most time.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench/grid.h"

@@ -13,6 +13,10 @@
  * The context block is filled by context.c. The same record format carries one repetition from a forked child back to
  * the parent (runner.c), so there is exactly one serializer.
  *
+ * Three files: results.c (the structs, the phases' summaries, the index),
+ * results_write.c (the JSON writer) and results_read.c (the strict reader
+ * of files from anyone, docs/security.md).
+ *
  * Numbers: JSON numbers are doubles; counts up to 2^53 are exact, which
  * covers every counter a run of hours could reach. The 64-bit merge digest
  * is written as 16 hexadecimal digits.
@@ -55,7 +59,7 @@ bench_summary bench_summarize(const run_times *reps, size_t n, int phase);
 
 typedef enum {
     STATUS_OK,      /* every repetition finished */
-    STATUS_TIMEOUT, /* a repetition passed the time limit (or was skipped, see cli/cmd_bench.c) */
+    STATUS_TIMEOUT, /* a repetition passed the time limit (or was skipped, see bench/driver.h) */
     STATUS_ERROR,   /* the run failed; `error` says why */
 } bench_status;
 
@@ -105,7 +109,7 @@ typedef struct {
     char error[512];           /* the reason, when status is error; for a timeout what is
                                   known (an external trainer's stderr), else "" */
     double time_limit_s;       /* the per-run limit in force */
-    bool skipped_after_timeout;/* timeout recorded without running (cli/cmd_bench.c's rule) */
+    bool skipped_after_timeout;/* timeout recorded without running (bench/driver.h's rule) */
     double *profile_seconds;   /* per-merge time of the profiled run, or NULL; owned */
     uint64_t *profile_affected;/* per-merge A_i of the profiled run, or NULL; owned */
     size_t n_profile;          /* entries in both profile arrays */
@@ -176,7 +180,7 @@ bool record_add_input(cJSON *o, const bench_record *rec);
 bool record_read_input(const cJSON *o, bench_record *rec, char *err, size_t err_len);
 void record_copy_input(bench_record *to, const bench_record *from);
 
-/* ------------------------------------------------------------- JSON */
+/* ---------------------------------- JSON (results_write.c, results_read.c) */
 
 /* One record as a JSON object (summaries included). NULL on OOM. */
 cJSON *record_to_json(const bench_record *rec);
@@ -214,5 +218,7 @@ const bench_record *results_index_find(const results_index *ix, const char *trai
 /* The record with the whole key of `key` (threads, counting and pretokenizer included), or
  * NULL. O(log n). */
 const bench_record *results_index_find_run(const results_index *ix, const bench_record *key);
+/* Whether a and b are the same run: their whole keys are equal. O(1). */
+bool results_same_run(const bench_record *a, const bench_record *b);
 
 #endif

@@ -7,7 +7,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
 #include "run/run.h"
-#include "base/clobber.h"
 #include "base/untrusted.h"
 
 #include <errno.h>
@@ -109,31 +108,21 @@ int cmd_count(int argc, char **argv)
                       .counting = copts.counting ? copts.counting : count_strategy_default(),
                       .threads = copts.threads ? copts.threads : count_online_cores()};
     char err[2 * PATH_MAX];
-    pretokenizer *p = pretok_new(&cfg.pretok, err, sizeof err);
-    if (!p) {
+    if (!run_check_settings(&cfg.pretok, true, 0, NULL, err, sizeof err)) {
         cli_error("%s", err);
         goto done;
     }
-    pretok_free(p);
     if (!header_can_hold(&cfg.pretok))
         goto done;
-    status = EXIT_FAIL;
-    char **files = NULL;
-    size_t n_files = 0;
-    if (!corpus_list_inputs((const char *const *)argv + optind, (size_t)(argc - optind), true,
-                            &files, &n_files, err, sizeof err)) {
-        cli_error("%s", err);
-        goto done;
-    }
-    const char *const outputs[] = {out_file};
-    clobber_paths paths = {.inputs = (const char *const *)argv + optind,
-                           .n_inputs = (size_t)(argc - optind),
-                           .read = (const char *const *)files, .n_read = n_files,
-                           .outputs = outputs, .n_outputs = 1};
-    if (!clobber_check(&paths, err, sizeof err)) {
+    char **files;
+    size_t n_files;
+    run_verdict listed = run_list_inputs((const char *const *)argv + optind,
+                                         (size_t)(argc - optind), true, &out_file, 1, &files,
+                                         &n_files, err, sizeof err);
+    status = listed == RUN_REFUSED ? EXIT_USAGE : EXIT_FAIL;
+    if (listed != RUN_OK) {
         cli_error("%s", err);
         corpus_free_files(files, n_files);
-        status = EXIT_USAGE;
         goto done;
     }
     cfg.files = files;

@@ -4,13 +4,12 @@
  */
 #define _POSIX_C_SOURCE 200809L /* PATH_MAX */
 #include "cli/cli.h"
-#include "input/corpus.h"
 #include "tools/datatools.h"
-#include "base/clobber.h"
+#include "run/run.h"
+#include "input/corpus.h"
 #include "base/untrusted.h"
 
 #include <getopt.h>
-#include <limits.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,19 +35,16 @@ static void slice_usage(FILE *out)
           out);
 }
 
-/* Checks the special tokens as training would (pretok_new refuses an empty
- * or repeated one), so that a slice cuts after the same tokens train
- * accepts. Prints why not. */
+/* Checks the special tokens as training would (run_check_settings refuses
+ * an empty or repeated one), so that a slice cuts after the same tokens
+ * train accepts. Prints why not. */
 static bool check_special_tokens(const pretok_config *cfg)
 {
     char err[512];
-    pretokenizer *p = pretok_new(cfg, err, sizeof err);
-    if (!p) {
-        cli_error("%s", err);
-        return false;
-    }
-    pretok_free(p);
-    return true;
+    if (run_check_settings(cfg, true, 0, NULL, err, sizeof err))
+        return true;
+    cli_error("%s", err);
+    return false;
 }
 
 /* Streams the slice of the inputs into an atomic file at out_path and says
@@ -57,22 +53,18 @@ static bool check_special_tokens(const pretok_config *cfg)
 static int slice_to_file(const pretok_config *cfg, char *const *inputs, size_t n_inputs,
                          uint64_t limit, const char *out_path)
 {
-    char err[4 * PATH_MAX], **files = NULL, shown[1024];
-    size_t n_files = 0, joined;
+    char err[4 * PATH_MAX], **files, shown[1024];
+    size_t n_files, joined;
     uint64_t len;
-    bool ok = corpus_list_files((const char *const *)inputs, n_inputs, &files, &n_files, err,
-                                sizeof err);
-    clobber_paths paths = {.inputs = (const char *const *)inputs, .n_inputs = n_inputs,
-                           .read = (const char *const *)files, .n_read = n_files,
-                           .outputs = &out_path, .n_outputs = 1};
-    bool spared = !ok || clobber_check(&paths, err, sizeof err);
-    ok = ok && spared &&
-         slice_files_to_path(files, n_files, limit, cfg->specials, cfg->n_specials, out_path,
-                             &len, &joined, err, sizeof err);
+    run_verdict listed = run_list_inputs((const char *const *)inputs, n_inputs, false,
+                                         &out_path, 1, &files, &n_files, err, sizeof err);
+    bool ok = listed == RUN_OK &&
+              slice_files_to_path(files, n_files, limit, cfg->specials, cfg->n_specials,
+                                  out_path, &len, &joined, err, sizeof err);
     corpus_free_files(files, n_files);
     if (!ok) {
         cli_error("%s", err);
-        return spared ? EXIT_FAIL : EXIT_USAGE;
+        return listed == RUN_REFUSED ? EXIT_USAGE : EXIT_FAIL;
     }
     printf("wrote %s: %llu bytes, a word-safe prefix of at most %llu\n",
            display_escape(out_path, strlen(out_path), shown, sizeof shown),

@@ -3,13 +3,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
-#include "run/output.h"
-#include "run/run.h"
+#include "run/train.h"
 #include "run/trainprogress.h"
-#include "base/clock.h"
-#include "base/outdir.h"
-#include "base/clobber.h"
-#include "base/signals.h"
 #include "base/untrusted.h"
 
 #include <errno.h>
@@ -62,59 +57,6 @@ static void train_usage(FILE *out)
           out);
 }
 
-/* Checks the options that only make sense together, before any file is
- * touched: V ≥ 256 + S, an --out short enough for the files' paths, and
- * special tokens and pattern that the pretokenizer accepts (compiling the
- * pattern once costs milliseconds). Prints why not. */
-static bool check_training_options(const run_config *cfg, const char *out_dir)
-{
-    char err[1024];
-    uint64_t max_merges;
-    if (!output_dir_fits(out_dir, err, sizeof err)) {
-        cli_error("%s", err);
-        return false;
-    }
-    if (!run_max_merges(cfg->vocab_size, cfg->pretok.n_specials, &max_merges, err, sizeof err)) {
-        cli_error("%s", err);
-        return false;
-    }
-    pretokenizer *p = pretok_new(&cfg->pretok, err, sizeof err);
-    if (!p) {
-        cli_error("%s", err);
-        return false;
-    }
-    pretok_free(p);
-    return true;
-}
-
-/* Whether no file train writes into out_dir (nor a temporary name beside
- * one) reaches an input (base/clobber.h); checked once the inputs are
- * listed, before anything is read or written. Prints why not (exit 2),
- * also for an out_dir too long for those files (output_dir_fits). */
-static bool outputs_spare_inputs(const char *out_dir, const char *const *inputs, size_t n_inputs,
-                                 char *const *files, size_t n_files)
-{
-    enum { MAX_OUTPUTS = 8 }; /* more than output_tokenizer_file names */
-    char paths[MAX_OUTPUTS][PATH_MAX], err[4 * PATH_MAX];
-    const char *outputs[MAX_OUTPUTS];
-    size_t n = 0;
-    if (!output_dir_fits(out_dir, err, sizeof err)) {
-        cli_error("%s", err);
-        return false;
-    }
-    for (const char *name; n < MAX_OUTPUTS && (name = output_tokenizer_file(n)) != NULL; n++) {
-        snprintf(paths[n], sizeof paths[n], "%s/%s", out_dir, name);
-        outputs[n] = paths[n];
-    }
-    clobber_paths paths_of = {.inputs = inputs, .n_inputs = n_inputs,
-                              .read = (const char *const *)files, .n_read = n_files,
-                              .outputs = outputs, .n_outputs = n};
-    if (clobber_check(&paths_of, err, sizeof err))
-        return true;
-    cli_error("%s", err);
-    return false;
-}
-
 /* The summary's counting line: the strategy, threads, chunks, the threads'
  * tables when some thread started more than one, and why it did less than
  * asked, if it did. No time: times go on the `time` line alone, so every
@@ -136,20 +78,20 @@ static void print_counting(const count_strategy *counting, const pretok_config *
 /* The summary of SPEC §4: input (a corpus, or word-count files), words,
  * merges (and why it stopped), phases; the --out path escaped for display,
  * as every path we print. */
-static void print_summary(const run_config *cfg, const run_outcome *o, const char *dir,
-                          bool from_counts)
+static void print_summary(const train_request *req, const train_outcome *t)
 {
+    const run_outcome *o = &t->run;
     const pretok_stats *c = &o->corpus;
     char shown[4 * PATH_MAX];
-    display_escape(dir, strlen(dir), shown, sizeof shown);
+    display_escape(req->out_dir, strlen(req->out_dir), shown, sizeof shown);
     printf("trainer    %s, vocab size %llu = 256 bytes + %zu special + %llu merges\n",
-           cfg->trainer->name, (unsigned long long)cfg->vocab_size, cfg->pretok.n_specials,
+           req->trainer->name, (unsigned long long)req->vocab_size, t->n_specials,
            (unsigned long long)o->max_merges);
-    if (from_counts)
-        printf("input      %zu word-count file%s\n", cfg->n_files, cfg->n_files == 1 ? "" : "s");
+    if (req->counts)
+        printf("input      %zu word-count file%s\n", t->n_files, t->n_files == 1 ? "" : "s");
     else
         printf("input      %llu bytes in %zu file%s, %llu special tokens cut out\n",
-               (unsigned long long)c->bytes, cfg->n_files, cfg->n_files == 1 ? "" : "s",
+               (unsigned long long)c->bytes, t->n_files, t->n_files == 1 ? "" : "s",
                (unsigned long long)c->specials);
     printf("pretokens  %llu, distinct words W = %llu, symbols M = %llu, mean length L = %.2f\n",
            (unsigned long long)c->pretokens, (unsigned long long)o->words_distinct,
@@ -166,8 +108,8 @@ static void print_summary(const run_config *cfg, const run_outcome *o, const cha
                o->result.n_merges, (unsigned long long)o->max_merges);
     else
         printf("merges     %zu\n", o->result.n_merges);
-    if (!from_counts)
-        print_counting(cfg->counting, &cfg->pretok, &o->counting);
+    if (!req->counts)
+        print_counting(t->counting, &req->pretok, &o->counting);
     printf("time       read %.3f s, pretokenize+count %.3f s", o->times.read, o->times.pretokenize);
     if (o->counting.serial_seconds > 0) /* parallel counting: the part no thread count shortens */
         printf(" (serial part %.3f s)", o->counting.serial_seconds);
@@ -175,23 +117,6 @@ static void print_summary(const run_config *cfg, const run_outcome *o, const cha
            o->times.total);
     printf("wrote      %s/vocab.json, merges.txt, tokenizer.json, tokenizer.tiktoken, "
            "tiktoken.json\n", shown);
-}
-
-/* Writes the tokenizer of a finished run and prints the summary; the exit
- * status. */
-static int finish_training(const run_config *cfg, run_outcome *outcome, const char *out_dir,
-                           bool from_counts)
-{
-    char err[2 * PATH_MAX];
-    int status = EXIT_OK;
-    if (!output_write_tokenizer(out_dir, &outcome->result, &cfg->pretok, err, sizeof err)) {
-        cli_error("%s", err);
-        status = EXIT_FAIL;
-    } else {
-        print_summary(cfg, outcome, out_dir, from_counts);
-    }
-    run_outcome_free(outcome);
-    return status;
 }
 
 /* Starts train's status line on stderr (none with --quiet). It appears after
@@ -212,86 +137,24 @@ static bool start_progress(train_progress *shown, bool quiet)
     return true;
 }
 
-/*
- * train --counts: word-count files instead of a corpus. The pattern and the
- * special tokens are the files' own, so the options that set them are
- * refused (exit 2) rather than silently ignored. The files are read before
- * DIR is touched. Returns the exit status.
- */
-static int train_from_counts(const bpe_trainer *trainer, uint64_t vocab_size,
-                             const corpus_options *copts, const char *out_dir,
-                             const char *const *inputs, size_t n_inputs, train_progress *shown)
+/* train --counts: the pattern and the special tokens are the word-count
+ * files' own, so the options that set them are refused (exit 2) rather
+ * than silently ignored. Prints why. */
+static bool counts_options_ok(const corpus_options *copts)
 {
     if (copts->pattern || copts->n_specials || copts->no_specials ||
         copts->invalid_utf8 != INVALID_UTF8_ERROR) {
         cli_error("--counts takes the pattern and special tokens from the word-count files; "
                   "drop --pattern, --special-token, --no-special-tokens and --invalid-utf8 "
                   "(give them to bpebench count)");
-        return EXIT_USAGE;
+        return false;
     }
     if (copts->counting || copts->pretokenizer) {
         cli_error("--counts reads words counted already; drop --counting and --pretokenizer "
                   "(give them to bpebench count)");
-        return EXIT_USAGE;
+        return false;
     }
-    for (size_t i = 0; i < n_inputs; i++)
-        if (strcmp(inputs[i], CORPUS_STDIN) == 0) {
-            cli_error("-: train --counts reads word-count files, not standard input (each is "
-                      "read whole and checked before training); save the counts to a file "
-                      "(bpebench count --out FILE) and give FILE");
-            return EXIT_USAGE;
-        }
-    char err[2 * PATH_MAX];
-    char **files = NULL;
-    size_t n_files = 0;
-    if (!corpus_list_files(inputs, n_inputs, &files, &n_files, err, sizeof err)) {
-        cli_error("%s", err);
-        return EXIT_FAIL;
-    }
-    if (!outputs_spare_inputs(out_dir, inputs, n_inputs, files, n_files)) {
-        corpus_free_files(files, n_files);
-        return EXIT_USAGE;
-    }
-    double start = clock_now();
-    wordcount_meta meta = {0};
-    run_input in;
-    bool read = run_read_counts(files, n_files, &in, &meta, err, sizeof err);
-    if (!read)
-        cli_error("%s", err);
-    run_config cfg = {.files = files, .n_files = n_files, .trainer = trainer,
-                      .vocab_size = vocab_size, .progress = &shown->hooks,
-                      .threads = copts->threads ? copts->threads : count_online_cores(),
-                      .pretok = {.specials = (const char *const *)meta.specials,
-                                 .n_specials = meta.n_specials, .pattern = meta.pattern}};
-    for (size_t k = 0; read && k < meta.n_specials; k++)
-        if (!output_special_token_ok(meta.specials[k], err, sizeof err)) {
-            cli_error("%s: %s", files[0], err);
-            read = false;
-        }
-    int status = EXIT_FAIL;
-    out_dir_made made_out;
-    run_outcome outcome;
-    if (!read) {
-        /* nothing more to do */
-    } else if (!check_training_options(&cfg, out_dir)) {
-        status = EXIT_USAGE;
-    } else if (!out_dir_prepare(&made_out, out_dir, err, sizeof err)) {
-        cli_error("%s", err);
-    } else {
-        bool trained = run_training_on(&cfg, &in, start, &outcome, err, sizeof err);
-        train_progress_finish(shown);
-        read = false; /* run_training_on freed the input */
-        if (!trained)
-            cli_error("%s", err);
-        else
-            status = finish_training(&cfg, &outcome, out_dir, true);
-        out_dir_settle(&made_out, status == EXIT_OK);
-    }
-    if (read)
-        run_input_free(&in);
-    wordcount_meta_free(&meta);
-    corpus_free_files(files, n_files);
-    return status;
+    return true;
 }
 
 int cmd_train(int argc, char **argv)
@@ -354,57 +217,29 @@ int cmd_train(int argc, char **argv)
         cli_error("unknown trainer '%s'; bpebench list shows the trainers", trainer_name);
         goto done;
     }
+    if (from_counts ? !counts_options_ok(&copts) : !cli_pretokenizer_ok(&copts))
+        goto done;
     train_progress shown;
     if (!start_progress(&shown, quiet))
         goto done;
-    if (from_counts) {
-        status = train_from_counts(trainer, vocab_size, &copts, out_dir,
-                                   (const char *const *)argv + optind, (size_t)(argc - optind),
-                                   &shown);
-        goto done;
-    }
-    run_config cfg = {.pretok = cli_pretok_config(&copts), .trainer = trainer,
-                      .vocab_size = vocab_size, .progress = &shown.hooks,
-                      .counting = copts.counting ? copts.counting : count_strategy_default(),
-                      .threads = copts.threads ? copts.threads : count_online_cores()};
-    if (!cli_pretokenizer_ok(&copts) || !check_training_options(&cfg, out_dir))
-        goto done;
-    status = EXIT_FAIL;
-    if (!signals_install_cleanup()) {
-        cli_error("cannot install the signal handlers: %s", strerror(errno));
-        goto done;
-    }
+    train_request req = {.inputs = (const char *const *)argv + optind,
+                         .n_inputs = (size_t)(argc - optind), .counts = from_counts,
+                         .trainer = trainer, .vocab_size = vocab_size,
+                         .pretok = cli_pretok_config(&copts), .counting = copts.counting,
+                         .threads = copts.threads, .out_dir = out_dir,
+                         .progress = &shown.hooks};
+    train_outcome outcome;
     char err[2 * PATH_MAX]; /* room for a message naming a long path whole */
-    char **files = NULL;
-    size_t n_files = 0;
-    out_dir_made made_out;
-    run_outcome outcome;
-    if (!corpus_list_inputs((const char *const *)argv + optind, (size_t)(argc - optind), true,
-                            &files, &n_files, err, sizeof err)) {
-        cli_error("%s", err);
-        goto done;
-    }
-    if (!outputs_spare_inputs(out_dir, (const char *const *)argv + optind,
-                              (size_t)(argc - optind), files, n_files)) {
-        corpus_free_files(files, n_files);
-        status = EXIT_USAGE;
-        goto done;
-    }
-    cfg.files = files;
-    cfg.n_files = n_files;
-    if (!out_dir_prepare(&made_out, out_dir, err, sizeof err)) {
-        cli_error("%s", err);
-        corpus_free_files(files, n_files);
-        goto done;
-    }
-    bool trained = run_training(&cfg, &outcome, err, sizeof err);
+    run_verdict verdict = train_run(&req, &outcome, err, sizeof err);
     train_progress_finish(&shown);
-    if (!trained)
+    if (verdict != RUN_OK) {
         cli_error("%s", err);
-    else
-        status = finish_training(&cfg, &outcome, out_dir, false);
-    out_dir_settle(&made_out, status == EXIT_OK);
-    corpus_free_files(files, n_files);
+        status = verdict == RUN_REFUSED ? EXIT_USAGE : EXIT_FAIL;
+        goto done;
+    }
+    print_summary(&req, &outcome);
+    train_outcome_free(&outcome);
+    status = EXIT_OK;
 done:
     cli_corpus_options_free(&copts);
     return status;

@@ -16,7 +16,7 @@
  * Script variables: nseries and series1 … seriesN (the series titles),
  * npanels and panel1 … panelP (the panel titles), plus the script's own
  * (limit, aseries, xmin, xmax). Every title goes through gnuplot_set_string (gnuplot.h),
- * although the names in it were already checked at the door (results.c
+ * although the names in it were already checked at the door (results_read.c
  * refuses a results file whose trainer or corpus names are not safe names).
  */
 #define _POSIX_C_SOURCE 200809L

@@ -14,7 +14,7 @@
  *
  * A cell that did not finish shows why: "timeout" (ran past the limit),
  * "timeout†" (not run: a smaller cell of the same trainer and corpus timed
- * out, see cli/cmd_bench.c), "error". Speedups against a timed-out side are bounds
+ * out, see bench/driver.h), "error". Speedups against a timed-out side are bounds
  * ("> 12×": the reference took longer than the limit).
  *
  * Names in the tables are safe names (the results reader refuses others);

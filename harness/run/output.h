@@ -1,50 +1,13 @@
 /*
  * output.h — the files `train` writes (SPEC §3): vocab.json, merges.txt,
- * tokenizer.json, tokenizer.tiktoken and tiktoken.json, replaced as one set. Each file goes to a temporary name in the same
- * directory and is renamed into place only when complete; a set is renamed
- * into place under a lock on the directory, and a failure at any point puts
- * every old file back: the directory holds the whole old set or the whole
- * new one, never a mix and never a partial file.
+ * tokenizer.json, tokenizer.tiktoken and tiktoken.json, replaced as one set
+ * (base/fileset.h): the directory holds the whole old set or the whole new
+ * one, never a mix and never a partial file.
  */
 #ifndef BPE_OUTPUT_H
 #define BPE_OUTPUT_H
 
-#include "base/atomicfile.h"
 #include "input/pretok.h"
-
-/* One file of a set written by output_write_set: its contents in memory, or
- * a producer that streams them (a file larger than memory should hold). */
-typedef struct {
-    const char *name; /* its name inside the directory ("vocab.json"); no '/' */
-    const char *data; /* its contents; borrowed; NULL when `write` makes them */
-    size_t len;       /* their length in bytes */
-    /* Writes the contents to `sink` in pieces, false with a one-line reason
-     * in err; used when data is NULL. */
-    bool (*write)(const void *ctx, byte_sink sink, char *err, size_t err_len);
-    const void *ctx;  /* passed back to write unchanged */
-} output_file;
-
-/*
- * Replaces DIR/name for every file of the set, or none of them:
- *   1. every file is written whole to a temporary name beside its target
- *      (DIR/name.tmp.XXXXXX, registered for removal on a signal, signals.h);
- *   2. the directory is locked (flock on DIR itself, so no lock file is left
- *      behind): two writers of the same DIR take turns, and each one's set
- *      is renamed into place whole; a writer waits at most
- *      OUTPUT_LOCK_WAIT_SECONDS for the other;
- *   3. with the signals held: each target must be absent or a regular file;
- *      each old target gets a second name (a hard link DIR/name.tmp.XXXXXX)
- *      so that it can be put back; every temporary file is renamed into
- *      place; the second names are dropped. A failure on the way renames
- *      the old files back (and removes new ones that had no old file).
- * False with a one-line reason in err (naming the file and the fix); then
- * every old file is as it was and no temporary file is left. Interrupted by
- * SIGKILL in step 3 only, a DIR/name.tmp.* file may stay behind.
- * O(total bytes + n).
- */
-enum { OUTPUT_LOCK_WAIT_SECONDS = 30 };
-bool output_write_set(const char *dir, const output_file *files, size_t n_files, char *err,
-                      size_t err_len);
 
 /*
  * Whether vocab.json can hold special token `token` beside the byte and
@@ -72,7 +35,7 @@ const char *output_tokenizer_file(size_t i);
 
 /*
  * Writes the tokenizer trained with cfg's special tokens and pattern, as one
- * set (output_write_set):
+ * set (file_set_replace, base/fileset.h):
  *   vocab.json          {token string: id} (GPT-2 byte alphabet, SPEC §3);
  *   merges.txt          "#version: 0.2", then "left right" per merge;
  *   tokenizer.json      HF tokenizers: BPE model (that vocab, those merges),

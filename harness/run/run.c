@@ -3,6 +3,7 @@
 #include "run/run.h"
 #include "array.h"
 
+#include "base/clobber.h"
 #include "base/clock.h"
 #include "base/errors.h"
 
@@ -129,8 +130,10 @@ void run_input_free(run_input *in)
     memset(in, 0, sizeof *in);
 }
 
-bool run_max_merges(uint64_t vocab_size, size_t n_specials, uint64_t *max_merges, char *err,
-                    size_t err_len)
+/* The merges V allows: V − 256 − S (SPEC §2.5). False, with the reason in
+ * err, when V < 256 + S. */
+static bool max_merges_of(uint64_t vocab_size, size_t n_specials, uint64_t *max_merges,
+                          char *err, size_t err_len)
 {
     uint64_t floor = BPE_BYTE_TOKENS + (uint64_t)n_specials;
     if (vocab_size < floor)
@@ -140,6 +143,33 @@ bool run_max_merges(uint64_t vocab_size, size_t n_specials, uint64_t *max_merges
                          (unsigned long long)floor);
     *max_merges = vocab_size - floor;
     return true;
+}
+
+bool run_check_settings(const pretok_config *pretok, bool compile, uint64_t vocab_size,
+                        uint64_t *max_merges, char *err, size_t err_len)
+{
+    if (max_merges && !max_merges_of(vocab_size, pretok->n_specials, max_merges, err, err_len))
+        return false;
+    if (!compile)
+        return true;
+    pretokenizer *p = pretok_new(pretok, err, err_len);
+    bool compiles = p != NULL;
+    pretok_free(p);
+    return compiles;
+}
+
+run_verdict run_list_inputs(const char *const *inputs, size_t n_inputs, bool allow_stdin,
+                            const char *const *outputs, size_t n_outputs, char ***files,
+                            size_t *n_files, char *err, size_t err_len)
+{
+    *files = NULL;
+    *n_files = 0;
+    if (!corpus_list_inputs(inputs, n_inputs, allow_stdin, files, n_files, err, err_len))
+        return RUN_FAILED;
+    clobber_paths paths = {.inputs = inputs, .n_inputs = n_inputs,
+                           .read = (const char *const *)*files, .n_read = *n_files,
+                           .outputs = outputs, .n_outputs = n_outputs};
+    return clobber_check(&paths, err, err_len) ? RUN_OK : RUN_REFUSED;
 }
 
 bool run_read_counts(char *const *paths, size_t n, run_input *in, wordcount_meta *meta,
@@ -164,58 +194,58 @@ bool run_read_counts(char *const *paths, size_t n, run_input *in, wordcount_meta
 bool run_training(const run_config *cfg, run_outcome *out, char *err, size_t err_len)
 {
     memset(out, 0, sizeof *out);
-    if (!run_max_merges(cfg->vocab_size, cfg->pretok.n_specials, &out->max_merges, err, err_len))
+    uint64_t max_merges = 0;
+    if (!max_merges_of(cfg->vocab_size, cfg->pretok.n_specials, &max_merges, err, err_len))
         return false;
     double start = clock_now();
     run_input in;
     if (!run_count_input(cfg, &in, err, err_len))
         return false;
-    return run_training_on(cfg, &in, start, out, err, err_len);
+    bool ok = run_train_input(cfg, &in, max_merges, out, err, err_len);
+    run_input_free(&in);
+    out->times.total = clock_now() - start;
+    return ok;
 }
 
-bool run_training_on(const run_config *cfg, run_input *in, double start, run_outcome *out,
-                     char *err, size_t err_len)
+bool run_train_input(const run_config *cfg, const run_input *in, uint64_t max_merges,
+                     run_outcome *out, char *err, size_t err_len)
 {
     memset(out, 0, sizeof *out);
-    bool ok = run_max_merges(cfg->vocab_size, cfg->pretok.n_specials, &out->max_merges, err,
-                             err_len);
-    if (ok) {
-        out->times.read = in->read_seconds;
-        out->times.pretokenize = in->pretokenize_seconds;
-        out->corpus = in->corpus;
-        out->counting = in->counting;
-        const bpe_words view = in->view;
-        out->words_distinct = view.n_words;
-        out->symbols = view.n_symbols;
-        out->word_table_bytes = in->memory_bytes;
-        run_clock clock = {.profile = cfg->profile, .progress = cfg->progress,
-                           .max_merges = out->max_merges};
-        bpe_observer observer = {.on_event = on_trainer_event, .ctx = &clock};
-        if (cfg->progress)
-            cfg->progress->on_progress(cfg->progress->ctx, RUN_PHASE_SETUP, view.n_words, 0);
-        double before_setup = clock_now();
-        bpe_config config = {.max_merges = out->max_merges,
-                             .threads = cfg->threads ? cfg->threads : 1};
-        bpe_status status = bpe_train(cfg->trainer, &view, &config, &observer, &out->result);
-        double after = clock_now();
-        if (clock.profile_failed) { /* a partial profile would mislead: drop it */
-            free(clock.merge_seconds);
-            clock.merge_seconds = NULL;
-        }
-        out->merge_seconds = clock.merge_seconds;
-        if (status == BPE_ERR_OVERFLOW) {
-            ok = set_error(err, err_len, "word counts too large: a pair count could exceed "
-                           "2^64 - 1, so training would not be exact; train on less text");
-        } else if (status != BPE_OK) {
-            ok = set_error(err, err_len, "out of memory while training with %s (W = %zu, M = %llu)",
-                           cfg->trainer->name, view.n_words, (unsigned long long)view.n_symbols);
-        } else {
-            out->times.setup = clock.setup_done - before_setup;
-            out->times.merge = after - clock.setup_done;
-        }
+    out->max_merges = max_merges;
+    out->times.read = in->read_seconds;
+    out->times.pretokenize = in->pretokenize_seconds;
+    out->corpus = in->corpus;
+    out->counting = in->counting;
+    const bpe_words view = in->view;
+    out->words_distinct = view.n_words;
+    out->symbols = view.n_symbols;
+    out->word_table_bytes = in->memory_bytes;
+    run_clock clock = {.profile = cfg->profile, .progress = cfg->progress,
+                       .max_merges = out->max_merges};
+    bpe_observer observer = {.on_event = on_trainer_event, .ctx = &clock};
+    if (cfg->progress)
+        cfg->progress->on_progress(cfg->progress->ctx, RUN_PHASE_SETUP, view.n_words, 0);
+    double before_setup = clock_now();
+    bpe_config config = {.max_merges = out->max_merges,
+                         .threads = cfg->threads ? cfg->threads : 1};
+    bpe_status status = bpe_train(cfg->trainer, &view, &config, &observer, &out->result);
+    double after = clock_now();
+    if (clock.profile_failed) { /* a partial profile would mislead: drop it */
+        free(clock.merge_seconds);
+        clock.merge_seconds = NULL;
     }
-    run_input_free(in);
-    out->times.total = clock_now() - start;
+    out->merge_seconds = clock.merge_seconds;
+    bool ok = true;
+    if (status == BPE_ERR_OVERFLOW) {
+        ok = set_error(err, err_len, "word counts too large: a pair count could exceed "
+                       "2^64 - 1, so training would not be exact; train on less text");
+    } else if (status != BPE_OK) {
+        ok = set_error(err, err_len, "out of memory while training with %s (W = %zu, M = %llu)",
+                       cfg->trainer->name, view.n_words, (unsigned long long)view.n_symbols);
+    } else {
+        out->times.setup = clock.setup_done - before_setup;
+        out->times.merge = after - clock.setup_done;
+    }
     if (!ok)
         run_outcome_free(out);
     return ok;

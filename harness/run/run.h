@@ -55,10 +55,39 @@ typedef struct {
     double *merge_seconds;    /* with profile: time of each merge (n_merges entries), else NULL */
 } run_outcome;
 
-/* The merges V allows: V − 256 − S (SPEC §2.5). False, with the reason in
- * err, when V < 256 + S. */
-bool run_max_merges(uint64_t vocab_size, size_t n_specials, uint64_t *max_merges, char *err,
-                    size_t err_len);
+/* How a step that a command asked for ended: its exit status is 0, 2 or 1. */
+typedef enum {
+    RUN_OK,      /* done */
+    RUN_REFUSED, /* the request cannot be done as asked (bad usage: exit 2); nothing touched */
+    RUN_FAILED,  /* it failed on the way (exit 1); err says why */
+} run_verdict;
+
+/*
+ * The one settings check of every command that pretokenizes (train, count,
+ * bench, slice), before any file is touched, so that a bad setting is bad
+ * usage and not a failure halfway:
+ *   - with max_merges not NULL (a command that trains), V = vocab_size is
+ *     at least 256 + S (SPEC §2.5), and *max_merges gets V − 256 − S;
+ *   - with compile, the special tokens and the pattern build a pretokenizer
+ *     (each token non-empty and given once, a pattern PCRE2 accepts): the
+ *     pattern is compiled here, once (without compile, they come from
+ *     word-count files, which the reader checked, input/wordcount.h).
+ * False with a one-line reason (RUN_REFUSED). O(pattern + tokens).
+ */
+bool run_check_settings(const pretok_config *pretok, bool compile, uint64_t vocab_size,
+                        uint64_t *max_merges, char *err, size_t err_len);
+
+/*
+ * A command's inputs (files, directories, "-" when allow_stdin) listed
+ * (input/corpus.h) into *files (free with corpus_free_files), and checked
+ * so that none of its outputs reaches one of them (base/clobber.h), before
+ * anything is read or written. RUN_REFUSED when an output reaches an input,
+ * RUN_FAILED when an input cannot be listed (*files is then NULL), both
+ * with a one-line reason. O(inputs · outputs + files).
+ */
+run_verdict run_list_inputs(const char *const *inputs, size_t n_inputs, bool allow_stdin,
+                            const char *const *outputs, size_t n_outputs, char ***files,
+                            size_t *n_files, char *err, size_t err_len);
 
 /* A corpus read and counted, as every run starts: the word table and the
  * trainers' view of it. */
@@ -89,14 +118,17 @@ void run_input_free(run_input *in);
 bool run_read_counts(char *const *paths, size_t n, run_input *in, wordcount_meta *meta,
                      char *err, size_t err_len);
 
-/* Checks V ≥ 256 + S; runs everything. False with a one-line reason in err. */
+/* Checks V ≥ 256 + S; runs everything: counts cfg's files, trains, frees
+ * the input. False with a one-line reason in err. */
 bool run_training(const run_config *cfg, run_outcome *out, char *err, size_t err_len);
 
-/* The same on an input already counted (run_count_input or run_read_counts;
- * cfg's files are not read), which it frees. out->times.total counts from
- * `start` (clock_now() before the input was counted). */
-bool run_training_on(const run_config *cfg, run_input *in, double start, run_outcome *out,
-                     char *err, size_t err_len);
+/* Trains cfg's trainer for max_merges merges (run_check_settings) on an
+ * input already counted (run_count_input or run_read_counts; cfg's files
+ * are not read), which stays the caller's: out gets every phase but the
+ * total, which the caller measures (it knows when the run began and ends).
+ * False with a one-line reason in err; out then holds nothing. */
+bool run_train_input(const run_config *cfg, const run_input *in, uint64_t max_merges,
+                     run_outcome *out, char *err, size_t err_len);
 void run_outcome_free(run_outcome *out);
 
 #endif

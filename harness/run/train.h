@@ -1,0 +1,58 @@
+/*
+ * train.h — `bpebench train` as one call: a request (corpus files or
+ * word-count files, the settings, the output directory) in, the tokenizer
+ * files out. cli/cmd_train.c turns options into a request and prints the
+ * summary; a binding of the library calls train_run the same way.
+ *
+ * The steps, in this order, each once:
+ *   1. check: the settings (run_check_settings: the pattern and special
+ *      tokens compiled once, V ≥ 256 + S), no "-" among word-count files,
+ *      and the output directory's path;
+ *   2. list the inputs and check that no output reaches one of them;
+ *   3. word-count files only: read and sum them (their pattern and special
+ *      tokens become the run's), then check V against their S — before the
+ *      output directory is touched;
+ *   4. prepare the output directory (base/outdir.h);
+ *   5. a corpus: count its words (run_count_input);
+ *   6. train, timed per phase (run_train_input);
+ *   7. write the tokenizer files as one set (output.h);
+ *   8. settle the output directory: kept when written, else what this call
+ *      created is removed again.
+ * A failure at any step leaves every old file as it was.
+ */
+#ifndef BPE_TRAIN_H
+#define BPE_TRAIN_H
+
+#include "run/run.h"
+
+/* What to train. Every pointer is borrowed for the call. */
+typedef struct {
+    const char *const *inputs;  /* as given: files, directories, "-" (a corpus only) */
+    size_t n_inputs;            /* entries in inputs, at least 1 */
+    bool counts;                /* inputs are word-count files (bpebench count) */
+    const bpe_trainer *trainer; /* which trainer */
+    uint64_t vocab_size;        /* V */
+    pretok_config pretok;       /* specials, pattern, UTF-8 mode; unused with counts (the
+                                   files' own) */
+    const count_strategy *counting; /* how to count a corpus; NULL: count_strategy_default() */
+    unsigned threads;           /* threads counting and training; 0: every online core */
+    const char *out_dir;        /* where the tokenizer files go (created if missing) */
+    const run_progress *progress; /* told how far the run is, or NULL */
+} train_request;
+
+/* What a finished train_run did: what the summary of SPEC §4 prints. */
+typedef struct {
+    run_outcome run;                /* phases, W, M, the merges; owned */
+    size_t n_files;                 /* input files read */
+    size_t n_specials;              /* S (with counts: the files') */
+    const count_strategy *counting; /* how the corpus was counted; NULL with counts */
+} train_outcome;
+
+/* Does every step above. RUN_OK with *out filled (free it with
+ * train_outcome_free); RUN_REFUSED (bad usage, nothing touched) or
+ * RUN_FAILED with a one-line reason in err and *out empty. Time and memory:
+ * those of counting (or reading the files) and of the trainer. */
+run_verdict train_run(const train_request *req, train_outcome *out, char *err, size_t err_len);
+void train_outcome_free(train_outcome *out);
+
+#endif
