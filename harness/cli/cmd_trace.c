@@ -105,7 +105,8 @@ static bool merges_asked(const trace_options *o, const trace_input *in, uint64_t
     uint64_t by_vocab;
     if (!o->have_vocab)
         return true;
-    if (!run_max_merges(o->vocab_size, in->n_specials, &by_vocab, err, sizeof err)) {
+    pretok_config specials = {.n_specials = in->n_specials}; /* all V − 256 − S needs */
+    if (!run_check_settings(&specials, false, o->vocab_size, &by_vocab, err, sizeof err)) {
         cli_command_error("trace", "%s", err);
         return false;
     }
