@@ -8,7 +8,6 @@
 #include "run/trainprogress.h"
 #include "base/clock.h"
 #include "base/outdir.h"
-#include "base/clobber.h"
 #include "base/signals.h"
 #include "base/untrusted.h"
 
@@ -84,29 +83,12 @@ static bool check_training_options(const run_config *cfg, const char *out_dir)
     return true;
 }
 
-/* Whether no file train writes into out_dir (nor a temporary name beside
- * one) reaches an input (base/clobber.h); checked once the inputs are
- * listed, before anything is read or written. Prints why not (exit 2),
- * also for an out_dir too long for those files (output_dir_fits). */
+/* output_spares_inputs, printing why not (exit 2). */
 static bool outputs_spare_inputs(const char *out_dir, const char *const *inputs, size_t n_inputs,
                                  char *const *files, size_t n_files)
 {
-    enum { MAX_OUTPUTS = 8 }; /* more than output_tokenizer_file names */
-    char paths[MAX_OUTPUTS][PATH_MAX], err[4 * PATH_MAX];
-    const char *outputs[MAX_OUTPUTS];
-    size_t n = 0;
-    if (!output_dir_fits(out_dir, err, sizeof err)) {
-        cli_error("%s", err);
-        return false;
-    }
-    for (const char *name; n < MAX_OUTPUTS && (name = output_tokenizer_file(n)) != NULL; n++) {
-        snprintf(paths[n], sizeof paths[n], "%s/%s", out_dir, name);
-        outputs[n] = paths[n];
-    }
-    clobber_paths paths_of = {.inputs = inputs, .n_inputs = n_inputs,
-                              .read = (const char *const *)files, .n_read = n_files,
-                              .outputs = outputs, .n_outputs = n};
-    if (clobber_check(&paths_of, err, sizeof err))
+    char err[4 * PATH_MAX];
+    if (output_spares_inputs(out_dir, inputs, n_inputs, files, n_files, err, sizeof err))
         return true;
     cli_error("%s", err);
     return false;

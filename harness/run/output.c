@@ -11,6 +11,7 @@
 #include "base/atomicfile.h"
 
 #include "base/byteunicode.h"
+#include "base/clobber.h"
 #include "base/errors.h"
 #include "base/signals.h"
 #include "base/utf8.h"
@@ -76,6 +77,23 @@ bool output_dir_fits(const char *dir, char *err, size_t err_len)
 const char *output_tokenizer_file(size_t i)
 {
     return i < N_TOKENIZER_FILES ? TOKENIZER_FILES[i] : NULL;
+}
+
+bool output_spares_inputs(const char *dir, const char *const *inputs, size_t n_inputs,
+                          char *const *files, size_t n_files, char *err, size_t err_len)
+{
+    char paths[N_TOKENIZER_FILES][PATH_MAX];
+    const char *outputs[N_TOKENIZER_FILES];
+    if (!output_dir_fits(dir, err, err_len))
+        return false;
+    for (size_t i = 0; i < N_TOKENIZER_FILES; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/%s", dir, TOKENIZER_FILES[i]);
+        outputs[i] = paths[i];
+    }
+    clobber_paths paths_of = {.inputs = inputs, .n_inputs = n_inputs,
+                              .read = (const char *const *)files, .n_read = n_files,
+                              .outputs = outputs, .n_outputs = N_TOKENIZER_FILES};
+    return clobber_check(&paths_of, err, err_len);
 }
 
 /* One file of a set on its way into place. */

@@ -64,6 +64,15 @@ bool output_dir_fits(const char *dir, char *err, size_t err_len);
  * its inputs (base/clobber.h). */
 const char *output_tokenizer_file(size_t i);
 
+/* Whether no file output_write_tokenizer would write into DIR (nor a
+ * temporary name beside one) reaches an input (base/clobber.h): inputs as
+ * named, files as listed from them (corpus_list_inputs). Checked once the
+ * inputs are listed, before anything is read or written. False with a
+ * one-line reason, also for a DIR too long for its files (output_dir_fits):
+ * the request itself is wrong (train exits 2). */
+bool output_spares_inputs(const char *dir, const char *const *inputs, size_t n_inputs,
+                          char *const *files, size_t n_files, char *err, size_t err_len);
+
 /*
  * Writes the tokenizer trained with cfg's special tokens and pattern, as one
  * set (output_write_set):
