@@ -4,7 +4,8 @@
  *   - the example Python trainer (docs/examples, through adapter.py) passes
  *     it as an external command;
  *   - the same trainer with its tie-break reversed fails, and the line names
- *     the first differing merge (index, both pairs, the expected count);
+ *     the first differing merge (index, both pairs, both counts), with the
+ *     pairs as bytes literals, a hint (a tie) and the input below it;
  *   - a command that fails is reported with the last line of its stderr,
  *     one that writes no merges.txt says so, and a --external that is
  *     empty is bad usage;
@@ -96,9 +97,15 @@ static void a_reversed_tie_break_fails_at_the_first_tie(void **state)
              "REAL_EXAMPLE=%s/docs/examples/bpe_example.py python3 %s/adapter.py", cwd, dir);
     test_output out = run_check("--external", command);
     assert_int_equal(exit_status(&out), 1);
-    /* SPEC §2's first example: (s,t) and (e,s) both count 9; (s,t) wins. */
+    /* SPEC §2's first example: (s,t) and (e,s) both count 9; (s,t) wins. Both
+     * counts, both pairs as Python bytes literals, and the hint that says tie. */
     if (!strstr(out.out, "FAIL  spec-example-low-lower V=263       first differing merge 0: "
-                         "expected (s, t) count 9, got (e, s)\n"))
+                         "expected (s, t) count 9, got (e, s) count 9\n"
+                         "      expected b's' + b't'  (s t)  count 9\n"
+                         "      got      b'e' + b's'  (e s)  count 9\n"
+                         "      hint     a tie: both pairs occur as often") ||
+        !strstr(out.out, "      input    the words low:5 lower:2 widest:3 newest:6 (word:count), "
+                         "each occurrence followed by <|endoftext|>\n"))
         fail_msg("%s", out.out);
     assert_null(strstr(out.out, " 0 failed"));
     test_output_free(&out);
