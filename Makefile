@@ -13,15 +13,16 @@ LDLIBS  += -lpcre2-8 -lcjson -lm -pthread
 DEPS := cmd:cc=build-essential libpcre2-dev libcjson-dev libcmocka-dev cmd:gnuplot=gnuplot-nox xz-utils
 
 # harness/ is in layers, one folder each (harness/README.md); the library is
-# impls/ and every harness file but cli/main.c.
-LIB_SRCS  := $(wildcard impls/*.c) $(filter-out harness/cli/main.c,$(wildcard harness/*/*.c))
+# impls/ and every harness file but cli/main.c and the Python extension.
+LIB_SRCS  := $(wildcard impls/*.c) \
+             $(filter-out harness/cli/main.c harness/python/%,$(wildcard harness/*/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 HEADERS   := $(wildcard impls/*.h harness/*/*.h tests/*.h)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TEST_UTIL := $(BUILD)/tests/testutil.o
 
-.PHONY: all deps test test-run test-asan test-tsan clean data
+.PHONY: all deps test test-run test-asan test-tsan clean data python test-python
 .SECONDARY:
 
 all: deps $(BUILD)/bpebench
@@ -50,6 +51,31 @@ $(BUILD)/bpebench: $(BUILD)/harness/cli/main.o $(BUILD)/libbpebench.a
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libbpebench.a
 	$(CC) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+
+# The Python package (harness/python/README.md): the library again as
+# position-independent code in $(BUILD)/pic, linked into a CPython extension
+# for $(PYTHON) (Debian's python3-dev), beside the package's modules in
+# $(BUILD)/python: PYTHONPATH=$(BUILD)/python makes `import bpebench` work.
+# `pip install ./harness/python` runs this target too.
+PYTHON     ?= /usr/bin/python3
+PY_OUT     := $(BUILD)/python/bpebench
+PY_INCLUDE  = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+PY_SUFFIX   = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+PY_MODULES := $(patsubst harness/python/bpebench/%,$(PY_OUT)/%,$(wildcard harness/python/bpebench/*.py))
+
+python: deps
+	@sh harness/deps.sh python3-dev
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/pic OPT="$(OPT) -fPIC" $(BUILD)/pic/libbpebench.a
+	@$(MAKE) --no-print-directory $(PY_OUT)/_bpebench$(PY_SUFFIX) $(PY_MODULES)
+
+$(PY_OUT)/_bpebench$(PY_SUFFIX): harness/python/_bpebench.c $(HEADERS) $(BUILD)/pic/libbpebench.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -I$(PY_INCLUDE) $< $(BUILD)/pic/libbpebench.a $(LDLIBS) \
+	    -Wl,--exclude-libs,ALL -o $@
+
+$(PY_OUT)/%.py: harness/python/bpebench/%.py
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 # test_tokenizer_files makes chosen rename() calls of the library fail,
 # test_results chosen malloc() calls, and test_initialpairs and test_counting
