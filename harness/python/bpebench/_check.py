@@ -177,7 +177,7 @@ def default_data_dir() -> str:
 
 
 def check(train_bpe: Callable | str, *, data_dir: str | os.PathLike | None = None,
-          quiet: bool = False) -> CheckResult:
+          quiet: bool = False, failfast: bool = False) -> CheckResult:
     """Runs `bpebench check`'s battery on train_bpe, in this process.
 
     train_bpe: a function with CS336's signature, train_bpe(input_path, vocab_size,
@@ -188,6 +188,7 @@ def check(train_bpe: Callable | str, *, data_dir: str | os.PathLike | None = Non
     failure, both pairs as bytes literals beside their merges.txt spelling with their
     counts, a hint when the difference looks like a known mistake, and the input.
     data_dir: the unpacked corpora (default: where `make data` put them for this build).
+    failfast: stop at the first failing case (as pytest -x).
     Returns a CheckResult: true when every case passed.
     """
     if isinstance(train_bpe, str):
@@ -206,7 +207,7 @@ def check(train_bpe: Callable | str, *, data_dir: str | os.PathLike | None = Non
         result.cases.append(case)
         if not quiet:
             print(case.text, end="", flush=True)
-        return True
+        return case.passed or not failfast
 
     if not quiet and python:
         print(f"checking   {name}, in process", flush=True)
