@@ -137,12 +137,23 @@ test-tsan:
 	done
 
 # test_check runs the example Python trainer (docs/examples): Debian's python3 and python3-regex;
-# test_scaling.sh runs GNU parallel: Debian's parallel.
+# test_scaling.sh runs GNU parallel: Debian's parallel; test-python the Python package's tests.
 test: deps data
-	@sh harness/deps.sh cmd:python3=python3 python3-regex cmd:parallel=parallel
+	@sh harness/deps.sh cmd:python3=python3 python3-regex cmd:parallel=parallel \
+	    python3-dev python3-pytest python3-venv
 	$(MAKE) --no-print-directory test-run
+	$(MAKE) --no-print-directory test-python
 	$(MAKE) --no-print-directory test-asan
 	$(MAKE) --no-print-directory test-tsan
+
+# The Python package's tests (tests/python/, pytest, run with $(PYTHON)): the package
+# against the command line and the CS336 fixtures, check and time, Ctrl-C and the GIL,
+# and `pip install` into a virtualenv without the network. Neither bytecode nor pytest's
+# cache is written into the tree.
+test-python: python $(BUILD)/bpebench data
+	@sh harness/deps.sh python3-pytest python3-venv python3-regex
+	PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$(BUILD)/python BPEBENCH=$(BUILD)/bpebench \
+	    BPE_DATA=$(DATA) $(PYTHON) -m pytest -p no:cacheprovider -q tests/python
 
 # The real corpora of the grid: datasets/<path>.xz unpacked to $(DATA)/<path>
 # and checked against datasets/MANIFEST.tsv (datasets/unpack.sh). The stamp
