@@ -122,14 +122,17 @@ test-asan:
 
 # The threaded code under ThreadSanitizer, built with -fsanitize=thread in
 # its own directory: the parallel counting strategy (test_counting), the
-# initial pair counts on threads (test_initialpairs) and every trainer's
-# setup on 1, 2, 3 and 7 threads (test_differential).
+# initial pair counts on threads (test_initialpairs), every trainer's
+# setup on 1, 2, 3 and 7 threads (test_differential) and the workers
+# trainer's merge loop on them (test_batches), built to hand every job of
+# that loop to its threads (BATCH_WORKERS_SOLO=0: the test tables are small,
+# and it would otherwise run them on one).
 TSAN_BUILD ?= $(BUILD)/tsan
-TSAN_TESTS := test_counting test_initialpairs test_differential
+TSAN_TESTS := test_counting test_initialpairs test_differential test_batches
 
 test-tsan:
 	$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CC=$(CC) \
-	    OPT="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" \
+	    OPT="-O1 -g -fsanitize=thread -fno-omit-frame-pointer -DBATCH_WORKERS_SOLO=0" \
 	    $(TSAN_TESTS:%=$(TSAN_BUILD)/tests/%)
 	@for t in $(TSAN_TESTS); do \
 	    echo "== $(TSAN_BUILD)/tests/$$t"; \
@@ -180,6 +183,18 @@ bench-quick: all data
 	    --out results/quick
 	@echo "make bench-quick: the report is results/quick/report.md"
 
+# The lecture grid (harness/bench/lecture-grid.conf, docs/benchmarking.md):
+# every step of the course in about two minutes on 2 cores, for slides; its
+# report.md opens with the summary table of docs/algorithms.md, and its
+# figures are the ones docs/ shows. Written to LECTURE_OUT.
+LECTURE_OUT ?= results/lecture
+.PHONY: lecture
+
+lecture: all data
+	$(BUILD)/bpebench bench --config harness/bench/lecture-grid.conf --data-dir $(DATA) \
+	    --out $(LECTURE_OUT)
+	@echo "make lecture: the report is $(LECTURE_OUT)/report.md"
+
 # Fuzzers (libFuzzer, clang): every tests/fuzz_<name>.c is one target, built
 # with ASan+UBSan under $(BUILD)/fuzz; `make fuzz` runs each for FUZZ_SECONDS,
 # starting from its seed files (below) and what it learnt before, kept in
@@ -210,12 +225,23 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz_%.o $(BUILD)/fuzz/libbpebench
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ $(LDLIBS) -lcmocka -o $@
 
 # Real files a fuzzer also starts from (libFuzzer's -seed_inputs, comma-separated):
-# a results file bench wrote, the default grid, and a word-count file count wrote.
+# a results file bench wrote, the default grid, a word-count file count wrote,
+# and for the lexer the first 2 KB of every multilingual file and of a book.
 FUZZ_SEEDS_fuzz_results   := tests/fixtures/results-small.json
 FUZZ_SEEDS_fuzz_config    := harness/bench/default-grid.conf
 FUZZ_SEEDS_fuzz_wordcount := tests/fixtures/small.counts
+LEXER_SEED_TEXTS := $(addprefix multilingual/,ar.txt de.txt en.txt hi.txt zh.txt) \
+                    gutenberg-en/alice_in_wonderland.txt
+LEXER_SEEDS := $(foreach f,$(LEXER_SEED_TEXTS),$(BUILD)/fuzz/lexer-seeds/$(subst /,_,$f))
+comma := ,
+FUZZ_SEEDS_fuzz_lexer     := $(subst $(eval) ,$(comma),$(strip $(LEXER_SEEDS)))
 
-fuzz: $(FUZZ_BINS)
+$(BUILD)/fuzz/lexer-seeds/.made: $(DATA)/.unpacked
+	@mkdir -p $(dir $@)
+	@for f in $(LEXER_SEED_TEXTS); do \
+	    head -c 2048 $(DATA)/$$f > $(dir $@)$$(echo $$f | tr / _) || exit 1; done; touch $@
+
+fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/lexer-seeds/.made
 	@$(foreach f,$(FUZZ_BINS),corpus=$(BUILD)/fuzz/corpus/$(notdir $f); mkdir -p $$corpus; \
 	    echo "== $f for $(FUZZ_SECONDS) s"; \
 	    $f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/ \
@@ -237,11 +263,12 @@ interop: all data $(BUILD)/interop/refencode
 # (and python3-pil, to read its screenshots) installed here and only here;
 # the quick grid measured into $(BUILD)/html/quick, its report.html rendered
 # whole (page.png) and each figure alone, each of which must be drawn.
-# HTML_FIGURES is how many the quick grid makes: time against vocab size and
-# against corpus size, memory and speedup for each of its 3 corpora, one
-# per-merge profile, and, on 2 cores or more (threads = 1,all is then two
-# thread counts), pretokenize+count time against threads.
-HTML_FIGURES = $(shell [ "$$(getconf _NPROCESSORS_ONLN)" -gt 1 ] && echo 14 || echo 13)
+# HTML_FIGURES is how many the quick grid makes: merge loop against vocab
+# size and against corpus size, memory, speedup and the ladder of steps for
+# each of its 3 corpora, one per-merge profile, and, on 2 cores or more
+# (threads = 1,all is then two thread counts), pretokenize+count time
+# against threads.
+HTML_FIGURES = $(shell [ "$$(getconf _NPROCESSORS_ONLN)" -gt 1 ] && echo 17 || echo 16)
 .PHONY: html-check
 html-check: all data
 	@sh harness/deps.sh cmd:chromium=chromium python3-pil
@@ -250,9 +277,9 @@ html-check: all data
 	/usr/bin/python3 tests/html/check.py $(BUILD)/html/quick $(BUILD)/html/shots $(HTML_FIGURES)
 
 # Valgrind (memcheck) on representative `train` runs of the plain build: the
-# cs336 corpus with three trainers, and a small text with invalid UTF-8 kept
-# as bytes, special tokens and the gpt4 pattern. Any error, or any definite
-# or indirect leak, fails.
+# cs336 corpus with naive and the trainers from heap on (threaded-walk on 2
+# threads), and a small text with invalid UTF-8 kept as bytes, special tokens
+# and the gpt4 pattern. Any error, or any definite or indirect leak, fails.
 VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect
 .PHONY: valgrind
 
@@ -263,6 +290,8 @@ valgrind: all data
 	for run in "naive 400 $(DATA)/cs336/corpus.en" "heap 1000 $(DATA)/cs336/corpus.en" \
 	           "linked-list 1000 $(DATA)/cs336/corpus.en" "bucket 1000 $(DATA)/cs336/corpus.en" \
 	           "cache-aware 1000 $(DATA)/cs336/corpus.en" \
+	           "threaded-walk 1000 --threads 2 $(DATA)/cs336/corpus.en" \
+	           "workers 1000 --threads 2 $(DATA)/cs336/corpus.en" \
 	           "cache-aware 300 --invalid-utf8=bytes --pattern gpt4 --special-token <s> \
 	            --special-token <|endoftext|> $$tmp/odd.txt" \
 	           "naive 300 --invalid-utf8=bytes --pattern gpt4 --special-token <s> \

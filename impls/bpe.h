@@ -135,12 +135,13 @@ typedef enum {
 typedef struct {
     uint64_t max_merges; /* stop after this many merges (fewer when pairs run out) */
     unsigned threads;    /* threads a trainer's setup may use, ≥ 1 (0 is taken as 1); the
-                          * merge loop runs on the caller's thread (cache-aware's walks of
-                          * long lists aside). The merges and every work counter are the same
-                          * for any value */
-    uint32_t walk_split_min; /* cache-aware: a merge whose list names at least this many words
-                              * is walked on `threads` threads; 0 means its default. Tests set
-                              * it low so that every list is split */
+                          * merge loop runs on the caller's thread (threaded-walk's walks of
+                          * long lists and workers' merge loop aside). The merges and every
+                          * work counter are the same for any value */
+    uint32_t parallel_grain; /* the least work, in words, a trainer's merge loop hands to one
+                              * thread (threaded-walk: a list is split only into parts of at
+                              * least this many words); 0: the trainer's default. Tests set 1,
+                              * so that tiny inputs take every threaded path */
 } bpe_config;
 
 /*
@@ -178,8 +179,9 @@ typedef struct {
 extern const bpe_trainer *const bpe_trainers[];
 
 /* The trainer for a user who names none: the fastest merge loop we have, and
- * like every trainer verified against naive by the tests (cache-aware; the
- * figures are in docs/algorithms.md). One of bpe_trainers[]. */
+ * like every trainer verified against naive by the tests. cache-aware:
+ * threaded-walk is faster only while a second core sits idle, and spins it
+ * (the figures are in threaded_walk.c's header). One of bpe_trainers[]. */
 extern const bpe_trainer *const bpe_default_trainer;
 
 /* The trainer with this name, or NULL. */

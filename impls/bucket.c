@@ -89,6 +89,9 @@
  * until the cursor reaches it (8 bytes each, O(M) in all), where heap.c
  * rebuilds its heap; the buckets below the cursor are never read until then.
  * And heap.c's word-level rewrite: linked_list.c, next, works on occurrences.
+ *
+ * Run: build/bpebench train --trainer bucket --vocab-size 32000
+ *        --out /tmp/bucket build/data/multilingual
  */
 #include "bpe.h"
 #include "array.h"

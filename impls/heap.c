@@ -33,7 +33,18 @@
  * entry stays in the heap until it surfaces. Those dead entries cost memory
  * and depth, so when they outnumber the live pairs by HEAP_COMPACT_FACTOR the
  * heap is rebuilt from the pair table in O(P) (Floyd's heapify), which also
- * refreshes every stale snapshot.
+ * refreshes every stale snapshot. "Building a Fast BPE Tokenizer from
+ * Scratch" finds compaction critical: its V5 pushes an entry for every pair
+ * of every rewritten word, changed or not, so copies pile up (its example
+ * heap is 80% garbage) and, before compaction, V5 took 2× the memory of V4.
+ * Here the heap cannot fill so: a pair is pushed once, when it is born, and
+ * a stale top is filed again in place (bpe_maxheap_replace_top), so there is
+ * one entry per pair ever born, and the dead entries are only the pairs that
+ * have died and not yet surfaced. On real text the live pairs grow through
+ * training and the dead ones stay fewer than P, so the rebuild never runs:
+ * the `compactions` counter is 0 on every corpus of the benchmark grid
+ * (`make bench`, results.json). It is kept for inputs whose pairs die faster
+ * than they are born (test_heaps.c builds one and sees it rebuild).
  *
  * Repeated on purpose. Everything but the heap is inverted_index.c's, and is
  * repeated here so that this file reads whole: count_add, count_sub,
@@ -78,6 +89,9 @@
  * listed word from the start to find the pair, and the counts live in a table
  * beside the heap. linked_list.c keeps every occurrence's position, and folds
  * the count table into the heap itself.
+ *
+ * Run: build/bpebench train --trainer heap --vocab-size 32000
+ *        --out /tmp/heap build/data/multilingual
  */
 #include "bpe.h"
 #include "array.h"

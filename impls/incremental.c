@@ -60,6 +60,9 @@
  * Left out on purpose: knowing which words hold a pair. Every merge still
  * visits all W words to find the A_i that matter; inverted_index.c keeps,
  * for each pair, the list of words that contain it.
+ *
+ * Run: build/bpebench train --trainer incremental --vocab-size 1000
+ *        --out /tmp/incremental build/data/cs336/corpus.en
  */
 #include "bpe.h"
 #include "initialpairs.h"

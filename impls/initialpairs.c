@@ -66,6 +66,8 @@ typedef struct {
 typedef struct {
     const bpe_words *words;  /* the table; read only, shared by every thread */
     bpe_list_kind lists;     /* which ids to list */
+    const uint32_t *names;   /* BPE_LIST_WORDS: word w is listed as names[w], or as w when
+                              * NULL; read only, the caller's */
     size_t first_word;       /* its words: first_word … end_word − 1 */
     size_t end_word;         /* one past its last word */
     uint64_t first_position; /* the position in M of its first word's first symbol */
@@ -102,12 +104,14 @@ static void run_on_threads(range *r, size_t n, void *(*job)(void *))
 /* Cuts the words into n contiguous ranges of about M / n symbols each, in
  * word order (the last takes whatever is left), and counts each range's
  * adjacent positions. O(W). */
-static void plan_ranges(const bpe_words *words, bpe_list_kind lists, range *r, size_t n)
+static void plan_ranges(const bpe_words *words, bpe_list_kind lists, const uint32_t *names,
+                        range *r, size_t n)
 {
     size_t w = 0;
     uint64_t at = 0, share = words->n_symbols / n;
     for (size_t i = 0; i < n; i++) {
-        r[i] = (range){.words = words, .lists = lists, .first_word = w, .first_position = at};
+        r[i] = (range){.words = words, .lists = lists, .names = names, .first_word = w,
+                       .first_position = at};
         uint64_t goal = share * (i + 1);
         for (; w < words->n_words && (at < goal || i + 1 == n); w++) {
             uint32_t len = words->words[w].len;
@@ -119,12 +123,6 @@ static void plan_ranges(const bpe_words *words, bpe_list_kind lists, range *r, s
 }
 
 /* ---------------------------------------------------------- 2. the count */
-
-/* Whether a list of this kind names each word holding the pair once. O(1). */
-static bool lists_words(bpe_list_kind lists)
-{
-    return lists == BPE_LIST_WORDS || lists == BPE_LIST_WORD_PLACES;
-}
 
 /* The range's record of (a, b), added (count 0, nothing listed) if it is
  * new. NULL on OOM. O(1) amortized. */
@@ -164,7 +162,7 @@ static void *count_range(void *arg)
             p->count += words[w].count;
             if (r->lists == BPE_LIST_POSITIONS) {
                 p->listed++;
-            } else if (lists_words(r->lists) && p->last_word != (uint32_t)w) {
+            } else if (r->lists == BPE_LIST_WORDS && p->last_word != (uint32_t)w) {
                 p->last_word = (uint32_t)w;
                 p->listed++;
             }
@@ -289,9 +287,7 @@ static void *list_range(void *arg)
                 *p->next++ = (uint32_t)(position + i);
             } else if (p->last_word != (uint32_t)w) {
                 p->last_word = (uint32_t)w;
-                *p->next++ = r->lists == BPE_LIST_WORDS
-                                 ? (uint32_t)w
-                                 : (uint32_t)(position + (uint64_t)BPE_WORD_HEAD * w);
+                *p->next++ = r->names ? r->names[w] : (uint32_t)w;
             }
         }
         position += words[w].len;
@@ -301,22 +297,21 @@ static void *list_range(void *arg)
 
 /* ---------------------------------------------------------------- the call */
 
-bool bpe_initial_pairs_count(const bpe_words *words, unsigned threads, bpe_list_kind lists,
-                             bpe_postings *postings, bpe_initial_pairs *out)
+/* Both calls: the four steps, word w listed as names[w] when names is not
+ * NULL. */
+static bool count_pairs(const bpe_words *words, unsigned threads, bpe_list_kind lists,
+                        const uint32_t *names, bpe_postings *postings, bpe_initial_pairs *out)
 {
     *out = (bpe_initial_pairs){0};
     if (lists != BPE_LIST_NONE && (!bpe_postings_fit(words) || postings->n_lists != 0))
         return false;
-    if (lists == BPE_LIST_WORD_PLACES &&
-        words->n_symbols + (uint64_t)BPE_WORD_HEAD * words->n_words >= UINT32_MAX)
-        return false; /* a place would not fit its 32-bit id */
     size_t n = threads > 0 ? threads : 1;
     if (n > words->n_words)
         n = words->n_words > 0 ? words->n_words : 1;
     range *r = calloc(n, sizeof *r);
     if (!r)
         return false;
-    plan_ranges(words, lists, r, n);
+    plan_ranges(words, lists, names, r, n);
     run_on_threads(r, n, count_range);
     bool ok = true;
     for (size_t i = 0; i < n; i++)
@@ -332,6 +327,19 @@ bool bpe_initial_pairs_count(const bpe_words *words, unsigned threads, bpe_list_
     if (!ok)
         bpe_initial_pairs_free(out);
     return ok;
+}
+
+bool bpe_initial_pairs_count(const bpe_words *words, unsigned threads, bpe_list_kind lists,
+                             bpe_postings *postings, bpe_initial_pairs *out)
+{
+    return count_pairs(words, threads, lists, NULL, postings, out);
+}
+
+bool bpe_initial_pairs_count_named(const bpe_words *words, unsigned threads,
+                                   const uint32_t *names, bpe_postings *postings,
+                                   bpe_initial_pairs *out)
+{
+    return count_pairs(words, threads, BPE_LIST_WORDS, names, postings, out);
 }
 
 void bpe_initial_pairs_free(bpe_initial_pairs *p)

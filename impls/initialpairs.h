@@ -20,13 +20,12 @@
  *     trainers' work counters count;
  *   - optionally each pair's list, as a frozen list of a bpe_postings
  *     (postings.h): list k belongs to pairs[k]. BPE_LIST_WORDS: the words
- *     holding the pair, each once, ascending (inverted_index.c, heap.c, …);
- *     BPE_LIST_WORD_PLACES: the same words, each named by where it starts
- *     when every word is laid out as BPE_WORD_HEAD cells and then one cell
- *     per symbol, word after word (cache_aware.c keeps its words so);
- *     BPE_LIST_POSITIONS: the position in M (words laid end to end, as
- *     linked_list.c's nodes) of the left symbol of every occurrence,
- *     ascending.
+ *     holding the pair, each once, ascending (inverted_index.c, heap.c, …),
+ *     or each named by the caller's own name for it
+ *     (bpe_initial_pairs_count_named: a trainer that keeps its words
+ *     elsewhere names each by where it keeps it); BPE_LIST_POSITIONS: the
+ *     position in M (words laid end to end, as linked_list.c's nodes) of
+ *     the left symbol of every occurrence, ascending.
  *
  * How, in four steps (T = min(threads, W)):
  *   1. plan: the words are cut into T contiguous ranges of about M / T
@@ -57,23 +56,17 @@
  * and no probe, and a bitmap of 8 KiB saying which keys are in use so that
  * the array itself never needs clearing.
  *
- * Chosen by the numbers. The call alone on the multilingual corpus (W =
- * 312,490, M = 5,394,192, P = 8,443), word lists, medians of 21 calls
- * alternating 1 and 2 threads, on our 2 cores:
- *   - seed 004's design as written, each thread's table a hash map
- *     (pairmap.h): 76.2 ms on 1 thread, 37.2 ms on 2;
- *   - this file, the same steps with the direct table: 40.4 ms and 22.8 ms
- *     (counts only: 11.0 and 6.0 ms; Gutenberg, W = 165,495: 8.3 and 5.1).
- * Of the 2-thread 24 ms (timed step by step), the plan takes 0.3 ms and the
- * merge 0.2 ms; counting 7.8 ms and listing 14.2 ms run on both threads. So
- * the alternatives gain nothing here: partitioning pairs by hash among the
- * threads would save only the 0.2 ms merge, while every thread read all M
+ * Chosen by measurement (the timings are in this file's history). Seed
+ * 004's design as written, each thread's table a hash map (pairmap.h), spent
+ * about half its time hashing; the direct table does the same steps in
+ * about half the time. Counting and listing run on every thread, and the
+ * plan and the merge on the caller's are a few percent of the call, so the
+ * alternatives gain nothing here: partitioning pairs by hash among the
+ * threads would save only the small merge, while every thread read all M
  * symbols twice; a serial pass that only sums the lists' sizes, before a
- * parallel scatter, is step 2 on one thread, 15.0 ms instead of 7.8. What
- * keeps 2 threads from 2×: the lists' 19.4 MB of ids are written for the
- * first time in step 4, and on this virtual machine first-touch page faults
- * barely go faster on two threads (20 MB touched: 8.5 ms on one thread,
- * 8.1 ms on two; medians of 11 alternating processes).
+ * parallel scatter, is step 2 on one thread. What keeps 2 threads from 2×:
+ * the lists' ids are written for the first time in step 4, and first-touch
+ * page faults barely go faster on two threads of a virtual machine.
  *
  * Invariant (what makes the result serial's): range r holds words
  * first_word(r) … end_word(r) − 1, the ranges are contiguous and in word
@@ -103,15 +96,10 @@
 #include "pairtable.h" /* bpe_pair */
 #include "postings.h"
 
-#define BPE_WORD_HEAD 3 /* cells before each word's symbols in BPE_LIST_WORD_PLACES's layout */
-
 /* Which list to build for each pair, beside its count. */
 typedef enum {
     BPE_LIST_NONE,      /* counts only (incremental.c) */
     BPE_LIST_WORDS,     /* the ids of the words holding the pair, each once, ascending */
-    BPE_LIST_WORD_PLACES, /* the same words, named by their places: word w is at
-                           * Σ_{v<w} (BPE_WORD_HEAD + len(v)) = its first symbol's
-                           * position in M + BPE_WORD_HEAD · w */
     BPE_LIST_POSITIONS, /* the position in M of the left symbol of each occurrence, ascending */
 } bpe_list_kind;
 
@@ -136,6 +124,17 @@ typedef struct {
  */
 bool bpe_initial_pairs_count(const bpe_words *words, unsigned threads, bpe_list_kind lists,
                              bpe_postings *postings, bpe_initial_pairs *out);
+
+/*
+ * bpe_initial_pairs_count with BPE_LIST_WORDS, except that word w is listed
+ * as names[w], not as w: the caller's own name for it (say, where the
+ * trainer keeps it). The names must be distinct; each list then names its
+ * words in word order. Same results otherwise, same cost, plus one read of
+ * names[w] per word listed.
+ */
+bool bpe_initial_pairs_count_named(const bpe_words *words, unsigned threads,
+                                   const uint32_t *names, bpe_postings *postings,
+                                   bpe_initial_pairs *out);
 
 /* Frees the arrays. Accepts a zeroed struct. */
 void bpe_initial_pairs_free(bpe_initial_pairs *p);

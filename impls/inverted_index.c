@@ -74,6 +74,9 @@
  *
  * Left out on purpose: a faster way to find the best pair. Each merge still
  * scans all P live pairs; heap.c keeps them in a priority queue.
+ *
+ * Run: build/bpebench train --trainer inverted-index --vocab-size 5000
+ *        --out /tmp/inverted-index build/data/tinystories
  */
 #include "bpe.h"
 #include "initialpairs.h"

@@ -96,6 +96,9 @@
  * list slices are never reclaimed, merges run on one thread (only the first
  * count, in create(), uses the run's threads: initialpairs.h), and each node
  * costs 16 bytes where heap.c's symbols cost 4.
+ *
+ * Run: build/bpebench train --trainer linked-list --vocab-size 32000
+ *        --out /tmp/linked-list build/data/multilingual
  */
 #include "bpe.h"
 #include "initialpairs.h"

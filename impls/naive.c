@@ -30,6 +30,9 @@
  * (initialpairs.h), but naive's create() counts nothing — its counting is
  * the merge loop, which stays on one thread so that the reference is the
  * plain serial loop of SPEC §2.
+ *
+ * Run: build/bpebench train --trainer naive --vocab-size 1000
+ *        --out /tmp/naive build/data/cs336/corpus.en
  */
 #include "bpe.h"
 #include "pairmap.h"

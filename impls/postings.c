@@ -52,6 +52,15 @@ bool bpe_postings_append(bpe_postings *p, uint32_t list, uint32_t id)
     return true;
 }
 
+bool bpe_postings_move_gathered(bpe_postings *to, bpe_postings *from, const uint32_t *to_list)
+{
+    for (uint32_t c = 0; c < from->n_scratch; c++)
+        if (!bpe_postings_append(to, to_list[from->scratch[c].list], from->scratch[c].id))
+            return false;
+    bpe_postings_clear(from);
+    return true;
+}
+
 bool bpe_postings_freeze(bpe_postings *p)
 {
     uint64_t need = (uint64_t)p->n_ids + p->n_scratch;

@@ -1,7 +1,8 @@
 /*
  * postings.h — storage for lists written once: for each pair, the ids (words
  * or symbol nodes) where it occurs, kept as one contiguous slice per list.
- * Used by inverted_index.c and heap.c (word ids) and linked_list.c (node ids).
+ * Used by inverted_index.c, heap.c and their successors (word ids; cache_aware.c
+ * names each word by its place) and linked_list.c (node ids).
  *
  * This file is a cache optimization, not a lesson. What the trainers need is
  * only "a list of ids per pair, appended to while the merge that creates the
@@ -108,6 +109,21 @@ static inline bool bpe_postings_gather(bpe_postings *p, uint32_t list, uint32_t 
         return true;
     return bpe_postings_append(p, list, id);
 }
+
+/* Lists opened so far: list ids run from 0 to this − 1. O(1). */
+static inline uint32_t bpe_postings_lists(const bpe_postings *p)
+{
+    return p->n_lists;
+}
+
+/* Moves the ids gathered in `from`'s open lists, in the order they were
+ * gathered, to open lists of `to`: an id of from's list l is appended to
+ * to's list to_list[l] (to_list has an entry for each of from's lists), and
+ * `from` is then empty (bpe_postings_clear). For a trainer that gathers one
+ * merge's lists on several threads, each into an arena of its own, and joins
+ * them in order. False on OOM or past 2^32 − 2 cells (`to` may then hold
+ * some of the ids). O(ids moved). */
+bool bpe_postings_move_gathered(bpe_postings *to, bpe_postings *from, const uint32_t *to_list);
 
 /* Freezes every open list into its slice. False on OOM or past 2^32 − 2 ids.
  * O(open lists + gathered ids), two sequential passes. */

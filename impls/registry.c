@@ -12,6 +12,8 @@ extern const bpe_trainer bpe_trainer_heap;
 extern const bpe_trainer bpe_trainer_bucket;
 extern const bpe_trainer bpe_trainer_linked_list;
 extern const bpe_trainer bpe_trainer_cache_aware;
+extern const bpe_trainer bpe_trainer_threaded_walk;
+extern const bpe_trainer bpe_trainer_batch_workers;
 
 const bpe_trainer *const bpe_trainers[] = {
     &bpe_trainer_naive,
@@ -21,6 +23,8 @@ const bpe_trainer *const bpe_trainers[] = {
     &bpe_trainer_bucket,
     &bpe_trainer_linked_list,
     &bpe_trainer_cache_aware,
+    &bpe_trainer_threaded_walk,
+    &bpe_trainer_batch_workers,
     NULL,
 };
 

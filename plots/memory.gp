@@ -13,8 +13,10 @@ do for [fmt = 1:2] {
         set xlabel 'vocabulary size V (tokens)'
         set ylabel 'peak resident memory (MB)'
         set logscale xy
+        eval fit_x_log
+        eval fit_y_log
         plot for [s = 1:nseries - 1] datafile index ((p - 1) * nseries + s - 1) using 1:2 \
-                 with linespoints ls s title series_title(s), \
+                 with linespoints ls series_style(s) title series_title(s), \
              datafile index ((p - 1) * nseries + nseries - 1) using 1:2 \
                  with lines dt 2 lw 2 lc rgb 'black' title 'input only (shared)'
     }

@@ -1,23 +1,23 @@
-# time_vs_vocab.gp — median total training time (read + pretokenize + setup +
-# merge) against the vocabulary size V, log-log, one panel per corpus slice.
-# Error bars span the fastest and the slowest repetition. Runs that timed out
-# have no point; the dashed line is the time limit, drawn when a run
-# of the corpus timed out.
+# time_vs_vocab.gp — the merge loop's median time against the vocabulary
+# size V, log-log, one panel per corpus slice: each algorithm's own time,
+# without the reading and pretokenizing that every trainer shares (the
+# tables have the totals). Error bars span the fastest and the slowest
+# repetition. A line that stops early: the trainer's next run timed out
+# (the tables say so); an external trainer has no merge loop to show.
 #
-# Inputs: see style.gp, and limit (seconds; 0 when nothing timed out).
-# Data rows: V median min max (see harness/report/plot.c).
+# Inputs: see style.gp. Data rows: V median min max (see harness/report/plot.c).
 load plotdir.'/style.gp'
-# The time limit, dashed, only when a run of this corpus timed out (limit > 0).
-limit_curve = limit > 0 ? sprintf(", %g with lines dt 2 lc rgb 'gray40' lw 1 title 'time limit %g s'", limit, limit) : ''
 do for [fmt = 1:2] {
     eval begin_figure(fmt, panel_w * cols, panel_h * rows)
     do for [p = 1:npanels] {
         set title panel_title(p)
         set xlabel 'vocabulary size V (tokens)'
-        set ylabel 'median total time (s)'
+        set ylabel 'merge loop, median time (s)'
         set logscale xy
-        eval 'plot for [s = 1:nseries] datafile index ((p - 1) * nseries + s - 1) ' . \
-             'using 1:2:3:4 with yerrorlines ls s title series_title(s)' . limit_curve
+        eval fit_x_log
+        eval fit_y_log
+        plot for [s = 1:nseries] datafile index ((p - 1) * nseries + s - 1) \
+                 using 1:2:3:4 with yerrorlines ls series_style(s) title series_title(s)
     }
     eval end_figure
 }

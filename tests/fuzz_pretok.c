@@ -23,9 +23,9 @@
  *   6. counting agrees with splitting: fed the same chunks, the counting path
  *      (which batches pretokens before it adds them to the word table) finds
  *      exactly the words of the text pieces, in first-seen order, with their
- *      counts, or fails with the same error;
- *   7. gpt2's ASCII fast path changes nothing: the text split whole with it
- *      off gives the same pieces (or the same error) as with it on.
+ *      counts, or fails with the same error.
+ * gpt2 and gpt4 run on the lexer here (the default); fuzz_lexer checks that
+ * it splits exactly as PCRE2 does.
  *
  * Byte 0: bit 0 the UTF-8 mode (0 error, 1 bytes); bits 1–3 the chunk size
  * (1, 2, 3, 5, 8, 13, 64 or 4096 bytes); bits 4–5 the special tokens (none,
@@ -38,25 +38,13 @@
 #include "input/pretok.h"
 #include "base/utf8.h"
 #include "input/wordtable.h"
+#include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-
-static const size_t chunk_sizes[] = {1, 2, 3, 5, 8, 13, 64, 4096};
-
-static const char *const no_specials[] = {NULL};
-static const char *const eot[] = {"<|endoftext|>"};
-static const char *const overlapping[] = {"<s>", "<s><s>", "s>"};
-static const char *const utf8_cutting[] = {"\xff", "a\xc3", "\xc3\xa9"};
-
-/* The special-token sets byte 0 chooses from. */
-static const struct {
-    const char *const *tokens; /* the set */
-    size_t n;                  /* its size */
-} special_sets[] = {{no_specials, 0}, {eot, 1}, {overlapping, 3}, {utf8_cutting, 3}};
 
 static const char *const patterns[] = {"gpt2", "gpt4", "(?<=[a-z])[0-9]+|[a-z]+|\\s|.",
                                        "^\\w+|\\b\\w+\\b|\\s+|(?=x)"};
@@ -122,11 +110,11 @@ static void violated(const char *what, size_t piece)
  * (compiling a pattern per input would dominate the run). */
 static pretokenizer *pretokenizer_for(unsigned mode, unsigned specials, unsigned pattern)
 {
-    static pretokenizer *made[2][N(special_sets)][N(patterns)];
+    static pretokenizer *made[2][N(test_fuzz_special_sets)][N(patterns)];
     pretokenizer **p = &made[mode][specials][pattern];
     if (!*p) {
-        pretok_config cfg = {.specials = special_sets[specials].tokens,
-                             .n_specials = special_sets[specials].n,
+        pretok_config cfg = {.specials = test_fuzz_special_sets[specials].tokens,
+                             .n_specials = test_fuzz_special_sets[specials].n,
                              .pattern = patterns[pattern],
                              .invalid_utf8 = mode ? INVALID_UTF8_BYTES : INVALID_UTF8_ERROR};
         char err[512];
@@ -169,8 +157,8 @@ static bool special_at(const char *t, const uint8_t *text, size_t len, size_t at
 /* Property 4, for patterns that cover the text (so offsets are known). */
 static void check_specials(const pieces *ps, const uint8_t *text, size_t len, unsigned set)
 {
-    const char *const *tokens = special_sets[set].tokens;
-    size_t n_tokens = special_sets[set].n;
+    const char *const *tokens = test_fuzz_special_sets[set].tokens;
+    size_t n_tokens = test_fuzz_special_sets[set].n;
     for (size_t i = 0; i < ps->n; i++) {
         size_t start = piece_start(ps, i), plen = ps->ends[i] - start;
         if (ps->special[i]) {
@@ -321,7 +309,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     unsigned mode = data[0] & 1, set = (data[0] >> 4) & 3, pattern = data[0] >> 6;
-    size_t chunk = chunk_sizes[(data[0] >> 1) & 7];
+    size_t chunk = test_fuzz_chunk_sizes[(data[0] >> 1) & 7];
     const uint8_t *text = data + 1;
     size_t len = size - 1;
     pretokenizer *p = pretokenizer_for(mode, set, pattern);
@@ -345,22 +333,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             violated("pieces plus skipped bytes do not add up to the input", whole.n);
     }
     check_counting(p, text, len, chunk, ok_chunked, err_chunked, &chunked);
-    if (pattern == 0) {
-        pieces slow = {0};
-        uint64_t skipped_slow;
-        char err_slow[512] = "";
-        pretok_set_ascii_fast_path(p, false);
-        bool ok_slow = split(p, text, len, 0, &slow, &skipped_slow, err_slow, sizeof err_slow);
-        pretok_set_ascii_fast_path(p, true);
-        if (ok != ok_slow || (!ok && strcmp(err_whole, err_slow) != 0)) {
-            fprintf(stderr, "fuzz_pretok: fast path: %s; PCRE2 alone: %s\n",
-                    ok ? "ok" : err_whole, ok_slow ? "ok" : err_slow);
-            abort();
-        }
-        if (ok)
-            check_same(&whole, &slow);
-        pieces_free(&slow);
-    }
     if (pattern <= 1) {
         check_covering(ok, err_whole, &whole, text, len, mode, set);
         if (!ok)

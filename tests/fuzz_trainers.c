@@ -7,7 +7,7 @@
  * first difference printed, so libFuzzer saves the input as a crash. A
  * trainer that names a model (same_work_as, bpe.h) must also count exactly
  * its model's work. Naive and the models run their setup on one thread, the
- * trainer under test on 1–4 (the input says), so a setup whose result
+ * trainer under test on 1, 2, 3 or 7 (the input says), so a setup whose result
  * depended on the thread count would show as a difference. Built
  * and run by `make fuzz` (clang, -fsanitize=fuzzer,address,undefined), which
  * also catches memory errors on the way. The file name does not start with
@@ -18,7 +18,8 @@
  *           {a, 0x00, 0x80, 0xff, b, c, d, e} (small alphabets make ties and
  *           long runs such as [a, a, a, a]); bit 3: train until no pair is
  *           left, else stop after byte 1 + 1 merges; bits 4–5: the trainers
- *           under test run their setup (and cache-aware its walks) on (bits 4–5) + 1 threads
+ *           under test run their setup (and threaded-walk its walks, workers its
+ *           merge loop) on 1, 2, 3 or 7 threads (test_thread_counts[bits 4–5])
  *   byte 1  the merge limit − 1, when bit 3 of byte 0 is clear
  *   then words, each: a length byte (len = byte % 40 + 1), a count byte (top
  *           two bits pick a scale 1, 10^3, 10^6 or 10^10; the low six bits
@@ -102,7 +103,7 @@ static void decode(fuzz_table *t, const uint8_t *data, size_t size)
     }
     /* Pairs run out within M − W merges, so M + 1 is "until none is left". */
     t->max_merges = (mode & 8) ? symbols + 1 : limit;
-    t->threads = ((mode >> 4) & 3) + 1u;
+    t->threads = test_thread_counts[(mode >> 4) & 3];
 }
 
 /* Prints why and aborts, so libFuzzer keeps the input. */
@@ -117,8 +118,9 @@ static void disagree(const char *trainer, const char *why)
 static void train(const bpe_trainer *trainer, const bpe_words *words, uint64_t max_merges,
                   unsigned threads, bpe_result *r)
 {
-    /* cache-aware splits every list of two words or more over the threads. */
-    const bpe_config config = {.max_merges = max_merges, .threads = threads, .walk_split_min = 2};
+    /* Grain 1: merge-loop work is shared among the threads wherever it can be
+     * (threaded-walk: every list of two words or more). */
+    const bpe_config config = {.max_merges = max_merges, .threads = threads, .parallel_grain = 1};
     if (bpe_train(trainer, words, &config, NULL, r) != BPE_OK)
         disagree(trainer->name, "bpe_train ran out of memory");
 }

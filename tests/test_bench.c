@@ -284,6 +284,7 @@ static void a_counting_grid_runs_every_strategy(void **state)
         assert_int_equal(rec->digest, r.records[i / 8 * 8].digest);
         assert_int_equal(rec->threads, i / 4 % 2 ? 2 : 1);
         assert_string_equal(rec->counting, order[i / 2 % 2]);
+        assert_string_equal(rec->pretokenizer, "lexer");
         assert_string_equal(rec->trainer, i % 2 ? "heap" : "naive");
     }
     results_free(&r);
@@ -291,9 +292,10 @@ static void a_counting_grid_runs_every_strategy(void **state)
     /* report.md: a Pretokenization row per strategy and threads, then the figure */
     snprintf(path, sizeof path, "%s/report.md", out);
     char *report = slurp(path);
-    static const char *const rows[] = {"\n| tiny@all | dedup | 1 | ", "\n| tiny@all | dedup | 2 | ",
-                                       "\n| tiny@all | serial | 1 | ",
-                                       "\n| tiny@all | serial | 2 | "};
+    static const char *const rows[] = {"\n| tiny@all | dedup, lexer | 1 | ",
+                                       "\n| tiny@all | dedup, lexer | 2 | ",
+                                       "\n| tiny@all | serial, lexer | 1 | ",
+                                       "\n| tiny@all | serial, lexer | 2 | "};
     const char *at = strstr(report, "## Pretokenization");
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
         const char *row = at ? strstr(at, rows[i]) : NULL;

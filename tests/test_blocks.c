@@ -9,10 +9,14 @@
  *     adds and removes over a small token space, with a record size that is
  *     not a multiple of 8, so that every removal moves a record (its pair and
  *     the trainer's fields) and every lookup must follow it.
+ *   - postings.h's bpe_postings_move_gathered: ids gathered in one arena
+ *     join another's open lists through a map of list ids, after the ids
+ *     already there and in gathering order, and the first arena is emptied.
  * (maxheap.h has its model test in test_heaps.c.)
  */
 #include "array.h"
 #include "pairtable.h"
+#include "postings.h"
 #include "base/prng.h"
 #include "testutil.h"
 
@@ -162,12 +166,49 @@ static void pairtable_agrees_with_a_model(void **state)
     bpe_pairtable_free(&t);
 }
 
+/* ------------------------------------------------------------- postings */
+
+/* Two arenas gather ids for the same merge, as two threads would: `to` has
+ * lists 0 and 1 open, `from` its own lists 0, 1 and 2, of which 0 and 2 are
+ * also to's (0 → 1, 2 → 0) and 1 is new to `to` (1 → 2). */
+static void postings_move_gathered_keeps_order(void **state)
+{
+    (void)state;
+    bpe_postings to = {0}, from = {0};
+    assert_int_equal(bpe_postings_open(&to), 0);
+    assert_int_equal(bpe_postings_open(&to), 1);
+    assert_true(bpe_postings_append(&to, 0, 10));
+    assert_true(bpe_postings_append(&to, 1, 11));
+    for (uint32_t l = 0; l < 3; l++)
+        assert_int_equal(bpe_postings_open(&from), l);
+    assert_int_equal(bpe_postings_lists(&from), 3);
+    const uint32_t gathered[][2] = {{2, 20}, {0, 21}, {1, 22}, {2, 23}, {0, 24}};
+    for (size_t c = 0; c < sizeof gathered / sizeof *gathered; c++)
+        assert_true(bpe_postings_append(&from, gathered[c][0], gathered[c][1]));
+    assert_int_equal(bpe_postings_open(&to), 2);
+    const uint32_t to_list[] = {1, 2, 0};
+    assert_true(bpe_postings_move_gathered(&to, &from, to_list));
+    assert_int_equal(bpe_postings_lists(&from), 0);
+    assert_true(bpe_postings_freeze(&to));
+    const uint32_t want0[] = {10, 20, 23}, want1[] = {11, 21, 24}, want2[] = {22};
+    const uint32_t *want[] = {want0, want1, want2};
+    const uint32_t lens[] = {3, 3, 1};
+    for (uint32_t l = 0; l < 3; l++) {
+        assert_int_equal(bpe_postings_len(&to, l), lens[l]);
+        for (uint32_t k = 0; k < lens[l]; k++)
+            assert_int_equal(bpe_postings_ids(&to, l)[k], want[l][k]);
+    }
+    bpe_postings_free(&to);
+    bpe_postings_free(&from);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(array_reserve_grows_by_doubling_and_keeps_elements),
         cmocka_unit_test(array_reserve_refuses_sizes_that_overflow),
         cmocka_unit_test(pairtable_agrees_with_a_model),
+        cmocka_unit_test(postings_move_gathered_keeps_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -159,6 +159,20 @@ static bool process_gone(long pid)
     return read && paren && paren[1] == ' ' && paren[2] == 'Z';
 }
 
+/* The file's text once it holds a whole line, else NULL: the shell creates
+ * the file before it writes to it, so an empty or partial file is "not yet"
+ * (under load that window is long enough to be read). */
+static char *whole_line(const char *path)
+{
+    size_t len = 0;
+    char *text = test_slurp(path, &len);
+    if (text && (len == 0 || text[len - 1] != '\n')) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
 /* SIGTERM while an external trainer runs: check dies of the signal, its
  * temporary directory is gone with everything in it, and so is the process
  * the command started in the background. */
@@ -175,10 +189,9 @@ static void stopped_check_leaves_nothing(void **state)
                           data_dir(), NULL};
     test_child c = test_start(argv, NULL, set_tmpdir);
     char *pid_text = NULL;
-    for (int tries = 0; tries < 3000 && !(pid_text = test_slurp(pid_file, NULL)); tries++)
+    for (int tries = 0; tries < 3000 && !(pid_text = whole_line(pid_file)); tries++)
         usleep(10000);
     assert_non_null(pid_text);
-    usleep(100000); /* the pid file is written: the sleep runs */
     long pid = atol(pid_text);
     free(pid_text);
     assert_true(pid > 0 && !process_gone(pid));

@@ -313,6 +313,34 @@ static void runs_are_matched_by_counting_strategy(void **state)
     results_free(&b);
 }
 
+/* A pretokenizer grid's runs are matched by pretokenizer; a baseline from
+ * before the field (none recorded) matches the default's, the lexer's. */
+static void runs_are_matched_by_pretokenizer(void **state)
+{
+    (void)state;
+    bench_results a, b;
+    results_init(&a);
+    results_init(&b);
+    one_run(&a, "heap", 1.0, 0.02); /* an older file: no pretokenizer */
+    counted_by(&a, 2, "parallel");
+    static const char *const pretokenizers[] = {"pcre2", "lexer"};
+    for (size_t k = 0; k < 2; k++) {
+        one_run(&b, "heap", k ? 1.0 : 2.0, 0.02);
+        counted_by(&b, 2, "parallel");
+        snprintf(b.records[b.n_records - 1].pretokenizer, 8, "%s", pretokenizers[k]);
+    }
+    compare_summary s = compare(&a, &b);
+    assert_int_equal(s.matched, 1);
+    assert_int_equal(s.regressions, 0); /* matched with the lexer's 1.0 s, not PCRE2's 2.0 */
+    assert_true(passes(&s));
+    snprintf(a.records[0].pretokenizer, 8, "pcre2");
+    s = compare(&a, &b);
+    assert_int_equal(s.matched, 1);
+    assert_int_equal(s.regressions, 1); /* now PCRE2's run: twice as slow */
+    results_free(&a);
+    results_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,6 +354,7 @@ int main(void)
         cmocka_unit_test(comparing_nothing_fails),
         cmocka_unit_test(an_overflowing_ratio_is_a_regression),
         cmocka_unit_test(runs_are_matched_by_counting_strategy),
+        cmocka_unit_test(runs_are_matched_by_pretokenizer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,12 +3,12 @@
  * same words, counts and order, the same statistics, or the same error
  * (count.h). Two layers:
  *
- *   0. gpt2's ASCII fast path (pretok.c) gives PCRE2's pieces.
  *   1. The cut proof (cut.h), directly: on generated text full of the cases
  *      the proof is about (whitespace runs, \r\n, punctuation before a
  *      newline, non-ASCII letters and spaces, contractions, special tokens,
  *      invalid bytes), at EVERY position the finder calls safe, pretokenizing
- *      the two sides apart gives exactly the pieces of the whole.
+ *      the two sides apart gives exactly the pieces of the whole, with the
+ *      lexer and with PCRE2 (and the lexer's whole is PCRE2's whole).
  *   2. The strategies, differentially: every strategy × threads {1, 2, 3, 7}
  *      × patterns (gpt2, gpt4, a user pattern) × UTF-8 modes × special
  *      tokens, on generated files cut into chunks of a few hundred bytes (so
@@ -43,22 +43,10 @@ static const char *const ATOMS[] = {
 };
 
 /* Random text of about `len` bytes from ATOMS; invalid bytes only when
- * `invalid`. Returns a malloc'd buffer; *out_len its length. */
+ * `invalid`. malloc'd; *out_len its length. */
 static uint8_t *generate(uint64_t seed, size_t len, bool invalid, size_t *out_len)
 {
-    uint8_t *text = malloc(len + 64);
-    assert_non_null(text);
-    size_t at = 0;
-    while (at < len) {
-        const char *atom = ATOMS[splitmix64(&seed) % N(ATOMS)];
-        if (!invalid && (atom[0] == '\xff' || atom[0] == '\xc3'))
-            continue;
-        size_t n = strlen(atom);
-        memcpy(text + at, atom, n);
-        at += n;
-    }
-    *out_len = at;
-    return text;
+    return test_generate_text(seed, len, ATOMS, N(ATOMS), invalid, out_len);
 }
 
 /* Text that repeats itself: about `len` bytes of six generated snippets in
@@ -113,20 +101,23 @@ static bool split_into(pretokenizer *p, const uint8_t *text, size_t len, piece_l
     return pretok_split(p, "t", text, len, 0, log_piece, log, err, sizeof err);
 }
 
-static void check_cuts(const char *pattern, const char *const *specials, size_t n_specials,
-                       invalid_utf8_mode mode, uint64_t seed)
+/* The pieces of text split whole by `cfg`'s engine are `reference`, and
+ * so are those of its two sides at every safe cut. */
+static void check_cuts_with(const pretok_config *cfg, const uint8_t *text, size_t len,
+                            const piece_log *reference, uint64_t seed)
 {
-    pretok_config cfg = {.specials = specials, .n_specials = n_specials, .pattern = pattern,
-                         .invalid_utf8 = mode};
+    const char *pattern = cfg->pattern;
     char err[512];
-    pretokenizer *p = pretok_new(&cfg, err, sizeof err);
+    pretokenizer *p = pretok_new(cfg, err, sizeof err);
     assert_non_null(p);
-    cut_finder *f = cut_finder_new(&cfg);
+    cut_finder *f = cut_finder_new(cfg);
     assert_non_null(f);
-    size_t len, safe = 0;
-    uint8_t *text = generate(seed, 600, mode == INVALID_UTF8_BYTES, &len);
+    size_t safe = 0;
     piece_log whole = {0};
     assert_true(split_into(p, text, len, &whole));
+    if (whole.len != reference->len || memcmp(whole.bytes, reference->bytes, whole.len) != 0)
+        fail_msg("pattern %s, seed %llu: the %s's pieces are not PCRE2's", pattern,
+                 (unsigned long long)seed, pretok_engine_name(cfg->engine));
     for (size_t c = 1; c < len; c++) {
         if (!cut_is_safe(f, text, len, c))
             continue;
@@ -135,19 +126,44 @@ static void check_cuts(const char *pattern, const char *const *specials, size_t 
         assert_true(split_into(p, text, c, &parts));
         assert_true(split_into(p, text + c, len - c, &parts));
         if (parts.len != whole.len || memcmp(parts.bytes, whole.bytes, whole.len) != 0)
-            fail_msg("pattern %s, seed %llu: cutting at byte %zu of %zu (before: %02x %02x "
-                     "%02x, after: %02x %02x) changes the pieces", pattern,
+            fail_msg("pattern %s (%s), seed %llu: cutting at byte %zu of %zu (before: %02x "
+                     "%02x %02x, after: %02x %02x) changes the pieces", pattern,
+                     pretok_engine_name(cfg->engine),
                      (unsigned long long)seed, c, len, text[c - (c > 2 ? 3 : 1)],
                      text[c - (c > 1 ? 2 : 1)], text[c - 1], text[c], text[c + 1 < len ? c + 1 : c]);
         free(parts.bytes);
     }
     /* The finder must find cuts, or the strategies never cut: a test that cannot fail. */
-    if (cut_finder_splits_text(f) || n_specials > 0)
+    if (cut_finder_splits_text(f) || cfg->n_specials > 0)
         assert_true(safe > 0);
     free(whole.bytes);
-    free(text);
     cut_finder_free(f);
     pretok_free(p);
+}
+
+/* With each engine (the lexer for gpt2 and gpt4, and PCRE2), the pieces of
+ * the two sides of every safe cut are the pieces of the whole, and the
+ * engines' wholes are the same: so the parallel strategies' cuts hold for
+ * the lexer too. */
+static void check_cuts(const char *pattern, const char *const *specials, size_t n_specials,
+                       invalid_utf8_mode mode, uint64_t seed)
+{
+    pretok_config cfg = {.specials = specials, .n_specials = n_specials, .pattern = pattern,
+                         .invalid_utf8 = mode, .engine = PRETOK_PCRE2};
+    char err[512];
+    pretokenizer *pcre2 = pretok_new(&cfg, err, sizeof err);
+    assert_non_null(pcre2);
+    size_t len;
+    uint8_t *text = generate(seed, 600, mode == INVALID_UTF8_BYTES, &len);
+    piece_log reference = {0};
+    assert_true(split_into(pcre2, text, len, &reference));
+    pretok_free(pcre2);
+    for (int engine = PRETOK_LEXER; engine <= PRETOK_PCRE2; engine++) {
+        cfg.engine = (pretok_engine)engine;
+        check_cuts_with(&cfg, text, len, &reference, seed);
+    }
+    free(reference.bytes);
+    free(text);
 }
 
 static void test_every_safe_cut_keeps_the_pieces(void **state)
@@ -159,49 +175,6 @@ static void test_every_safe_cut_keeps_the_pieces(void **state)
             check_cuts(PATTERNS[k], TWO_SPECIALS, 2, INVALID_UTF8_BYTES, seed);
             check_cuts(PATTERNS[k], NULL, 0, INVALID_UTF8_ERROR, seed);
         }
-}
-
-/* gpt2's ASCII fast path (pretok.c) gives PCRE2's pieces: generated text
- * full of the cases it decides or must leave to PCRE2, and a real book. */
-static void check_fast_path(const uint8_t *text, size_t len, const char *what)
-{
-    pretok_config cfg = {.specials = DEFAULT_SPECIALS, .n_specials = 1, .pattern = "gpt2",
-                         .invalid_utf8 = INVALID_UTF8_BYTES};
-    char err[512];
-    pretokenizer *p = pretok_new(&cfg, err, sizeof err);
-    assert_non_null(p);
-    piece_log fast = {0}, slow = {0};
-    for (size_t chunk = 0; chunk < 8; chunk += 7) {
-        fast.len = slow.len = 0;
-        assert_true(pretok_split(p, "t", text, len, chunk, log_piece, &fast, err, sizeof err));
-        pretok_set_ascii_fast_path(p, false);
-        assert_true(pretok_split(p, "t", text, len, chunk, log_piece, &slow, err, sizeof err));
-        pretok_set_ascii_fast_path(p, true);
-        if (fast.len != slow.len || memcmp(fast.bytes, slow.bytes, fast.len) != 0)
-            fail_msg("%s: the ASCII fast path changes the pieces", what);
-    }
-    free(fast.bytes);
-    free(slow.bytes);
-    pretok_free(p);
-}
-
-static void test_ascii_fast_path_changes_nothing(void **state)
-{
-    (void)state;
-    for (uint64_t seed = 1; seed <= 200; seed++) {
-        size_t len;
-        uint8_t *text = generate(seed, 2000, true, &len);
-        check_fast_path(text, len, "generated");
-        free(text);
-    }
-    const char *data = getenv("BPE_DATA") ? getenv("BPE_DATA") : "build/data";
-    char path[4096];
-    snprintf(path, sizeof path, "%s/gutenberg-en/alice_in_wonderland.txt", data);
-    size_t len;
-    char *book = access(path, R_OK) == 0 ? test_slurp(path, &len) : NULL;
-    if (book)
-        check_fast_path((const uint8_t *)book, len, path);
-    free(book);
 }
 
 /* A cut at every newline would be wrong: the finder must refuse some. */
@@ -533,7 +506,6 @@ int main(void)
         cmocka_unit_test(test_unsafe_newlines_are_refused),
         cmocka_unit_test(test_room_made_beforehand_moves_nothing),
         cmocka_unit_test(test_parallel_out_of_memory),
-        cmocka_unit_test(test_ascii_fast_path_changes_nothing),
         cmocka_unit_test(test_generated_files),
         cmocka_unit_test(test_dedup_sees_repeated_chunks),
         cmocka_unit_test(test_errors_are_serials),

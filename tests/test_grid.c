@@ -312,12 +312,35 @@ static void bench_refuses_hostile_corpus_names(void **state)
     test_remove_tree(root);
 }
 
+/* pretokenizer: lexer (the default), pcre2, or both, in the order given. */
+static void pretokenizer_is_lexer_pcre2_or_both(void **state)
+{
+    (void)state;
+    bench_grid g;
+    assert_true(grid_init(&g));
+    assert_int_equal(g.n_pretokenizers, 1);
+    assert_int_equal(g.pretokenizers[0], PRETOK_LEXER);
+    static const char *const bad[] = {"", "regex", "lexer,", ",pcre2", "pcre2,lexer,x", "PCRE2",
+                                      "lexer pcre2"};
+    for (size_t i = 0; i < N(bad); i++) {
+        assert_refused(&g, "pretokenizer", bad[i], "expected lexer, pcre2 or lexer,pcre2");
+        assert_int_equal(g.n_pretokenizers, 1);
+    }
+    char err[256];
+    assert_true(grid_set(&g, "pretokenizer", "pcre2,lexer,pcre2", true, err, sizeof err));
+    assert_int_equal(g.n_pretokenizers, 2);
+    assert_int_equal(g.pretokenizers[0], PRETOK_PCRE2);
+    assert_int_equal(g.pretokenizers[1], PRETOK_LEXER);
+    grid_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(corpus_names_must_be_safe),
         cmocka_unit_test(sizes_must_be_real_and_distinct),
         cmocka_unit_test(counting_is_a_list_of_strategies),
+        cmocka_unit_test(pretokenizer_is_lexer_pcre2_or_both),
         cmocka_unit_test(config_lines_are_checked_like_the_command_line),
         cmocka_unit_test(odd_config_files_are_refused),
         cmocka_unit_test(the_config_writer_round_trips),

@@ -5,7 +5,8 @@
  *
  *   1. The building block against a model: one pass over the words in word
  *      order, written plainly below. For threads {1, 2, 3, 7}
- *      (test_thread_counts) and each kind of list, the block must give
+ *      (test_thread_counts) and each kind of list (word lists also under
+ *      names of the caller's, bpe_initial_pairs_count_named), the block must give
  *      the model's pairs in the model's order, the same counts and positions,
  *      and the same lists, id for id, in the posting arena. Merges and work
  *      counters cannot see a list in another order (a merge's result does
@@ -59,15 +60,41 @@ static void model_append(model *m, uint32_t k, uint32_t id)
     m->lists[k][m->lens[k]++] = id;
 }
 
-/* Where word w starts in BPE_LIST_WORD_PLACES's layout, its first symbol
- * being at `position` in M. */
-static uint32_t word_place(uint64_t position, size_t w)
+/* The kinds of list the tests ask for: the block's own, and word lists
+ * under the caller's names (bpe_initial_pairs_count_named). */
+#define NAMED_WORDS ((bpe_list_kind)(BPE_LIST_POSITIONS + 1))
+static const bpe_list_kind kinds[] = {BPE_LIST_NONE, BPE_LIST_WORDS, NAMED_WORDS,
+                                      BPE_LIST_POSITIONS};
+
+/* The names NAMED_WORDS gives the words: distinct, ascending, and none equal
+ * to its word's index (word w is named as where it would start with three
+ * cells before each word, as a trainer might keep it). malloc'd. */
+static uint32_t *word_names(const bpe_words *words)
 {
-    return (uint32_t)(position + (uint64_t)BPE_WORD_HEAD * w);
+    uint32_t *names = malloc((words->n_words + 1) * sizeof *names);
+    assert_non_null(names);
+    uint32_t place = 1;
+    for (size_t w = 0; w < words->n_words; w++) {
+        names[w] = place;
+        place += 3 + words->words[w].len;
+    }
+    return names;
+}
+
+/* The block asked for a kind of list (tests' kinds), NAMED_WORDS under
+ * `names` (word_names: made beforehand, so that no allocation of the test's
+ * own falls among those failalloc fails). */
+static bool count_pairs(const bpe_words *words, unsigned threads, bpe_list_kind kind,
+                        const uint32_t *names, bpe_postings *lists, bpe_initial_pairs *got)
+{
+    if (kind == NAMED_WORDS)
+        return bpe_initial_pairs_count_named(words, threads, names, lists, got);
+    return bpe_initial_pairs_count(words, threads, kind, lists, got);
 }
 
 static void model_count(model *m, const bpe_words *words, bpe_list_kind kind)
 {
+    uint32_t *names = word_names(words);
     memset(m->index, 0xff, sizeof m->index);
     m->n = 0;
     m->positions = 0;
@@ -92,12 +119,13 @@ static void model_count(model *m, const bpe_words *words, bpe_list_kind kind)
             else if (kind == BPE_LIST_WORDS && (m->lens[k] == 0 ||
                                                 m->lists[k][m->lens[k] - 1] != (uint32_t)w))
                 model_append(m, k, (uint32_t)w);
-            else if (kind == BPE_LIST_WORD_PLACES &&
-                     (m->lens[k] == 0 || m->lists[k][m->lens[k] - 1] != word_place(position, w)))
-                model_append(m, k, word_place(position, w));
+            else if (kind == NAMED_WORDS &&
+                     (m->lens[k] == 0 || m->lists[k][m->lens[k] - 1] != names[w]))
+                model_append(m, k, names[w]);
         }
         position += word->len;
     }
+    free(names);
 }
 
 static void model_free(model *m)
@@ -149,8 +177,7 @@ static void assert_matches_model(const model *m, const bpe_initial_pairs *got,
 static void check_table(const bpe_words *words, const char *name)
 {
     static model m; /* large: kept off the stack */
-    const bpe_list_kind kinds[] = {BPE_LIST_NONE, BPE_LIST_WORDS, BPE_LIST_WORD_PLACES,
-                                   BPE_LIST_POSITIONS};
+    uint32_t *names = word_names(words);
     for (size_t k = 0; k < N(kinds); k++) {
         model_count(&m, words, kinds[k]);
         for (size_t t = 0; t < N(test_thread_counts); t++) {
@@ -160,13 +187,14 @@ static void check_table(const bpe_words *words, const char *name)
                      threads);
             bpe_postings lists = {0};
             bpe_initial_pairs got;
-            assert_true(bpe_initial_pairs_count(words, threads, kinds[k], &lists, &got));
+            assert_true(count_pairs(words, threads, kinds[k], names, &lists, &got));
             assert_matches_model(&m, &got, &lists, kinds[k], label);
             bpe_initial_pairs_free(&got);
             bpe_postings_free(&lists);
         }
         model_free(&m);
     }
+    free(names);
 }
 
 /* --------------------------------------------------------------- inputs */
@@ -258,8 +286,7 @@ static void every_failing_allocation_is_reported(void **state)
     (void)state;
     static random_table t;
     random_table_fill(&t, 7);
-    const bpe_list_kind kinds[] = {BPE_LIST_NONE, BPE_LIST_WORDS, BPE_LIST_WORD_PLACES,
-                                   BPE_LIST_POSITIONS};
+    uint32_t *names = word_names(&t.table);
     for (size_t k = 0; k < N(kinds); k++) {
         for (unsigned threads = 1; threads <= 3; threads++) {
             bool ok = false;
@@ -268,7 +295,7 @@ static void every_failing_allocation_is_reported(void **state)
                 bpe_postings lists = {0};
                 bpe_initial_pairs got;
                 fail_from_now(FAIL_NTH, nth);
-                ok = bpe_initial_pairs_count(&t.table, threads, kinds[k], &lists, &got);
+                ok = count_pairs(&t.table, threads, kinds[k], names, &lists, &got);
                 fail_nothing();
                 if (!ok) {
                     assert_null(got.pairs);
@@ -280,6 +307,7 @@ static void every_failing_allocation_is_reported(void **state)
             }
         }
     }
+    free(names);
 }
 
 /* A worker thread's allocation fails: the block returns false, and so does
@@ -300,7 +328,7 @@ static void a_failing_worker_fails_the_setup(void **state)
     bpe_postings_free(&lists);
     for (const bpe_trainer *const *tr = bpe_trainers; *tr; tr++) {
         for (unsigned threads = 1; threads <= 2; threads++) {
-            const bpe_config config = {.max_merges = 20, .threads = threads, .walk_split_min = 2};
+            const bpe_config config = {.max_merges = 20, .threads = threads, .parallel_grain = 1};
             bpe_result r;
             fail_from_now(FAIL_OFF_MAIN, 0);
             bpe_status status = bpe_train(*tr, &t.table, &config, NULL, &r);
@@ -334,7 +362,7 @@ static void trainers_survive_every_failing_allocation(void **state)
     for (const bpe_trainer *const *tr = bpe_trainers; *tr; tr++) {
         for (unsigned threads = 2; threads <= 3; threads++) {
             const bpe_config config = {.max_merges = 30, .threads = threads,
-                                        .walk_split_min = 2};
+                                        .parallel_grain = 1};
             bpe_status status = BPE_ERR_NOMEM;
             for (long nth = 1; status != BPE_OK; nth++) {
                 assert_true(nth < 100000);

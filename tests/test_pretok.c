@@ -6,6 +6,8 @@
  * and 64 bytes) to prove that streaming never changes a piece.
  */
 #include "input/pretok.h"
+#include "base/prng.h"
+#include "base/utf8.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -294,6 +296,116 @@ static void a_pattern_that_refuses_jit_still_splits(void **state)
     check_pattern("(*NO_JIT)[a-z]+", "ab, cd!", e, N(e));
 }
 
+/* ------------------------------------------------ the portable spellings */
+
+/* Every piece of a split, each followed by its length (4 bytes), so that
+ * two logs are equal exactly when the pieces are. */
+typedef struct {
+    uint8_t *bytes; /* malloc'd */
+    size_t len, cap;
+} piece_log;
+
+static void log_piece(void *ctx, const uint8_t *piece, size_t len, bool is_special)
+{
+    piece_log *log = ctx;
+    if (log->len + len + 5 > log->cap) {
+        log->cap = 2 * (log->len + len + 5);
+        log->bytes = realloc(log->bytes, log->cap);
+        assert_non_null(log->bytes);
+    }
+    memcpy(log->bytes + log->len, piece, len);
+    uint32_t n = (uint32_t)len;
+    memcpy(log->bytes + log->len + len, &n, 4);
+    log->bytes[log->len + len + 4] = is_special;
+    log->len += len + 5;
+}
+
+/* Fails unless `name` and its portable spelling cut text[0, len) alike. */
+static void assert_same_pieces(const char *name, const uint8_t *text, size_t len,
+                               const char *what)
+{
+    const char *patterns[2] = {pretok_pattern_source(name), pretok_pattern_portable(name)};
+    piece_log logs[2] = {{0}};
+    char err[256];
+    for (int i = 0; i < 2; i++) {
+        pretok_config cfg = {.pattern = patterns[i], .invalid_utf8 = INVALID_UTF8_BYTES};
+        pretokenizer *p = pretok_new(&cfg, err, sizeof err);
+        if (!p || !pretok_split(p, "text", text, len, 0, log_piece, &logs[i], err, sizeof err))
+            fail_msg("%s, %s: %s", name, i ? "portable" : "PCRE2's", err);
+        pretok_free(p);
+    }
+    if (logs[0].len != logs[1].len || memcmp(logs[0].bytes, logs[1].bytes, logs[0].len) != 0) {
+        size_t at = 0;
+        while (at < logs[0].len && at < logs[1].len && logs[0].bytes[at] == logs[1].bytes[at])
+            at++;
+        fail_msg("%s: the portable spelling cuts %s otherwise (pieces part at log byte %zu)",
+                 name, what, at);
+    }
+    free(logs[0].bytes);
+    free(logs[1].bytes);
+}
+
+/* Every code point c in the two places where a wrong whitespace class
+ * shows: after a space and before a letter (" c b": PCRE2 whitespace makes
+ * the space a piece of its own), and doubled between letters ("a c c b":
+ * two pieces, or one). So the class is PCRE2's \s at every code point. */
+static void portable_space_is_pcre2s_everywhere(void **state)
+{
+    (void)state;
+    enum { BLOCK = 4096 };
+    uint8_t *text = malloc(BLOCK * 16);
+    assert_non_null(text);
+    static const char *const names[] = {"gpt2", "gpt4"};
+    for (uint32_t from = 0; from < 0x110000; from += BLOCK) {
+        size_t len = 0;
+        for (uint32_t cp = from; cp < from + BLOCK && cp < 0x110000; cp++) {
+            if (cp >= 0xD800 && cp < 0xE000)
+                continue; /* surrogates are not UTF-8 */
+            text[len++] = ' ';
+            len += (size_t)utf8_encode(cp, text + len);
+            text[len++] = 'b';
+            text[len++] = 'a';
+            len += (size_t)utf8_encode(cp, text + len);
+            len += (size_t)utf8_encode(cp, text + len);
+            text[len++] = 'b';
+        }
+        for (size_t i = 0; i < N(names); i++)
+            assert_same_pieces(names[i], text, len, "a block of code points");
+    }
+    free(text);
+}
+
+/* The hard cases of each pattern, mixed at random: contractions in every
+ * case (and ſ, and the Kelvin sign, which folds to k), punctuation runs
+ * before line breaks, whitespace of every kind in runs, digits, letters. */
+static void portable_patterns_cut_as_pcre2(void **state)
+{
+    (void)state;
+    static const char *const atoms[] = {
+        "'s", "'S", "'\xc5\xbf", "'t", "'T", "'d", "'D", "'m", "'M", "'ll", "'LL", "'lL", "'Ll", "'ve",
+        "'VE", "'vE", "'re", "'RE", "'rE", "'x", "'\xe2\x84\xaa", "'", "''", "word", "Word", "\xc5\xbf\x61\x62", /* "ſab" */
+        "123", "4567", "9", " ", "  ", "\t", "\n", "\r\n", "\r", "\x0b", "\x0c", "\xc2\x85",
+        "\xc2\xa0", "\xe1\x9a\x80", "\xe1\xa0\x8e", "\xe2\x80\x80", "\xe2\x80\x8a", "\xe2\x80\x8b",
+        "\xe2\x80\xa8", "\xe2\x80\xa9", "\xe2\x80\xaf", "\xe2\x81\x9f", "\xe3\x80\x80", "\xef\xbb\xbf",
+        ".", "!?", "...", "(", "-\n", ".\r\n", "\xc3\xa9", "\xe4\xb8\xad\xe6\x96\x87", "\xf0\x9f\x91\x8b", "\xff",
+    };
+    uint64_t seed = 8;
+    uint8_t text[600];
+    static const char *const names[] = {"gpt2", "gpt4"};
+    for (int round = 0; round < 400; round++) {
+        size_t len = 0;
+        while (len < 500) {
+            const char *atom = atoms[splitmix64(&seed) % N(atoms)];
+            memcpy(text + len, atom, strlen(atom));
+            len += strlen(atom);
+        }
+        for (size_t i = 0; i < N(names); i++)
+            assert_same_pieces(names[i], text, len, "a random text");
+    }
+    /* a user pattern is written as it is */
+    assert_string_equal(pretok_pattern_portable("\\s+|\\S+"), "\\s+|\\S+");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -312,6 +424,8 @@ int main(void)
         cmocka_unit_test(bad_special_tokens_are_refused),
         cmocka_unit_test(user_pattern_skips_like_finditer),
         cmocka_unit_test(a_pattern_that_refuses_jit_still_splits),
+        cmocka_unit_test(portable_space_is_pcre2s_everywhere),
+        cmocka_unit_test(portable_patterns_cut_as_pcre2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,6 +27,12 @@
  *      thread count) and the figure of its medians against threads, left
  *      out with one thread count; thread counts no run has (0, missing,
  *      huge) leave their rows out and never break the figure.
+ *   7. What a teacher shows: the figures of times plot the merge loop; the
+ *      steps table (each trainer against the one its lesson builds on: the
+ *      work counters, their ratio, the merge loop's speedup, in the cell
+ *      where the trainer before took longest) and the ladder figure; the
+ *      profile table, one row per trainer and thread count, and A_i by
+ *      merge range.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "report/gnuplot.h"
@@ -418,8 +424,9 @@ static void copy_file(const char *from, const char *to, mode_t mode)
  * root/TREE/plots; binary (PATH_MAX + 32 bytes) gets the copy's path. */
 static void copy_tree(const char *tree, char *binary)
 {
-    static const char *const scripts[] = {"style", "time_vs_vocab", "time_vs_size", "memory",
-                                          "speedup", "profile", "pretokenize_threads"};
+    static const char *const scripts[] = {"style",   "time_vs_vocab", "time_vs_size",
+                                          "memory",  "speedup",       "ladder",
+                                          "profile", "pretokenize_threads"};
     char dir[PATH_MAX], from[PATH_MAX], to[PATH_MAX + 64];
     snprintf(dir, sizeof dir, "%s/%s", root, tree);
     assert_int_equal(mkdir(dir, 0755), 0);
@@ -474,8 +481,8 @@ static void scripts_in_the_current_directory_are_not_run(void **state)
     assert_int_equal(mkdir(dir, 0755), 0);
     snprintf(path, sizeof path, "%s/plots", dir);
     assert_int_equal(mkdir(path, 0755), 0);
-    static const char *const kinds[] = {"style", "time_vs_vocab", "memory", "speedup", "profile",
-                                        "pretokenize_threads"};
+    static const char *const kinds[] = {"style",  "time_vs_vocab", "memory", "speedup",
+                                        "ladder", "profile", "pretokenize_threads"};
     for (size_t i = 0; i < N(kinds); i++) {
         char text[PATH_MAX + 64];
         snprintf(script, sizeof script, "%s/plots/%s.gp", dir, kinds[i]);
@@ -1015,6 +1022,32 @@ static double table_seconds(const char *md, const char *slice, const char *count
     return strtod(at + strlen(row), NULL);
 }
 
+/* A slice counted by the lexer and by PCRE2 (a pretokenizer grid): one
+ * row each, side by side, named by strategy and pretokenizer, each with its
+ * own median. */
+static void the_pretokenizers_are_side_by_side(void **state)
+{
+    (void)state;
+    bench_results r;
+    make_grid(&r, 0, 0, 0, 0);
+    static const char *const pretokenizers[] = {"lexer", "pcre2"};
+    static const double seconds[][1] = {{0.1}, {0.4}};
+    for (size_t k = 0; k < 2; k++) {
+        add_counted(&r, "heap", "c@1M", 1000000, 1, "parallel", seconds[k], 1, 25);
+        snprintf(r.records[r.n_records - 1].pretokenizer, 8, "%s", pretokenizers[k]);
+    }
+    report_of(&r, "pretokenizers");
+    results_free(&r);
+    char *md = out_file("pretokenizers", "report.md");
+    assert_non_null(md);
+    static const char rows[] =
+        "| c@1M | parallel, lexer | 1 | 0.1 | 10 | 1.00× | 100% | 25.0 |\n"
+        "| c@1M | parallel, pcre2 | 1 | 0.4 | 2 | 1.00× | 100% | 25.0 |\n";
+    if (!strstr(md, rows))
+        fail_msg("no rows for the lexer and PCRE2 side by side in:\n%s", md);
+    free(md);
+}
+
 /* Two thread counts: plots/pretokenize_threads.{dat,png,svg}, linked under
  * the Pretokenization table and inlined in report.html; one row per slice,
  * strategy (in the file's order) and threads, with the speedup over the
@@ -1034,7 +1067,8 @@ static void the_threads_figure_shows_the_tables_medians(void **state)
     char *md = out_file("threads", "report.md");
     assert_non_null(md);
     static const char table[] =
-        "| corpus | counting | threads | pretokenize+count (s) | MB/s | speedup | efficiency "
+        "| corpus | counting, pretokenizer | threads | pretokenize+count (s) | MB/s | speedup "
+        "| efficiency "
         "| peak RSS (MB) |\n|---|---|---:|---:|---:|---:|---:|---:|\n"
         "| c@1M | parallel | 1 | 0.25 | 4 | 1.00× | 100% | 25.0 |\n"
         "| c@1M | parallel | 2 | 0.15 | 7 | 1.67× | 83% | 25.0 |\n"
@@ -1339,6 +1373,159 @@ static void svg_clean_refuses_what_could_run_or_fetch(void **state)
     }
 }
 
+/* ============================================================ for slides */
+
+/* Sets rec's repetitions to one whose merge loop took `merge` seconds (the
+ * total twice that), and its counters to names[i] = values[i]. */
+static void set_run(bench_record *rec, double merge, const char *const *names,
+                    const uint64_t *values, int n)
+{
+    rec->n_reps = 0;
+    run_times t = {0.001, merge / 2, 0.01, merge, 2 * merge};
+    assert_true(record_add_rep(rec, &t));
+    rec->n_counters = n;
+    for (int i = 0; i < n; i++) {
+        snprintf(rec->counters[i].name, sizeof rec->counters[i].name, "%s", names[i]);
+        rec->counters[i].value = values[i];
+    }
+}
+
+/* The line of `text` that starts with `prefix`, copied into buf; fails the
+ * test when there is none. */
+static const char *line_starting(const char *text, const char *prefix, char *buf, size_t len)
+{
+    char key[512];
+    snprintf(key, sizeof key, "\n%s", prefix);
+    const char *at = strstr(text, key);
+    if (!at)
+        fail_msg("no line starting \"%s\" in:\n%s", prefix, text);
+    at++;
+    snprintf(buf, len, "%.*s", (int)strcspn(at, "\n"), at);
+    return buf;
+}
+
+/* The steps table: each trainer against the one its lesson builds on, in
+ * the cell where that one's merge loop took longest of those both finished
+ * (for heap c@2M V=300: inverted-index timed out at V=500); its counters, their
+ * ratio, the two merge loops and the speedup; a trainer that is no step (an
+ * external one) has no row and no column. The ladder figure's data holds
+ * each step's speedup per vocab size, and the merge-loop figure the merge
+ * phase, not the total. */
+static void the_steps_table_shows_each_steps_work_and_speedup(void **state)
+{
+    (void)state;
+    static const char *const slices[] = {"c@1M", "c@2M"};
+    static const uint64_t vocab[] = {300, 500};
+    static const char *const ii_names[] = {"words_touched", "pairs_compared"};
+    static const char *const heap_names[] = {"words_touched", "heap_pushes", "heap_pops",
+                                             "pair_count_updates"};
+    bench_results r;
+    make_grid(&r, 0, 0, 0, 0);
+    for (size_t s = 0; s < 2; s++)
+        for (size_t v = 0; v < 2; v++) {
+            double k = (double)((2 * s + 1) * (v + 1)); /* 1, 2, 3, 6 */
+            add_record(&r, "inverted-index", slices[s], (s + 1) * 1000000, vocab[v], 1, 0);
+            const uint64_t ii[] = {5000, 250000 * (uint64_t)k};
+            set_run(&r.records[r.n_records - 1], 1.5 * k, ii_names, ii, 2);
+            if (s == 1 && v == 1) /* the largest cell: inverted-index timed out */
+                r.records[r.n_records - 1].status = STATUS_TIMEOUT;
+            add_record(&r, "heap", slices[s], (s + 1) * 1000000, vocab[v], 1, 0);
+            const uint64_t heap[] = {5000, 300, 100, 7000};
+            set_run(&r.records[r.n_records - 1], 0.25 * k, heap_names, heap, 4);
+            add_record(&r, "cache-aware", slices[s], (s + 1) * 1000000, vocab[v], 1, 0);
+            set_run(&r.records[r.n_records - 1], 0.125 * k, heap_names, heap, 4);
+            add_record(&r, "mine", slices[s], (s + 1) * 1000000, vocab[v], 0.5 * k, 0);
+            r.records[r.n_records - 1].external = true;
+            r.records[r.n_records - 1].n_counters = 0;
+        }
+    report_of(&r, "steps");
+    results_free(&r);
+    char *md = out_file("steps", "report.md");
+    assert_non_null(md);
+    char row[1024];
+    assert_string_equal(line_starting(md, "| heap |", row, sizeof row),
+                        "| heap | inverted-index | O(M·(L + log P)) time, O(M+P) memory | "
+                        "`pairs_compared` 750k → `heap_pushes+heap_pops` 400 | 1875× | 4.5 → "
+                        "0.75 | 6× | c@2M V=300 |");
+    /* the same work: ratio 1×, the speedup layout's alone; measured where
+     * heap took longest (c@2M V=500, where inverted-index timed out) */
+    assert_string_equal(line_starting(md, "| cache-aware |", row, sizeof row),
+                        "| cache-aware | heap | O(M·(L + log P)) time, O(M+P) memory | "
+                        "`pair_count_updates` 7k → `pair_count_updates` 7k | 1× | 1.5 → 0.75 "
+                        "| 2× | c@2M V=500 |");
+    char *steps = strstr(md, "## The steps");
+    assert_non_null(steps);
+    char *end = strstr(steps + 1, "\n## ");
+    assert_non_null(end);
+    *end = '\0'; /* the section alone */
+    assert_null(strstr(steps, "mine"));
+    assert_string_equal(line_starting(md, "| size | V | inverted-index", row, sizeof row),
+                        "| size | V | inverted-index → heap | heap → cache-aware |");
+    assert_string_equal(line_starting(md, "| 2M | 500 |", row, sizeof row),
+                        "| 2M | 500 | — | 2× |");
+    assert_non_null(strstr(md, "(plots/ladder_c.png)"));
+    free(md);
+    /* ladder: series inverted-index → heap (block 0 of each panel), then
+     * heap → cache-aware; panel c@1M first */
+    char *dat = out_file("steps", "plots/ladder_c.dat");
+    assert_non_null(dat);
+    assert_true(strncmp(dat, "300 6 6 6\n500 6 6 6\n\n\n300 2 2 2\n500 2 2 2\n\n\n", 44) == 0);
+    free(dat);
+    /* the merge loop, median over the repetitions: inverted-index on c@1M */
+    dat = out_file("steps", "plots/time_vs_vocab_c.dat");
+    assert_non_null(dat);
+    assert_true(strncmp(dat, "300 1.5 1.5 1.5\n500 3 3 3\n", 26) == 0);
+    free(dat);
+}
+
+/* The profile table: one row per trainer and thread count, in that order
+ * whatever the file's (here threads 2 came first), with its threads; then
+ * one table of A_i by decade of merges for the cell. */
+static void the_profile_table_has_each_trainer_once_per_thread_count(void **state)
+{
+    (void)state;
+    static const uint64_t threads[] = {2, 1};
+    static const char *const trainers[] = {"naive", "heap"};
+    bench_results r;
+    make_grid(&r, 0, 0, 0, 0);
+    static const uint64_t affected[] = {1000, 900, 800, 700, 600, 520, 400, 300, 200, 100,
+                                        30,   20,  10};
+    for (size_t k = 0; k < 2; k++)
+        for (size_t t = 0; t < 2; t++) {
+            add_record(&r, trainers[t], "c@1M", 1000000, 300, 1.0 + (double)t, N(affected));
+            bench_record *rec = &r.records[r.n_records - 1];
+            rec->threads = threads[k];
+            memcpy(rec->profile_affected, affected, sizeof affected);
+        }
+    report_of(&r, "profile");
+    results_free(&r);
+    char *md = out_file("profile", "report.md");
+    assert_non_null(md);
+    const char *table = strstr(md, "| cell | threads | trainer |");
+    assert_non_null(table);
+    static const char *const rows[] = {"| c@1M V=300 | 1 | naive |", "| c@1M V=300 | 1 | heap |",
+                                       "| c@1M V=300 | 2 | naive |", "| c@1M V=300 | 2 | heap |"};
+    const char *at = table;
+    for (size_t i = 0; i < N(rows); i++) {
+        const char *next = strstr(at, rows[i]);
+        if (!next)
+            fail_msg("row %zu (%s) missing or out of order in:\n%s", i, rows[i], table);
+        at = next + 1;
+    }
+    assert_null(strstr(at, "| c@1M V=300 |")); /* no row twice */
+    /* W = 20000, Σ A_i = 5580: merges 1–10 have median (520 + 600) / 2
+     * and mean 552, 5520 of Σ A_i; 11–13 have median and mean 20 */
+    char row[512];
+    assert_string_equal(line_starting(md, "| 1–10 |", row, sizeof row),
+                        "| 1–10 | 10 | 560 | 552 | 2.8% | 98.9% |");
+    assert_string_equal(line_starting(md, "| 11–13 |", row, sizeof row),
+                        "| 11–13 | 3 | 20 | 20 | 0.1% | 1.1% |");
+    at = strstr(md, "A_i by merge range");
+    assert_non_null(at);
+    assert_null(strstr(at + 1, "A_i by merge range")); /* one table for the cell */
+    free(md);
+}
+
 /* ============================================================ compare */
 
 /* compare as a user meets it: bad thresholds are bad usage; files with
@@ -1424,8 +1611,11 @@ int main(void)
         cmocka_unit_test(similar_names_get_their_own_figures),
         cmocka_unit_test(values_a_log_axis_cannot_show_leave_points_out),
         cmocka_unit_test(the_threads_figure_shows_the_tables_medians),
+        cmocka_unit_test(the_pretokenizers_are_side_by_side),
         cmocka_unit_test(one_thread_count_draws_no_threads_figure),
         cmocka_unit_test(hostile_thread_counts_leave_rows_out),
+        cmocka_unit_test(the_steps_table_shows_each_steps_work_and_speedup),
+        cmocka_unit_test(the_profile_table_has_each_trainer_once_per_thread_count),
         cmocka_unit_test(compare_never_passes_on_nothing),
         cmocka_unit_test(slower_trainers_are_named_by_a_factor),
         cmocka_unit_test(the_html_page_holds_every_figure_and_nothing_active),

@@ -525,6 +525,46 @@ static void runs_differ_by_threads_and_counting(void **state)
     results_free(&r);
 }
 
+/* Over a pretokenizer grid the key repeats too: the lexer's and PCRE2's run
+ * of the same cell are two runs, each found by its whole key, and a file
+ * holding one of them twice is refused. */
+static void runs_differ_by_pretokenizer(void **state)
+{
+    (void)state;
+    bench_results r;
+    results_init(&r);
+    static const char *const pretokenizers[] = {"lexer", "pcre2", ""};
+    for (size_t i = 0; i < 3; i++) {
+        bench_record *rec = results_add(&r);
+        assert_non_null(rec);
+        strcpy(rec->trainer, "heap");
+        strcpy(rec->corpus, "c@1M");
+        rec->vocab_size = 300;
+        rec->threads = 1;
+        strcpy(rec->counting, "parallel");
+        strcpy(rec->pretokenizer, pretokenizers[i]);
+    }
+    results_index ix;
+    assert_true(results_index_build(&ix, &r));
+    for (size_t i = 0; i < r.n_records; i++)
+        assert_ptr_equal(results_index_find_run(&ix, &r.records[i]), &r.records[i]);
+    results_index_free(&ix);
+    char *text = results_to_string(&r);
+    assert_non_null(text);
+    bench_results back;
+    char err[512];
+    assert_true(results_parse(text, strlen(text), "t", &back, err, sizeof err));
+    assert_string_equal(back.records[1].pretokenizer, "pcre2");
+    results_free(&back);
+    strcpy(r.records[2].pretokenizer, "lexer"); /* now the first run twice */
+    free(text);
+    text = results_to_string(&r);
+    assert_false(results_parse(text, strlen(text), "t", &back, err, sizeof err));
+    assert_non_null(strstr(err, "already appears"));
+    free(text);
+    results_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -541,6 +581,7 @@ int main(void)
         cmocka_unit_test(repeated_runs_and_sloppy_digests_are_refused),
         cmocka_unit_test(the_index_finds_runs_by_key),
         cmocka_unit_test(runs_differ_by_threads_and_counting),
+        cmocka_unit_test(runs_differ_by_pretokenizer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

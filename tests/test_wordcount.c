@@ -439,7 +439,7 @@ static void count_writes_one_file_for_every_strategy(void **state)
     char *out;
     free(run_bpebench_out(0, (const char *[]){"count", "--counting", "serial", "--out", serial,
                                               p1, p2, NULL}, &out));
-    assert_non_null(strstr(out, "(serial, 1 thread)"));
+    assert_non_null(strstr(out, "(serial, lexer, 1 thread)"));
     free(out);
     char *want = test_file_contents(dir, "serial.counts");
     static const char *const ways[][2] = {{"parallel", "2"}, {"dedup", "1"}, {"parallel", "1"}};
@@ -448,7 +448,7 @@ static void count_writes_one_file_for_every_strategy(void **state)
                                                   ways[i][1], "--out", counts, p1, p2, NULL},
                               &out));
         char said[64];
-        snprintf(said, sizeof said, "(%s, %s thread%s)", ways[i][0], ways[i][1],
+        snprintf(said, sizeof said, "(%s, lexer, %s thread%s)", ways[i][0], ways[i][1],
                  strcmp(ways[i][1], "1") == 0 ? "" : "s");
         if (!strstr(out, said))
             fail_msg("count --counting %s --threads %s: no \"%s\" in: %s", ways[i][0],

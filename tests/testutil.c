@@ -185,10 +185,11 @@ void assert_runs_match_reference(const bpe_trainer *trainer, const bpe_words *wo
 {
     bpe_result one_thread = {0};
     for (size_t k = 0; k < sizeof test_thread_counts / sizeof *test_thread_counts; k++) {
-        /* walk_split_min 2: cache-aware walks every list of two words or more on
-         * all the threads, not only the long lists it splits by default. */
+        /* Grain 1: a trainer that shares its merge loop's work among the threads
+         * shares every piece it can, not only the large ones it shares by default
+         * (threaded-walk: every list of two words or more). */
         const bpe_config config = {.max_merges = max_merges, .threads = test_thread_counts[k],
-                                   .walk_split_min = 2};
+                                   .parallel_grain = 1};
         char who[96];
         snprintf(who, sizeof who, "%s on %u thread%s", trainer->name, config.threads,
                  config.threads == 1 ? "" : "s");
@@ -333,6 +334,10 @@ bool test_grids_equal(const bench_grid *a, const bench_grid *b, char *why, size_
               same(a->n_counting == b->n_counting &&
                        memcmp(a->counting, b->counting, a->n_counting * sizeof *a->counting) == 0,
                    why, why_len, "counting", 0) &&
+              same(a->n_pretokenizers == b->n_pretokenizers &&
+                       memcmp(a->pretokenizers, b->pretokenizers,
+                              a->n_pretokenizers * sizeof *a->pretokenizers) == 0,
+                   why, why_len, "pretokenizer", 0) &&
               same(a->repeats == b->repeats && a->repeat_time_s == b->repeat_time_s &&
                        a->time_limit_s == b->time_limit_s,
                    why, why_len, "repeats, repeat-time or time-limit", 0) &&
@@ -629,6 +634,59 @@ size_t test_count_entries(const char *dir)
     if (d)
         closedir(d);
     return n;
+}
+
+const size_t test_fuzz_chunk_sizes[8] = {1, 2, 3, 5, 8, 13, 64, 4096};
+
+static const char *const no_specials[] = {NULL};
+static const char *const eot[] = {"<|endoftext|>"};
+static const char *const overlapping[] = {"<s>", "<s><s>", "s>"};
+static const char *const utf8_cutting[] = {"\xff", "a\xc3", "\xc3\xa9"};
+
+const test_special_set test_fuzz_special_sets[4] = {
+    {no_specials, 0}, {eot, 1}, {overlapping, 3}, {utf8_cutting, 3}};
+
+uint8_t *test_generate_text(uint64_t seed, size_t len, const char *const *atoms, size_t n_atoms,
+                            bool invalid, size_t *out_len)
+{
+    uint8_t *text = malloc(len + 64);
+    assert_non_null(text);
+    size_t at = 0;
+    while (at < len) {
+        const char *atom = atoms[splitmix64(&seed) % n_atoms];
+        size_t n = strlen(atom);
+        uint32_t cp;
+        if (!invalid && utf8_decode((const uint8_t *)atom, n, &cp) == 0)
+            continue;
+        assert_true(n <= 64);
+        memcpy(text + at, atom, n);
+        at += n;
+    }
+    *out_len = at;
+    return text;
+}
+
+void test_add_span(void *ctx, const uint8_t *piece, size_t len, bool is_special)
+{
+    (void)piece;
+    test_spans *s = ctx;
+    if (s->n == s->cap) {
+        s->cap = 2 * s->cap + 1024;
+        s->end = realloc(s->end, s->cap * sizeof *s->end);
+        s->special = realloc(s->special, s->cap * sizeof *s->special);
+        if (!s->end || !s->special)
+            abort();
+    }
+    s->at += len;
+    s->end[s->n] = s->at;
+    s->special[s->n++] = is_special;
+}
+
+void test_spans_free(test_spans *s)
+{
+    free(s->end);
+    free(s->special);
+    memset(s, 0, sizeof *s);
 }
 
 void assert_vocab_json_whole(const char *path, size_t n_tokens)

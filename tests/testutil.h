@@ -175,4 +175,37 @@ size_t test_count_entries(const char *dir);
  * (docs/spec.md §3). O(n_tokens²) for the distinct-key check: small files. */
 void assert_vocab_json_whole(const char *path, size_t n_tokens);
 
+/* ------------------------------------------------------------- pretokenizer splits */
+
+/* What the pretokenizer fuzzers' first byte picks from: 8 chunk sizes (1 to
+ * 4096 bytes) and 4 sets of special tokens (none, <|endoftext|>, three that
+ * overlap, three that cut UTF-8 sequences). */
+extern const size_t test_fuzz_chunk_sizes[8];
+typedef struct {
+    const char *const *tokens; /* the set */
+    size_t n;                  /* its size */
+} test_special_set;
+extern const test_special_set test_fuzz_special_sets[4];
+
+/* Random text of about `len` bytes from atoms[0, n_atoms) (a fixed seed
+ * gives a fixed text); atoms that do not start with a valid UTF-8
+ * character are drawn but skipped unless `invalid`. malloc'd; *out_len
+ * gets its length. */
+uint8_t *test_generate_text(uint64_t seed, size_t len, const char *const *atoms, size_t n_atoms,
+                            bool invalid, size_t *out_len);
+
+/* One split's pieces as spans: where each ends and whether it is a special
+ * token, so two splits can be compared span for span. */
+typedef struct {
+    size_t *end;     /* end offset of each piece; malloc'd */
+    bool *special;   /* whether each is a special token; malloc'd */
+    size_t n, cap;   /* pieces, capacity */
+    size_t at;       /* bytes covered so far */
+} test_spans;
+
+/* A pretok_emit_fn that appends the piece to the test_spans at ctx (aborts
+ * when memory runs out, so fuzzers can use it too). */
+void test_add_span(void *ctx, const uint8_t *piece, size_t len, bool is_special);
+void test_spans_free(test_spans *s);
+
 #endif

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* What the handler does with a registered path. */
@@ -37,14 +38,14 @@ typedef struct {
 
 static tracked_path tracked[SIGNALS_MAX_TRACKED]; /* the registry; static, never freed */
 
-/* One registered process group: killed before the paths are removed. */
+/* One registered reaper: stopped before the paths are removed. */
 typedef struct {
     volatile sig_atomic_t used; /* 1 while the entry is valid */
     pid_t owner;                /* process that registered it */
-    pid_t group;                /* the process group to SIGKILL */
-} tracked_group;
+    pid_t reaper;               /* the reaper to send SIGTERM and wait for */
+} tracked_reaper;
 
-static tracked_group groups[SIGNALS_MAX_TRACKED]; /* static, never freed */
+static tracked_reaper reapers[SIGNALS_MAX_TRACKED]; /* static, never freed */
 
 /* The deepest directory remove_tree descends into; a deeper one is left. */
 enum { TREE_MAX_DEPTH = 32 };
@@ -113,8 +114,9 @@ static void cleanup_handler(int signo)
     pid_t self = getpid();
     int saved_errno = errno;
     for (int i = 0; i < SIGNALS_MAX_TRACKED; i++)
-        if (groups[i].used && groups[i].owner == self)
-            kill(-groups[i].group, SIGKILL);
+        if (reapers[i].used && reapers[i].owner == self && kill(reapers[i].reaper, SIGTERM) == 0)
+            while (waitpid(reapers[i].reaper, NULL, 0) < 0 && errno == EINTR)
+                continue; /* it has killed everything its command started */
     for (int i = SIGNALS_MAX_TRACKED; i-- > 0;) {
         if (!tracked[i].used || tracked[i].owner != self)
             continue;
@@ -181,24 +183,24 @@ bool signals_track_tree(const char *path)
     return track(path, TRACK_TREE);
 }
 
-bool signals_track_group(pid_t group)
+bool signals_track_reaper(pid_t reaper)
 {
     for (int i = 0; i < SIGNALS_MAX_TRACKED; i++)
-        if (!groups[i].used) {
-            groups[i].owner = getpid();
-            groups[i].group = group;
-            groups[i].used = 1;
+        if (!reapers[i].used) {
+            reapers[i].owner = getpid();
+            reapers[i].reaper = reaper;
+            reapers[i].used = 1;
             return true;
         }
     return false;
 }
 
-void signals_untrack_group(pid_t group)
+void signals_untrack_reaper(pid_t reaper)
 {
     pid_t self = getpid();
     for (int i = 0; i < SIGNALS_MAX_TRACKED; i++)
-        if (groups[i].used && groups[i].owner == self && groups[i].group == group) {
-            groups[i].used = 0;
+        if (reapers[i].used && reapers[i].owner == self && reapers[i].reaper == reaper) {
+            reapers[i].used = 0;
             return;
         }
 }

@@ -26,7 +26,7 @@
  *      delivered at the release, when the registry is consistent again.
  *
  * Async-signal safety: the handler only reads the registry and calls
- * kill, unlink, rmdir, open, openat, unlinkat, lseek, close, getpid and
+ * kill, waitpid, unlink, rmdir, open, openat, unlinkat, lseek, close, getpid and
  * raise, all async-signal-safe, and the getdents64 system call directly
  * (syscall(2): a trap, no library state; readdir would allocate). The
  * registry is only changed with the signals held, so the handler never sees
@@ -68,12 +68,12 @@ bool signals_track(const char *path, bool is_dir);
  * Call with the signals held; forget it with signals_untrack. */
 bool signals_track_tree(const char *path);
 
-/* Registers a process group (an external trainer's shell and what it
- * started, runner.h) to be killed with SIGKILL before the paths are
- * removed, so that nothing keeps writing into them. Call with the signals
- * held. False when the table is full. */
-bool signals_track_group(pid_t group);
-void signals_untrack_group(pid_t group);
+/* Registers a reaper (base/reaper.h: an external trainer's command and
+ * everything it started, runner.h), to be asked to stop (SIGTERM) and
+ * waited for before the paths are removed, so that nothing keeps writing
+ * into them. Call with the signals held. False when the table is full. */
+bool signals_track_reaper(pid_t reaper);
+void signals_untrack_reaper(pid_t reaper);
 
 /* Forgets `path` (registered by this process). Call with the signals held. */
 void signals_untrack(const char *path);

@@ -1,8 +1,9 @@
 /*
- * external.c — see external.h. The command runs in runner_in_child's
- * process (its own process group, killed whole at the time limit), so it is
- * timed and measured (wait4's peak RSS) exactly like a built-in run; its
- * standard error comes back over the pipe.
+ * external.c — see external.h. The command runs under a reaper in
+ * runner_in_child's process (its own process group; asked to stop at the
+ * time limit, when it kills everything the command started), so it is
+ * timed and measured (wait4's peak RSS) exactly like a built-in run; the
+ * end of its standard error comes back over the pipe.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench/external.h"
@@ -12,6 +13,7 @@
 #include "base/clock.h"
 #include "base/errors.h"
 #include "base/fdio.h"
+#include "base/reaper.h"
 #include "base/tempdir.h"
 #include "base/utf8.h"
 #include "input/wordcount.h"
@@ -152,12 +154,54 @@ static bool add_merge_line(const char *line, size_t len, bpe_result *r, word_tab
     return true;
 }
 
-bool external_read_merges(const char *path, bpe_result *r, char *err, size_t err_len)
+/* A "#version" first line is read up to this many bytes. */
+enum { HEADER_LINE_MAX = 64 };
+
+/* Reads the next line of f into *line (its '\n' dropped, a NUL added),
+ * reading at most `max` bytes of it: 1 a line, 0 end of file, -1 a read
+ * error, 2 a line longer than max (the rest unread). O(max). */
+static int read_line(FILE *f, char **line, size_t *cap, size_t *len, size_t max)
+{
+    *len = 0;
+    int c;
+    while ((c = getc(f)) != EOF && c != '\n') {
+        if (*len == max)
+            return 2;
+        char *grown = bpe_array_reserve(*line, cap, *len + 2, 1);
+        if (!grown)
+            return -1;
+        *line = grown;
+        (*line)[(*len)++] = (char)c;
+    }
+    if (c == EOF && (ferror(f) || *len == 0))
+        return ferror(f) ? -1 : 0;
+    char *grown = bpe_array_reserve(*line, cap, *len + 1, 1);
+    if (!grown)
+        return -1;
+    *line = grown;
+    (*line)[*len] = '\0';
+    return 1;
+}
+
+bool external_read_merges(const char *path, uint64_t max_merges, bpe_result *r, char *err,
+                          size_t err_len)
 {
     memset(r, 0, sizeof *r);
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* O_NONBLOCK: a FIFO put there must not block us waiting for a writer */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
         return set_error(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return set_error(err, err_len, "%s: not a regular file; write merges.txt as a file",
+                         path);
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return set_error(err, err_len, "out of memory");
+    }
     word_table tokens;
     bpe_token *ids = NULL;
     size_t cap_ids = 0;
@@ -176,28 +220,45 @@ bool external_read_merges(const char *path, bpe_result *r, char *err, size_t err
     }
     char *line = NULL;
     uint8_t *bytes = NULL;
-    size_t cap = 0, bytes_cap = 0;
-    ssize_t got;
-    const char *why = NULL;
+    size_t cap = 0, bytes_cap = 0, len, longest = 1;
+    const char *why = NULL; /* what is wrong with line `number` */
+    bool too_many = false;
     unsigned long long number = 0;
-    while (!why && (got = getline(&line, &cap, f)) >= 0) {
-        size_t len = (size_t)got;
+    int got = 0;
+    while (!why && !too_many) {
+        /* A merge line is "LEFT RIGHT", each a token so far, which the GPT-2
+         * alphabet spells in at most 2 bytes per byte: so no longer than
+         * 4 · longest + 1, and nothing past that is read. */
+        size_t max = 4 * longest + 1;
+        got = read_line(f, &line, &cap, &len,
+                        number == 0 && max < HEADER_LINE_MAX ? HEADER_LINE_MAX : max);
+        if (got <= 0)
+            break;
         number++;
-        if (len && line[len - 1] == '\n')
-            len--;
-        if (number == 1 && len >= 9 && memcmp(line, "#version:", 9) == 0)
+        uint8_t *grown = bpe_array_reserve(bytes, &bytes_cap, len + 1, 1);
+        bytes = grown ? grown : bytes;
+        if (got == 2)
+            why = "a line longer than any merge of the tokens before it; is this a merges.txt?";
+        else if (number == 1 && len >= 9 && memcmp(line, "#version:", 9) == 0)
             continue;
-        if (bytes_cap < len + 1) {
-            free(bytes);
-            bytes = malloc(bytes_cap = len + 1);
-        }
-        if (!bytes)
+        else if ((len > 0 && r->n_merges == max_merges) || number > max_merges + 2)
+            too_many = true; /* the one line read past the limit (blank ones count too) */
+        else if (len == 0)
+            continue;
+        else if (!grown)
             why = "out of memory";
-        else if (len > 0)
-            add_merge_line(line, len, r, &tokens, &ids, &cap_ids, bytes, &why);
+        else if (add_merge_line(line, len, r, &tokens, &ids, &cap_ids, bytes, &why)) {
+            size_t made = r->vocab.len[r->merges[r->n_merges - 1].id];
+            longest = made > longest ? made : longest;
+        }
     }
-    if (!why && ferror(f))
-        ok = set_error(err, err_len, "%s: cannot read: %s", path, strerror(errno));
+    if (got < 0)
+        ok = set_error(err, err_len, "%s: cannot read: %s", path,
+                       ferror(f) ? strerror(errno) : "out of memory");
+    else if (too_many)
+        ok = set_error(err, err_len, "%s:%llu: more lines than V allows (at most %llu merges "
+                       "and a #version line); stop at V - 256 - the number of special tokens",
+                       path, number, (unsigned long long)max_merges);
     else if (why)
         ok = set_error(err, err_len, "%s:%llu: %s", path, number, why);
     fclose(f);
@@ -271,8 +332,18 @@ static void free_env(external_env *env)
         free(env->values[i]);
 }
 
-/* The child: standard input from /dev/null, output to /dev/null, standard
- * error to the pipe, the BPE_* variables set; then sh -c COMMAND. */
+/* The command, in the reaper's child: sh -c COMMAND. Never returns. */
+static void exec_shell(const void *arg)
+{
+    const external_env *env = arg;
+    execl("/bin/sh", "sh", "-c", env->command, (char *)NULL);
+    _exit(127);
+}
+
+/* The child of runner_in_child: standard input and output from and to
+ * /dev/null, standard error to the pipe, the BPE_* variables set; then the
+ * reaper (base/reaper.h) around sh -c COMMAND, so that whatever the command
+ * leaves running is killed when it ends. Never returns. */
 static void external_child(const void *arg, int fd)
 {
     const external_env *env = arg;
@@ -280,11 +351,14 @@ static void external_child(const void *arg, int fd)
     if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0 ||
         dup2(fd, STDERR_FILENO) < 0)
         _exit(126);
+    if (null > STDERR_FILENO)
+        close(null);
+    if (fd > STDERR_FILENO)
+        close(fd); /* only standard error holds the pipe now */
     for (int i = 0; i < 6; i++)
         if (setenv(env->names[i], env->values[i], 1) != 0)
             _exit(126);
-    execl("/bin/sh", "sh", "-c", env->command, (char *)NULL);
-    _exit(127);
+    reaper_run(exec_shell, env);
 }
 
 /* The last non-empty line of text, cut to fit `out`. */
@@ -320,6 +394,8 @@ bool external_run(const external_trainer *t, const external_job *job, external_o
     int st = rep.wait_status;
     char merges_path[4096];
     snprintf(merges_path, sizeof merges_path, "%s/merges.txt", job->out_dir);
+    uint64_t reserved = BPE_BYTE_TOKENS + job->pretok->n_specials;
+    uint64_t max_merges = job->vocab_size > reserved ? job->vocab_size - reserved : 0;
     out->status = EXTERNAL_ERROR;
     if (rep.timed_out) {
         out->status = EXTERNAL_TIMEOUT;
@@ -334,7 +410,7 @@ bool external_run(const external_trainer *t, const external_job *job, external_o
     } else if (access(merges_path, F_OK) != 0) {
         snprintf(out->message, sizeof out->message, "exited 0 but wrote no merges.txt in "
                  "$BPE_OUT%s%s", *said ? "; stderr: " : "", said);
-    } else if (!external_read_merges(merges_path, &out->merges, out->message,
+    } else if (!external_read_merges(merges_path, max_merges, &out->merges, out->message,
                                      sizeof out->message)) {
         /* out->message says which line of merges.txt is wrong */
     } else {
@@ -460,13 +536,7 @@ bool external_bench_run(const external_trainer *t, const external_input *in,
         rec->has_digest = true;
         ok = record_add_rep(rec, &times) ||
              set_error(err, err_len, "out of memory");
-        if (ok && out.merges.n_merges > max_merges) {
-            rec->status = STATUS_ERROR;
-            snprintf(rec->error, sizeof rec->error, "merges.txt has %zu merges; V = %llu allows "
-                     "at most %llu", out.merges.n_merges, (unsigned long long)vocab_size,
-                     (unsigned long long)max_merges);
-        }
-        if (ok && merges_out && rec->status == STATUS_OK)
+        if (ok && merges_out)
             ok = runner_write_merge_list(merges_out, &out.merges, false, err, err_len);
     }
     bpe_result_free(&out.merges);

@@ -16,9 +16,12 @@
  *   BPE_PATTERN         the pretokenization pattern's PCRE2 source
  *   BPE_OUT             a fresh, empty directory where it must write merges.txt
  *                       (our format, SPEC §3); vocab.json is optional
- * It runs in the current directory, with standard input from /dev/null and
- * standard output and error captured (the last line of standard error is
- * what a failure reports).
+ * It runs in the current directory, with standard input from /dev/null,
+ * standard output to /dev/null and standard error captured (the last line
+ * of it is what a failure reports; only the end of it is kept, runner.h),
+ * under a reaper (base/reaper.h) that kills whatever it leaves running
+ * when it ends — a daemon that left the process group with setsid()
+ * included.
  */
 #ifndef BPE_EXTERNAL_H
 #define BPE_EXTERNAL_H
@@ -72,10 +75,12 @@ typedef struct {
 } external_outcome;
 
 /*
- * Runs the job: fork; the child, in a process group of its own that dies
- * with us, sets the BPE_* variables and execs /bin/sh -c COMMAND; the
- * parent waits (polling, for the time limit; the whole group is killed
- * then) and reads BPE_OUT/merges.txt. False only when the harness itself
+ * Runs the job: fork; the child, in a process group of its own that stops
+ * the command when we die, sets the BPE_* variables and reaps
+ * /bin/sh -c COMMAND (base/reaper.h); the parent waits (polling, for the
+ * time limit: the reaper is asked to stop then, and kills everything the
+ * command started) and reads BPE_OUT/merges.txt, no more of it than
+ * V − 256 − S merges may take (external_read_merges). False only when the harness itself
  * fails (fork, out of memory), with err; every failure of the command is
  * an outcome. Free out->merges with bpe_result_free.
  */
@@ -124,7 +129,11 @@ bool external_bench_run(const external_trainer *t, const external_input *in,
 /* Reads a merges.txt (an optional "#version" first line, then "LEFT RIGHT"
  * per line in the GPT-2 byte alphabet, each part a token already: a byte or
  * an earlier merge) into a bpe_result with counts 0. False with
- * "PATH:LINE: reason". O(size + m · log m). */
-bool external_read_merges(const char *path, bpe_result *out, char *err, size_t err_len);
+ * "PATH:LINE: reason". A command may write without end, so no more is read
+ * than a right file holds: max_merges merge lines (and one more, to say
+ * that there are too many), none longer than a merge of the tokens before
+ * it (4 · the longest token + 1 bytes). O(bytes read + m · log m). */
+bool external_read_merges(const char *path, uint64_t max_merges, bpe_result *out, char *err,
+                          size_t err_len);
 
 #endif

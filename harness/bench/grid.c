@@ -357,6 +357,30 @@ static bool set_counting(bench_grid *g, const char *value, char *err, size_t err
     return true;
 }
 
+/* pretokenizer = lexer, pcre2, or both in either order (pretok.h): each
+ * run of the grid is made once per entry, and records it. */
+static bool set_pretokenizers(bench_grid *g, const char *value, char *err, size_t err_len)
+{
+    pretok_engine chosen[2];
+    size_t n = 0;
+    for (const char *p = value;; p += strcspn(p, ",") + 1) {
+        size_t len = strcspn(p, ",");
+        char name[16];
+        snprintf(name, sizeof name, "%.*s", (int)len, p);
+        pretok_engine e;
+        if (len >= sizeof name || !pretok_engine_parse(name, &e))
+            return set_error(err, err_len, "pretokenizer \"%s\": expected lexer, pcre2 or "
+                             "lexer,pcre2", value);
+        if (n == 0 || (n == 1 && chosen[0] != e))
+            chosen[n++] = e;
+        if (!p[len])
+            break;
+    }
+    memcpy(g->pretokenizers, chosen, n * sizeof *chosen);
+    g->n_pretokenizers = n;
+    return true;
+}
+
 static bool set_repeats(bench_grid *g, const char *value, char *err, size_t err_len)
 {
     char *end;
@@ -398,6 +422,8 @@ bool grid_set(bench_grid *g, const char *key, const char *value, bool from_cli, 
         return set_threads(g, value, err, err_len);
     if (strcmp(key, "counting") == 0)
         return set_counting(g, value, err, err_len);
+    if (strcmp(key, "pretokenizer") == 0)
+        return set_pretokenizers(g, value, err, err_len);
     if (strcmp(key, "time-limit") == 0)
         return parse_seconds(key, value, false, &g->time_limit_s, err, err_len);
     if (strcmp(key, "repeat-time") == 0)
@@ -409,7 +435,8 @@ bool grid_set(bench_grid *g, const char *key, const char *value, bool from_cli, 
     if (!slot)
         return set_error(err, err_len,
                     "unknown setting \"%s\"; known: trainers corpus external sizes vocab "
-                    "threads counting repeats repeat-time time-limit out data-dir profile",
+                    "threads counting pretokenizer repeats repeat-time time-limit out data-dir "
+                    "profile",
                     key);
     if (!*value)
         return set_error(err, err_len, "%s: the value is empty", key);
@@ -428,6 +455,7 @@ bool grid_init(bench_grid *g)
            grid_parse_sizes("all", &g->sizes, err, sizeof err) &&
            set_vocab(g, "1000", err, sizeof err) && set_threads(g, "1", err, sizeof err) &&
            set_counting(g, count_strategy_default()->name, err, sizeof err) &&
+           set_pretokenizers(g, "lexer", err, sizeof err) &&
            set_string(&g->out_dir, "results/latest");
 }
 
@@ -637,6 +665,9 @@ char *grid_to_config(const bench_grid *g, char *err, size_t err_len)
     fprintf(out, "\ncounting = ");
     for (size_t i = 0; i < g->n_counting; i++)
         fprintf(out, "%s%s", i ? "," : "", g->counting[i]->name);
+    fprintf(out, "\npretokenizer = ");
+    for (size_t i = 0; i < g->n_pretokenizers; i++)
+        fprintf(out, "%s%s", i ? "," : "", pretok_engine_name(g->pretokenizers[i]));
     fprintf(out, "\nrepeats = %d\nrepeat-time = %.17g\ntime-limit = %.17g\n", g->repeats,
             g->repeat_time_s, g->time_limit_s);
     ok = ok && write_setting(out, "out", "", g->out_dir, err, err_len) &&

@@ -1,7 +1,7 @@
 /*
  * grid.h — what `bpebench bench` measures: trainers × corpora × slice sizes ×
- * vocab sizes × counting threads × counting strategies, with repetitions, a
- * time limit and an output directory.
+ * vocab sizes × counting threads × counting strategies × pretokenizers, with
+ * repetitions, a time limit and an output directory.
  *
  * One setting = one key and one value. The same keys are read from the
  * command line (--key value) and from a config file (key = value, one per
@@ -70,6 +70,9 @@ typedef struct {
     const count_strategy *counting[GRID_MAX_COUNTING]; /* counting strategies, in the order
                                         given (the first is what report.md's other tables show) */
     size_t n_counting;               /* entries in counting */
+    pretok_engine pretokenizers[2];  /* what splits gpt2/gpt4 text (pretok.h), in the order
+                                        given: lexer, pcre2 or both; each run once per entry */
+    size_t n_pretokenizers;          /* entries in pretokenizers */
     int repeats;                     /* repetitions per grid cell (at most) */
     double repeat_time_s;            /* no new repetition once a cell has used this long; 0: no cap */
     double time_limit_s;             /* per repetition, wall clock */
@@ -82,7 +85,7 @@ typedef struct {
 } bench_grid;
 
 /* Built-in defaults: every trainer, sizes "all", vocab 1000, threads 1, counting
- * parallel (count_strategy_default), 3 repeats with no repeat-time cap, 60 s
+ * parallel (count_strategy_default), pretokenizer lexer, 3 repeats with no repeat-time cap, 60 s
  * limit, out "results/latest", no corpus. False on OOM. */
 bool grid_init(bench_grid *g);
 void grid_free(bench_grid *g);

@@ -200,9 +200,10 @@ bool record_add_rep(bench_record *rec, const run_times *t)
 /* ============================================================ the index */
 
 /* Orders record m against a key: (trainer, corpus, vocab), then, when
- * threads is not NULL, (threads, counting) as well. */
+ * threads is not NULL, (threads, counting, pretokenizer) as well. */
 static int key_order(const bench_record *m, const char *trainer, const char *corpus,
-                     uint64_t vocab_size, const uint64_t *threads, const char *counting)
+                     uint64_t vocab_size, const uint64_t *threads, const char *counting,
+                     const char *pretokenizer)
 {
     int c = strcmp(m->trainer, trainer);
     if (c == 0)
@@ -213,6 +214,8 @@ static int key_order(const bench_record *m, const char *trainer, const char *cor
         c = (m->threads > *threads) - (m->threads < *threads);
     if (c == 0 && threads)
         c = strcmp(m->counting, counting);
+    if (c == 0 && threads)
+        c = strcmp(m->pretokenizer, pretokenizer);
     return c;
 }
 
@@ -220,7 +223,8 @@ static int key_order(const bench_record *m, const char *trainer, const char *cor
 static int cmp_key(const void *a, const void *b)
 {
     const bench_record *x = *(const bench_record *const *)a, *y = *(const bench_record *const *)b;
-    int c = key_order(x, y->trainer, y->corpus, y->vocab_size, &y->threads, y->counting);
+    int c = key_order(x, y->trainer, y->corpus, y->vocab_size, &y->threads, y->counting,
+                        y->pretokenizer);
     return c ? c : (x > y) - (x < y);
 }
 
@@ -245,12 +249,14 @@ void results_index_free(results_index *ix)
 
 /* The position of the first entry not below the key (key_order's). O(log n). */
 static size_t lower_bound(const results_index *ix, const char *trainer, const char *corpus,
-                          uint64_t vocab_size, const uint64_t *threads, const char *counting)
+                          uint64_t vocab_size, const uint64_t *threads, const char *counting,
+                          const char *pretokenizer)
 {
     size_t lo = 0, hi = ix->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (key_order(ix->by_key[mid], trainer, corpus, vocab_size, threads, counting) < 0)
+        if (key_order(ix->by_key[mid], trainer, corpus, vocab_size, threads, counting,
+                      pretokenizer) < 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -261,14 +267,16 @@ static size_t lower_bound(const results_index *ix, const char *trainer, const ch
 const bench_record *results_index_find(const results_index *ix, const char *trainer,
                                        const char *corpus, uint64_t vocab_size)
 {
-    size_t at = lower_bound(ix, trainer, corpus, vocab_size, NULL, NULL);
-    if (at == ix->n || key_order(ix->by_key[at], trainer, corpus, vocab_size, NULL, NULL) != 0)
+    size_t at = lower_bound(ix, trainer, corpus, vocab_size, NULL, NULL, NULL);
+    if (at == ix->n ||
+        key_order(ix->by_key[at], trainer, corpus, vocab_size, NULL, NULL, NULL) != 0)
         return NULL;
-    /* Of the runs with the fewest threads (one per counting strategy), the
-     * first in file order: the grid's first strategy. */
+    /* Of the runs with the fewest threads (one per counting strategy and
+     * pretokenizer), the first in file order: the grid's first of each. */
     const bench_record *found = ix->by_key[at];
-    for (size_t i = at + 1; i < ix->n && key_order(ix->by_key[i], trainer, corpus, vocab_size,
-                                                   &found->threads, ix->by_key[i]->counting) == 0;
+    for (size_t i = at + 1;
+         i < ix->n && key_order(ix->by_key[i], trainer, corpus, vocab_size, &found->threads,
+                                ix->by_key[i]->counting, ix->by_key[i]->pretokenizer) == 0;
          i++)
         found = ix->by_key[i] < found ? ix->by_key[i] : found;
     return found;
@@ -277,9 +285,9 @@ const bench_record *results_index_find(const results_index *ix, const char *trai
 const bench_record *results_index_find_run(const results_index *ix, const bench_record *key)
 {
     size_t at = lower_bound(ix, key->trainer, key->corpus, key->vocab_size, &key->threads,
-                            key->counting);
+                            key->counting, key->pretokenizer);
     return at < ix->n && key_order(ix->by_key[at], key->trainer, key->corpus, key->vocab_size,
-                                   &key->threads, key->counting) == 0
+                                   &key->threads, key->counting, key->pretokenizer) == 0
                ? ix->by_key[at]
                : NULL;
 }
@@ -428,6 +436,7 @@ static bool record_add_scalars(cJSON *o, const bench_record *rec)
            add_u64(o, "slice_bytes", rec->slice_bytes) &&
            add_u64(o, "threads", rec->threads) &&
            cJSON_AddStringToObject(o, "counting", rec->counting) &&
+           cJSON_AddStringToObject(o, "pretokenizer", rec->pretokenizer) &&
            add_u64(o, "vocab_size", rec->vocab_size) &&
            add_u64(o, "max_merges", rec->max_merges) && add_u64(o, "merges", rec->merges) &&
            cJSON_AddBoolToObject(o, "exhausted", rec->exhausted) &&
@@ -532,10 +541,10 @@ bool results_write(const bench_results *r, const char *path, char *err, size_t e
  *   - schema_version must have major version 1 (1 or 1.x);
  *   - counts are whole numbers in [0, 2^64), times and limits finite numbers
  *     of seconds ≥ 0 (JSON has no NaN, but 1e999 parses as infinity);
- *   - trainer, corpus, counter and counting strategy names are safe names
- *     (untrusted.h; the strategy may be absent), so they can go into tables,
+ *   - trainer, corpus, counter, counting strategy and pretokenizer names are
+ *     safe names (untrusted.h; the last two may be absent), so they can go into tables,
  *     plots and file names as they are;
- *   - a run (trainer, corpus, vocab size, threads, counting) appears at most
+ *   - a run (trainer, corpus, vocab size, threads, counting, pretokenizer) appears at most
  *     once (checked on the sorted index: O(n log n), a file of many runs
  *     stays fast).
  * Anything else is refused with the field, and the file names it.
@@ -796,6 +805,8 @@ bool record_from_json(const cJSON *o, bench_record *rec, char *err, size_t err_l
               get_u64(o, "slice_bytes", false, &rec->slice_bytes, err, err_len) &&
               get_u64(o, "threads", false, &rec->threads, err, err_len) &&
               get_str(o, "counting", false, rec->counting, sizeof rec->counting, err, err_len) &&
+              get_str(o, "pretokenizer", false, rec->pretokenizer, sizeof rec->pretokenizer, err,
+                      err_len) &&
               get_u64(o, "vocab_size", true, &rec->vocab_size, err, err_len) &&
               get_u64(o, "max_merges", false, &rec->max_merges, err, err_len) &&
               get_u64(o, "merges", false, &rec->merges, err, err_len) &&
@@ -892,6 +903,9 @@ static bool check_names(const bench_record *rec, char *err, size_t err_len)
     if (rec->counting[0] && !untrusted_name_ok(rec->counting))
         return set_error(err, err_len, "counting \"%s\" is not a safe name: "
                          UNTRUSTED_NAME_RULE, rec->counting);
+    if (rec->pretokenizer[0] && !untrusted_name_ok(rec->pretokenizer))
+        return set_error(err, err_len, "pretokenizer \"%s\" is not a safe name: "
+                         UNTRUSTED_NAME_RULE, rec->pretokenizer);
     for (int c = 0; c < rec->n_counters; c++)
         if (!untrusted_name_ok(rec->counters[c].name))
             return set_error(err, err_len, "counter \"%s\" is not a safe name: "
@@ -908,7 +922,8 @@ static bool check_unique_runs(const bench_results *r, char *err, size_t err_len)
     bool ok = true;
     for (size_t i = 1; ok && i < ix.n; i++) {
         const bench_record *a = ix.by_key[i - 1], *b = ix.by_key[i];
-        if (key_order(a, b->trainer, b->corpus, b->vocab_size, &b->threads, b->counting) == 0)
+        if (key_order(a, b->trainer, b->corpus, b->vocab_size, &b->threads, b->counting,
+                      b->pretokenizer) == 0)
             ok = set_error(err, err_len, "results[%zu]: the run %s/%s/V=%llu already appears as "
                                          "results[%zu]",
                            (size_t)(b - r->records), b->trainer, b->corpus,

@@ -70,6 +70,8 @@ typedef struct {
     uint64_t slice_bytes;      /* the prefix asked for; 0 means the whole corpus */
     uint64_t threads;          /* threads counting words (0: not recorded, an older file) */
     char counting[16];         /* the counting strategy, a safe name ("" when not recorded) */
+    char pretokenizer[8];      /* what split the text: "lexer" or "pcre2" (pretok.h; "" when
+                                  not recorded: an older file, which used PCRE2) */
     uint64_t vocab_size;       /* V */
     uint64_t max_merges;       /* V − 256 − S */
     uint64_t merges;           /* m: merges performed */
@@ -185,7 +187,7 @@ bool results_parse(const char *text, size_t len, const char *name, bench_results
 bool results_read(const char *path, bench_results *r, char *err, size_t err_len);
 
 /* The runs of a results file sorted by their key (trainer, corpus, vocab
- * size, threads, counting strategy), which the reader makes unique: lookups
+ * size, threads, counting strategy, pretokenizer), which the reader makes unique: lookups
  * in O(log n) instead of a scan, so that comparing files of many thousands
  * of runs stays fast. */
 typedef struct {
@@ -202,7 +204,7 @@ void results_index_free(results_index *ix);
  * strategy). O(log n + strategies). */
 const bench_record *results_index_find(const results_index *ix, const char *trainer,
                                        const char *corpus, uint64_t vocab_size);
-/* The record with the whole key of `key` (threads and counting included), or
+/* The record with the whole key of `key` (threads, counting and pretokenizer included), or
  * NULL. O(log n). */
 const bench_record *results_index_find_run(const results_index *ix, const bench_record *key);
 

@@ -220,12 +220,34 @@ static void probe_child(const run_config *cfg, int fd)
 
 /* ============================================================ parent side */
 
+/* Room for more bytes at the end of rep->text. With a bound (`keep` > 0)
+ * the buffer holds 2·keep bytes, and when it is full its last `keep` bytes
+ * move to the front, the older ones dropped: each byte moves at most once,
+ * so O(1) per byte read, and the memory stays O(keep) however much is
+ * written. Without one it grows. False on OOM. */
+static bool make_room(runner_child_report *rep, size_t *cap, size_t keep)
+{
+    if (keep == 0) {
+        char *text = bpe_array_reserve(rep->text, cap, rep->len + 65536, 1);
+        rep->text = text ? text : rep->text;
+        return text != NULL;
+    }
+    if (!rep->text && !(rep->text = malloc(*cap = 2 * keep + 1)))
+        return false;
+    if (rep->len + 1 == *cap) {
+        memmove(rep->text, rep->text + rep->len - keep, keep);
+        rep->len = keep;
+    }
+    return true;
+}
+
 /* Reads fd until end of file, the deadline (≤ 0: none) or a stop the
- * caller asks for (stop may be NULL; then *stopped is set). False on OOM
- * or a read error. Not read_full (fdio.h): it polls, so that the deadline
- * holds while the child writes nothing. */
-static bool read_pipe(int fd, double deadline, const runner_stop *stop, bool *stopped,
-                      runner_child_report *rep)
+ * caller asks for (stop may be NULL; then *stopped is set), keeping all of
+ * it, or its last `keep` bytes. False on OOM or a read error. Not read_full
+ * (fdio.h): it polls, so that the deadline holds while the child writes
+ * nothing. */
+static bool read_pipe(int fd, double deadline, size_t keep, const runner_stop *stop,
+                      bool *stopped, runner_child_report *rep)
 {
     size_t cap = 0;
     for (;;) {
@@ -252,10 +274,8 @@ static bool read_pipe(int fd, double deadline, const runner_stop *stop, bool *st
             return false;
         if (r == 0)
             continue; /* the deadline and stop checks above decide */
-        char *text = bpe_array_reserve(rep->text, &cap, rep->len + 65536, 1);
-        if (!text)
+        if (!make_room(rep, &cap, keep))
             return false;
-        rep->text = text;
         ssize_t n = read(fd, rep->text + rep->len, cap - rep->len - 1);
         if (n < 0 && errno == EINTR)
             continue;
@@ -275,7 +295,7 @@ static bool read_pipe(int fd, double deadline, const runner_stop *stop, bool *st
 
 /* runner_in_child, and with `stop` runner_in_child_stoppable. */
 static bool in_child(void (*body)(const void *arg, int fd), const void *arg, double time_limit_s,
-                     bool own_group, const runner_stop *stop, bool *stopped,
+                     bool untrusted, const runner_stop *stop, bool *stopped,
                      runner_child_report *rep, char *err, size_t err_len)
 {
     memset(rep, 0, sizeof *rep);
@@ -288,7 +308,7 @@ static bool in_child(void (*body)(const void *arg, int fd), const void *arg, dou
     double deadline = time_limit_s > 0 ? clock_now() + time_limit_s : 0;
     pid_t parent = getpid();
     sigset_t saved;
-    signals_hold(&saved); /* the group is registered before a signal can see it */
+    signals_hold(&saved); /* the reaper is registered before a signal can see it */
     pid_t pid = fork();
     if (pid < 0) {
         signals_release(&saved);
@@ -304,21 +324,21 @@ static bool in_child(void (*body)(const void *arg, int fd), const void *arg, dou
         signals_release(&saved);
         /* Die with the parent; if it is already gone, do not start. */
         if (!handled || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent ||
-            (own_group && setpgid(0, 0) != 0))
+            (untrusted && setpgid(0, 0) != 0))
             _exit(5);
         close(fds[0]);
         body(arg, fds[1]);
         _exit(4); /* body never returns */
     }
     close(fds[1]);
-    if (own_group) {
-        setpgid(pid, pid); /* also here, so that a kill below cannot come first */
-        signals_track_group(pid); /* killed if a signal stops us (the child alone dies with us) */
+    if (untrusted) {
+        setpgid(pid, pid); /* also here, so that the group exists before anything else */
+        signals_track_reaper(pid); /* asked to stop if a signal stops us */
     }
     signals_release(&saved);
-    bool ok = read_pipe(fds[0], deadline, stop, stopped, rep);
+    bool ok = read_pipe(fds[0], deadline, untrusted ? RUNNER_TAIL_BYTES : 0, stop, stopped, rep);
     if (!ok || rep->timed_out)
-        kill(own_group ? -pid : pid, SIGKILL);
+        kill(pid, untrusted ? SIGTERM : SIGKILL); /* the reaper kills what it started */
     else if (stop && *stopped)
         kill(pid, SIGINT);
     close(fds[0]);
@@ -328,10 +348,9 @@ static bool in_child(void (*body)(const void *arg, int fd), const void *arg, dou
             return set_error(err, err_len, "wait4: %s", strerror(errno));
         }
     rep->maxrss = (uint64_t)ru.ru_maxrss * 1024; /* Linux reports kilobytes */
-    if (own_group) {
-        kill(-pid, SIGKILL); /* whatever the child left running in its group */
+    if (untrusted) {
         signals_hold(&saved);
-        signals_untrack_group(pid);
+        signals_untrack_reaper(pid);
         signals_release(&saved);
     }
     if (!ok)
@@ -340,9 +359,9 @@ static bool in_child(void (*body)(const void *arg, int fd), const void *arg, dou
 }
 
 bool runner_in_child(void (*body)(const void *arg, int fd), const void *arg, double time_limit_s,
-                     bool own_group, runner_child_report *rep, char *err, size_t err_len)
+                     bool untrusted, runner_child_report *rep, char *err, size_t err_len)
 {
-    return in_child(body, arg, time_limit_s, own_group, NULL, NULL, rep, err, err_len);
+    return in_child(body, arg, time_limit_s, untrusted, NULL, NULL, rep, err, err_len);
 }
 
 bool runner_in_child_stoppable(void (*body)(const void *arg, int fd), const void *arg,

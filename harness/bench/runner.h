@@ -60,26 +60,35 @@ bool runner_probe_input(const run_config *cfg, double time_limit_s, bench_record
 
 /* What a child of runner_in_child left behind. */
 typedef struct {
-    char *text;      /* everything it wrote to the pipe; malloc'd, NUL-terminated */
+    char *text;      /* what it wrote to the pipe (an untrusted child: the last
+                        RUNNER_TAIL_BYTES of it); malloc'd, NUL-terminated */
     size_t len;      /* bytes in text */
-    bool timed_out;  /* the deadline passed and the child was killed */
+    bool timed_out;  /* the deadline passed and the child was stopped */
     int wait_status; /* from wait4 */
     uint64_t maxrss; /* ru_maxrss in bytes */
 } runner_child_report;
 
+/* How much of an untrusted child's output is kept: its end, where the last
+ * line a failure reports is (external.h). */
+enum { RUNNER_TAIL_BYTES = 64 * 1024 };
+
 /*
  * The process every run gets: forks; the child (which dies with us) runs
  * body(arg, write_fd) and never returns. The parent collects what it writes
- * to the pipe until end of file or the deadline (≤ 0: none), kills it at the
- * deadline, and reaps it with wait4 for its peak RSS. With own_group the
- * child leads a process group of its own, and the whole group is killed at
- * the deadline and once the child has exited (external trainers: a shell
- * and what it started), and is registered with signals.h meanwhile, so
- * that a signal that stops us kills it too. False when fork/pipe/OOM fail.
- * Free rep->text.
+ * to the pipe until end of file or the deadline (≤ 0: none), stops it at the
+ * deadline, and reaps it with wait4 for its peak RSS.
+ *
+ * Our own code (untrusted false) is killed at the deadline, and all it
+ * writes is kept. An untrusted child — a reaper around a command of the
+ * user's (base/reaper.h, external.h) — keeps only the last
+ * RUNNER_TAIL_BYTES of what it writes (a command may write without end),
+ * leads a process group of its own, and is asked to stop (SIGTERM) at the
+ * deadline, or by signals.h when a signal stops us: it then kills the
+ * command and every process the command started, wherever they went, and
+ * ends. False when fork/pipe/OOM fail. Free rep->text.
  */
 bool runner_in_child(void (*body)(const void *arg, int fd), const void *arg, double time_limit_s,
-                     bool own_group, runner_child_report *rep, char *err, size_t err_len);
+                     bool untrusted, runner_child_report *rep, char *err, size_t err_len);
 
 /* What may end a child early besides a deadline: the parent's own reason
  * to stop (the Python binding's Ctrl-C, harness/python/). */
@@ -91,8 +100,8 @@ typedef struct {
 enum { RUNNER_STOP_POLL_MS = 50 };
 
 /*
- * runner_in_child without a deadline or a group, for a parent that must be
- * able to stop its child: while it waits, stop->requested is asked every
+ * runner_in_child for our own code (untrusted false) without a deadline,
+ * for a parent that must be able to stop its child: while it waits, stop->requested is asked every
  * RUNNER_STOP_POLL_MS; once it says yes, the child gets SIGINT, as from
  * Ctrl-C: its cleanup handler (signals.h, installed in every child) removes
  * what it registered and it dies of the signal. The parent reaps it and

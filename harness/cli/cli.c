@@ -215,6 +215,13 @@ bool cli_corpus_option(corpus_options *o, int code, const char *arg)
             return false;
         }
         return true;
+    case OPT_PRETOKENIZER:
+        if (!pretok_engine_parse(arg, &o->engine)) {
+            cli_error("unknown --pretokenizer '%s': use lexer or pcre2", arg);
+            return false;
+        }
+        o->pretokenizer = arg;
+        return true;
     case OPT_INVALID_UTF8:
         if (strcmp(arg, "error") == 0)
             o->invalid_utf8 = INVALID_UTF8_ERROR;
@@ -233,7 +240,7 @@ bool cli_corpus_option(corpus_options *o, int code, const char *arg)
 pretok_config cli_pretok_config(const corpus_options *o)
 {
     pretok_config c = {.pattern = o->pattern ? o->pattern : "gpt2",
-                       .invalid_utf8 = o->invalid_utf8};
+                       .invalid_utf8 = o->invalid_utf8, .engine = o->engine};
     if (o->n_specials > 0) {
         c.specials = o->specials;
         c.n_specials = o->n_specials;
@@ -242,6 +249,17 @@ pretok_config cli_pretok_config(const corpus_options *o)
         c.n_specials = 1;
     }
     return c;
+}
+
+bool cli_pretokenizer_ok(const corpus_options *o)
+{
+    pretok_config c = cli_pretok_config(o);
+    if (o->pretokenizer && o->engine == PRETOK_LEXER && pretok_engine_used(&c) != PRETOK_LEXER) {
+        cli_error("--pretokenizer lexer runs gpt2 and gpt4 only; a pattern of your own runs "
+                  "on PCRE2: drop --pretokenizer or give --pretokenizer pcre2");
+        return false;
+    }
+    return true;
 }
 
 void cli_corpus_options_free(corpus_options *o)

@@ -28,6 +28,7 @@ enum {
     OPT_INVALID_UTF8,         /* --invalid-utf8=error|bytes */
     OPT_THREADS,              /* --threads N (train, count; bench reads a list: grid.h) */
     OPT_COUNTING,             /* --counting NAME (train, count; bench reads a list: grid.h) */
+    OPT_PRETOKENIZER,         /* --pretokenizer lexer|pcre2 (train, count; bench: a list) */
 };
 
 /* The SPEC §2 inputs besides the files: specials, pattern, UTF-8 mode. */
@@ -40,6 +41,8 @@ typedef struct {
     invalid_utf8_mode invalid_utf8; /* error (default) or bytes */
     unsigned threads;         /* --threads N; 0 when not given (the command's default) */
     const count_strategy *counting; /* --counting NAME; NULL when not given */
+    const char *pretokenizer; /* --pretokenizer NAME as given; NULL when not given */
+    pretok_engine engine;     /* what it names (lexer by default) */
 } corpus_options;
 
 /* Applies one shared option (a code above). Returns false, after printing
@@ -50,6 +53,14 @@ bool cli_corpus_option(corpus_options *o, int code, const char *arg);
 /* The pretokenizer config: default special token <|endoftext|> unless some
  * were given or --no-special-tokens. */
 pretok_config cli_pretok_config(const corpus_options *o);
+/* Whether --pretokenizer fits the pattern: the lexer runs gpt2 and gpt4
+ * only, so --pretokenizer lexer with a PCRE2 pattern of one's own is bad
+ * usage. Prints why not. */
+bool cli_pretokenizer_ok(const corpus_options *o);
+/* The help text's line for --pretokenizer (train, count). */
+#define CLI_PRETOKENIZER_HELP \
+    "  --pretokenizer NAME    lexer (default) or pcre2: what splits gpt2 and gpt4\n" \
+    "                         text (the same pretokens); another pattern is PCRE2's\n"
 void cli_corpus_options_free(corpus_options *o);
 
 /* Parses a whole decimal number for `option`; prints why and returns false

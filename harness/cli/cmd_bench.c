@@ -171,6 +171,8 @@ static void bench_usage(FILE *out)
           "                         each run is made once per value\n"
           "  --counting LIST        counting strategies: serial, parallel (default), dedup,\n"
           "                         or all: each run is made once per strategy\n"
+          "  --pretokenizer LIST    lexer (default), pcre2, or lexer,pcre2: what splits\n"
+          "                         gpt2 and gpt4 text; each run is made once per entry\n"
           "  --help                 this text\n"
           "\n"
           "Once a trainer times out on a corpus at (n, V), its runs on that corpus with\n"
@@ -211,6 +213,7 @@ static int parse_args(int argc, char **argv, bench_run *b, corpus_options *copts
         {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
         {"threads", required_argument, NULL, OPT_GRID},
         {"counting", required_argument, NULL, OPT_GRID},
+        {"pretokenizer", required_argument, NULL, OPT_GRID},
         {NULL, 0, NULL, 0},
     };
     cli_setting *settings = calloc((size_t)argc, sizeof *settings);
@@ -539,8 +542,8 @@ static void record_set_input(bench_record *rec, const bench_slice *s, const benc
     record_copy_input(rec, in);
 }
 
-/* Names the record's trainer and, for a built-in one, the counting strategy
- * and threads of the pass (an external trainer counts its input its own way:
+/* Names the record's trainer and, for a built-in one, the counting strategy,
+ * pretokenizer and threads of the pass (an external trainer counts its input its own way:
  * none recorded, and it runs in the first pass only). */
 static void record_set_entrant(bench_record *rec, const bench_run *b, const bench_entrant *e)
 {
@@ -548,6 +551,8 @@ static void record_set_entrant(bench_record *rec, const bench_run *b, const benc
     rec->external = e->external != NULL;
     if (e->builtin) {
         snprintf(rec->counting, sizeof rec->counting, "%s", b->counting->name);
+        snprintf(rec->pretokenizer, sizeof rec->pretokenizer, "%s",
+                 pretok_engine_name(pretok_engine_used(&b->pretok)));
         rec->threads = b->threads;
     }
 }
@@ -743,7 +748,9 @@ static bool run_vocab(bench_run *b, const bench_slice *s, const bench_record *in
     bool ok = true;
     for (size_t ti = 0; ok && ti < b->grid.n_trainers + b->grid.n_externals; ti++) {
         bench_entrant e = entrant(b, ti);
-        bool first_pass = b->threads == b->grid.threads[0] && b->counting == b->grid.counting[0];
+        bool first_pass = b->threads == b->grid.threads[0] &&
+                          b->counting == b->grid.counting[0] &&
+                          b->pretok.engine == b->grid.pretokenizers[0];
         if (e.external && !first_pass)
             continue; /* run once per cell, in the first pass: it counts its own way */
         const char *why_not = probe_error ? probe_error
@@ -823,18 +830,20 @@ static bool run_slice(bench_run *b, const bench_slice *s)
                                  sizeof b->external_error))
             progress_note(&b->progress, "bench: %s: %s", s->name, b->external_error);
     }
-    /* One pass per (vocab, threads, counting) of the grid, the thread counts and strategies
-     * of one vocabulary size back to back: their ratios (the Pretokenization table's
-     * speedups) are then measured side by side, not minutes apart on a machine whose speed
-     * drifts. */
+    /* One pass per (vocab, threads, counting, pretokenizer) of the grid, the thread counts,
+     * strategies and pretokenizers of one vocabulary size back to back: their ratios (the
+     * Pretokenization table's speedups) are then measured side by side, not minutes apart
+     * on a machine whose speed drifts. */
     bool done = true;
     for (size_t vi = 0; done && vi < b->grid.n_vocab; vi++)
         for (size_t ti = 0; done && ti < b->grid.n_threads; ti++)
-            for (size_t ci = 0; done && ci < b->grid.n_counting; ci++) {
-                b->threads = b->grid.threads[ti];
-                b->counting = b->grid.counting[ci];
-                done = run_vocab(b, s, &in, ok ? NULL : err, b->grid.vocab[vi]);
-            }
+            for (size_t ci = 0; done && ci < b->grid.n_counting; ci++)
+                for (size_t pi = 0; done && pi < b->grid.n_pretokenizers; pi++) {
+                    b->threads = b->grid.threads[ti];
+                    b->counting = b->grid.counting[ci];
+                    b->pretok.engine = b->grid.pretokenizers[pi];
+                    done = run_vocab(b, s, &in, ok ? NULL : err, b->grid.vocab[vi]);
+                }
     external_input_free(&b->external_in);
     temp_dir_empty(b->external_dir); /* the next slice's input replaces this one's */
     return done;
@@ -877,7 +886,8 @@ static int run_grid(bench_run *b, int argc, char **argv)
     }
     progress_start(&b->progress, stderr,
                    b->n_slices * b->grid.n_vocab *
-                       (b->grid.n_trainers * b->grid.n_threads * b->grid.n_counting +
+                       (b->grid.n_trainers * b->grid.n_threads * b->grid.n_counting *
+                            b->grid.n_pretokenizers +
                         b->grid.n_externals));
     bool ok = true;
     for (size_t i = 0; ok && i < b->n_slices; i++)
@@ -932,8 +942,9 @@ static int finish(bench_run *b)
 
 /* Checks the settings that need no corpus, once, before anything is read or
  * created, as `train` does: V ≥ 256 + S at the smallest vocab size, an --out path with room for the files inside it, and a
- * pattern and special tokens the pretokenizer accepts — a bad one is bad
- * usage, not a grid of failed runs. False with a reason. */
+ * pattern and special tokens the pretokenizer accepts, and pretokenizers
+ * the pattern has — a bad one is bad usage, not a grid of failed runs.
+ * False with a reason. */
 static bool check_settings(const bench_run *b, char *err, size_t err_len)
 {
     uint64_t max_merges; /* the grid's vocab sizes are sorted: check the first */
@@ -948,6 +959,11 @@ static bool check_settings(const bench_run *b, char *err, size_t err_len)
     if (!p)
         return false;
     pretok_free(p);
+    pretok_config lexer = b->pretok; /* a pattern of one's own runs on PCRE2 either way */
+    lexer.engine = PRETOK_LEXER;
+    if (b->grid.n_pretokenizers > 1 && pretok_engine_used(&lexer) != PRETOK_LEXER)
+        return set_error(err, err_len, "pretokenizer lexer,pcre2 compares the two on gpt2 and "
+                         "gpt4 only; a pattern of your own runs on PCRE2: give one pretokenizer");
     return true;
 }
 

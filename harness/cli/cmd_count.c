@@ -33,6 +33,7 @@ static void count_usage(FILE *out)
           "  --threads N            threads counting words (default: every online core)\n"
           "  --counting NAME        serial, parallel (default) or dedup: how words are\n"
           "                         counted; every strategy writes the same file\n"
+          CLI_PRETOKENIZER_HELP
           "  --special-token S      a special token, repeatable (default: <|endoftext|>)\n"
           "  --no-special-tokens    no special tokens at all\n"
           "  --pattern P            gpt2 (default), gpt4, or a PCRE2 pattern\n"
@@ -68,6 +69,7 @@ int cmd_count(int argc, char **argv)
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"counting", required_argument, NULL, OPT_COUNTING},
+        {"pretokenizer", required_argument, NULL, OPT_PRETOKENIZER},
         {"special-token", required_argument, NULL, OPT_SPECIAL_TOKEN},
         {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
         {"pattern", required_argument, NULL, OPT_PATTERN},
@@ -100,6 +102,8 @@ int cmd_count(int argc, char **argv)
         cli_error("--out is empty; give a file name");
         goto done;
     }
+    if (!cli_pretokenizer_ok(&copts))
+        goto done;
     run_config cfg = {.pretok = cli_pretok_config(&copts),
                       .counting = copts.counting ? copts.counting : count_strategy_default(),
                       .threads = copts.threads ? copts.threads : count_online_cores()};
@@ -144,11 +148,11 @@ int cmd_count(int argc, char **argv)
             char shown[4 * PATH_MAX];
             display_escape(out_file, strlen(out_file), shown, sizeof shown);
             printf("counted    %llu bytes in %zu file%s: %llu pretokens, W = %zu distinct "
-                   "words, in %.3f s (%s, %u thread%s)\nwrote      %s\n",
+                   "words, in %.3f s (%s, %s, %u thread%s)\nwrote      %s\n",
                    (unsigned long long)in.corpus.bytes, n_files, n_files == 1 ? "" : "s",
                    (unsigned long long)in.corpus.pretokens, in.table.n_entries,
                    in.read_seconds + in.pretokenize_seconds, cfg.counting->name,
-                   in.counting.threads_used, in.counting.threads_used == 1 ? "" : "s", shown);
+                   pretok_engine_name(pretok_engine_used(&cfg.pretok)), in.counting.threads_used, in.counting.threads_used == 1 ? "" : "s", shown);
             status = EXIT_OK;
         }
         run_input_free(&in);

@@ -44,11 +44,13 @@ static void train_usage(FILE *out)
           "  --pattern P            gpt2 (default), gpt4, or a PCRE2 pattern\n"
           "  --invalid-utf8=MODE    error (default) or bytes: keep invalid bytes as tokens\n"
           "  --threads N            threads counting words and running the trainer's\n"
-          "                         setup, and cache-aware's walks of long lists\n"
+          "                         setup, threaded-walk's walks of long lists and\n"
+          "                         workers' merge loop\n"
           "                         (default: every online core); the merges are the\n"
           "                         same for every N\n"
           "  --counting NAME        serial, parallel (default) or dedup: how words are\n"
           "                         counted; every strategy gives the same word table\n"
+          CLI_PRETOKENIZER_HELP
           "  --counts               INPUT are word-count files (bpebench count): train on\n"
           "                         the sum of their counts, with the pattern and special\n"
           "                         tokens they were counted with (all must agree)\n"
@@ -97,9 +99,11 @@ static bool outputs_spare_inputs(const char *out_dir, const char *const *inputs,
 /* The summary's counting line: the strategy, threads, chunks, the threads'
  * tables when some thread started more than one, and why it did less than
  * asked, if it did. */
-static void print_counting(const count_strategy *counting, const count_report *k)
+static void print_counting(const count_strategy *counting, const pretok_config *pretok,
+                           const count_report *k)
 {
-    printf("counting   %s, %u thread%s, %llu chunk%s", counting->name, k->threads_used,
+    printf("counting   %s, %s, %u thread%s, %llu chunk%s", counting->name,
+           pretok_engine_name(pretok_engine_used(pretok)), k->threads_used,
            k->threads_used == 1 ? "" : "s", (unsigned long long)k->chunks,
            k->chunks == 1 ? "" : "s");
     if (k->chunks_distinct)
@@ -145,7 +149,7 @@ static void print_summary(const run_config *cfg, const run_outcome *o, const cha
     else
         printf("merges     %zu\n", o->result.n_merges);
     if (!from_counts)
-        print_counting(cfg->counting, &o->counting);
+        print_counting(cfg->counting, &cfg->pretok, &o->counting);
     printf("time       read %.3f s, pretokenize+count %.3f s, setup %.3f s, merge %.3f s, "
            "total %.3f s\n",
            o->times.read, o->times.pretokenize, o->times.setup, o->times.merge, o->times.total);
@@ -205,9 +209,9 @@ static int train_from_counts(const bpe_trainer *trainer, uint64_t vocab_size,
                   "(give them to bpebench count)");
         return EXIT_USAGE;
     }
-    if (copts->counting) {
-        cli_error("--counts reads words counted already; drop --counting "
-                  "(give it to bpebench count)");
+    if (copts->counting || copts->pretokenizer) {
+        cli_error("--counts reads words counted already; drop --counting and --pretokenizer "
+                  "(give them to bpebench count)");
         return EXIT_USAGE;
     }
     char err[2 * PATH_MAX];
@@ -275,6 +279,7 @@ int cmd_train(int argc, char **argv)
         {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"counting", required_argument, NULL, OPT_COUNTING},
+        {"pretokenizer", required_argument, NULL, OPT_PRETOKENIZER},
         {"counts", no_argument, NULL, 'c'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -335,7 +340,7 @@ int cmd_train(int argc, char **argv)
                       .vocab_size = vocab_size, .progress = &shown.hooks,
                       .counting = copts.counting ? copts.counting : count_strategy_default(),
                       .threads = copts.threads ? copts.threads : count_online_cores()};
-    if (!check_training_options(&cfg, out_dir))
+    if (!cli_pretokenizer_ok(&copts) || !check_training_options(&cfg, out_dir))
         goto done;
     status = EXIT_FAIL;
     if (!signals_install_cleanup()) {

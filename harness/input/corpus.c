@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "input/corpus.h"
 
+#include "input/specials.h"
+
 #include "array.h"
 #include "base/clock.h"
 #include "base/errors.h"
@@ -239,46 +241,51 @@ bool corpus_list_files(const char *const *inputs, size_t n_inputs, char ***files
 
 /* ------------------------------------------------------------- cutting */
 
-/* End of the last complete special token within text[floor, limit), or 0. */
+/* End of the last complete special token within text[floor, limit), or 0:
+ * from each start, scanning back from the limit, the longest token that
+ * fits, until no earlier start can end later. O((limit − floor) · bytes
+ * matched), whatever S is. */
 static size_t last_special_end(const uint8_t *text, size_t floor, size_t limit,
-                               const char *const *specials, size_t n_specials)
+                               const special_trie *specials)
 {
-    size_t best = 0;
-    for (size_t k = 0; k < n_specials; k++) {
-        size_t n = strlen(specials[k]);
-        if (n == 0 || limit - floor < n)
+    size_t best = 0, longest = special_trie_longest(specials);
+    for (size_t i = limit; i-- > floor && i + longest > best;) {
+        if (!special_trie_starts_with(specials, text[i]))
             continue;
-        for (size_t i = limit - n + 1; i-- > floor;) {
-            if (i + n <= best)
-                break;
-            if (memcmp(text + i, specials[k], n) == 0) {
-                best = i + n;
-                break;
-            }
-        }
+        size_t n = special_trie_match(specials, text + i, limit - i).len;
+        if (n > 0 && i + n > best)
+            best = i + n;
     }
     return best;
 }
 
-size_t corpus_safe_cut(const uint8_t *text, size_t len, size_t limit, const char *const *specials,
-                       size_t n_specials)
+bool corpus_safe_cut(const uint8_t *text, size_t len, size_t limit, const char *const *specials,
+                     size_t n_specials, size_t *cut)
 {
-    if (len <= limit)
-        return len;
-    size_t floor = limit > CORPUS_CUT_LOOKBACK ? limit - CORPUS_CUT_LOOKBACK : 0, cut = 0;
+    if (len <= limit) {
+        *cut = len;
+        return true;
+    }
+    size_t twice; /* duplicates change no cut */
+    special_trie *trie = special_trie_new(specials, n_specials, &twice);
+    if (!trie)
+        return false;
+    size_t floor = limit > CORPUS_CUT_LOOKBACK ? limit - CORPUS_CUT_LOOKBACK : 0;
+    *cut = 0;
     for (size_t i = limit; i-- > floor;)
         if (text[i] == '\n') {
-            cut = i + 1;
+            *cut = i + 1;
             break;
         }
-    size_t special = last_special_end(text, floor, limit, specials, n_specials);
-    if (special > cut)
-        cut = special;
-    if (cut > 0)
-        return cut;
-    for (cut = limit; cut > 0 && (text[cut] & 0xC0) == 0x80;)
-        cut--; /* no boundary in the look-back: at least never split a character */
-    return cut;
+    size_t special = last_special_end(text, floor, limit, trie);
+    special_trie_free(trie);
+    if (special > *cut)
+        *cut = special;
+    if (*cut > 0)
+        return true;
+    for (*cut = limit; *cut > 0 && (text[*cut] & 0xC0) == 0x80;)
+        --*cut; /* no boundary in the look-back: at least never split a character */
+    return true;
 }
 
 /* Opens an input for count_file (and the parallel strategy): standard input for CORPUS_STDIN, else the
@@ -356,7 +363,7 @@ bool corpus_prefix_end(int fd, const char *name, uint64_t size, uint64_t budget,
         return true;
     /* count_file's last read: the CHUNK_BYTES before the budget and one more. */
     uint64_t window_start = budget > CHUNK_BYTES ? budget - CHUNK_BYTES : 0;
-    size_t want = (size_t)(budget - window_start) + 1, got;
+    size_t want = (size_t)(budget - window_start) + 1, got, kept;
     uint8_t *window = malloc(want);
     if (!window)
         return set_error(err, err_len, "out of memory");
@@ -368,8 +375,10 @@ bool corpus_prefix_end(int fd, const char *name, uint64_t size, uint64_t budget,
         ok = set_error(err, err_len, "%s: changed while reading (%llu bytes at open, %llu now); "
                        "train on a copy that nothing writes to", name, (unsigned long long)size,
                        (unsigned long long)(window_start + got));
+    else if (!corpus_safe_cut(window, want, want - 1, specials, n_specials, &kept))
+        ok = set_error(err, err_len, "out of memory");
     else
-        *end = window_start + corpus_safe_cut(window, want, want - 1, specials, n_specials);
+        *end = window_start + kept;
     free(window);
     return ok;
 }
@@ -412,7 +421,10 @@ static bool count_file(pretokenizer *p, const pretok_config *cfg, const char *pa
             break;
         size_t take = got;
         if (last && take == want) { /* the slice ends inside this file: cut word-safe */
-            take = corpus_safe_cut(chunk, take, want - 1, cfg->specials, cfg->n_specials);
+            if (!corpus_safe_cut(chunk, got, want - 1, cfg->specials, cfg->n_specials, &take)) {
+                ok = set_error(err, err_len, "out of memory");
+                break;
+            }
             *cut = true;
         }
         *used += take;

@@ -38,12 +38,13 @@ enum { CORPUS_CUT_LOOKBACK = 1 << 20 };
  * the last newline or the last complete special token in the CORPUS_CUT_LOOKBACK
  * bytes before `limit`, whichever ends later; with neither there (one line
  * longer than the look-back), at the last UTF-8 character boundary at or
- * before `limit`. Returns len when len <= limit. Bounding the look-back lets
+ * before `limit`. *cut = len when len <= limit. Bounding the look-back lets
  * a byte-limited read stream with bounded memory and still cut exactly where
- * `bpebench slice` does. O(CORPUS_CUT_LOOKBACK · S).
+ * `bpebench slice` does. False only when out of memory. O(CORPUS_CUT_LOOKBACK
+ * · bytes matched by the special tokens' trie (specials.h)), whatever S is.
  */
-size_t corpus_safe_cut(const uint8_t *text, size_t len, size_t limit, const char *const *specials,
-                       size_t n_specials);
+bool corpus_safe_cut(const uint8_t *text, size_t len, size_t limit, const char *const *specials,
+                     size_t n_specials, size_t *cut);
 
 /* Opens an input: standard input for CORPUS_STDIN, else the file, which must
  * still be a regular file. *st is its state at open, *name what messages

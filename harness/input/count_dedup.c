@@ -1,6 +1,8 @@
 /*
- * count_dedup.c — chunk deduplication (seed 002, "From Hours to Seconds"):
- * identical chunks of text are pretokenized once, their counts multiplied.
+ * count_dedup.c — segment deduplication: identical segments of text between
+ * safe cuts are pretokenized once, their counts multiplied. (Not the "chunk
+ * deduplication" of "From Hours to Seconds": its chunks are the regex's
+ * pieces, our pretokens, which every word table deduplicates already.)
  *
  * Idea: corpora repeat themselves — boilerplate lines, licence headers,
  * whole documents between special tokens. Pretokenizing a chunk is a pure
@@ -29,7 +31,7 @@
  *
  * Leaves out: bounded memory (a corpus of distinct lines is held whole: the
  * price of the lesson); threads (pass 2 could run on N threads as
- * count_parallel does — the two compose in principle, see docs/algorithms.md
+ * count_parallel does — the two compose in principle, see docs/counting.md
  * for why we did not); standard input (counted by serial, and the report
  * says so).
  */

@@ -1,6 +1,7 @@
 /* cut.c — see cut.h. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "input/cut.h"
+#include "input/specials.h"
 
 #include "base/utf8.h"
 
@@ -9,15 +10,12 @@
 #include <string.h>
 
 struct cut_finder {
-    const char *const *specials; /* borrowed from the config */
-    size_t *special_len;         /* their lengths; owned */
-    size_t n_specials;           /* S */
+    special_trie *specials;      /* the special tokens (specials.h); owned */
     size_t reach;                /* the longest special token's length */
     enum { CUT_SPECIALS_ONLY, CUT_GPT2, CUT_GPT4 } rule; /* which rule (b), if any */
     pcre2_code *space;           /* `\s` under UTF and UCP: PCRE2's whitespace; owned */
     pcre2_match_data *match;     /* for `space`; owned */
     bool ascii_space[128];       /* `space` tabulated for ASCII, the usual case */
-    bool starts_special[256];    /* bytes that begin some special token */
 };
 
 /* Whether the code point at s[0, avail) is PCRE2 whitespace. O(1). */
@@ -34,24 +32,18 @@ cut_finder *cut_finder_new(const pretok_config *cfg)
     cut_finder *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
-    f->specials = cfg->specials;
-    f->n_specials = cfg->n_specials;
-    f->special_len = calloc(cfg->n_specials + 1, sizeof *f->special_len);
+    size_t twice; /* the pretokenizer refuses duplicates; they change nothing here */
+    f->specials = special_trie_new(cfg->specials, cfg->n_specials, &twice);
     int rc;
     PCRE2_SIZE offset;
     f->space = pcre2_compile((PCRE2_SPTR) "\\s", PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP, &rc,
                              &offset, NULL);
     f->match = f->space ? pcre2_match_data_create_from_pattern(f->space, NULL) : NULL;
-    if (!f->special_len || !f->match) {
+    if (!f->specials || !f->match) {
         cut_finder_free(f);
         return NULL;
     }
-    for (size_t k = 0; k < cfg->n_specials; k++) {
-        f->special_len[k] = strlen(cfg->specials[k]);
-        f->starts_special[(uint8_t)cfg->specials[k][0]] = true;
-        if (f->special_len[k] > f->reach)
-            f->reach = f->special_len[k];
-    }
+    f->reach = special_trie_longest(f->specials);
     const char *source = pretok_pattern_source(cfg->pattern);
     f->rule = source == pretok_pattern_source("gpt2")   ? CUT_GPT2
               : source == pretok_pattern_source("gpt4") ? CUT_GPT4
@@ -67,7 +59,7 @@ void cut_finder_free(cut_finder *f)
         return;
     pcre2_match_data_free(f->match);
     pcre2_code_free(f->space);
-    free(f->special_len);
+    special_trie_free(f->specials);
     free(f);
 }
 
@@ -82,34 +74,30 @@ size_t cut_finder_reach(const cut_finder *f)
 }
 
 /* Whether some special token occurs in text[0, len) starting exactly at c
- * (*starts) or starting before c and ending after it (returns true). */
+ * (*starts) or starting before c and ending after it (returns true): the
+ * longest token at each of the `reach` starts up to c decides.
+ * O(reach · bytes matched), whatever S is. */
 static bool special_spans(const cut_finder *f, const uint8_t *text, size_t len, size_t c,
                           bool *starts)
 {
     *starts = false;
-    for (size_t k = 0; k < f->n_specials; k++) {
-        size_t n = f->special_len[k];
-        for (size_t back = 0; back < n && back <= c; back++) {
-            size_t at = c - back;
-            if (at + n > len || memcmp(text + at, f->specials[k], n) != 0)
-                continue;
-            if (back == 0)
-                *starts = true;
-            else
-                return true;
-        }
+    for (size_t back = 0; back < f->reach && back <= c; back++) {
+        size_t at = c - back;
+        if (at >= len || !special_trie_starts_with(f->specials, text[at]))
+            continue;
+        size_t n = special_trie_match(f->specials, text + at, len - at).len;
+        if (n > 0 && back == 0)
+            *starts = true;
+        else if (n > back)
+            return true;
     }
     return false;
 }
 
-/* Whether some special token starts at text[at]. O(S · longest special). */
+/* Whether some special token starts at text[at]. O(bytes matched). */
 static bool special_starts(const cut_finder *f, const uint8_t *text, size_t len, size_t at)
 {
-    for (size_t k = 0; k < f->n_specials; k++)
-        if (at + f->special_len[k] <= len &&
-            memcmp(text + at, f->specials[k], f->special_len[k]) == 0)
-            return true;
-    return false;
+    return at < len && special_trie_match(f->specials, text + at, len - at).len > 0;
 }
 
 /* Whether the code point ending just before text[end] (end ≥ 1) is valid
@@ -157,7 +145,7 @@ bool cut_is_safe(const cut_finder *f, const uint8_t *text, size_t len, size_t c)
 size_t cut_find(const cut_finder *f, const uint8_t *text, size_t len, size_t from, size_t to)
 {
     for (size_t c = from; c < to; c++) {
-        bool candidate = f->starts_special[text[c]] ||
+        bool candidate = special_trie_starts_with(f->specials, text[c]) ||
                          (f->rule != CUT_SPECIALS_ONLY && c > 0 &&
                           (text[c - 1] == '\n' || text[c - 1] == '\r'));
         if (candidate && cut_is_safe(f, text, len, c))

@@ -54,8 +54,8 @@
 
 typedef struct cut_finder cut_finder;
 
-/* A finder for cfg's specials and pattern (borrowed; they must outlive it).
- * NULL on OOM. */
+/* A finder for cfg's specials and pattern (read only here: the specials go
+ * into a trie of its own, specials.h). NULL on OOM. */
 cut_finder *cut_finder_new(const pretok_config *cfg);
 void cut_finder_free(cut_finder *f);
 
@@ -67,11 +67,12 @@ size_t cut_finder_reach(const cut_finder *f);
 
 /* Whether a cut at text[c] is safe, where text[0, len) holds the bytes
  * around it (at least cut_finder_reach + 4 on each side, or up to an end of
- * the input). O(S · longest special). */
+ * the input). O(longest special²) at worst, whatever S is: a trie walk from
+ * each place a special token spanning c could start. */
 bool cut_is_safe(const cut_finder *f, const uint8_t *text, size_t len, size_t c);
 
 /* The first safe cut in text[from, to) (to ≤ len), or `to` when there is
- * none. O((to − from) · S · longest special) at worst, O(to − from) when
+ * none. O((to − from) · longest special²) at worst, O(to − from) when
  * specials are rare. */
 size_t cut_find(const cut_finder *f, const uint8_t *text, size_t len, size_t from, size_t to);
 

@@ -18,30 +18,21 @@
  * most twice the new bytes: the total work is O(n) even when one pretoken
  * spans many chunks, and the memory O(chunk + longest pretoken).
  *
- * The ASCII fast path (gpt2 only). Most pretokens of English text are a
- * word, a space and a word, digits or punctuation, all ASCII. For those a
- * call into PCRE2 costs about as much as the match (setting up the match
- * data, entering and leaving the JIT code): at 14.5 million pretokens on
- * the Gutenberg set, 14% of the time against 26% matching. So before calling PCRE2 at a
- * position, gpt2_ascii_match tries to decide the match there itself, by
- * following gpt2's alternatives in order over ASCII bytes:
- *     '(?:[sdmt]|ll|ve|re)    a contraction, case-sensitive
- *     ' ?\p{L}+', ' ?\p{N}+', ' ?[^\s\p{L}\p{N}]+'   an optional space, then
- *                             a run of one class
- * and gives up (PCRE2 decides) whenever the answer could depend on a byte
- * that is not ASCII, on whitespace rules (`\s+(?!\S)`), or on text beyond the
- * subject. A run is only ended by an ASCII byte of another class, so the
- * match is the one PCRE2 would find. The class of each ASCII byte is PCRE2's
- * own, tabulated at startup by matching \p{L}, \p{N} and \s against it:
- * PCRE2 stays the definition of a match. The fuzzer (fuzz_pretok) and
- * test_pretok compare every split with the fast path on and off.
+ * For gpt2 and gpt4 the valid runs are split by the hand-written lexer
+ * (lexer.c), which hands over each pretoken with its hash, unless the
+ * config asks for PCRE2 (--pretokenizer pcre2); any other pattern is
+ * PCRE2's. Both give the same pretokens (tests/test_lexer.c): the lexer
+ * says "undecided" where PCRE2 reports a partial match, and the bytes are
+ * kept alike.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "input/pretok.h"
+#include "input/specials.h"
 #include "base/errors.h"
 
 #include "array.h"
 #include "base/utf8.h"
+#include "input/lexer.h"
 
 #include <pcre2.h>
 #include <stdarg.h>
@@ -73,21 +64,107 @@ const char *pretok_pattern_source(const char *name)
     return name;
 }
 
+/*
+ * The same two patterns for other regex engines (pretok.h). `\s` becomes
+ * PORTABLE_SPACE, the class PCRE2 10.42 means by it under PCRE2_UCP — \p{Z},
+ * \h and \v: tab to carriage return, space, U+0085, U+00A0, U+1680, U+180E,
+ * U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 — and `\S` its
+ * complement. It is spelled in what every engine reads alike: ASCII escapes,
+ * then the characters themselves, as UTF-8 (no \x{...}, which JavaScript
+ * does not read; no \xhh above 0x7F, which Oniguruma reads as a byte).
+ * Besides, gpt4's
+ *   - possessive quantifiers (?+ ++) become greedy ones: what follows them
+ *     can never match what they would give back ([^\r\n\p{L}\p{N}] is no
+ *     letter; [\r\n]* always matches), so no match changes;
+ *   - (?i:...) is spelled out: PCRE2's caseless s, d, m, t, l, v, e, r under
+ *     UCP are those letters in both cases, and s also U+017F (ſ).
+ * tests/test_pretok.c checks the class against PCRE2 at every code point
+ * and the pieces of both spellings against each other.
+ */
+#define PORTABLE_SPACE                                                                  \
+    "\\t\\n\\x0b\\f\\r \xc2\x85\xc2\xa0\xe1\x9a\x80\xe1\xa0\x8e\xe2\x80\x80-\xe2\x80\x8a"  \
+    "\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\xaf\xe2\x81\x9f\xe3\x80\x80"
+static const char GPT2_PORTABLE[] =
+    "'(?:[sdmt]|ll|ve|re)| ?\\p{L}+| ?\\p{N}+| ?[^" PORTABLE_SPACE "\\p{L}\\p{N}]+"
+    "|[" PORTABLE_SPACE "]+(?![^" PORTABLE_SPACE "])|[" PORTABLE_SPACE "]+";
+static const char GPT4_PORTABLE[] =
+    "'(?:[sdmtSDMT\xc5\xbf]|[lL][lL]|[vV][eE]|[rR][eE])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+"
+    "|\\p{N}{1,3}| ?[^" PORTABLE_SPACE "\\p{L}\\p{N}]+[\\r\\n]*|[" PORTABLE_SPACE "]*[\\r\\n]"
+    "|[" PORTABLE_SPACE "]+(?![^" PORTABLE_SPACE "])|[" PORTABLE_SPACE "]+";
+
+const char *pretok_pattern_portable(const char *name)
+{
+    const char *source = pretok_pattern_source(name);
+    return source == GPT2_PATTERN ? GPT2_PORTABLE : source == GPT4_PATTERN ? GPT4_PORTABLE : source;
+}
+
+const char *pretok_engine_name(pretok_engine engine)
+{
+    return engine == PRETOK_PCRE2 ? "pcre2" : "lexer";
+}
+
+bool pretok_engine_parse(const char *name, pretok_engine *engine)
+{
+    if (strcmp(name, "lexer") == 0)
+        *engine = PRETOK_LEXER;
+    else if (strcmp(name, "pcre2") == 0)
+        *engine = PRETOK_PCRE2;
+    else
+        return false;
+    return true;
+}
+
+pretok_engine pretok_engine_used(const pretok_config *cfg)
+{
+    const char *source = pretok_pattern_source(cfg->pattern);
+    bool named = source == GPT2_PATTERN || source == GPT4_PATTERN;
+    return named && cfg->engine == PRETOK_LEXER ? PRETOK_LEXER : PRETOK_PCRE2;
+}
+
 /* --------------------------------------------------------------- state */
 
-/* Pretokens waiting to be counted: each is hashed and its word-table slot
- * prefetched when it is matched, and counted BATCH_WORDS matches later, so
- * that the regex's work on the next matches hides the memory latency of the
- * table (wordtable.h). The pieces point into `pending`, so the batch is
- * emptied before pending changes. */
-enum { BATCH_WORDS = 16 };
+/* Pretokens waiting to be counted, in a ring: each is hashed when it is
+ * found, its word-table slot prefetched at once, the entry that slot names
+ * a third of the way through the ring and the word's bytes two thirds of
+ * the way, and it is counted RING_WORDS pretokens
+ * later, so that the work on the next pretokens hides the memory latency
+ * of the table (wordtable.h). The pieces point into `pending`, so the ring
+ * is emptied before pending changes. */
+enum { RING_WORDS = 16, ENTRY_AGE = RING_WORDS / 3, BYTES_AGE = 2 * RING_WORDS / 3 };
 
 typedef struct {
-    const uint8_t *piece[BATCH_WORDS]; /* the pretokens' bytes, inside pending */
-    size_t len[BATCH_WORDS];           /* their lengths */
-    uint64_t hash[BATCH_WORDS];        /* word_table_hash of each */
-    size_t n;                          /* pretokens waiting */
+    const uint8_t *piece[RING_WORDS]; /* the pretokens' bytes, inside pending */
+    size_t len[RING_WORDS];           /* their lengths */
+    uint64_t hash[RING_WORDS];        /* word_table_hash of each */
+    size_t n;                         /* pretokens waiting */
+    size_t next;                      /* where the next one goes; the oldest is n places back */
 } word_batch;
+
+/*
+ * Words counted often, counted here before the word table. A text's most
+ * frequent words are most of its pretokens (Zipf): on the Gutenberg books
+ * the table holds 165,000 words in several megabytes of slots, entries and
+ * bytes, and a lookup that misses the cache there costs more than lexing
+ * the word. So a small direct-mapped table of words (HOT_WORDS slots by
+ * hash, each with the word's bytes, its index in the word table and the
+ * occurrences not yet added there) takes a pretoken first: when it holds
+ * that word, the count goes to `pending`, within the slot's own cache line.
+ * A word enters it only after the word table has it (count_one), so the
+ * table's first-seen order is untouched; a slot's pending count is added to
+ * the table when another word takes the slot, and every slot's before the
+ * table can be read (flush_hot_words, at the end of each round). Memory:
+ * 96 KB, in the cache's reach.
+ */
+enum { HOT_WORDS = 2048, HOT_BYTES = 16 };
+
+typedef struct {
+    uint64_t hash;       /* word_table_hash of the word */
+    uint64_t pending;    /* occurrences not yet added to the word table */
+    uint64_t generation; /* the input (pretok_begin_at) it belongs to; another: empty */
+    uint32_t index;      /* the word's index in the word table's entries */
+    uint32_t len;        /* its length, at most HOT_BYTES */
+    uint8_t bytes[HOT_BYTES]; /* the word */
+} hot_word;
 
 struct pretokenizer {
     pcre2_code *code;             /* the compiled pattern; owned */
@@ -96,20 +173,22 @@ struct pretokenizer {
     pcre2_jit_stack *jit_stack;   /* owned; NULL when JIT is unavailable */
     bool jit;                     /* the pattern is JIT-compiled */
     uint32_t lookbehind;          /* code points of context a match may look back */
-    bool gpt2;                    /* the pattern is gpt2, whose ASCII fast path we have */
-    bool ascii_fast;              /* gpt2: try gpt2_ascii_match before PCRE2 */
-    uint8_t ascii_class[128];     /* PCRE2's class of each ASCII byte (ascii_class_of) */
+    bool use_lexer;               /* split with the lexer instead of PCRE2 (code is NULL) */
+    lexer_pattern lexer;          /* which pattern the lexer runs */
 
-    const char *const *specials;  /* borrowed from the config */
-    size_t *special_len;          /* lengths of the specials; owned */
+    special_trie *specials;       /* the special tokens (specials.h); owned */
     size_t n_specials;            /* S */
-    bool starts_special[256];     /* bytes that begin some special token */
     int shared_first_byte;        /* the byte every special token starts with, or -1 */
     invalid_utf8_mode invalid_utf8; /* error or bytes */
 
     const char *name;             /* the current input, for messages; borrowed */
     word_table *words;            /* where pretokens are counted; NULL when emitting */
     word_batch batch;             /* pretokens matched and not yet counted in `words` */
+    hot_word *hot;                /* HOT_WORDS frequent words of `words`; owned */
+    uint32_t *dirty;              /* the hot slots whose pending count may be nonzero; owned */
+    size_t n_dirty;               /* entries in dirty (at most HOT_WORDS) */
+    bool *is_dirty;               /* whether each hot slot is in `dirty`; owned */
+    uint64_t generation;          /* the current input's number: hot slots of older ones are empty */
     uint64_t multiplicity;        /* each pretoken counts this many times (dedup's chunks) */
     pretok_emit_fn emit;          /* or: where pretokens are passed */
     void *emit_ctx;               /* passed to emit */
@@ -138,26 +217,116 @@ static bool fail(pretokenizer *p, const char *fmt, ...)
 
 /* --------------------------------------------------------------- output */
 
-/* Counts the waiting pretokens in the word table, in the order they came. */
-static bool count_batch(pretokenizer *p)
+/* Whether a[0, len) and b[0, len) hold the same bytes (len ≤ HOT_BYTES). */
+static bool same_short_word(const uint8_t *a, const uint8_t *b, size_t len)
 {
-    word_batch *b = &p->batch;
-    for (size_t i = 0; i < b->n; i++)
-        if (!word_table_add_hashed(p->words, b->piece[i], b->len[i], b->hash[i],
-                                   p->multiplicity)) {
-            b->n = 0;
-            if (p->words->n_entries >= UINT32_MAX - 1) /* the table's limit, not the machine's */
-                return fail(p, "%s: more than %u distinct words, the word table's limit; "
-                               "train on less text", p->name, UINT32_MAX - 2);
-            return fail(p, "%s: out of memory while counting words (%zu distinct so far)",
-                        p->name, p->words->n_entries);
-        }
-    b->n = 0;
+    for (size_t i = 0; i < len; i++)
+        if (a[i] != b[i])
+            return false;
     return true;
 }
 
-/* Counts (or emits) one pretoken; a counted one waits in the batch. */
-static bool take_piece(pretokenizer *p, const uint8_t *piece, size_t len)
+/* The hot slot of a word with this hash. */
+static hot_word *hot_slot(pretokenizer *p, uint64_t hash)
+{
+    return &p->hot[(hash >> 32) % HOT_WORDS];
+}
+
+/* Adds the hot slot's pending count to the word table. False (the table
+ * unchanged) when a count would pass 2^64 − 1. */
+static bool flush_slot(pretokenizer *p, hot_word *h)
+{
+    if (h->pending && !word_table_add_count(p->words, h->index, h->pending))
+        return false;
+    h->pending = 0;
+    return true;
+}
+
+/* Makes the word table exact: every pending count added to it. */
+static bool flush_hot_words(pretokenizer *p)
+{
+    bool ok = true;
+    for (size_t k = 0; k < p->n_dirty; k++) {
+        ok = ok && flush_slot(p, &p->hot[p->dirty[k]]);
+        p->is_dirty[p->dirty[k]] = false;
+    }
+    p->n_dirty = 0;
+    return ok || fail(p, "%s: a word's count passed 2^64 - 1; count less text at a time",
+                      p->name);
+}
+
+/* Counts the pretoken in its hot slot if the slot holds it; false when it
+ * does not (or its count would overflow there): then the word table does. */
+static bool count_hot(pretokenizer *p, const uint8_t *piece, size_t len, uint64_t hash)
+{
+    hot_word *h = hot_slot(p, hash);
+    uint64_t pending;
+    if (h->generation != p->generation || h->hash != hash || h->len != len ||
+        !same_short_word(h->bytes, piece, len) ||
+        __builtin_add_overflow(h->pending, p->multiplicity, &pending))
+        return false;
+    h->pending = pending;
+    size_t slot = (size_t)(h - p->hot);
+    if (!p->is_dirty[slot]) {
+        p->is_dirty[slot] = true;
+        p->dirty[p->n_dirty++] = (uint32_t)slot;
+    }
+    return true;
+}
+
+/* Puts a word the table has just counted (at `index`) into its hot slot,
+ * adding what the slot's previous word had pending to the table. */
+static bool make_hot(pretokenizer *p, const uint8_t *piece, size_t len, uint64_t hash,
+                     size_t index)
+{
+    if (len > HOT_BYTES)
+        return true;
+    hot_word *h = hot_slot(p, hash);
+    if (h->generation == p->generation && !flush_slot(p, h))
+        return fail(p, "%s: a word's count passed 2^64 - 1; count less text at a time", p->name);
+    h->pending = 0; /* what an input that failed left there is not this table's */
+    h->hash = hash;
+    h->generation = p->generation;
+    h->index = (uint32_t)index;
+    h->len = (uint32_t)len;
+    memcpy(h->bytes, piece, len);
+    return true;
+}
+
+/* Counts ring position i's pretoken in the word table. */
+static bool count_one(pretokenizer *p, size_t i)
+{
+    word_batch *b = &p->batch;
+    if (count_hot(p, b->piece[i], b->len[i], b->hash[i]))
+        return true; /* it became hot while it waited */
+    size_t index = word_table_insert(p->words, b->piece[i], b->len[i], b->hash[i],
+                                     p->multiplicity);
+    if (index != SIZE_MAX)
+        return make_hot(p, b->piece[i], b->len[i], b->hash[i], index);
+    b->n = 0;
+    if (p->words->n_entries >= UINT32_MAX - 1) /* the table's limit, not the machine's */
+        return fail(p, "%s: more than %u distinct words, the word table's limit; "
+                       "train on less text", p->name, UINT32_MAX - 2);
+    return fail(p, "%s: out of memory while counting words (%zu distinct so far)", p->name,
+                p->words->n_entries);
+}
+
+/* Counts the waiting pretokens in the word table, in the order they came,
+ * and adds the hot words' pending counts: the table is then exact. */
+static bool count_batch(pretokenizer *p)
+{
+    word_batch *b = &p->batch;
+    while (b->n > 0) {
+        if (!count_one(p, (b->next + RING_WORDS - b->n) % RING_WORDS))
+            return false;
+        b->n--;
+    }
+    return flush_hot_words(p);
+}
+
+/* Counts (or emits) one pretoken whose word_table_hash is `hash`; a
+ * counted one waits in the ring, its slot and entry being fetched. */
+static bool take_hashed_piece(pretokenizer *p, const uint8_t *piece, size_t len, uint64_t hash)
 {
     p->stats.pretokens++;
     if (p->emit) {
@@ -168,13 +337,55 @@ static bool take_piece(pretokenizer *p, const uint8_t *piece, size_t len)
         return fail(p, "%s: a pretoken at byte offset %llu is longer than 4 GiB; "
                        "use a pattern that splits it", p->name,
                     (unsigned long long)(p->pending_offset + (uint64_t)(piece - p->pending)));
+    if (count_hot(p, piece, len, hash))
+        return true;
     word_batch *b = &p->batch;
-    uint64_t hash = word_table_hash(piece, len);
+    if (b->n == RING_WORDS) { /* the oldest, at `next`, makes room */
+        if (!count_one(p, b->next))
+            return false;
+        b->n--;
+    }
     word_table_prefetch(p->words, hash);
-    b->piece[b->n] = piece;
-    b->len[b->n] = len;
-    b->hash[b->n] = hash;
-    return ++b->n < BATCH_WORDS || count_batch(p);
+    if (b->n >= ENTRY_AGE)
+        word_table_prefetch_entry(p->words, b->hash[(b->next + RING_WORDS - ENTRY_AGE) % RING_WORDS]);
+    if (b->n >= BYTES_AGE)
+        word_table_prefetch_bytes(p->words, b->hash[(b->next + RING_WORDS - BYTES_AGE) % RING_WORDS]);
+    b->piece[b->next] = piece;
+    b->len[b->next] = len;
+    b->hash[b->next] = hash;
+    b->next = (b->next + 1) % RING_WORDS;
+    b->n++;
+    return true;
+}
+
+/* The same for a pretoken not hashed yet (PCRE2's matches, invalid runs). */
+static bool take_piece(pretokenizer *p, const uint8_t *piece, size_t len)
+{
+    return take_hashed_piece(p, piece, len, word_table_hash(piece, len));
+}
+
+/* ---------------------------------------------------------------- lexer */
+
+/* split_valid_run (below) with the lexer: each pretoken counted as the
+ * lexer emits it, with the hash it made while scanning. O(end − from). */
+static bool lex_valid_run(pretokenizer *p, size_t run, size_t from, size_t end, bool open,
+                          size_t *consumed)
+{
+    const uint8_t *text = p->pending + run;
+    size_t len = end - run, at = from - run;
+    while (at < len) {
+        uint64_t hash;
+        size_t next = lexer_next(p->lexer, text, len, at, open, &hash);
+        if (next == LEXER_UNDECIDED) { /* decide when more text has arrived */
+            *consumed = run + at;
+            return true;
+        }
+        if (!take_hashed_piece(p, text + at, next - at, hash))
+            return false;
+        at = next;
+    }
+    *consumed = end;
+    return true;
 }
 
 /* ---------------------------------------------------------------- regex */
@@ -187,55 +398,6 @@ static bool regex_failure(pretokenizer *p, int rc, uint64_t offset)
     return fail(p, "%s: pattern matching failed at byte offset %llu (%s); the text there is "
                    "pathological for this pattern: split the line or simplify --pattern",
                 p->name, (unsigned long long)offset, (const char *)message);
-}
-
-/* The classes gpt2 tells apart, for ASCII bytes. */
-enum { ASCII_LETTER, ASCII_DIGIT, ASCII_SPACE, ASCII_OTHER };
-
-/* End of the run of class `cls` from subject[at] (< len), or 0 when the run
- * reaches a byte that is not ASCII or the end of the subject (undecided). */
-static size_t ascii_run_end(const pretokenizer *p, const uint8_t *subject, size_t len, size_t at,
-                            int cls)
-{
-    for (; at < len; at++) {
-        if (subject[at] >= 128)
-            return 0;
-        if (p->ascii_class[subject[at]] != cls)
-            return at;
-    }
-    return 0;
-}
-
-/*
- * gpt2's match at subject[at], decided over ASCII bytes without PCRE2 (see
- * the top of the file): its end, or `at` when undecided. O(match length).
- */
-static size_t gpt2_ascii_match(const pretokenizer *p, const uint8_t *subject, size_t len,
-                               size_t at)
-{
-    if (len - at < 2 || subject[at] >= 128 || subject[at + 1] >= 128)
-        return at;
-    uint8_t c = subject[at], next = subject[at + 1];
-    if (c == '\'') { /* '(?:[sdmt]|ll|ve|re) comes first */
-        if (next == 's' || next == 'd' || next == 'm' || next == 't')
-            return at + 2;
-        if (len - at < 3)
-            return at;
-        uint8_t third = subject[at + 2];
-        if ((next == 'l' && third == 'l') || (next == 'v' && third == 'e') ||
-            (next == 'r' && third == 'e'))
-            return at + 3;
-    }
-    size_t start = at;
-    if (c == ' ') { /* ' ?' then a run; a space before a space is \s's business */
-        start = at + 1;
-        c = next;
-    }
-    int cls = p->ascii_class[c];
-    if (cls == ASCII_SPACE)
-        return at;
-    size_t end = ascii_run_end(p, subject, len, start, cls);
-    return end ? end : at;
 }
 
 /* Runs one match at `start` of subject[0, len); returns PCRE2's code. */
@@ -257,20 +419,14 @@ static int match_once(pretokenizer *p, const uint8_t *subject, size_t len, size_
 static bool split_valid_run(pretokenizer *p, size_t run, size_t from, size_t end, bool open,
                             size_t *consumed)
 {
+    if (p->use_lexer)
+        return lex_valid_run(p, run, from, end, open, consumed);
     const uint8_t *subject = p->pending + run;
     size_t len = end - run, at = from - run;
     uint32_t options = open ? PCRE2_PARTIAL_HARD : 0;
     PCRE2_SIZE *ov = pcre2_get_ovector_pointer(p->match);
     uint32_t not_empty_here = 0; /* after an empty match, finditer wants a non-empty one */
     while (at < len) {
-        size_t fast_end = p->ascii_fast && !not_empty_here ? gpt2_ascii_match(p, subject, len, at)
-                                                            : at;
-        if (fast_end > at) {
-            if (!take_piece(p, subject + at, fast_end - at))
-                return false;
-            at = fast_end;
-            continue;
-        }
         int rc = match_once(p, subject, len, at, options | not_empty_here);
         if (rc == PCRE2_ERROR_PARTIAL) { /* decide when more text has arrived */
             if (ov[0] > at) /* no match can start before the partial one: skipped */
@@ -369,28 +525,15 @@ static bool split_text(pretokenizer *p, size_t run, size_t from, size_t end, boo
 typedef enum { SPECIAL_NONE, SPECIAL_FOUND, SPECIAL_UNDECIDED } special_match;
 
 /* The longest special token at pending[i], if any. UNDECIDED when a special
- * token could still match there once more bytes arrive. O(S · longest special). */
+ * token could still match there once more bytes arrive. O(bytes that match
+ * some token's start), whatever S is (specials.h). */
 static special_match special_at(const pretokenizer *p, size_t i, bool final, size_t *len)
 {
-    size_t avail = p->pending_len - i;
-    special_match found = SPECIAL_NONE;
-    *len = 0;
-    for (size_t k = 0; k < p->n_specials; k++) {
-        size_t n = p->special_len[k];
-        size_t cmp = n < avail ? n : avail;
-        if (memcmp(p->pending + i, p->specials[k], cmp) != 0)
-            continue;
-        if (n > avail) {
-            if (!final)
-                return SPECIAL_UNDECIDED;
-            continue;
-        }
-        if (n > *len) {
-            *len = n;
-            found = SPECIAL_FOUND;
-        }
-    }
-    return found;
+    special_hit hit = special_trie_match(p->specials, p->pending + i, p->pending_len - i);
+    *len = hit.len;
+    if (hit.cut_off && !final)
+        return SPECIAL_UNDECIDED;
+    return hit.len ? SPECIAL_FOUND : SPECIAL_NONE;
 }
 
 /* The next special token at or after `from`: its position in *at (or the end
@@ -406,7 +549,7 @@ static special_match next_special(const pretokenizer *p, size_t from, bool final
             c = memchr(c, p->shared_first_byte, (size_t)(end - c));
             if (!c)
                 break;
-        } else if (!p->starts_special[*c]) {
+        } else if (!special_trie_starts_with(p->specials, *c)) {
             continue;
         }
         special_match m = special_at(p, (size_t)(c - base), final, len);
@@ -469,35 +612,6 @@ static bool process_pending(pretokenizer *p, bool final)
 
 /* ------------------------------------------------------------- the API */
 
-/* Fills ascii_class from PCRE2 itself: \p{L}, \p{N}, \s (UTF, UCP) matched
- * against each ASCII byte. False when that cannot be done (no fast path). */
-static bool tabulate_ascii_classes(pretokenizer *p)
-{
-    static const char *const class_pattern[] = {"\\p{L}", "\\p{N}", "\\s"};
-    for (uint8_t c = 0; c < 128; c++)
-        p->ascii_class[c] = ASCII_OTHER;
-    for (int k = 2; k >= 0; k--) {
-        int rc;
-        PCRE2_SIZE offset;
-        pcre2_code *code = pcre2_compile((PCRE2_SPTR)class_pattern[k], PCRE2_ZERO_TERMINATED,
-                                         PCRE2_UTF | PCRE2_UCP, &rc, &offset, NULL);
-        pcre2_match_data *md = code ? pcre2_match_data_create_from_pattern(code, NULL) : NULL;
-        for (uint8_t c = 0; md && c < 128; c++)
-            if (pcre2_match(code, &c, 1, 0, PCRE2_ANCHORED, md, NULL) >= 0)
-                p->ascii_class[c] = (uint8_t)k;
-        pcre2_match_data_free(md);
-        pcre2_code_free(code);
-        if (!md)
-            return false;
-    }
-    return true;
-}
-
-void pretok_set_ascii_fast_path(pretokenizer *p, bool on)
-{
-    p->ascii_fast = on && p->gpt2;
-}
-
 /* PCRE2's code for pattern source `pattern`, or NULL with PCRE2's reason
  * and the offset ("missing closing parenthesis at offset 1") in why. */
 static pcre2_code *compile_source(const char *pattern, char *why, size_t why_len)
@@ -532,8 +646,6 @@ static bool compile_pattern(pretokenizer *p, const char *pattern)
     size_t jit_size = 0;
     p->jit = pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE | PCRE2_JIT_PARTIAL_HARD) == 0 &&
              pcre2_pattern_info(p->code, PCRE2_INFO_JITSIZE, &jit_size) == 0 && jit_size > 0;
-    p->gpt2 = pattern == GPT2_PATTERN && tabulate_ascii_classes(p);
-    p->ascii_fast = p->gpt2;
     pcre2_pattern_info(p->code, PCRE2_INFO_MAXLOOKBEHIND, &p->lookbehind);
     p->match = pcre2_match_data_create_from_pattern(p->code, NULL);
     p->mctx = pcre2_match_context_create(NULL);
@@ -550,26 +662,20 @@ static bool compile_pattern(pretokenizer *p, const char *pattern)
     return true;
 }
 
-/* Checks the special tokens: non-empty, distinct. Duplicates would make ids
- * ambiguous; an empty one would match everywhere. */
+/* Checks the special tokens (non-empty, distinct: duplicates would make
+ * ids ambiguous; an empty one would match everywhere) and builds their trie. */
 static bool load_specials(pretokenizer *p, const pretok_config *cfg)
 {
-    p->specials = cfg->specials;
     p->n_specials = cfg->n_specials;
-    p->special_len = calloc(cfg->n_specials + 1, sizeof *p->special_len);
-    if (!p->special_len)
-        return fail(p, "out of memory");
-    for (size_t k = 0; k < cfg->n_specials; k++) {
-        size_t n = strlen(cfg->specials[k]);
-        if (n == 0)
+    for (size_t k = 0; k < cfg->n_specials; k++)
+        if (cfg->specials[k][0] == '\0')
             return fail(p, "bad --special-token: the empty string; give a non-empty token");
-        for (size_t j = 0; j < k; j++)
-            if (strcmp(cfg->specials[j], cfg->specials[k]) == 0)
-                return fail(p, "bad --special-token: \"%s\" is given twice; give each once",
-                            cfg->specials[k]);
-        p->special_len[k] = n;
-        p->starts_special[(uint8_t)cfg->specials[k][0]] = true;
-    }
+    size_t twice;
+    if (!(p->specials = special_trie_new(cfg->specials, cfg->n_specials, &twice)))
+        return fail(p, "out of memory");
+    if (twice != SIZE_MAX)
+        return fail(p, "bad --special-token: \"%s\" is given twice; give each once",
+                    cfg->specials[twice]);
     p->shared_first_byte = cfg->n_specials ? (uint8_t)cfg->specials[0][0] : -1;
     for (size_t k = 1; k < cfg->n_specials; k++)
         if ((uint8_t)cfg->specials[k][0] != p->shared_first_byte)
@@ -587,14 +693,21 @@ pretokenizer *pretok_new(const pretok_config *cfg, char *err, size_t err_len)
     p->err = err;
     p->err_len = err_len;
     p->invalid_utf8 = cfg->invalid_utf8;
-    if (!load_specials(p, cfg) || !compile_pattern(p, pretok_pattern_source(cfg->pattern))) {
+    p->use_lexer = pretok_engine_used(cfg) == PRETOK_LEXER;
+    p->lexer = pretok_pattern_source(cfg->pattern) == GPT2_PATTERN ? LEXER_GPT2 : LEXER_GPT4;
+    if (!load_specials(p, cfg) ||
+        (!p->use_lexer && !compile_pattern(p, pretok_pattern_source(cfg->pattern)))) {
         pretok_free(p);
         return NULL;
     }
     /* Never NULL, even before the first chunk: pointer arithmetic on an
      * empty pending buffer (an empty file) must stay defined. */
     p->pending_cap = 1 << 16;
-    if (!(p->pending = malloc(p->pending_cap))) {
+    p->pending = malloc(p->pending_cap);
+    p->hot = calloc(HOT_WORDS, sizeof *p->hot);
+    p->dirty = malloc(HOT_WORDS * sizeof *p->dirty);
+    p->is_dirty = calloc(HOT_WORDS, sizeof *p->is_dirty);
+    if (!p->pending || !p->hot || !p->dirty || !p->is_dirty) {
         set_error(err, err_len, "out of memory");
         pretok_free(p);
         return NULL;
@@ -610,8 +723,11 @@ void pretok_free(pretokenizer *p)
     pcre2_match_context_free(p->mctx);
     pcre2_jit_stack_free(p->jit_stack);
     pcre2_code_free(p->code);
-    free(p->special_len);
+    special_trie_free(p->specials);
     free(p->pending);
+    free(p->hot);
+    free(p->dirty);
+    free(p->is_dirty);
     free(p);
 }
 
@@ -625,6 +741,10 @@ void pretok_begin_at(pretokenizer *p, const char *name, word_table *words, uint6
     p->name = name;
     p->words = words;
     p->batch.n = 0; /* what a failed run left waiting points into bytes now gone */
+    for (size_t k = 0; k < p->n_dirty; k++) /* what a failed run left pending is dropped */
+        p->is_dirty[p->dirty[k]] = false;
+    p->n_dirty = 0;
+    p->generation++; /* the hot words name entries of the previous table */
     p->pending_len = p->context = p->retry_len = 0;
     p->pending_offset = offset;
     p->multiplicity = 1;

@@ -1,10 +1,12 @@
 /*
  * pretok.h — SPEC §2.1–2.4: cut text at special tokens, check UTF-8, split
- * each piece with the PCRE2 pattern, and count the pretokens in a word table.
+ * each piece with the pattern (gpt2 and gpt4: the lexer of lexer.h, which
+ * cuts where PCRE2 does; any other: PCRE2), and count the pretokens in a
+ * word table.
  *
  * The corpus is streamed: text arrives in chunks of any size and the
  * pretokenizer keeps back only what the next chunk could still change (an
- * unfinished UTF-8 sequence, the start of a special token, a regex match that
+ * unfinished UTF-8 sequence, the start of a special token, a pretoken that
  * reaches the end of the chunk). Memory is O(chunk + longest pretoken), not O(n).
  */
 #ifndef BPE_PRETOK_H
@@ -19,21 +21,45 @@ typedef enum {
     INVALID_UTF8_BYTES, /* each maximal run of invalid bytes is a pretoken of its own */
 } invalid_utf8_mode;
 
+/* What splits gpt2 and gpt4 text into pretokens (--pretokenizer); a user
+ * pattern is always PCRE2's. Both give the same pretokens. */
+typedef enum {
+    PRETOK_LEXER, /* the hand-written lexer, lexer.c (the default) */
+    PRETOK_PCRE2, /* PCRE2 with the pattern's source, JIT-compiled */
+} pretok_engine;
+
 /* What to pretokenize with. Strings are borrowed for the pretokenizer's life. */
 typedef struct {
     const char *const *specials; /* special tokens, each non-empty and distinct */
     size_t n_specials;           /* S */
     const char *pattern;         /* "gpt2", "gpt4", or a PCRE2 pattern */
     invalid_utf8_mode invalid_utf8; /* what to do with bytes that are not UTF-8 */
+    pretok_engine engine;        /* lexer or PCRE2, for gpt2 and gpt4 */
 } pretok_config;
 
 /* The PCRE2 source of a named pattern ("gpt2", "gpt4"), or `name` itself. */
 const char *pretok_pattern_source(const char *name);
 
+/* "lexer" or "pcre2"; and back: false for any other name. */
+const char *pretok_engine_name(pretok_engine engine);
+bool pretok_engine_parse(const char *name, pretok_engine *engine);
+
+/* The engine that actually splits cfg's text: PCRE2 for a user pattern. */
+pretok_engine pretok_engine_used(const pretok_config *cfg);
+
 /* Whether a pattern (a name or a PCRE2 source) compiles as pretok_new
  * compiles it; false with PCRE2's reason and offset in why. For patterns
  * read from files, whose errors are the file's. */
 bool pretok_pattern_compiles(const char *pattern, char *why, size_t why_len);
+
+/* The same pattern spelled so that other engines find PCRE2's pieces too —
+ * JavaScript's RegExp with the u flag (js-tiktoken), Oniguruma (HF
+ * tokenizers), fancy-regex (tiktoken) — for the files `train` writes: gpt2
+ * and gpt4 with `\s` written as the class PCRE2 means by it (JavaScript's
+ * `\s` also takes U+FEFF and leaves out U+0085 and U+180E), no possessive
+ * quantifiers and no inline flags (JavaScript has neither); a user pattern
+ * as it is (docs/using-the-tokenizer.md says what differs there). */
+const char *pretok_pattern_portable(const char *name);
 
 /* What one pretokenizer has seen. */
 typedef struct {
@@ -76,9 +102,5 @@ bool pretok_split(pretokenizer *p, const char *name, const uint8_t *text, size_t
                   pretok_emit_fn emit, void *ctx, char *err, size_t err_len);
 
 const pretok_stats *pretok_get_stats(const pretokenizer *p);
-
-/* Turns gpt2's ASCII fast path (pretok.c) on (the default) or off, so that
- * tests and the fuzzer can check that it never changes a piece. */
-void pretok_set_ascii_fast_path(pretokenizer *p, bool on);
 
 #endif

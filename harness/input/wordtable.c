@@ -9,10 +9,15 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* Little-endian loads, whatever the machine: word_hasher (wordtable.h) puts
+ * a word's first byte lowest in a block, and both hashes must agree. */
 static uint64_t load32(const uint8_t *p)
 {
     uint32_t v;
     memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
     return v;
 }
 
@@ -20,41 +25,40 @@ static uint64_t load64(const uint8_t *p)
 {
     uint64_t v;
     memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
     return v;
 }
 
-/* One multiply-xorshift round folding 8 bytes into the state. */
-static uint64_t mix(uint64_t h, uint64_t k)
-{
-    h = (h ^ k) * 0xbf58476d1ce4e5b9ull;
-    return h ^ (h >> 31);
-}
-
 /*
- * A 64-bit hash of a short byte string, in the spirit of wyhash. Every read
- * is a whole 1-, 4- or 8-byte load inside [p, p + len): a word of 4 to 8
- * bytes is read as two overlapping 4-byte halves, one over 8 as 8-byte
- * blocks whose last one overlaps the one before. (Copying a short tail into
- * a zeroed 8-byte variable and reading it back whole stalls the CPU: the
- * store cannot be forwarded to the wider load. That alone made an add cost
- * 33 ns instead of 16 on English text.) The length is mixed in first, so
- * overlapping reads cannot make two lengths collide systematically. O(len).
+ * word_table_hash (wordtable.h): the 8-byte blocks of the word in order,
+ * then its last 1 to 7 bytes as one more block (zero above them), then the
+ * length. Every read is a whole 1-, 4- or 8-byte load inside [p, p + len):
+ * the last block of a word longer than 8 is the last 8 bytes shifted down,
+ * one of 4 to 7 bytes two overlapping 4-byte halves. (Copying a short tail
+ * into a zeroed 8-byte variable and reading it back whole stalls the CPU:
+ * the store cannot be forwarded to the wider load. That alone made an add
+ * cost 33 ns instead of 16 on English text.) O(len).
  */
 uint64_t word_table_hash(const uint8_t *p, size_t len)
 {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ (len * 0xff51afd7ed558ccdull);
-    if (len > 8) {
-        const uint8_t *last = p + len - 8;
-        for (; p < last; p += 8)
-            h = mix(h, load64(p));
-        h = mix(h, load64(last));
-    } else if (len >= 4) {
-        h = mix(h, load32(p) | load32(p + len - 4) << 32);
-    } else if (len > 0) {
-        h = mix(h, (uint64_t)p[0] | (uint64_t)p[len / 2] << 8 | (uint64_t)p[len - 1] << 16);
-    }
-    h = (h ^ (h >> 29)) * 0x94d049bb133111ebull;
-    return h ^ (h >> 32);
+    uint64_t h = WORD_HASH_SEED;
+    size_t blocks = len / 8, tail = len % 8;
+    for (size_t b = 0; b < blocks; b++)
+        h = word_hash_mix(h, load64(p + 8 * b));
+    if (tail == 0)
+        return word_hash_finish(h, len);
+    const uint8_t *t = p + 8 * blocks;
+    uint64_t last;
+    if (blocks > 0)
+        last = load64(p + len - 8) >> (64 - 8 * tail);
+    else if (tail >= 4)
+        last = load32(t) | (load32(t + tail - 4) >> (8 * (8 - tail))) << 32;
+    else
+        last = (uint64_t)t[0] | (tail > 1 ? (uint64_t)t[1] << 8 : 0) |
+               (tail > 2 ? (uint64_t)t[2] << 16 : 0);
+    return word_hash_finish(word_hash_mix(h, last), len);
 }
 
 /*
@@ -225,9 +229,48 @@ static bool append_entry(word_table *t, const uint8_t *bytes, size_t len, uint32
     return true;
 }
 
-void word_table_prefetch(const word_table *t, uint64_t hash)
+/* The entry of the first slot with the word's hash (the word itself, most
+ * likely), or NULL. O(probe). */
+static const word_entry *first_candidate(const word_table *t, uint32_t hash)
 {
-    bpe_prefetch(&t->slots[(uint32_t)hash & (t->slot_cap - 1)]);
+    size_t mask = t->slot_cap - 1;
+    for (size_t s = hash & mask; t->slots[s]; s = (s + 1) & mask)
+        if ((uint32_t)(t->slots[s] >> 32) == hash)
+            return &t->entries[(uint32_t)t->slots[s] - 1];
+    return NULL;
+}
+
+void word_table_prefetch_entry(const word_table *t, uint64_t hash)
+{
+    const word_entry *e = first_candidate(t, (uint32_t)hash);
+    if (e)
+        bpe_prefetch(e);
+}
+
+void word_table_prefetch_bytes(const word_table *t, uint64_t hash)
+{
+    const word_entry *e = first_candidate(t, (uint32_t)hash);
+    if (e)
+        bpe_prefetch(t->arena + e->offset);
+}
+
+/* Whether a[0, len) and b[0, len) hold the same bytes: memcmp for the
+ * short words that most pretokens are, in one or two loads of each side
+ * (calling the library's memcmp cost more than the compare). O(len). */
+static bool same_bytes(const uint8_t *a, const uint8_t *b, size_t len)
+{
+    if (len >= 8) {
+        for (size_t i = 0; i + 8 < len; i += 8)
+            if (load64(a + i) != load64(b + i))
+                return false;
+        return load64(a + len - 8) == load64(b + len - 8);
+    }
+    if (len >= 4)
+        return load32(a) == load32(b) && load32(a + len - 4) == load32(b + len - 4);
+    for (size_t i = 0; i < len; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
 }
 
 bool word_table_add(word_table *t, const uint8_t *bytes, size_t len, uint64_t count)
@@ -253,7 +296,7 @@ size_t word_table_insert(word_table *t, const uint8_t *bytes, size_t len, uint64
             continue;
         size_t index = (uint32_t)t->slots[s] - 1;
         const word_entry *e = &t->entries[index];
-        if (e->len == len && memcmp(t->arena + e->offset, bytes, len) == 0)
+        if (e->len == len && same_bytes(t->arena + e->offset, bytes, len))
             return word_table_add_count(t, index, count) ? index : SIZE_MAX;
     }
     uint64_t pretokens;
@@ -290,7 +333,7 @@ size_t word_table_find(const word_table *t, const uint8_t *bytes, size_t len)
         if ((uint32_t)(t->slots[s] >> 32) != hash)
             continue;
         const word_entry *e = &t->entries[(uint32_t)t->slots[s] - 1];
-        if (e->len == len && memcmp(t->arena + e->offset, bytes, len) == 0)
+        if (e->len == len && same_bytes(t->arena + e->offset, bytes, len))
             return (uint32_t)t->slots[s] - 1;
     }
     return SIZE_MAX;

@@ -12,6 +12,7 @@
 #define BPE_WORDTABLE_H
 
 #include "bpe.h"
+#include "prefetch.h"
 
 /* One distinct word. */
 typedef struct {
@@ -50,9 +51,78 @@ bool word_table_add(word_table *t, const uint8_t *bytes, size_t len, uint64_t co
  * word_table_add_hashed takes the word_table_hash of the same bytes.
  */
 uint64_t word_table_hash(const uint8_t *bytes, size_t len);
-void word_table_prefetch(const word_table *t, uint64_t hash);
+static inline void word_table_prefetch(const word_table *t, uint64_t hash)
+{
+    bpe_prefetch(&t->slots[(uint32_t)hash & (t->slot_cap - 1)]);
+}
+/* The later steps of a longer pipeline (pretok.c): once the slot has
+ * arrived, start loading the entry of the word it names, if any; once that
+ * has arrived, the word's bytes in the arena. O(probe). */
+void word_table_prefetch_entry(const word_table *t, uint64_t hash);
+void word_table_prefetch_bytes(const word_table *t, uint64_t hash);
 bool word_table_add_hashed(word_table *t, const uint8_t *bytes, size_t len, uint64_t full_hash,
                            uint64_t count);
+
+/*
+ * The same hash fed one byte at a time, for a scanner that meets a word's
+ * bytes one by one and knows its length only at the end (lexer.c: the hash
+ * is made while the bytes are scanned, not in a second pass over them):
+ *     word_hasher w = WORD_HASHER_START;
+ *     word_hasher_byte(&w, b) for each byte;  word_hasher_end(&w)
+ * equals word_table_hash of those bytes. The hash mixes the word's 8-byte
+ * blocks (little-endian: first byte lowest), then its last 1 to 7 bytes as
+ * one more block, then its length. O(1) per byte.
+ */
+typedef struct {
+    uint64_t h;     /* the blocks mixed so far */
+    uint64_t block; /* the bytes of the unfinished block, first byte lowest */
+    uint64_t len;   /* bytes fed */
+} word_hasher;
+
+#define WORD_HASH_SEED 0x9E3779B97F4A7C15ull
+#define WORD_HASHER_START ((word_hasher){.h = WORD_HASH_SEED})
+
+/* One multiply-xorshift round folding a block into the state. */
+static inline uint64_t word_hash_mix(uint64_t h, uint64_t block)
+{
+    h = (h ^ block) * 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 31);
+}
+
+/* The state of a word of `len` bytes, its blocks mixed, made a hash. */
+static inline uint64_t word_hash_finish(uint64_t h, uint64_t len)
+{
+    h ^= len * 0xff51afd7ed558ccdull;
+    h = (h ^ (h >> 29)) * 0x94d049bb133111ebull;
+    return h ^ (h >> 32);
+}
+
+static inline void word_hasher_byte(word_hasher *w, uint8_t b)
+{
+    w->block |= (uint64_t)b << (8 * (w->len % 8));
+    if (++w->len % 8 == 0) {
+        w->h = word_hash_mix(w->h, w->block);
+        w->block = 0;
+    }
+}
+
+/* The same for n (1 to 8) bytes at once, given as one little-endian value
+ * whose bytes above the n-th are zero. */
+static inline void word_hasher_bytes(word_hasher *w, uint64_t bytes, unsigned n)
+{
+    unsigned fill = (unsigned)(w->len % 8);
+    w->block |= bytes << (8 * fill);
+    w->len += n;
+    if (fill + n >= 8) { /* the block is full: mix it, keep what did not fit */
+        w->h = word_hash_mix(w->h, w->block);
+        w->block = fill ? bytes >> (8 * (8 - fill)) : 0;
+    }
+}
+
+static inline uint64_t word_hasher_end(const word_hasher *w)
+{
+    return word_hash_finish(w->len % 8 ? word_hash_mix(w->h, w->block) : w->h, w->len);
+}
 
 /* word_table_add_hashed that tells where the word is: its index in
  * `entries`, or SIZE_MAX when the add is refused (as above). */

@@ -672,9 +672,12 @@ static bool python_train(void *ctx, const check_input *in, bpe_result *merges, c
     Py_XDECREF(files);
     Py_XDECREF(specials);
     c->released = PyEval_SaveThread();
+    uint64_t max_merges;
     if (c->raised)
         return set_error(why, why_len, "interrupted");
-    return ran && external_read_merges(path, merges, why, why_len);
+    return ran &&
+           run_max_merges(in->vocab_size, in->pretok.n_specials, &max_merges, why, why_len) &&
+           external_read_merges(path, max_merges, merges, why, why_len);
 }
 
 /* A pair of the diagnosis as (left bytes, right bytes, count or None). */

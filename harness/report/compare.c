@@ -97,16 +97,18 @@ static const char *status_verdict(const bench_record *a, const bench_record *b,
     return "not finished on either side";
 }
 
-/* "trainer/corpus/V=vocab", then "/threads=N" and "/STRATEGY" when the run
- * records them (over a threads or counting grid the key repeats without
- * them): the name of a run in the table. */
+/* "trainer/corpus/V=vocab", then "/threads=N", "/STRATEGY" and
+ * "/PRETOKENIZER" when the run records them (over a threads, counting or
+ * pretokenizer grid the key repeats without them): the name of a run in the
+ * table. */
 static void run_name(const bench_record *r, char *buf, size_t len)
 {
     char threads[32] = "";
     if (r->threads)
         snprintf(threads, sizeof threads, "/threads=%llu", (unsigned long long)r->threads);
-    snprintf(buf, len, "%s/%s/V=%llu%s%s%s", r->trainer, r->corpus,
-             (unsigned long long)r->vocab_size, threads, r->counting[0] ? "/" : "", r->counting);
+    snprintf(buf, len, "%s/%s/V=%llu%s%s%s%s%s", r->trainer, r->corpus,
+             (unsigned long long)r->vocab_size, threads, r->counting[0] ? "/" : "", r->counting,
+             r->pretokenizer[0] ? "/" : "", r->pretokenizer);
 }
 
 static void print_times(FILE *out, const bench_record *r, int phase)
@@ -153,10 +155,18 @@ static void compare_one(const bench_record *a, const bench_record *b, double thr
 }
 
 /* The run of `ix` with a's key (trainer, corpus, slice, vocab size, threads,
- * counting), or NULL. O(log n). */
+ * counting, pretokenizer), or NULL. A file older than the pretokenizer field
+ * records none: its runs match those of the default pretokenizer (lexer),
+ * and the other way round, so that an old baseline still compares (both
+ * pretokenizers give the same word table). O(log n). */
 static const bench_record *matching(const results_index *ix, const bench_record *a)
 {
     const bench_record *b = results_index_find_run(ix, a);
+    if (!b && !a->external && (!a->pretokenizer[0] || strcmp(a->pretokenizer, "lexer") == 0)) {
+        bench_record key = *a;
+        snprintf(key.pretokenizer, sizeof key.pretokenizer, "%s", a->pretokenizer[0] ? "" : "lexer");
+        b = results_index_find_run(ix, &key);
+    }
     return b && b->slice_bytes == a->slice_bytes ? b : NULL;
 }
 

@@ -33,8 +33,7 @@ static int cmp_slice(const void *a, const void *b)
     return (x->bytes > y->bytes) - (x->bytes < y->bytes);
 }
 
-/* The position of a name in a list of distinct names; n when absent. O(n). */
-static size_t name_index(const char (*list)[32], size_t n, const char *name)
+size_t report_name_index(const char (*list)[32], size_t n, const char *name)
 {
     size_t i = 0;
     while (i < n && strcmp(list[i], name) != 0)
@@ -42,8 +41,7 @@ static size_t name_index(const char (*list)[32], size_t n, const char *name)
     return i;
 }
 
-/* The position of slice `corpus` in ix->slices; n_slices when absent. O(slices). */
-static size_t slice_index(const report_index *ix, const char *corpus)
+size_t report_slice_index(const report_index *ix, const char *corpus)
 {
     size_t i = 0;
     while (i < ix->n_slices && strcmp(ix->slices[i].name, corpus) != 0)
@@ -54,7 +52,7 @@ static size_t slice_index(const report_index *ix, const char *corpus)
 /* Adds name to a list of distinct names (kept in order of first appearance). */
 static bool add_name(char (**list)[32], size_t *n, size_t *cap, const char *name)
 {
-    if (name_index(*list, *n, name) < *n)
+    if (report_name_index(*list, *n, name) < *n)
         return true;
     char(*grown)[32] = bpe_array_reserve(*list, cap, *n + 1, sizeof **list);
     if (!grown)
@@ -96,7 +94,7 @@ static bool add_vocab(report_index *ix, uint64_t v)
 
 static bool add_slice(report_index *ix, const bench_record *rec)
 {
-    size_t i = slice_index(ix, rec->corpus);
+    size_t i = report_slice_index(ix, rec->corpus);
     if (i < ix->n_slices) {
         if (rec->corpus_bytes > ix->slices[i].bytes)
             ix->slices[i].bytes = rec->corpus_bytes;
@@ -172,8 +170,9 @@ static bool build_pretok(report_index *ix)
             continue;
         runs[n].rec = rec;
         runs[n].key = (report_pretok){
-            .slice = slice_index(ix, rec->corpus),
-            .counting = name_index(ix->countings, ix->n_countings, report_counting_of(rec)),
+            .slice = report_slice_index(ix, rec->corpus),
+            .counting = report_name_index(ix->countings, ix->n_countings,
+                                          report_counting_of(rec, (char[REPORT_COUNTING_MAX]){0})),
             .threads = rec->threads};
         total_reps += rec->n_reps;
         n++;
@@ -198,7 +197,7 @@ const report_pretok *report_pretok_find(const report_index *ix, size_t slice,
                                         const char *counting, uint64_t threads)
 {
     report_pretok key = {.slice = slice, .threads = threads,
-                         .counting = name_index(ix->countings, ix->n_countings, counting)};
+                         .counting = report_name_index(ix->countings, ix->n_countings, counting)};
     size_t lo = 0, hi = ix->n_pretok;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -210,9 +209,11 @@ const report_pretok *report_pretok_find(const report_index *ix, size_t slice,
     return lo < ix->n_pretok && cmp_pretok(&ix->pretok[lo], &key) == 0 ? &ix->pretok[lo] : NULL;
 }
 
-const char *report_counting_of(const bench_record *rec)
+const char *report_counting_of(const bench_record *rec, char *buf)
 {
-    return rec->counting[0] ? rec->counting : "serial";
+    snprintf(buf, REPORT_COUNTING_MAX, "%s%s%s", rec->counting[0] ? rec->counting : "serial",
+             rec->pretokenizer[0] ? ", " : "", rec->pretokenizer);
+    return buf;
 }
 
 bool report_threads_shown(uint64_t threads)
@@ -231,7 +232,7 @@ bool report_index_build(report_index *ix, const bench_results *r)
         if (!add_name(&ix->trainers, &ix->n_trainers, &ix->cap_trainers, rec->trainer) ||
             !add_vocab(ix, rec->vocab_size) || !add_slice(ix, rec) ||
             (!rec->external && !add_name(&ix->countings, &ix->n_countings, &ix->cap_countings,
-                                         report_counting_of(rec)))) {
+                                         report_counting_of(rec, (char[REPORT_COUNTING_MAX]){0})))) {
             report_index_free(ix);
             return false;
         }

@@ -19,7 +19,7 @@ typedef struct {
 /*
  * How one slice was counted one way: the pretokenize+count phase (read
  * excluded) of every finished run of a built-in trainer on the slice with
- * one counting strategy and one thread count, pooled over every repetition
+ * one counting strategy and pretokenizer and one thread count, pooled over every repetition
  * of every such run (each run reads and counts the same bytes again). The
  * Corpora and Pretokenization tables and the threads figure all read these.
  */
@@ -48,7 +48,7 @@ typedef struct {
     size_t cap_slices;        /* entries allocated in slices */
     const char *reference;    /* the reference trainer's name if it is in the results, else NULL */
     results_index runs;       /* the records by (trainer, slice, vocab), for report_find; owned */
-    char (*countings)[32];    /* counting strategies of the built-in runs (report_counting_of),
+    char (*countings)[32];    /* ways of counting of the built-in runs (report_counting_of),
                                  in order of first appearance; owned */
     size_t n_countings;       /* entries in countings */
     size_t cap_countings;     /* entries allocated in countings */
@@ -61,11 +61,19 @@ void report_index_free(report_index *ix);
 /* The record of (trainer, slice, vocab), or NULL. O(log records). */
 const bench_record *report_find(const report_index *ix, const char *trainer, const char *slice,
                                 uint64_t vocab);
+/* The position of a name in a list of distinct names (the index's trainers,
+ * countings); n when absent. O(n). */
+size_t report_name_index(const char (*list)[32], size_t n, const char *name);
+/* The position of slice `corpus` in ix->slices; n_slices when absent. O(slices). */
+size_t report_slice_index(const report_index *ix, const char *corpus);
 /* Median total (or merge) seconds of a finished record. */
 double report_median(const bench_record *rec, int phase);
-/* The counting strategy a run records; "serial" for a file that records
- * none (it predates the strategies, and counted serially). */
-const char *report_counting_of(const bench_record *rec);
+/* How a run counted, as the report names it, written into buf (room for
+ * REPORT_COUNTING_MAX bytes) and returned: its counting strategy ("serial"
+ * for a file that records none: it predates the strategies, and counted
+ * serially), then its pretokenizer when recorded: "parallel, lexer". */
+enum { REPORT_COUNTING_MAX = 32 };
+const char *report_counting_of(const bench_record *rec, char *buf);
 /* Whether a recorded thread count is one `--threads` accepts (1 …
  * COUNT_MAX_THREADS): the Pretokenization table and figure show only
  * those; 0 (not recorded) and larger values a file may hold are left out. */

@@ -1,13 +1,15 @@
 /*
  * report.c — report.md from a results file, and `bpebench report`.
  *
- * The tables follow the seed articles' shape: for every corpus family and
- * vocab size, one row per corpus size and one column per trainer; cells are
- * the median total time with the merge loop's share in parentheses. Then the
- * speedup over the reference (naive), memory with the input/trainer split,
- * the work counters, the corpus statistics in the SPEC §1 legend,
- * pretokenize+count by counting strategy × threads (with its figure against
- * threads), and the per-merge profiles. Every figure comes from the JSON; nothing is measured
+ * First the course in one table (the steps: each trainer against the one
+ * its lesson builds on, ladder.h). Then the tables of the seed articles'
+ * shape: for every corpus family and vocab size, one row per corpus size and
+ * one column per trainer; cells are the median total time with the merge
+ * loop's share in parentheses. Then the speedup over the reference (naive),
+ * memory with the input/trainer split, the work counters, the corpus
+ * statistics in the SPEC §1 legend, pretokenize+count by counting strategy ×
+ * threads (with its figure against threads), and the per-merge profiles with
+ * A_i by merge range. Every figure comes from the JSON; nothing is measured
  * here.
  *
  * A cell that did not finish shows why: "timeout" (ran past the limit),
@@ -27,6 +29,7 @@
 #include "base/errors.h"
 #include "report/html.h"
 #include "report/index.h"
+#include "report/ladder.h"
 #include "report/plot.h"
 #include "report/report.h"
 #include "base/signals.h"
@@ -55,6 +58,12 @@ static void fmt_seconds(double s, char *buf, size_t len)
         snprintf(buf, len, "%.3g", s);
     else
         snprintf(buf, len, "%.2f ms", s * 1000);
+}
+
+/* A mean or median: four significant digits, whole numbers from 1000 on. */
+static void fmt_number(double x, char *buf, size_t len)
+{
+    snprintf(buf, len, x >= 1000 ? "%.0f" : "%.4g", x);
 }
 
 static void fmt_mb(uint64_t bytes, char *buf, size_t len)
@@ -297,7 +306,9 @@ static void section_corpora(FILE *f, const report_index *ix)
         char in[32], wt[32], rate[32] = "—";
         fmt_mb(rec->input_rss_bytes, in, sizeof in);
         fmt_mb(rec->word_table_bytes, wt, sizeof wt);
-        const report_pretok *g = report_pretok_find(ix, i, report_counting_of(rec), rec->threads);
+        char counting[REPORT_COUNTING_MAX];
+        const report_pretok *g =
+            report_pretok_find(ix, i, report_counting_of(rec, counting), rec->threads);
         if (g && g->time.median > 0)
             snprintf(rate, sizeof rate, "%.0f", (double)rec->corpus_bytes / MB / g->time.median);
         fprintf(f, "| %s | %.2f | %llu | %llu | %llu | %.2f | %s | %s | %s |\n",
@@ -308,6 +319,187 @@ static void section_corpora(FILE *f, const report_index *ix)
     }
     fputc('\n', f);
     table_composition(f, ix);
+}
+
+/* ============================================================ the ladder */
+
+/* A work count in three significant digits: 950, 21.9k, 4.57M, 1.12G. */
+static void fmt_count(uint64_t n, char *buf, size_t len)
+{
+    static const char *const unit[] = {"", "k", "M", "G", "T"};
+    double x = (double)n;
+    int u = 0;
+    while (x >= 999.5 && u < 4)
+        x /= 1000, u++;
+    snprintf(buf, len, u ? "%.3g%s" : "%.0f%s", x, unit[u]);
+}
+
+/* A ratio as "4.06×", "112×" or "3382×" (never in exponent form); "—"
+ * when it is not a finite positive number. */
+static void fmt_times(double x, char *buf, size_t len)
+{
+    if (!(x > 0) || !isfinite(x))
+        snprintf(buf, len, "—");
+    else
+        snprintf(buf, len, x >= 100 ? "%.0f×" : "%.3g×", x);
+}
+
+/* "heap_pushes+heap_pops 13.7k" for one side of a step, or "—". */
+static void fmt_step_counter(const bench_record *rec, const char *spec, char *buf, size_t len)
+{
+    uint64_t v;
+    char count[32];
+    if (!rec || !spec || !report_counter_value(rec, spec, &v)) {
+        snprintf(buf, len, "—");
+        return;
+    }
+    fmt_count(v, count, sizeof count);
+    snprintf(buf, len, "`%s` %s", spec, count);
+}
+
+/* The work ratio before ÷ after of a step, "334×", or "—". */
+static void fmt_work_ratio(const report_step *st, const bench_record *before,
+                           const bench_record *after, char *buf, size_t len)
+{
+    uint64_t b, a;
+    snprintf(buf, len, "—");
+    if (before && after && st->before && report_counter_value(before, st->before, &b) &&
+        report_counter_value(after, st->after, &a) && a > 0)
+        fmt_times((double)b / (double)a, buf, len);
+}
+
+/* The first step's row (naive: no step before): its counter and merge loop
+ * in its slowest finished cell. */
+static void ladder_first_row(FILE *f, const report_index *ix, const report_step *st)
+{
+    const bench_record *slowest = NULL;
+    for (size_t s = 0; s < ix->n_slices; s++)
+        for (size_t v = 0; v < ix->n_vocab; v++) {
+            const bench_record *rec = report_find(ix, st->trainer, ix->slices[s].name,
+                                                  ix->vocab[v]);
+            if (record_finished(rec) && !rec->external &&
+                (!slowest || report_median(rec, PHASE_MERGE) > report_median(slowest, PHASE_MERGE)))
+                slowest = rec;
+        }
+    if (!slowest)
+        return;
+    const bpe_trainer *t = bpe_trainer_find(st->trainer);
+    char counter[96], merge[32];
+    fmt_step_counter(slowest, st->after, counter, sizeof counter);
+    fmt_seconds(report_median(slowest, PHASE_MERGE), merge, sizeof merge);
+    fprintf(f, "| %s | — | %s | %s | — | %s | — | %s V=%llu |\n", st->trainer,
+            t ? t->complexity : "—", counter, merge, slowest->corpus,
+            (unsigned long long)slowest->vocab_size);
+}
+
+/* One row per step whose two trainers ran: the work it removed (the two
+ * counters and their ratio) and the merge loop's speedup, in the cell of
+ * report_step_cell. */
+static void ladder_table(FILE *f, const report_index *ix)
+{
+    for (size_t t = 0; t < ix->n_trainers; t++) {
+        const report_step *st = report_step_of(ix->trainers[t]);
+        if (!st)
+            continue;
+        if (!st->builds_on) {
+            ladder_first_row(f, ix, st);
+            continue;
+        }
+        const bench_record *before, *after;
+        if (!report_step_cell(ix, st, &before, &after))
+            continue;
+        const bpe_trainer *tr = bpe_trainer_find(st->trainer);
+        char from[96], to[96], ratio[32], tb[32], ta[32], speedup[32];
+        fmt_step_counter(before, st->before, from, sizeof from);
+        fmt_step_counter(after, st->after, to, sizeof to);
+        fmt_work_ratio(st, before, after, ratio, sizeof ratio);
+        double mb = report_median(before, PHASE_MERGE), ma = report_median(after, PHASE_MERGE);
+        fmt_seconds(mb, tb, sizeof tb);
+        fmt_seconds(ma, ta, sizeof ta);
+        fmt_times(mb / ma, speedup, sizeof speedup);
+        fprintf(f, "| %s | %s | %s | %s → %s | %s | %s → %s | %s | %s V=%llu |\n", st->trainer,
+                st->builds_on, tr ? tr->complexity : "—", from, to, ratio, tb, ta, speedup,
+                after->corpus, (unsigned long long)after->vocab_size);
+    }
+    fputc('\n', f);
+}
+
+/* For each family: the merge-loop speedup of every step in every cell
+ * (rows: slice and V; columns: the steps present). */
+static void ladder_cells(FILE *f, const report_index *ix, const report_files *files)
+{
+    for (size_t fam = 0; fam < ix->n_families; fam++) {
+        fprintf(f, "### %s\n\n| size | V |", ix->families[fam]);
+        size_t n_steps = 0;
+        for (size_t t = 0; t < ix->n_trainers; t++) {
+            const report_step *st = report_step_of(ix->trainers[t]);
+            if (st && report_step_present(ix, st)) {
+                fprintf(f, " %s → %s |", st->builds_on, st->trainer);
+                n_steps++;
+            }
+        }
+        fprintf(f, "\n|---|---:|");
+        for (size_t k = 0; k < n_steps; k++)
+            fprintf(f, "---:|");
+        fputc('\n', f);
+        for (size_t s = 0; s < ix->n_slices; s++) {
+            if (ix->slices[s].family != fam)
+                continue;
+            for (size_t v = 0; v < ix->n_vocab; v++) {
+                fprintf(f, "| %s | %llu |", size_label(ix->slices[s].name),
+                        (unsigned long long)ix->vocab[v]);
+                for (size_t t = 0; t < ix->n_trainers; t++) {
+                    const report_step *st = report_step_of(ix->trainers[t]);
+                    if (!st || !report_step_present(ix, st))
+                        continue;
+                    char cell[32];
+                    fmt_speedup(report_find(ix, st->builds_on, ix->slices[s].name, ix->vocab[v]),
+                                report_find(ix, st->trainer, ix->slices[s].name, ix->vocab[v]),
+                                PHASE_MERGE, cell, sizeof cell);
+                    fprintf(f, " %s |", cell);
+                }
+                fputc('\n', f);
+            }
+        }
+        fputc('\n', f);
+        embed_plot(f, files, "ladder", ix->families[fam],
+                   "Merge-loop speedup of each step over the step before, against vocab size, "
+                   "one panel per corpus slice (log-log; above 1: the step pays).");
+    }
+}
+
+/*
+ * The course in one table (docs/algorithms.md has the same): per trainer,
+ * the lesson it builds on, its complexity (the registry's), the counters of
+ * the work the step removed, and the merge loop's speedup over the step
+ * before, each step in the cell where its predecessor's merge loop was
+ * slowest. Then every cell's step speedups and the ladder figure. Left out
+ * when no step's two trainers ran.
+ */
+static void section_ladder(FILE *f, const report_index *ix, const report_files *files)
+{
+    bool any = false;
+    for (size_t t = 0; t < ix->n_trainers && !any; t++) {
+        const report_step *st = report_step_of(ix->trainers[t]);
+        any = st && report_step_present(ix, st);
+    }
+    if (!any)
+        return;
+    fprintf(f, "## The steps\n\n"
+               "Each trainer against the one its lesson builds on (docs/algorithms.md): its "
+               "complexity (`bpebench list`), the work counter of what the step removes in the "
+               "trainer before and in this one, their ratio, and the median merge loop of the "
+               "two. Each step is measured in the cell where the trainer before it took longest "
+               "and both finished: there the removed work is largest and the noise smallest. "
+               "cache-aware and threaded-walk do the work of the trainer before exactly "
+               "(ratio 1×): their speedup is layout and cores alone.\n\n"
+               "| trainer | builds on | complexity | work counter: before → after | work ÷ "
+               "| merge loop (s): before → after | speedup | measured at |\n"
+               "|---|---|---|---|---:|---|---:|---|\n");
+    ladder_table(f, ix);
+    fprintf(f, "Merge-loop speedup of each step in every cell (the trainer before ÷ the "
+               "trainer; \"—\" where one of them did not finish).\n\n");
+    ladder_cells(f, ix, files);
 }
 
 /* Whether some slice was counted in more than one way the Pretokenization
@@ -338,14 +530,16 @@ static void section_pretokenization(FILE *f, const report_index *ix, const repor
     if (!counted_several_ways(ix))
         return;
     fprintf(f, "## Pretokenization\n\n"
-               "Pretokenize+count (read excluded) by counting strategy and threads: the median "
+               "Pretokenize+count (read excluded) by counting strategy, pretokenizer (the "
+               "hand-written lexer or PCRE2, docs/algorithms.md) and threads: the median "
                "time of the phase across every repetition of every finished run, and n over it; "
-               "speedup over the same strategy with its fewest threads; parallel efficiency = "
+               "speedup over the same strategy and pretokenizer with its fewest threads; "
+               "parallel efficiency = "
                "speedup ÷ (threads ÷ those fewest threads); peak RSS of the run whose trainer "
                "added least. Every strategy and thread count gives the same word table "
-               "(docs/algorithms.md). Runs whose thread count is not recorded, or is not one "
+               "(docs/counting.md). Runs whose thread count is not recorded, or is not one "
                "`--threads` accepts (1 to %d), are left out.\n\n"
-               "| corpus | counting | threads | pretokenize+count (s) | MB/s | speedup "
+               "| corpus | counting, pretokenizer | threads | pretokenize+count (s) | MB/s | speedup "
                "| efficiency | peak RSS (MB) |\n"
                "|---|---|---:|---:|---:|---:|---:|---:|\n",
             COUNT_MAX_THREADS);
@@ -438,10 +632,10 @@ static void section_times(FILE *f, const report_index *ix, const report_files *f
             fputc('\n', f);
         }
         embed_plot(f, files, "time_vs_vocab", ix->families[fam],
-                   "Median total time against vocab size, one panel per corpus slice (log-log; "
-                   "bars: min–max over repetitions).");
+                   "Median merge loop against vocab size, one panel per corpus slice (log-log; "
+                   "bars: min–max over repetitions; the tables have the totals).");
         embed_plot(f, files, "time_vs_size", ix->families[fam],
-                   "Median total time against corpus size, one panel per vocab size (log-log).");
+                   "Median merge loop against corpus size, one panel per vocab size (log-log).");
     }
 }
 
@@ -486,8 +680,8 @@ static void section_speedup(FILE *f, const report_index *ix, const report_files 
         }
     for (size_t fam = 0; fam < ix->n_families; fam++)
         embed_plot(f, files, "speedup", ix->families[fam],
-                   "Speedup over naive against vocab size (solid: total time; dashed: merge "
-                   "loop).");
+                   "Speedup over naive against vocab size (solid: merge loop; dashed: whole "
+                   "run).");
 }
 
 /* The fastest finished run of a cell (any trainer), or NULL. */
@@ -654,42 +848,148 @@ static double profile_sum(const bench_record *rec, size_t from, size_t to)
     return s;
 }
 
+/* The profiled records in table order: by slice, vocab size, threads,
+ * counting strategy, then trainer (the index's orders). */
+typedef struct {
+    const report_index *ix; /* for the orders; not owned */
+    const bench_record *rec; /* a profiled record; not owned */
+} profiled;
+
+static int cmp_profiled(const void *pa, const void *pb)
+{
+    const profiled *x = pa, *y = pb;
+    const report_index *ix = x->ix;
+    size_t keys[2][3];
+    const bench_record *r[2] = {x->rec, y->rec};
+    for (int k = 0; k < 2; k++) {
+        keys[k][0] = report_slice_index(ix, r[k]->corpus);
+        keys[k][1] = report_name_index(ix->countings, ix->n_countings,
+                                       report_counting_of(r[k], (char[REPORT_COUNTING_MAX]){0}));
+        keys[k][2] = report_name_index(ix->trainers, ix->n_trainers, r[k]->trainer);
+    }
+    if (keys[0][0] != keys[1][0])
+        return keys[0][0] < keys[1][0] ? -1 : 1;
+    if (r[0]->vocab_size != r[1]->vocab_size)
+        return r[0]->vocab_size < r[1]->vocab_size ? -1 : 1;
+    if (r[0]->threads != r[1]->threads)
+        return r[0]->threads < r[1]->threads ? -1 : 1;
+    if (keys[0][1] != keys[1][1])
+        return keys[0][1] < keys[1][1] ? -1 : 1;
+    return (keys[0][2] > keys[1][2]) - (keys[0][2] < keys[1][2]);
+}
+
+/* Merge ranges of the A_i table: 1–10, 11–100, … (decades). */
+enum { RANGE_DECADES = 7 };
+
+static int cmp_u64_values(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * Seed 001's "typical A_i by merge range", from one profiled run: per decade
+ * of merge indices, the merges in it, the median and mean A_i, the median as
+ * a share of W, and the range's share of Σ A_i. A_i is the same for every
+ * trainer of a cell (every trainer merges the same pairs), so one record
+ * speaks for the cell. O(m log m).
+ */
+static void table_affected_by_range(FILE *f, const bench_record *rec)
+{
+    size_t m = rec->n_profile;
+    uint64_t *sorted = malloc(m * sizeof *sorted);
+    if (!sorted)
+        return; /* the table is left out; everything else is shown */
+    uint64_t total = 0;
+    for (size_t i = 0; i < m; i++)
+        total += rec->profile_affected[i];
+    fprintf(f, "A_i by merge range, %s V=%llu (W = %llu; Σ A_i = %llu):\n\n"
+               "| merges | count | median A_i | mean A_i | median ÷ W | share of Σ A_i |\n"
+               "|---|---:|---:|---:|---:|---:|\n",
+            rec->corpus, (unsigned long long)rec->vocab_size,
+            (unsigned long long)rec->words_distinct, (unsigned long long)total);
+    size_t from = 0, to = 10;
+    for (int d = 0; d < RANGE_DECADES && from < m; d++, from = to, to *= 10) {
+        size_t end = to < m ? to : m, n = end - from;
+        uint64_t sum = 0;
+        for (size_t i = from; i < end; i++)
+            sum += sorted[i - from] = rec->profile_affected[i];
+        qsort(sorted, n, sizeof *sorted, cmp_u64_values);
+        double median = n % 2 ? (double)sorted[n / 2]
+                              : ((double)sorted[n / 2 - 1] + (double)sorted[n / 2]) / 2;
+        char share_w[32] = "—", med[32], mean[32];
+        if (rec->words_distinct)
+            snprintf(share_w, sizeof share_w, "%.2g%%", 100 * median / (double)rec->words_distinct);
+        fmt_number(median, med, sizeof med);
+        fmt_number((double)sum / (double)n, mean, sizeof mean);
+        fprintf(f, "| %zu–%zu | %zu | %s | %s | %s | %.1f%% |\n", from + 1, end, n, med, mean,
+                share_w, total ? 100 * (double)sum / (double)total : 0.0);
+    }
+    fputc('\n', f);
+    free(sorted);
+}
+
+/*
+ * The profiled runs: one row per trainer and thread count (and counting
+ * strategy) of each profiled cell, with the share of its merge loop spent in
+ * the first 1% and 10% of merges; then, per cell, A_i by merge range and the
+ * figure. O(records · log records + Σ m).
+ */
 static void section_profiles(FILE *f, const report_index *ix, const report_files *files)
 {
-    bool any = false;
+    size_t n = 0;
     for (size_t i = 0; i < ix->r->n_records; i++)
-        any |= ix->r->records[i].n_profile > 0;
-    if (!any)
+        n += ix->r->records[i].n_profile > 0;
+    if (n == 0)
         return;
+    profiled *rows = malloc(n * sizeof *rows);
+    if (!rows)
+        return;
+    n = 0;
+    for (size_t i = 0; i < ix->r->n_records; i++)
+        if (ix->r->records[i].n_profile > 0)
+            rows[n++] = (profiled){ix, &ix->r->records[i]};
+    qsort(rows, n, sizeof *rows, cmp_profiled);
+    bool strategies = ix->n_countings > 1;
     fprintf(f, "## Per-merge profile\n\n"
                "One extra run per profiled cell records the time of every merge and A_i, the "
                "number of distinct words containing the chosen pair (that run is not among the "
-               "timed repetitions). Share of the merge loop spent in the first 1%% and 10%% of "
-               "merges:\n\n"
-               "| cell | trainer | m | merge loop (s) | first 1%% | first 10%% | A_1 | A_m |\n"
-               "|---|---|---:|---:|---:|---:|---:|---:|\n");
-    for (size_t i = 0; i < ix->r->n_records; i++) {
-        const bench_record *rec = &ix->r->records[i];
+               "timed repetitions). Threads: the run's `--threads` (they count the words and "
+               "the first pairs; only threaded-walk also uses them in the merge loop). Share of "
+               "the merge loop spent in the first 1%% and 10%% of merges:\n\n"
+               "| cell | threads |%s trainer | m | merge loop (s) | first 1%% | first 10%% | A_1 "
+               "| A_m |\n|---|---:|%s---|---:|---:|---:|---:|---:|---:|\n",
+            strategies ? " counting |" : "", strategies ? "---|" : "");
+    for (size_t k = 0; k < n; k++) {
+        const bench_record *rec = rows[k].rec;
         size_t m = rec->n_profile;
-        if (m == 0)
-            continue;
         double total = profile_sum(rec, 0, m);
         size_t one = (m + 99) / 100, ten = (m + 9) / 10;
-        fprintf(f, "| %s V=%llu | %s | %zu | %.3g | %.0f%% | %.0f%% | %llu | %llu |\n",
-                rec->corpus, (unsigned long long)rec->vocab_size, rec->trainer, m, total,
+        char counting[48] = "";
+        if (strategies)
+            snprintf(counting, sizeof counting, " %s |", report_counting_of(rec, (char[REPORT_COUNTING_MAX]){0}));
+        fprintf(f, "| %s V=%llu | %llu |%s %s | %zu | %.3g | %.0f%% | %.0f%% | %llu | %llu |\n",
+                rec->corpus, (unsigned long long)rec->vocab_size,
+                (unsigned long long)rec->threads, counting, rec->trainer, m, total,
                 total > 0 ? 100 * profile_sum(rec, 0, one) / total : 0,
                 total > 0 ? 100 * profile_sum(rec, 0, ten) / total : 0,
                 (unsigned long long)rec->profile_affected[0],
                 (unsigned long long)rec->profile_affected[m - 1]);
     }
     fputc('\n', f);
+    for (size_t k = 0; k < n; k++) /* one A_i table per cell: its first row's record */
+        if (k == 0 || strcmp(rows[k].rec->corpus, rows[k - 1].rec->corpus) != 0 ||
+            rows[k].rec->vocab_size != rows[k - 1].rec->vocab_size)
+            table_affected_by_range(f, rows[k].rec);
+    free(rows);
     for (size_t s = 0; s < ix->n_slices; s++)
         for (size_t v = 0; v < ix->n_vocab; v++) {
             char cell[128];
             snprintf(cell, sizeof cell, "%s_V%llu", ix->slices[s].name,
                      (unsigned long long)ix->vocab[v]);
             embed_plot(f, files, "profile", cell,
-                       "Time of each merge (top) and A_i (bottom) against the merge index.");
+                       "Mean time per merge (top) and A_i (bottom) over ranges of merges, against "
+                       "the merge index (log-log).");
         }
 }
 
@@ -785,6 +1085,7 @@ bool report_write(const bench_results *r, const char *dir, char *err, size_t err
     if (ok) {
         section_context(f, r);
         section_verification(f, r);
+        section_ladder(f, &ix, &files);
         section_corpora(f, &ix);
         section_pretokenization(f, &ix, &files);
         section_times(f, &ix, &files);

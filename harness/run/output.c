@@ -352,12 +352,14 @@ bool output_special_token_ok(const char *token, char *err, size_t err_len)
 
 /* ------------------------------------------------------------- contents */
 
-/* The note tiktoken.json carries for js-tiktoken users (docs/using-the-tokenizer.md). */
-static const char JS_TIKTOKEN_NOTE[] =
-    "pat_str is the PCRE2 pattern training used. Python's tiktoken (fancy-regex) reads it as "
-    "is; JavaScript's RegExp (js-tiktoken) rejects possessive quantifiers (?+ ++) and "
-    "inline flags (?i:...): for the gpt4 pattern use js-tiktoken's own cl100k_base pat_str, which "
-    "matches the same pieces on all but a few letters (see docs/using-the-tokenizer.md).";
+/* The note tiktoken.json carries for its readers (docs/using-the-tokenizer.md). */
+static const char TIKTOKEN_NOTE[] =
+    "pat_str is the pattern training used (PCRE2), spelled so that tiktoken (fancy-regex) and "
+    "js-tiktoken (JavaScript's RegExp) find the same pieces: \\s written as the characters "
+    "PCRE2 means by it, no possessive quantifier, no inline flag (a user pattern is as given). "
+    "special_tokens are listed longest first: js-tiktoken tries them in this order, and "
+    "training took the longest at each place. What still differs: "
+    "docs/using-the-tokenizer.md.";
 
 /* Every id's key, as vocab.json and tokenizer.json write it, and the ids
  * that get none: twins (two merges building the same bytes) keep their
@@ -652,22 +654,49 @@ static char *tiktoken_ranks(const token_keys *k, const bpe_result *r, size_t *le
     return text;
 }
 
+/* A special token and its id, to be listed longest first. */
+typedef struct {
+    const char *key; /* the token (borrowed) */
+    size_t len;      /* its length in bytes */
+    size_t id;       /* its id */
+} special_entry;
+
+/* Longer first; of equal length, the smaller id first. */
+static int longest_first(const void *pa, const void *pb)
+{
+    const special_entry *a = pa, *b = pb;
+    if (a->len != b->len)
+        return a->len > b->len ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
 /* tiktoken.json: what tiktoken.Encoding takes beside the ranks: pat_str
- * and special_tokens ({token: id}), the ranks file's name, and a note. */
+ * (portable, pretok.h) and special_tokens ({token: id}, longest first: a
+ * JavaScript reader tries them in the file's order, and SPEC §2.1 takes the
+ * longest that matches), the ranks file's name, and a note.
+ * O(S log S + S · token length). */
 static char *tiktoken_json(const token_keys *k, const char *pattern)
 {
-    cJSON *root = cJSON_CreateObject();
+    special_entry *order = malloc((k->n_specials ? k->n_specials : 1) * sizeof *order);
+    for (size_t i = 0; order && i < k->n_specials; i++) {
+        const char *key = k->keys[BPE_BYTE_TOKENS + i];
+        order[i] = (special_entry){key, strlen(key), BPE_BYTE_TOKENS + i};
+    }
+    if (order)
+        qsort(order, k->n_specials, sizeof *order, longest_first);
+    cJSON *root = order ? cJSON_CreateObject() : NULL;
     cJSON *specials = root ? cJSON_CreateObject() : NULL;
     bool ok = specials && cJSON_AddItemToObject(root, "special_tokens", specials);
     if (specials && !ok)
         cJSON_Delete(specials);
-    for (size_t i = BPE_BYTE_TOKENS; ok && i < BPE_BYTE_TOKENS + k->n_specials; i++)
-        ok = cJSON_AddNumberToObject(specials, k->keys[i], (double)i) != NULL;
+    for (size_t i = 0; ok && i < k->n_specials; i++)
+        ok = cJSON_AddNumberToObject(specials, order[i].key, (double)order[i].id) != NULL;
     ok = ok && add_string(root, "pat_str", pattern) &&
          add_string(root, "mergeable_ranks", "tokenizer.tiktoken") &&
-         add_string(root, "note", JS_TIKTOKEN_NOTE);
+         add_string(root, "note", TIKTOKEN_NOTE);
     char *text = ok ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
+    free(order);
     return text;
 }
 
@@ -679,7 +708,8 @@ bool output_write_tokenizer(const char *dir, const bpe_result *r, const pretok_c
     for (size_t k = 0; k < cfg->n_specials; k++)
         if (!output_special_token_ok(cfg->specials[k], err, err_len))
             return false;
-    const char *pattern = pretok_pattern_source(cfg->pattern);
+    /* the files' readers are other regex engines: the portable spelling */
+    const char *pattern = pretok_pattern_portable(cfg->pattern);
     token_keys keys;
     if (!token_keys_make(&keys, r, cfg->specials, cfg->n_specials))
         return set_error(err, err_len, "out of memory formatting the output files");

@@ -142,7 +142,9 @@ static bool slice_one(slice_input *in, uint64_t budget, const char *const *speci
         if (!input_read(in, buf, window + 1, &got, err, err_len))
             return false;
         *cut = got > window;
-        size_t keep = *cut ? corpus_safe_cut(buf, got, window, specials, n_specials) : got;
+        size_t keep = got;
+        if (*cut && !corpus_safe_cut(buf, got, window, specials, n_specials, &keep))
+            return set_error(err, err_len, "out of memory");
         if (!output_send(o, buf, keep, err, err_len))
             return false;
     }

@@ -1,4 +1,4 @@
-// interop.js DIR JS_PATTERN TEXT REF_IDS — loads the tokenizer `train` wrote
+// interop.js DIR JS_PATTERN TEXT REF_IDS [by-id] — loads the tokenizer `train` wrote
 // in DIR with the real libraries, as docs/using-the-tokenizer.md tells a
 // user to, and requires of each the reference encoder's ids (REF_IDS, one
 // per line, from refencode) for the whole of TEXT and for each of its lines,
@@ -6,8 +6,9 @@
 //   - HF tokenizers (npm `tokenizers`): Tokenizer.fromFile(DIR/tokenizer.json);
 //   - js-tiktoken: new Tiktoken({bpe_ranks, special_tokens, pat_str}) from
 //     DIR/tokenizer.tiktoken and DIR/tiktoken.json, with JS_PATTERN as pat_str
-//     ("-" for tiktoken.json's own; JavaScript cannot read possessive
-//     quantifiers, so the gpt4 run passes js-tiktoken's cl100k_base pattern).
+//     ("-" for tiktoken.json's own; run.sh passes others to see them caught),
+//     and its special_tokens in the file's order (longest first), or with
+//     "by-id" in id order (run.sh checks that this is caught).
 // REF_IDS holds one block of ids per string, each ended by a line "-".
 // Any difference fails (exit 1) with the string, both id lists and where
 // they part; nothing is skipped.
@@ -17,7 +18,7 @@ const path = require("path");
 const { Tokenizer } = require("tokenizers");
 const { Tiktoken } = require("js-tiktoken/lite");
 
-const [dir, jsPattern, textFile, refFile] = process.argv.slice(2);
+const [dir, jsPattern, textFile, refFile, specialsOrder] = process.argv.slice(2);
 const text = fs.readFileSync(textFile, "utf8");
 const strings = [text, ...text.split("\n").filter((s) => s.length > 0)];
 const refBlocks = fs.readFileSync(refFile, "utf8").split("-\n").slice(0, -1)
@@ -67,9 +68,12 @@ async function main() {
   const ranks = fs.readFileSync(path.join(dir, "tokenizer.tiktoken"), "utf8").split("\n")
       .filter((l) => l.length > 0)
       .map((l) => { const [b64, rank] = l.split(" "); return `! ${rank} ${b64}`; }).join("\n");
+  const specials = specialsOrder === "by-id"
+    ? Object.fromEntries(Object.entries(config.special_tokens).sort((a, b) => a[1] - b[1]))
+    : config.special_tokens;
   const tt = new Tiktoken({
     bpe_ranks: ranks,
-    special_tokens: config.special_tokens,
+    special_tokens: specials,
     pat_str: jsPattern === "-" ? config.pat_str : jsPattern,
   });
   for (let i = 0; i < strings.length; i++) {

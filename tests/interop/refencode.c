@@ -10,14 +10,20 @@
  * key in vocab.json (a twin's bytes have their first id, docs/spec.md §3).
  *
  *   refencode DIR PATTERN [SPECIAL...] < TEXT   prints the ids, one per line
+ *   refencode --classes   prints the code points PCRE2 puts in \s, \p{L} and
+ *                         \p{N} (UTF, UCP), as ranges, for classes.js
  *
  * Complexity per piece of L bytes: O(L² log m) (a scan per merge; test texts
  * are small). Exit 1 with a message on any error: a file that does not parse,
  * a symbol with no id.
  */
 #define _POSIX_C_SOURCE 200809L
+#define PCRE2_CODE_UNIT_WIDTH 8
 #include "base/byteunicode.h"
+#include "base/utf8.h"
 #include "input/pretok.h"
+
+#include <pcre2.h>
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -189,8 +195,52 @@ static void encode_piece(void *ctx, const uint8_t *piece, size_t len, bool is_sp
     free(sym);
 }
 
+/* One line per class: its name, then "FIRST-LAST" hex ranges of the code
+ * points PCRE2 matches with it (surrogates aside), as training compiles
+ * patterns; a first line names PCRE2's version and Unicode's. */
+static void print_classes(void)
+{
+    char version[64], unicode[64];
+    pcre2_config(PCRE2_CONFIG_VERSION, version);
+    pcre2_config(PCRE2_CONFIG_UNICODE_VERSION, unicode);
+    printf("PCRE2 %s, Unicode %s\n", version, unicode);
+    static const char *const classes[] = {"\\s", "\\p{L}", "\\p{N}"};
+    for (size_t c = 0; c < sizeof classes / sizeof *classes; c++) {
+        int rc;
+        PCRE2_SIZE offset;
+        pcre2_code *code = pcre2_compile((PCRE2_SPTR)classes[c], PCRE2_ZERO_TERMINATED,
+                                         PCRE2_UTF | PCRE2_UCP, &rc, &offset, NULL);
+        pcre2_match_data *md = code ? pcre2_match_data_create_from_pattern(code, NULL) : NULL;
+        if (!md)
+            die("cannot compile a class", classes[c]);
+        printf("%s", classes[c]);
+        long first = -1;
+        for (uint32_t cp = 0; cp <= 0x110000; cp++) {
+            uint8_t utf8[4];
+            bool in = false;
+            if (cp < 0x110000 && (cp < 0xD800 || cp >= 0xE000)) {
+                int n = utf8_encode(cp, utf8);
+                in = pcre2_match(code, utf8, (size_t)n, 0, PCRE2_ANCHORED, md, NULL) >= 0;
+            }
+            if (in && first < 0)
+                first = cp;
+            if (!in && first >= 0 && !(cp >= 0xD800 && cp < 0xE000)) {
+                printf(" %lX-%lX", first, (long)cp - 1);
+                first = -1;
+            }
+        }
+        printf("\n");
+        pcre2_match_data_free(md);
+        pcre2_code_free(code);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--classes") == 0) {
+        print_classes();
+        return 0;
+    }
     if (argc < 3)
         die("usage: refencode DIR PATTERN [SPECIAL...] < TEXT", NULL);
     load(argv[1]);

@@ -1,0 +1,1504 @@
+/*
+ * batch_workers.c — the merge loop on every core: persistent workers, each
+ * owning a split of the words, and exact batches of merges applied in one
+ * parallel step.
+ *
+ * Idea. The nlcodec article (seed 000) calls the merge loop inherently
+ * sequential: merge i + 1 is the best pair only once merge i has changed
+ * the counts. HF tokenizers and YouTokenToMe apply each merge in parallel
+ * over the words and pay one barrier per merge; "From Hours to Seconds"
+ * (seed 002) keeps persistent workers, each with a split of the words, sends
+ * them each merge and gets deltas back, and falls back to one process when
+ * merges get small (on Wikipedia at V = 1000, 395 s → 91.7 s with 8
+ * workers). Late merges are tiny — a handful of words each — so a barrier
+ * per merge costs more than the merge. This file takes the idea one step
+ * further: merges whose pairs share no token cannot change each other's
+ * counts, so the coordinator pops a *batch* of them and the workers apply
+ * the whole batch in one step, one barrier for many merges, and the merge
+ * list is still exactly the sequential one.
+ *
+ * From cache_aware.c it keeps the layout (word cells, records in their hash
+ * slots, a cache line of deltas per neighbour token, prefetch); threaded_walk.c
+ * splits only long lists, and only for the walk, then merges the helpers'
+ * pairs and lists back. Here each thread's words and lists are its
+ * own for the whole run, nothing is merged back, the deltas are applied on
+ * every thread too, and short merges, batched, are shared as well.
+ *
+ * Repeated on purpose, so that this file reads whole: the pair table in its
+ * slots (slots_alloc … pair_remove, with a list id per split in each record),
+ * the word cells, merge_word with its delta lines and count_add/count_sub
+ * are cache_aware.c's, the spin-then-sleep wait threaded_walk.c's; the
+ * delta of the chosen merge is keyed by the merge's new token instead of a
+ * merge counter.
+ *
+ * Why a batch gives the sequential merges. Let p_1, …, p_k be the batch,
+ * popped in rank order (SPEC §2.7: count, then bytes; bpe_pair_ranks_above)
+ * with counts c_1 ≥ … ≥ c_k, and no two sharing a token. Sequentially,
+ * p_j must be the best pair once p_1 … p_(j−1) are merged. Three kinds of
+ * pairs compete with it:
+ *   1. p_j itself: a merge of (a, b) changes only the counts of pairs that
+ *      hold a or b (it removes (x, a), (a, b), (b, y)) and creates pairs
+ *      holding ab. p_j holds neither, so its count is still c_j.
+ *   2. pairs that existed before the batch: all ranked below p_j, and a
+ *      merge never raises the count of an existing pair (fact 1 of
+ *      inverted_index.c). They stay below.
+ *   3. pairs born in the batch, (X, Y) with X or Y new. Where X meets Y in a
+ *      word, the tokens before the batch had a boundary (u, v): u the last
+ *      old token of X, v the first of Y. Each occurrence of (X, Y) sits on
+ *      an occurrence of (u, v), so count(X, Y) ≤ count(u, v) before the
+ *      batch. (u, v) holds a batch token, so it is not p_1 … p_(j−1) — unless
+ *      it *is* one: a pair of one token twice, (a, a), is its own (u, v)
+ *      ([a a a] → [aa a] bears (aa, a)). So such a pair ends the batch. Else
+ *      (u, v) ranked below p_j and count(X, Y) ≤ c_j.
+ *   Only a tie is left: a born pair with count exactly c_j, which needs a
+ *   (u, v) of count c_j — in p_j's tie class, the pairs of count c_j — and
+ *   SPEC §2.7's bytes to put (X, Y) above p_j. Two shapes, checked before
+ *   p_j joins (poisoned):
+ *     - X = a_i b_i new (u = b_i): a pair (b_i, v) in the class, and
+ *       bytes(a_i b_i) ≥ bytes(c) where p_j = (c, d) (within one class that
+ *       always holds, as p_i ranked above p_j);
+ *     - X = u old, Y new (v = a_i): (u, a_i) in the class ranks below
+ *       (c, d), so bytes(u) ≤ bytes(c), and (u, Y) can pass (c, d) only if
+ *       bytes(u) = bytes(c): a pair (u, a_i) in the class just after p_j
+ *       with the same left bytes (the class is kept sorted, so they follow
+ *       p_j at once).
+ * So a batch ends at the first popped pair that shares a token with it,
+ * after a pair of one token twice, at a poisoned pair, or at BATCH_MAX.
+ *
+ * The tie class, kept whole. To know p_j's class, the coordinator pops all
+ * of it from the heap into `front`, a sorted array that then ranks above
+ * every heap entry; batches are read from its head. A pair of the front
+ * whose count falls gets a heap entry again; a born pair of the class's
+ * count is inserted in order; a born pair above it sends the front back to
+ * the heap. Per token, the front counts the pairs it holds by left and by
+ * right token, which is what the poison check asks.
+ *
+ * Who does what. One step of the loop: the coordinator forms a batch; the
+ * splits rewrite their words (in parallel); the shards apply the deltas (in
+ * parallel); the coordinator files the changed pairs in the heap and front.
+ *   - the coordinator (the caller's thread): the heap, the front, the batch,
+ *     and our own copy of the vocabulary (a batch's tokens exist before
+ *     step() hands them out one by one, and the tie-break needs their bytes);
+ *   - N splits of the words (word w in split w mod N, so every list is
+ *     shared about evenly), each with its words laid out as cache_aware.c
+ *     lays them (length, count, tokens side by side: word cells), its own
+ *     posting lists (its occurrence index), its neighbour delta lines
+ *     (cache_aware.c's), and its deltas out, per merge of the batch: the
+ *     pairs it decreased, and those it created with their new lists;
+ *   - N shards of the pair table (a pair's shard is a function of its hash):
+ *     the count, and the list in each split, of every live pair. A shard
+ *     applies every split's deltas for its pairs, merge after merge, and
+ *     hands back the pairs to file with their final counts. (First the
+ *     coordinator applied every delta itself; a profile put a third of the
+ *     1-thread loop there, which bounded 2 threads to about 1.4×.)
+ *   - N − 1 worker threads, started once in create(): a job is posted, and
+ *     every thread — the coordinator too — claims parts (a split, or a
+ *     shard), its own first, then any not yet claimed. A worker late to wake
+ *     never holds a step up: the coordinator takes its part.
+ * Parts are data, not threads: whoever runs a part writes the same deltas,
+ * so the merges and every work counter are the same for any N.
+ *
+ * Small steps alone, and how the crossover adapts. A job is worth posting
+ * only when the work it shares outweighs handing it out: a write the workers
+ * see, a wake-up if they sleep, and the deltas read back from another core's
+ * cache. Seed 002 timed its merges and switched to one process below a
+ * threshold it had to tune per machine and per dataset. Here no clock is
+ * read: a job below `solo_words` words (or `solo_changes` deltas) is run by
+ * the coordinator, part after part; a larger one is posted, and the
+ * coordinator watches who ran the parts. If it had to take a worker's part
+ * (the worker was not there in time: asleep, descheduled, or the job too
+ * small for its wake-up to pay), the threshold doubles; if every worker took
+ * its own, it falls by an eighth. So it settles where a worker just arrives
+ * in time, on whatever machine, however loaded (run_job).
+ *
+ * Invariants, between steps: the shards hold every live pair with its count
+ * and, per split, the list of that split's words holding it (and stale ones);
+ * every live pair has exactly one entry, in the heap (a snapshot ≥ its count,
+ * as in heap.c) or in the front (when its count is the front's class, `tied`);
+ * the front's entries from `head` on are sorted by rank, and every front pair
+ * ranks above every heap entry; the front's per-token tallies count its live
+ * entries.
+ *
+ * Complexity: heap.c's work, O(M·(L + log P)) time, O(M + P) memory, the
+ * words and the deltas spread over N threads; plus O(P·N) for the lists' ids
+ * in the table, O(k²) per batch of k for the poison checks, O(class) per
+ * front insert, and each shard reads every split's deltas (O(N) per delta).
+ *
+ * Work counters (the same for any N):
+ *   words_touched, postings_stale, pair_count_updates   as heap.c's, and equal
+ *                                                       to them (the same words
+ *                                                       rewritten the same way)
+ *   heap_pushes, heap_pops                              as heap.c's, front included
+ *   batches             batches formed (of any size: m / batches is the mean)
+ *   batched_merges      merges that shared their batch with another
+ *   largest_batch       merges in the largest batch
+ * Which thread ran a part, and which jobs ran alone, depend on the machine
+ * and are not counted.
+ *
+ * Left out on purpose: speculation (a batch that could tie is cut, never
+ * undone; the cuts are exact but cautious: a pair of the class that *could*
+ * bear a tie ends the batch even if its words do not), and the heap pushes
+ * on the shards (the max structure stays the coordinator's).
+ *
+ * Run: bpebench train --trainer workers --threads 2 --vocab-size 32000 …
+ */
+#include "bpe.h"
+#include "array.h"
+#include "initialpairs.h"
+#include "maxheap.h"
+#include "pairtable.h" /* bpe_pair, and pairmap.h's keys */
+#include "postings.h"
+#include "prefetch.h"
+#include "segmentation.h" /* bpe_find_pair */
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HEAP_COMPACT_FACTOR 2 /* heap.c's: rebuild past 2·P dead entries */
+#define WORD_HEAD 3          /* cells before a word's tokens: length, then the count as two */
+#define CELLS_PER_LINE 16    /* 32-bit cells in a 64-byte cache line */
+#define WORD_AHEAD 8         /* list entries ahead whose word is prefetched */
+#define LOOKUP_AHEAD 8       /* deltas ahead whose table slot is prefetched */
+#define MAX_SPLITS 16        /* splits (and threads) at most: the table keeps a list id each */
+#define BATCH_MAX 64         /* merges in one batch at most (the poison check is O(k²)) */
+#define SOLO_FIRST 256       /* words (deltas) below which a step starts out run alone */
+#define SOLO_LEAST 16        /* the bounds between which that threshold adapts */
+#define SOLO_MOST (1u << 20)
+/* The crossover experiment (docs/algorithms.md): built with
+ * -DBATCH_WORKERS_SOLO=N, the threshold stays at N words (deltas), never
+ * adapting; 0 posts every job, a huge N none. */
+#ifdef BATCH_WORKERS_SOLO
+#define SOLO_FIXED true
+#else
+#define SOLO_FIXED false
+#define BATCH_WORKERS_SOLO SOLO_FIRST
+#endif
+#define SPIN_ROUNDS 1024     /* rounds a worker waits for the next step before it sleeps */
+#define PAUSES_PER_ROUND 64  /* spin-wait hints per round, then a sched_yield() */
+
+enum { WORDS_TOUCHED, POSTINGS_STALE, PAIR_COUNT_UPDATES, HEAP_PUSHES, HEAP_POPS, BATCHES,
+       BATCHED_MERGES, LARGEST_BATCH };
+static const char *const workers_counter_names[] = {
+    "words_touched", "postings_stale", "pair_count_updates", "heap_pushes", "heap_pops",
+    "batches", "batched_merges", "largest_batch", NULL};
+
+/* ------------------------------------------------------------ the structures */
+
+/* The live pairs: open addressing, linear probing, load ≤ 5/8, records in the
+ * slots (cache_aware.c's table), each record `stride` bytes: the key, the
+ * count, then one list id per split. */
+typedef struct {
+    unsigned char *slot; /* cap records; owned */
+    size_t cap;          /* slots; a power of two */
+    size_t used;         /* live pairs P */
+    unsigned shift;      /* 64 − log2(cap): a hash's top bits name the home slot */
+    size_t stride;       /* bytes per record: 16 + 4·splits, rounded up to 8 */
+    unsigned n_lists;    /* list ids per record: the splits */
+} pair_slots;
+
+/* One pair's change in the merge in progress (cache_aware.c's). */
+typedef struct {
+    uint32_t stamp;  /* the merge number that last touched it; older: the rest is void */
+    uint32_t words;  /* a born pair: its new list in the split */
+    uint64_t amount; /* a born pair: its count so far; a losing pair: its decrease so far */
+} pair_delta;
+
+/* The four deltas of a merge of (a, b) → ab that token x names, in one line. */
+typedef struct {
+    pair_delta lose_left;  /* (x, a) */
+    pair_delta gain_left;  /* (x, ab) */
+    pair_delta lose_right; /* (b, x) */
+    pair_delta gain_right; /* (ab, x) */
+} neighbour_line;
+
+/* One pair's delta as a split hands it back. */
+typedef struct {
+    bpe_token a, b;  /* the pair */
+    uint32_t list;   /* a born pair: its list in the split; a losing one: BPE_POSTINGS_NONE */
+    uint64_t amount; /* count gained (born) or lost */
+} pair_change;
+
+/* What a split did for one merge of the batch: its changes are
+ * change[start, start + n_lost) (decreases), then n_born creations. */
+typedef struct {
+    size_t start;      /* first change */
+    size_t n_lost;     /* pairs decreased */
+    size_t n_born;     /* pairs created */
+    uint64_t affected; /* words rewritten (the split's part of A_i) */
+} merge_report;
+
+/* One merge of a batch, as the coordinator hands it out. */
+typedef struct {
+    bpe_token a, b, merged; /* (a, b) → merged */
+    uint64_t count;         /* count(a, b) when chosen */
+    const uint32_t *lists;  /* its list id in each split (BPE_POSTINGS_NONE: none) */
+} batch_merge;
+
+/* A split of the words and everything a step writes about them. Aligned to a
+ * cache line, so two threads never write one line. */
+typedef struct {
+    alignas(64) uint32_t *cell; /* its words: length, count, tokens; owned */
+    size_t n_cells;             /* cells in use */
+    bpe_postings postings;      /* its lists, naming words by their first cell; owned */
+    neighbour_line *line;       /* token → the deltas of the merge in progress; owned */
+    size_t cap_line;            /* capacity of `line`, in tokens */
+    bpe_pair *born, *lost;      /* pairs created / decreased by the merge in progress; owned */
+    size_t n_born, cap_born;    /* in `born` */
+    size_t n_lost, cap_lost;    /* in `lost` */
+    pair_change *change;        /* the step's changes, merge after merge; owned */
+    size_t n_change, cap_change; /* in `change`, and its capacity */
+    merge_report *report;       /* per merge of the step; owned */
+    size_t cap_report;          /* capacity of `report` */
+    uint64_t updates;           /* pair count updates in the step */
+    uint64_t stale;             /* listed words that had lost the pair */
+    bool ok;                    /* the last job did not run out of memory */
+} word_split;
+
+/* Who runs part k (split k, or shard k) of a posted job, in a line of its own. */
+typedef struct {
+    alignas(64) atomic_uint_fast64_t claimed; /* the last job whose part k was claimed */
+    atomic_uint_fast64_t done;                /* the last job whose part k is finished */
+} part_claim;
+
+/* One shard of the pair table: the pairs whose hash names it, and what a
+ * step's application noted for the coordinator. Aligned to a cache line. */
+typedef struct {
+    alignas(64) pair_slots table; /* its live pairs; owned */
+    bpe_pair *born;               /* pairs the batch created here, first report first; owned */
+    size_t n_born, cap_born;      /* in `born` */
+    bpe_pair *fallen;             /* front pairs the batch decreased here; owned */
+    size_t n_fallen, cap_fallen;  /* in `fallen` */
+    uint64_t *final;              /* the counts of born[], then fallen[], once applied
+                                   * (0: dead); owned */
+    size_t cap_final;             /* capacity of `final` */
+} pair_shard;
+
+typedef enum {
+    JOB_SETUP, /* each split lays out its words and lists */
+    JOB_MERGE, /* each split rewrites its words for the batch */
+    JOB_APPLY, /* each shard applies the splits' deltas to its pairs */
+} job_kind;
+
+typedef struct workers_state workers_state;
+
+/* A worker thread. */
+typedef struct {
+    workers_state *state; /* borrowed */
+    unsigned own;         /* the split it claims first */
+    pthread_t thread;     /* the thread */
+} worker;
+
+struct workers_state {
+    bpe_vocab *vocab;        /* the result's tokens, one per step(); not owned */
+    bpe_vocab ahead;         /* our own copy, ahead by the batch in progress; owned */
+    bpe_counters *counters;  /* not owned */
+    const bpe_words *words;  /* the input (setup only); not owned */
+    uint64_t max_merges;     /* merges asked for: a batch never runs past them */
+    uint64_t merges_formed;  /* merges put into batches so far */
+    pair_shard *shard;       /* n_splits shards of the live pairs; owned */
+    bpe_maxheap heap;        /* one snapshot per live pair outside the front; owned */
+    /* the front: the tie class being merged, sorted by rank */
+    bpe_pair *front;         /* entries; owned */
+    size_t front_head;       /* entries before it are merged or dead */
+    size_t front_len, front_cap; /* entries in `front`, and its capacity */
+    uint64_t tied;           /* the front's count; 0: no front */
+    uint32_t *as_left;       /* token → live front entries (a, ·) with a = token; owned */
+    uint32_t *as_right;      /* token → live front entries (·, b) with b = token; owned */
+    uint32_t *mark;          /* token → the batch stamp when a batch pair holds it; owned */
+    uint32_t *mark_left;     /* token → the batch stamp when it is a batch pair's left; owned */
+    size_t cap_tokens;       /* capacity of the four token arrays */
+    uint32_t batch_stamp;    /* batches formed */
+    /* the batch */
+    batch_merge *batch;      /* the batch in progress, BATCH_MAX long; owned */
+    size_t n_batch;          /* merges in it */
+    uint32_t *batch_lists;   /* BATCH_MAX · n_splits list ids; owned */
+    size_t next_out;         /* the batch merge step() returns next */
+    uint64_t *affected;      /* per batch merge: A_i; owned */
+    /* the splits and the threads */
+    word_split *split;       /* n_splits; owned */
+    unsigned n_splits;       /* N: splits, shards and threads (workers + the coordinator) */
+    part_claim *claim;       /* one per part: n_splits; owned */
+    uint32_t *initial_index; /* setup: byte pair a·256 + b → its initial list; owned */
+    size_t n_initial;        /* setup: P before any merge */
+    job_kind job;            /* what the posted step is */
+    uint64_t solo_words;     /* a batch naming fewer words is rewritten by the coordinator
+                              * alone; adapts (run_job) */
+    uint64_t solo_changes;   /* the same for applying fewer deltas */
+    worker *workers;         /* room for n_splits − 1; owned */
+    unsigned n_workers;      /* worker threads started */
+    alignas(64) atomic_uint_fast64_t posted; /* jobs posted to the workers */
+    atomic_uint sleepers;    /* workers asleep on `wake`, or about to be */
+    atomic_bool quit;        /* the workers are to return */
+    bool sync_ready;         /* lock and wake exist */
+    pthread_mutex_t lock;    /* held to sleep on `wake` and to wake the sleepers */
+    pthread_cond_t wake;     /* broadcast when `posted` moves on or `quit` is set */
+};
+
+/* n zeroed elements of `size` bytes on a cache line of their own (calloc
+ * does not align to 64 bytes, and the types written by different threads
+ * are alignas(64)); free() frees it. NULL on OOM. O(n·size). */
+static void *calloc_lines(size_t n, size_t size)
+{
+    if (size != 0 && n > SIZE_MAX / size)
+        return NULL;
+    size_t bytes = (n * size + 63) / 64 * 64;
+    void *p = aligned_alloc(64, bytes ? bytes : 64);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}
+
+/* ------------------------------------------------------------ the pair table */
+
+/* The key, count and list ids of the record in slot i. O(1). */
+static uint64_t *slot_key(const pair_slots *t, size_t i)
+{
+    return (uint64_t *)(t->slot + i * t->stride);
+}
+static uint64_t *slot_count(const pair_slots *t, size_t i)
+{
+    return (uint64_t *)(t->slot + i * t->stride + 8);
+}
+static uint32_t *slot_lists(const pair_slots *t, size_t i)
+{
+    return (uint32_t *)(t->slot + i * t->stride + 16);
+}
+
+/* cache_aware.c's home slot: a Fibonacci hash, top bits. O(1). */
+static size_t home_slot(const pair_slots *t, uint64_t key)
+{
+    uint64_t h = (key ^ (key >> 29)) * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> t->shift);
+}
+
+/* Gives t `cap` free slots of its stride. False on OOM, t untouched. O(cap). */
+static bool slots_alloc(pair_slots *t, size_t cap)
+{
+    unsigned char *slot = malloc(cap * t->stride);
+    if (!slot)
+        return false;
+    t->slot = slot;
+    t->cap = cap;
+    t->used = 0;
+    t->shift = 64;
+    for (size_t c = cap; c > 1; c >>= 1)
+        t->shift--;
+    for (size_t i = 0; i < cap; i++)
+        *slot_key(t, i) = BPE_PAIRMAP_EMPTY;
+    return true;
+}
+
+/* The slot of (x, y), or SIZE_MAX. O(1) expected. */
+static size_t pair_find(const pair_slots *t, bpe_token x, bpe_token y)
+{
+    uint64_t key = bpe_pair_key(x, y);
+    for (size_t i = home_slot(t, key);; i = (i + 1) & (t->cap - 1)) {
+        uint64_t k = *slot_key(t, i);
+        if (k == key)
+            return i;
+        if (k == BPE_PAIRMAP_EMPTY)
+            return SIZE_MAX;
+    }
+}
+
+/* Copies a record into the first free slot of its probe run. O(1) expected. */
+static size_t slots_place(pair_slots *t, const unsigned char *record)
+{
+    uint64_t key;
+    memcpy(&key, record, sizeof key);
+    size_t i = home_slot(t, key);
+    while (*slot_key(t, i) != BPE_PAIRMAP_EMPTY)
+        i = (i + 1) & (t->cap - 1);
+    memcpy(t->slot + i * t->stride, record, t->stride);
+    t->used++;
+    return i;
+}
+
+/* Adds (x, y), absent, with count 0 and no list in any split; returns its
+ * slot, or SIZE_MAX on OOM. Doubles past 5/8 full. O(1) amortized. */
+static size_t pair_add(pair_slots *t, bpe_token x, bpe_token y)
+{
+    if ((t->used + 1) * 8 > t->cap * 5) {
+        pair_slots old = *t;
+        if (!slots_alloc(t, old.cap * 2)) {
+            *t = old;
+            return SIZE_MAX;
+        }
+        for (size_t i = 0; i < old.cap; i++)
+            if (*slot_key(&old, i) != BPE_PAIRMAP_EMPTY)
+                slots_place(t, old.slot + i * old.stride);
+        free(old.slot);
+    }
+    uint64_t key = bpe_pair_key(x, y);
+    size_t i = home_slot(t, key);
+    while (*slot_key(t, i) != BPE_PAIRMAP_EMPTY)
+        i = (i + 1) & (t->cap - 1);
+    *slot_key(t, i) = key;
+    *slot_count(t, i) = 0;
+    for (unsigned w = 0; w < t->n_lists; w++)
+        slot_lists(t, i)[w] = BPE_POSTINGS_NONE;
+    t->used++;
+    return i;
+}
+
+/* Empties slot `hole` by backward shift (pairmap.c's). O(1) expected. */
+static void pair_remove(pair_slots *t, size_t hole)
+{
+    size_t mask = t->cap - 1;
+    for (size_t i = (hole + 1) & mask; *slot_key(t, i) != BPE_PAIRMAP_EMPTY; i = (i + 1) & mask) {
+        size_t home = home_slot(t, *slot_key(t, i));
+        bool home_in_gap = hole <= i ? (hole < home && home <= i) : (hole < home || home <= i);
+        if (home_in_gap)
+            continue;
+        memcpy(t->slot + hole * t->stride, t->slot + i * t->stride, t->stride);
+        hole = i;
+    }
+    *slot_key(t, hole) = BPE_PAIRMAP_EMPTY;
+    t->used--;
+}
+
+/* The shard of (x, y): bits 16–47 of its hash (the home slot takes the top
+ * bits). O(1). */
+static unsigned shard_of(unsigned n_shards, bpe_token x, bpe_token y)
+{
+    uint64_t key = bpe_pair_key(x, y);
+    uint64_t h = (key ^ (key >> 29)) * 0x9E3779B97F4A7C15ull;
+    return (unsigned)((uint32_t)(h >> 16) % n_shards);
+}
+
+/* The table holding (x, y), if it is live. O(1). */
+static pair_slots *table_of(const workers_state *s, bpe_token x, bpe_token y)
+{
+    return &s->shard[shard_of(s->n_splits, x, y)].table;
+}
+
+/* The count of (x, y), 0 when it is not live. O(1) expected. */
+static uint64_t pair_count(const workers_state *s, bpe_token x, bpe_token y)
+{
+    const pair_slots *t = table_of(s, x, y);
+    size_t i = pair_find(t, x, y);
+    return i == SIZE_MAX ? 0 : *slot_count(t, i);
+}
+
+/* ------------------------------------------------------------ a split's words */
+
+static uint32_t word_len(const word_split *sp, uint32_t place)
+{
+    return sp->cell[place];
+}
+
+static uint64_t word_count(const word_split *sp, uint32_t place)
+{
+    uint64_t count;
+    memcpy(&count, sp->cell + place + 1, sizeof count);
+    return count;
+}
+
+static bpe_token *word_tokens(const word_split *sp, uint32_t place)
+{
+    return sp->cell + place + WORD_HEAD;
+}
+
+/* The cell a line after `place`, or the end: prefetched before the word's
+ * length is known (cache_aware.c's second_line). O(1). */
+static const uint32_t *second_line(const word_split *sp, uint32_t place)
+{
+    size_t at = (size_t)place + CELLS_PER_LINE;
+    return sp->cell + (at < sp->n_cells ? at : sp->n_cells);
+}
+
+/* ----------------------------------------------- setup: a split's words, lists */
+
+/* Lays out split `k`'s words (w ≡ k mod n_splits) as cells and lists each
+ * word under every initial pair it holds, once, in word order: list j of the
+ * split's postings is the initial pair j's (initial_index). False on OOM.
+ * O(M / n_splits + P). */
+static bool setup_split(const workers_state *s, unsigned k)
+{
+    word_split *sp = &s->split[k];
+    const bpe_words *words = s->words;
+    uint64_t n_cells = 0;
+    for (size_t w = k; w < words->n_words; w += s->n_splits)
+        n_cells += WORD_HEAD + words->words[w].len;
+    if (n_cells >= UINT32_MAX)
+        return false;
+    sp->cell = malloc((size_t)(n_cells + 1) * sizeof *sp->cell); /* never malloc(0) */
+    uint32_t *len = calloc(s->n_initial + 1, sizeof *len);
+    uint32_t *last = malloc((s->n_initial + 1) * sizeof *last); /* pair → last place listed */
+    bool ok = sp->cell && len && last;
+    if (ok) {
+        sp->n_cells = (size_t)n_cells;
+        memset(last, 0xff, (s->n_initial + 1) * sizeof *last);
+        uint32_t *at = sp->cell;
+        for (size_t w = k; w < words->n_words; w += s->n_splits) {
+            const bpe_word *word = &words->words[w];
+            uint32_t place = (uint32_t)(at - sp->cell);
+            at[0] = word->len;
+            memcpy(at + 1, &word->count, sizeof word->count);
+            for (uint32_t i = 0; i < word->len; i++)
+                at[WORD_HEAD + i] = word->bytes[i];
+            for (uint32_t i = 0; i + 1 < word->len; i++) {
+                uint32_t j = s->initial_index[word->bytes[i] << 8 | word->bytes[i + 1]];
+                if (last[j] != place) {
+                    last[j] = place;
+                    len[j]++;
+                }
+            }
+            at += WORD_HEAD + word->len;
+        }
+    }
+    ok = ok && (s->n_initial == 0 ||
+                bpe_postings_open_sized(&sp->postings, len, (uint32_t)s->n_initial) == 0);
+    if (ok) {
+        memset(last, 0xff, (s->n_initial + 1) * sizeof *last);
+        memset(len, 0, (s->n_initial + 1) * sizeof *len); /* now: ids written per list */
+        for (uint32_t place = 0; place < sp->n_cells; place += WORD_HEAD + word_len(sp, place)) {
+            const bpe_token *t = word_tokens(sp, place);
+            for (uint32_t i = 0; i + 1 < word_len(sp, place); i++) {
+                uint32_t j = s->initial_index[t[i] << 8 | t[i + 1]];
+                if (last[j] != place) {
+                    last[j] = place;
+                    bpe_postings_slice(&sp->postings, j)[len[j]++] = place;
+                }
+            }
+        }
+    }
+    free(len);
+    free(last);
+    return ok;
+}
+
+/* ----------------------------------------------- a split's merge (cache_aware.c) */
+
+/* Whether delta d is untouched in the merge stamped `stamp`; if so, starts it. */
+static bool delta_starts(pair_delta *d, uint32_t stamp)
+{
+    if (d->stamp == stamp)
+        return false;
+    *d = (pair_delta){.stamp = stamp, .words = BPE_POSTINGS_NONE, .amount = 0};
+    return true;
+}
+
+/* The delta of a losing pair (x, y) of merge m: (x, a) in x's line, (b, y)
+ * in y's; (b, a) is filed as (x, a). O(1). */
+static pair_delta *lose_delta(const word_split *sp, const batch_merge *m, bpe_token x,
+                              bpe_token y)
+{
+    return y == m->a ? &sp->line[x].lose_left : &sp->line[y].lose_right;
+}
+
+/* The delta of a pair created by merge m: (x, ab) in x's line, (ab, y) in
+ * y's; (ab, ab) is filed as (x, ab). O(1). */
+static pair_delta *gain_delta(const word_split *sp, const batch_merge *m, bpe_token x,
+                              bpe_token y)
+{
+    return y == m->merged ? &sp->line[x].gain_left : &sp->line[y].gain_right;
+}
+
+/* Appends (x, y) to a list of pairs. False on OOM. Amortized O(1). */
+static bool note_pair(bpe_pair **pairs, size_t *n, size_t *cap, bpe_token x, bpe_token y)
+{
+    bpe_pair *grown = bpe_array_reserve(*pairs, cap, *n + 1, sizeof *grown);
+    if (!grown)
+        return false;
+    *pairs = grown;
+    (*pairs)[(*n)++] = (bpe_pair){.a = x, .b = y};
+    return true;
+}
+
+/* count(x, y) −= c in merge m (stamp `stamp`); the chosen pair is only counted. */
+static inline bool count_sub(word_split *sp, const batch_merge *m, uint32_t stamp, bpe_token x,
+                             bpe_token y, uint64_t c)
+{
+    sp->updates++;
+    if (x == m->a && y == m->b)
+        return true;
+    pair_delta *d = lose_delta(sp, m, x, y);
+    if (delta_starts(d, stamp) && !note_pair(&sp->lost, &sp->n_lost, &sp->cap_lost, x, y))
+        return false;
+    d->amount += c;
+    return true;
+}
+
+/* count(x, y) += c for a pair merge m creates; the word at `place` joins its
+ * list in the split. */
+static inline bool count_add(word_split *sp, const batch_merge *m, uint32_t stamp, bpe_token x,
+                             bpe_token y, uint64_t c, uint32_t place)
+{
+    pair_delta *d = gain_delta(sp, m, x, y);
+    if (delta_starts(d, stamp)) {
+        d->words = bpe_postings_open(&sp->postings);
+        if (d->words == BPE_POSTINGS_NONE ||
+            !note_pair(&sp->born, &sp->n_born, &sp->cap_born, x, y))
+            return false;
+    }
+    d->amount += c;
+    sp->updates++;
+    return bpe_postings_gather(&sp->postings, d->words, place);
+}
+
+/* Merges m in the word at `place` from its first occurrence at `first`, with
+ * incremental.c's delta rule (cache_aware.c's merge_word). False on OOM.
+ * O(len(w)). */
+static bool merge_word(word_split *sp, const batch_merge *m, uint32_t stamp, uint32_t place,
+                       uint32_t first)
+{
+    bpe_token a = m->a, b = m->b, merged = m->merged;
+    bpe_token *t = word_tokens(sp, place);
+    uint64_t c = word_count(sp, place);
+    uint32_t n = word_len(sp, place), out = first;
+    for (uint32_t i = first; i < n; i++) {
+        bool after_merge = out > 0 && t[out - 1] == merged;
+        if (i + 1 < n && t[i] == a && t[i + 1] == b) {
+            if (!count_sub(sp, m, stamp, a, b, c))
+                return false;
+            if (out > 0 && (!count_sub(sp, m, stamp, after_merge ? b : t[out - 1], a, c) ||
+                            !count_add(sp, m, stamp, t[out - 1], merged, c, place)))
+                return false;
+            t[out++] = merged;
+            i++; /* the b is consumed: occurrences never overlap */
+        } else {
+            if (after_merge && (!count_sub(sp, m, stamp, b, t[i], c) ||
+                                !count_add(sp, m, stamp, merged, t[i], c, place)))
+                return false;
+            t[out++] = t[i];
+        }
+    }
+    sp->cell[place] = out;
+    return true;
+}
+
+/* Appends one change to the split's step output. False on OOM. */
+static bool put_change(word_split *sp, bpe_token a, bpe_token b, uint32_t list, uint64_t amount)
+{
+    pair_change *grown = bpe_array_reserve(sp->change, &sp->cap_change, sp->n_change + 1,
+                                           sizeof *grown);
+    if (!grown)
+        return false;
+    sp->change = grown;
+    sp->change[sp->n_change++] = (pair_change){.a = a, .b = b, .list = list, .amount = amount};
+    return true;
+}
+
+/* Rewrites the split's words on merge m's list and hands back its deltas in
+ * *report. False on OOM. O(Σ len(w) over the list + pairs changed). */
+static bool split_merge(word_split *sp, const batch_merge *m, uint32_t list, merge_report *report)
+{
+    uint32_t stamp = m->merged; /* a new token per merge: a stamp no other merge has */
+    *report = (merge_report){.start = sp->n_change};
+    uint32_t n = list == BPE_POSTINGS_NONE ? 0 : bpe_postings_len(&sp->postings, list);
+    if (n > 0) { /* (a split without ids may have no id array to point into) */
+        const uint32_t *ids = bpe_postings_ids(&sp->postings, list);
+        for (uint32_t k = 0; k < n && k < WORD_AHEAD; k++) {
+            bpe_prefetch(sp->cell + ids[k]);
+            bpe_prefetch(second_line(sp, ids[k]));
+        }
+        for (uint32_t k = 0; k < n; k++) {
+            if (k + WORD_AHEAD < n) {
+                bpe_prefetch(sp->cell + ids[k + WORD_AHEAD]);
+                bpe_prefetch(second_line(sp, ids[k + WORD_AHEAD]));
+            }
+            uint32_t place = ids[k];
+            uint32_t len = word_len(sp, place);
+            uint32_t first = bpe_find_pair(word_tokens(sp, place), len, m->a, m->b);
+            if (first == len) {
+                sp->stale++;
+                continue;
+            }
+            if (!merge_word(sp, m, stamp, place, first))
+                return false;
+            report->affected++;
+        }
+    }
+    for (size_t k = 0; k < sp->n_lost; k++) {
+        bpe_pair p = sp->lost[k];
+        if (!put_change(sp, p.a, p.b, BPE_POSTINGS_NONE, lose_delta(sp, m, p.a, p.b)->amount))
+            return false;
+    }
+    for (size_t k = 0; k < sp->n_born; k++) {
+        bpe_pair p = sp->born[k];
+        const pair_delta *d = gain_delta(sp, m, p.a, p.b);
+        if (!put_change(sp, p.a, p.b, d->words, d->amount))
+            return false;
+    }
+    report->n_lost = sp->n_lost;
+    report->n_born = sp->n_born;
+    sp->n_lost = sp->n_born = 0;
+    return true;
+}
+
+/* Gives every token of the batch a line in the split. False on OOM. */
+static bool reserve_lines(word_split *sp, size_t tokens)
+{
+    size_t old = sp->cap_line;
+    neighbour_line *line = bpe_array_reserve(sp->line, &sp->cap_line, tokens, sizeof *line);
+    if (!line)
+        return false;
+    sp->line = line;
+    for (size_t t = old; t < sp->cap_line; t++)
+        sp->line[t] = (neighbour_line){0};
+    return true;
+}
+
+static bool apply_shard(workers_state *s, unsigned me);
+
+/* Runs part k of the posted job: split k's setup, or its part of every merge
+ * of the batch, in batch order, then the freeze of its new lists; or shard
+ * k's application of the deltas. */
+static void run_part(workers_state *s, unsigned k)
+{
+    word_split *sp = &s->split[k];
+    if (s->job == JOB_SETUP) {
+        sp->ok = setup_split(s, k);
+        return;
+    }
+    if (s->job == JOB_APPLY) {
+        sp->ok = apply_shard(s, k);
+        return;
+    }
+    sp->n_change = 0;
+    sp->updates = sp->stale = 0;
+    merge_report *report = bpe_array_reserve(sp->report, &sp->cap_report, s->n_batch,
+                                             sizeof *report);
+    bool ok = report && reserve_lines(sp, s->ahead.n_tokens);
+    if (report)
+        sp->report = report;
+    for (size_t i = 0; ok && i < s->n_batch; i++)
+        ok = split_merge(sp, &s->batch[i], s->batch[i].lists[k], &sp->report[i]);
+    sp->ok = ok && bpe_postings_freeze(&sp->postings);
+}
+
+/* --------------------------------------------------------------- the threads */
+
+/* Claims split k for step `step` unless someone has. */
+static bool claim_split(workers_state *s, unsigned k, uint64_t step)
+{
+    uint_fast64_t seen = atomic_load(&s->claim[k].claimed);
+    while (seen < step)
+        if (atomic_compare_exchange_weak(&s->claim[k].claimed, &seen, step))
+            return true;
+    return false;
+}
+
+/* Runs every part of step `step` not yet claimed, starting at `own`, and
+ * returns how many of them were another thread's own. */
+static unsigned claim_and_run(workers_state *s, unsigned own, uint64_t step)
+{
+    unsigned taken = 0;
+    for (unsigned i = 0; i < s->n_splits; i++) {
+        unsigned k = (own + i) % s->n_splits;
+        if (claim_split(s, k, step)) {
+            run_part(s, k);
+            atomic_store_explicit(&s->claim[k].done, step, memory_order_release);
+            taken += i > 0;
+        }
+    }
+    return taken;
+}
+
+/* Waits until `posted` passes `seen` or `quit` is set; spins about 2 ms
+ * first (cache_aware.c's wait_for_job says why). */
+static uint64_t wait_for_step(workers_state *s, uint64_t seen)
+{
+    for (unsigned round = 0; round < SPIN_ROUNDS; round++) {
+        for (unsigned k = 0; k < PAUSES_PER_ROUND; k++) {
+            if (atomic_load_explicit(&s->posted, memory_order_relaxed) != seen)
+                break;
+            bpe_spin_pause();
+        }
+        if (atomic_load(&s->posted) != seen || atomic_load(&s->quit))
+            return atomic_load(&s->posted);
+        sched_yield();
+    }
+    pthread_mutex_lock(&s->lock);
+    atomic_fetch_add(&s->sleepers, 1);
+    while (atomic_load(&s->posted) == seen && !atomic_load(&s->quit))
+        pthread_cond_wait(&s->wake, &s->lock);
+    atomic_fetch_sub(&s->sleepers, 1);
+    pthread_mutex_unlock(&s->lock);
+    return atomic_load(&s->posted);
+}
+
+static void *worker_main(void *arg)
+{
+    worker *me = arg;
+    workers_state *s = me->state;
+    uint64_t seen = 0;
+    for (;;) {
+        seen = wait_for_step(s, seen);
+        if (atomic_load(&s->quit))
+            return NULL;
+        claim_and_run(s, me->own, seen);
+    }
+}
+
+static void wake_workers(workers_state *s)
+{
+    if (atomic_load(&s->sleepers) == 0)
+        return;
+    pthread_mutex_lock(&s->lock);
+    pthread_cond_broadcast(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * Runs the job, of `size` (words or deltas), on every part: on the
+ * coordinator alone when size is below *solo_below (or there are no
+ * workers), else posted to the workers, the coordinator claiming parts too;
+ * returns when every part is done. The threshold moves with what the
+ * coordinator sees: when it had to take a worker's part (the worker was not
+ * there in time: asleep, descheduled, or the step too small for its wake-up
+ * to pay), *solo_below doubles; when every worker took its own, it falls by
+ * an eighth. It settles where a worker just arrives in time to share the
+ * work — the crossover of this machine, as loaded as it is now. False when a
+ * part ran out of memory.
+ */
+static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
+{
+    if (size < *solo_below || s->n_workers == 0) {
+        for (unsigned k = 0; k < s->n_splits; k++)
+            run_part(s, k);
+    } else {
+        uint64_t step = atomic_load(&s->posted) + 1;
+        atomic_store_explicit(&s->posted, step, memory_order_release);
+        wake_workers(s);
+        unsigned taken = claim_and_run(s, 0, step);
+        for (unsigned k = 0; k < s->n_splits; k++)
+            for (unsigned spins = 0;
+                 atomic_load_explicit(&s->claim[k].done, memory_order_acquire) != step; spins++)
+                if (spins % PAUSES_PER_ROUND == PAUSES_PER_ROUND - 1)
+                    sched_yield();
+                else
+                    bpe_spin_pause();
+        if (SOLO_FIXED)
+            (void)taken;
+        else if (taken > 0)
+            *solo_below = *solo_below < SOLO_MOST / 2 ? *solo_below * 2 : SOLO_MOST;
+        else
+            *solo_below = *solo_below - *solo_below / 8 > SOLO_LEAST
+                              ? *solo_below - *solo_below / 8 : SOLO_LEAST;
+    }
+    for (unsigned k = 0; k < s->n_splits; k++)
+        if (!s->split[k].ok)
+            return false;
+    return true;
+}
+
+/* Starts up to n_splits − 1 workers; fewer if threads cannot be had (the
+ * coordinator then runs their splits). */
+static void start_workers(workers_state *s)
+{
+    atomic_init(&s->posted, 0);
+    atomic_init(&s->sleepers, 0);
+    atomic_init(&s->quit, false);
+    if (s->n_splits < 2 || pthread_mutex_init(&s->lock, NULL) != 0)
+        return;
+    if (pthread_cond_init(&s->wake, NULL) != 0) {
+        pthread_mutex_destroy(&s->lock);
+        return;
+    }
+    s->sync_ready = true;
+    s->workers = calloc(s->n_splits - 1, sizeof *s->workers);
+    for (unsigned i = 0; s->workers && i + 1 < s->n_splits; i++) {
+        worker *w = &s->workers[s->n_workers];
+        *w = (worker){.state = s, .own = i + 1};
+        if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
+            break;
+        s->n_workers++;
+    }
+}
+
+static void stop_workers(workers_state *s)
+{
+    if (!s->sync_ready)
+        return;
+    atomic_store(&s->quit, true);
+    pthread_mutex_lock(&s->lock);
+    pthread_cond_broadcast(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+    for (unsigned i = 0; i < s->n_workers; i++)
+        pthread_join(s->workers[i].thread, NULL);
+    free(s->workers);
+    s->workers = NULL;
+    s->n_workers = 0;
+    pthread_cond_destroy(&s->wake);
+    pthread_mutex_destroy(&s->lock);
+    s->sync_ready = false;
+}
+
+static void workers_destroy(void *opaque)
+{
+    workers_state *s = opaque;
+    if (!s)
+        return;
+    stop_workers(s);
+    for (unsigned k = 0; s->split && k < s->n_splits; k++) {
+        word_split *sp = &s->split[k];
+        free(sp->cell);
+        bpe_postings_free(&sp->postings);
+        free(sp->line);
+        free(sp->born);
+        free(sp->lost);
+        free(sp->change);
+        free(sp->report);
+    }
+    free(s->split);
+    free(s->claim);
+    for (unsigned k = 0; s->shard && k < s->n_splits; k++) {
+        free(s->shard[k].table.slot);
+        free(s->shard[k].born);
+        free(s->shard[k].fallen);
+        free(s->shard[k].final);
+    }
+    free(s->shard);
+    bpe_maxheap_free(&s->heap);
+    bpe_vocab_free(&s->ahead);
+    free(s->front);
+    free(s->as_left);
+    free(s->as_right);
+    free(s->mark);
+    free(s->mark_left);
+    free(s->batch);
+    free(s->batch_lists);
+    free(s->affected);
+    free(s->initial_index);
+    free(s);
+}
+
+/* ------------------------------------------------------------ heap and front */
+
+/* Gives every token up to the newest its per-token entries (zeroed). */
+static bool reserve_tokens(workers_state *s)
+{
+    size_t need = s->ahead.n_tokens;
+    if (need <= s->cap_tokens)
+        return true;
+    size_t cap = s->cap_tokens ? s->cap_tokens : 512;
+    while (cap < need)
+        cap *= 2;
+    uint32_t **arrays[] = {&s->as_left, &s->as_right, &s->mark, &s->mark_left};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
+        uint32_t *grown = realloc(*arrays[i], cap * sizeof *grown);
+        if (!grown)
+            return false;
+        memset(grown + s->cap_tokens, 0, (cap - s->cap_tokens) * sizeof *grown);
+        *arrays[i] = grown;
+    }
+    s->cap_tokens = cap;
+    return true;
+}
+
+static bool heap_push(workers_state *s, bpe_token a, bpe_token b, uint64_t count)
+{
+    s->counters->value[HEAP_PUSHES]++;
+    return bpe_maxheap_push(&s->heap, (bpe_heap_entry){.count = count, .a = a, .b = b});
+}
+
+/* Whether (a, b) is a live front entry: its count is the front's. */
+static bool in_front(const workers_state *s, bpe_token a, bpe_token b)
+{
+    return s->tied != 0 && pair_count(s, a, b) == s->tied;
+}
+
+static void tally(workers_state *s, bpe_pair p, int by)
+{
+    s->as_left[p.a] += (uint32_t)by;
+    s->as_right[p.b] += (uint32_t)by;
+}
+
+/* Appends a pair to the front (an entry ranking below all its others). */
+static bool front_append(workers_state *s, bpe_pair p)
+{
+    bpe_pair *grown = bpe_array_reserve(s->front, &s->front_cap, s->front_len + 1, sizeof *grown);
+    if (!grown)
+        return false;
+    s->front = grown;
+    s->front[s->front_len++] = p;
+    tally(s, p, +1);
+    return true;
+}
+
+/* Moves the whole class on top of the heap into the front: heap.c's pops
+ * (a stale top filed again, a dead one dropped), for every entry of the top
+ * count. False when the heap runs out, or on OOM (*nomem). O(class·log P). */
+static bool front_fill(workers_state *s, bool *nomem)
+{
+    s->front_head = s->front_len = 0;
+    s->tied = 0;
+    const bpe_heap_entry *top;
+    while ((top = bpe_maxheap_top(&s->heap)) != NULL && top->count >= s->tied) {
+        s->counters->value[HEAP_POPS]++;
+        bpe_heap_entry e = *top;
+        uint64_t count = pair_count(s, e.a, e.b);
+        if (count == e.count) {
+            bpe_maxheap_pop(&s->heap);
+            s->tied = count;
+            if (!front_append(s, (bpe_pair){e.a, e.b})) {
+                *nomem = true;
+                return false;
+            }
+        } else if (count != 0) {
+            bpe_maxheap_replace_top(&s->heap, (bpe_heap_entry){.count = count, .a = e.a, .b = e.b});
+            s->counters->value[HEAP_PUSHES]++;
+        } else {
+            bpe_maxheap_pop(&s->heap);
+        }
+    }
+    return s->tied != 0;
+}
+
+/* The front's first live entry, filling the front from the heap when it has
+ * none. False when no pair is left (or on OOM: *nomem). */
+static bool front_first(workers_state *s, bpe_pair *p, bool *nomem)
+{
+    for (;;) {
+        while (s->front_head < s->front_len) {
+            bpe_pair e = s->front[s->front_head];
+            if (in_front(s, e.a, e.b)) {
+                *p = e;
+                return true;
+            }
+            s->front_head++; /* dead, or back in the heap */
+        }
+        if (!front_fill(s, nomem))
+            return false;
+    }
+}
+
+/* Sends every live front entry back to the heap and empties the front. */
+static bool front_flush(workers_state *s)
+{
+    for (size_t i = s->front_head; i < s->front_len; i++) {
+        bpe_pair e = s->front[i];
+        if (!in_front(s, e.a, e.b))
+            continue;
+        tally(s, e, -1);
+        if (!heap_push(s, e.a, e.b, s->tied))
+            return false;
+    }
+    s->front_head = s->front_len = 0;
+    s->tied = 0;
+    return true;
+}
+
+/* Inserts a pair of the front's count at its rank. O(log class + class). */
+static bool front_insert(workers_state *s, bpe_pair p)
+{
+    size_t lo = s->front_head, hi = s->front_len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        bpe_pair e = s->front[mid];
+        if (bpe_pair_bytes_cmp(&s->ahead, e.a, e.b, p.a, p.b) > 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!front_append(s, p))
+        return false;
+    memmove(s->front + lo + 1, s->front + lo, (s->front_len - 1 - lo) * sizeof *s->front);
+    s->front[lo] = p;
+    return true;
+}
+
+/* Heap compaction as heap.c's, the front's pairs left out. */
+static bool compact_if_needed(workers_state *s)
+{
+    size_t live = 0;
+    for (unsigned k = 0; k < s->n_splits; k++)
+        live += s->shard[k].table.used;
+    if (s->heap.len <= (1 + HEAP_COMPACT_FACTOR) * live)
+        return true;
+    bpe_maxheap_clear(&s->heap);
+    for (unsigned k = 0; k < s->n_splits; k++) {
+        const pair_slots *t = &s->shard[k].table;
+        for (size_t i = 0; i < t->cap; i++) {
+            uint64_t key = *slot_key(t, i), count = *slot_count(t, i);
+            if (key == BPE_PAIRMAP_EMPTY || count == s->tied)
+                continue;
+            bpe_heap_entry e = {.count = count, .a = bpe_pair_key_left(key),
+                                .b = bpe_pair_key_right(key)};
+            if (!bpe_maxheap_append(&s->heap, e))
+                return false;
+        }
+    }
+    bpe_maxheap_heapify(&s->heap);
+    return true;
+}
+
+/* ------------------------------------------------------------ forming a batch */
+
+/* Whether tokens x and y have the same bytes (y = x, or twins). O(len). */
+static bool same_bytes(const bpe_vocab *v, bpe_token x, bpe_token y)
+{
+    return x == y || (v->len[x] == v->len[y] &&
+                      memcmp(bpe_vocab_bytes(v, x), bpe_vocab_bytes(v, y), v->len[x]) == 0);
+}
+
+/* Whether a born pair of the batch could tie (c, d), the front's first entry,
+ * and rank above it (the header's two shapes). O(batch + run of (c, ·)). */
+static bool poisoned(const workers_state *s, bpe_pair cand)
+{
+    for (size_t i = 0; i < s->n_batch; i++) {
+        const batch_merge *m = &s->batch[i];
+        if (s->as_left[m->b] > 0 &&
+            (bpe_pair_bytes_cmp(&s->ahead, m->merged, 0, cand.a, 0) > 0 ||
+             same_bytes(&s->ahead, m->merged, cand.a)))
+            return true; /* (ab, v) can reach the class, and bytes(ab) ≥ bytes(c) */
+    }
+    for (size_t i = s->front_head + 1; i < s->front_len; i++) {
+        bpe_pair e = s->front[i];
+        if (!same_bytes(&s->ahead, e.a, cand.a))
+            break; /* sorted: the run of left bytes equal to bytes(c) is over */
+        if (s->mark_left[e.b] == s->batch_stamp && in_front(s, e.a, e.b))
+            return true;
+    }
+    return false;
+}
+
+/* Admits the front's first entry into the batch: it leaves the front and
+ * the table, its lists copied; its token is made in our vocab. */
+static bool admit(workers_state *s, bpe_pair p)
+{
+    s->front_head++;
+    tally(s, p, -1);
+    pair_slots *t = table_of(s, p.a, p.b);
+    size_t at = pair_find(t, p.a, p.b);
+    uint32_t *lists = s->batch_lists + s->n_batch * s->n_splits;
+    memcpy(lists, slot_lists(t, at), s->n_splits * sizeof *lists);
+    uint64_t count = *slot_count(t, at);
+    pair_remove(t, at);
+    bpe_token merged = bpe_vocab_add_merge(&s->ahead, p.a, p.b);
+    if (merged == BPE_NO_TOKEN || !reserve_tokens(s))
+        return false;
+    s->mark[p.a] = s->mark[p.b] = s->batch_stamp;
+    s->mark_left[p.a] = s->batch_stamp;
+    s->batch[s->n_batch++] = (batch_merge){.a = p.a, .b = p.b, .merged = merged,
+                                           .count = count, .lists = lists};
+    return true;
+}
+
+/* Pops the batch: the front's entries in rank order while they share no
+ * token with the batch and are not poisoned, ending after a pair of one token
+ * twice, at BATCH_MAX, or at the merges asked for. False on OOM. */
+static bool form_batch(workers_state *s)
+{
+    s->n_batch = s->next_out = 0;
+    s->batch_stamp++;
+    uint64_t left = s->max_merges - s->merges_formed;
+    bool nomem = false;
+    bpe_pair p;
+    while (s->n_batch < BATCH_MAX && s->n_batch < left && front_first(s, &p, &nomem)) {
+        if (s->n_batch > 0 && (s->mark[p.a] == s->batch_stamp ||
+                               s->mark[p.b] == s->batch_stamp || poisoned(s, p)))
+            break;
+        if (!admit(s, p))
+            return false;
+        if (p.a == p.b)
+            break;
+    }
+    s->merges_formed += s->n_batch;
+    if (s->n_batch > 0) {
+        s->counters->value[BATCHES]++;
+        if (s->n_batch > 1)
+            s->counters->value[BATCHED_MERGES] += s->n_batch;
+        if (s->n_batch > s->counters->value[LARGEST_BATCH])
+            s->counters->value[LARGEST_BATCH] = s->n_batch;
+    }
+    return !nomem;
+}
+
+/* ------------------------------------------------------------ applying it */
+
+/* Words the batch's lists name, over all splits: the step's size. */
+static uint64_t batch_words(const workers_state *s)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < s->n_batch; i++)
+        for (unsigned k = 0; k < s->n_splits; k++)
+            if (s->batch[i].lists[k] != BPE_POSTINGS_NONE)
+                n += bpe_postings_len(&s->split[k].postings, s->batch[i].lists[k]);
+    return n;
+}
+
+/* Prefetches the home slot of change j + LOOKUP_AHEAD when shard `me` holds it. */
+static void prefetch_ahead(const workers_state *s, unsigned me, const pair_change *ch, size_t n,
+                           size_t j)
+{
+    if (j + LOOKUP_AHEAD >= n)
+        return;
+    bpe_token x = ch[j + LOOKUP_AHEAD].a, y = ch[j + LOOKUP_AHEAD].b;
+    if (shard_of(s->n_splits, x, y) == me) {
+        const pair_slots *t = &s->shard[me].table;
+        bpe_prefetch(slot_key(t, home_slot(t, bpe_pair_key(x, y))));
+    }
+}
+
+/* Applies, in shard `me`, split k's creations for one merge: each pair
+ * enters the table (at its first report) and gets the split's list. False
+ * on OOM. O(changes of the split for the merge). */
+static bool apply_born(workers_state *s, unsigned me, unsigned k, const merge_report *r)
+{
+    if (r->n_born == 0)
+        return true; /* and the split may have no change array at all */
+    pair_shard *sh = &s->shard[me];
+    const pair_change *ch = s->split[k].change + r->start + r->n_lost;
+    for (size_t j = 0; j < r->n_born; j++) {
+        prefetch_ahead(s, me, ch, r->n_born, j);
+        if (shard_of(s->n_splits, ch[j].a, ch[j].b) != me)
+            continue;
+        /* Split 0 reports first: a pair born in this merge holds its new
+         * token, so it cannot be in the table yet (no lookup, as in
+         * cache_aware.c); a later split's may be. */
+        size_t at = k == 0 ? SIZE_MAX : pair_find(&sh->table, ch[j].a, ch[j].b);
+        if (at == SIZE_MAX) {
+            if ((at = pair_add(&sh->table, ch[j].a, ch[j].b)) == SIZE_MAX ||
+                !note_pair(&sh->born, &sh->n_born, &sh->cap_born, ch[j].a, ch[j].b))
+                return false;
+        }
+        *slot_count(&sh->table, at) += ch[j].amount;
+        slot_lists(&sh->table, at)[k] = ch[j].list;
+    }
+    return true;
+}
+
+/* Applies, in shard `me`, split k's decreases for one merge; a front pair
+ * that falls is noted (file_changed gives it a heap entry); a pair at 0
+ * leaves the table. `first_new` is the batch's first new token: pairs
+ * holding one were born in it, never in the front. False on OOM. */
+static bool apply_lost(workers_state *s, unsigned me, unsigned k, const merge_report *r,
+                       bpe_token first_new)
+{
+    if (r->n_lost == 0)
+        return true; /* and the split may have no change array at all */
+    pair_shard *sh = &s->shard[me];
+    const pair_change *ch = s->split[k].change + r->start;
+    for (size_t j = 0; j < r->n_lost; j++) {
+        prefetch_ahead(s, me, ch, r->n_lost, j);
+        if (shard_of(s->n_splits, ch[j].a, ch[j].b) != me)
+            continue;
+        size_t at = pair_find(&sh->table, ch[j].a, ch[j].b);
+        uint64_t *count = slot_count(&sh->table, at);
+        if (s->tied != 0 && *count == s->tied && ch[j].a < first_new && ch[j].b < first_new &&
+            !note_pair(&sh->fallen, &sh->n_fallen, &sh->cap_fallen, ch[j].a, ch[j].b))
+            return false;
+        *count -= ch[j].amount;
+        if (*count == 0)
+            pair_remove(&sh->table, at);
+    }
+    return true;
+}
+
+/* Shard `me`'s part of the batch: every split's deltas for the pairs it
+ * holds, merge after merge (a pair born in one merge of the batch may lose
+ * in a later one). The coordinator reads nothing else of the shard while it
+ * runs, and the shards hold different pairs. */
+static bool apply_shard(workers_state *s, unsigned me)
+{
+    bpe_token first_new = s->batch[0].merged;
+    for (size_t i = 0; i < s->n_batch; i++) {
+        for (unsigned k = 0; k < s->n_splits; k++)
+            if (!apply_born(s, me, k, &s->split[k].report[i]))
+                return false;
+        for (unsigned k = 0; k < s->n_splits; k++)
+            if (!apply_lost(s, me, k, &s->split[k].report[i], first_new))
+                return false;
+    }
+    /* the final counts the coordinator files, looked up here, in parallel */
+    pair_shard *sh = &s->shard[me];
+    uint64_t *final = bpe_array_reserve(sh->final, &sh->cap_final, sh->n_born + sh->n_fallen,
+                                        sizeof *final);
+    if (!final)
+        return false;
+    sh->final = final;
+    for (size_t j = 0; j < sh->n_born; j++) {
+        size_t at = pair_find(&sh->table, sh->born[j].a, sh->born[j].b);
+        final[j] = at == SIZE_MAX ? 0 : *slot_count(&sh->table, at);
+    }
+    for (size_t j = 0; j < sh->n_fallen; j++) {
+        size_t at = pair_find(&sh->table, sh->fallen[j].a, sh->fallen[j].b);
+        final[sh->n_born + j] = at == SIZE_MAX ? 0 : *slot_count(&sh->table, at);
+    }
+    return true;
+}
+
+/* Files the pairs the batch changed: each front pair that fell gets a heap
+ * entry with its final count (pushed now, not at its first decrease, so
+ * that the pushes do not depend on how the words are split), and each born
+ * pair still live goes into the front when its count is the front's class
+ * (after sending the front back when one passes it), else into the heap.
+ * False on OOM. O(pairs noted · log P + front inserts). */
+static bool file_changed(workers_state *s)
+{
+    uint64_t highest = 0;
+    for (unsigned k = 0; k < s->n_splits; k++) {
+        pair_shard *sh = &s->shard[k];
+        for (size_t j = 0; j < sh->n_fallen; j++) {
+            bpe_pair p = sh->fallen[j];
+            uint64_t count = sh->final[sh->n_born + j];
+            tally(s, p, -1);
+            if (count > 0 && !heap_push(s, p.a, p.b, count))
+                return false;
+        }
+        sh->n_fallen = 0;
+        for (size_t j = 0; j < sh->n_born; j++)
+            if (sh->final[j] > highest)
+                highest = sh->final[j];
+    }
+    if (s->tied != 0 && highest > s->tied && !front_flush(s))
+        return false;
+    for (unsigned k = 0; k < s->n_splits; k++) {
+        pair_shard *sh = &s->shard[k];
+        for (size_t j = 0; j < sh->n_born; j++) {
+            bpe_pair p = sh->born[j];
+            uint64_t count = sh->final[j];
+            if (count == 0)
+                continue;
+            if (count == s->tied ? !front_insert(s, p) : !heap_push(s, p.a, p.b, count))
+                return false;
+        }
+        sh->n_born = 0;
+    }
+    return true;
+}
+
+/* Runs the batch: the splits rewrite their words, then the shards apply the
+ * deltas (each phase on every thread, or on the coordinator alone when
+ * small), then the coordinator files the changed pairs. False on OOM. */
+static bool apply_batch(workers_state *s)
+{
+    uint64_t words = batch_words(s);
+    s->job = JOB_MERGE;
+    if (!run_job(s, words, &s->solo_words))
+        return false;
+    size_t changes = 0;
+    for (size_t i = 0; i < s->n_batch; i++) {
+        s->affected[i] = 0;
+        for (unsigned k = 0; k < s->n_splits; k++)
+            s->affected[i] += s->split[k].report[i].affected;
+        s->counters->value[WORDS_TOUCHED] += s->affected[i];
+    }
+    for (unsigned k = 0; k < s->n_splits; k++) {
+        s->counters->value[PAIR_COUNT_UPDATES] += s->split[k].updates;
+        s->counters->value[POSTINGS_STALE] += s->split[k].stale;
+        changes += s->split[k].n_change;
+    }
+    s->job = JOB_APPLY;
+    if (!run_job(s, changes, &s->solo_changes))
+        return false;
+    return file_changed(s) && compact_if_needed(s);
+}
+
+/* ------------------------------------------------------------------- setup */
+
+/* Counts the initial pairs on config->threads threads, enters them in the
+ * table (list j of every split for the j-th pair first seen) and the heap,
+ * starts the workers, and has every split lay out its words and lists.
+ * NULL on OOM or when the input does not fit 32-bit ids. O(M / N + P). */
+static void *workers_create(const bpe_words *words, const bpe_config *config, bpe_vocab *vocab,
+                            bpe_counters *counters)
+{
+    if (!bpe_postings_fit(words))
+        return NULL;
+    workers_state *s = calloc_lines(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->vocab = vocab;
+    s->counters = counters;
+    s->words = words;
+    s->max_merges = config->max_merges;
+    s->solo_words = s->solo_changes = BATCH_WORKERS_SOLO;
+    unsigned threads = config->threads ? config->threads : 1;
+    s->n_splits = threads < MAX_SPLITS ? threads : MAX_SPLITS;
+    bpe_maxheap_init(&s->heap, &s->ahead);
+    bpe_initial_pairs initial = {0};
+    bool ok = bpe_vocab_init(&s->ahead) && reserve_tokens(s) &&
+              (s->shard = calloc_lines(s->n_splits, sizeof *s->shard)) != NULL &&
+              (s->split = calloc_lines(s->n_splits, sizeof *s->split)) != NULL &&
+              (s->claim = calloc_lines(s->n_splits, sizeof *s->claim)) != NULL &&
+              (s->batch = calloc(BATCH_MAX, sizeof *s->batch)) != NULL &&
+              (s->affected = calloc(BATCH_MAX, sizeof *s->affected)) != NULL &&
+              (s->batch_lists = calloc(BATCH_MAX * s->n_splits, sizeof *s->batch_lists)) != NULL &&
+              (s->initial_index = calloc(1u << 16, sizeof *s->initial_index)) != NULL &&
+              bpe_initial_pairs_count(words, threads, BPE_LIST_NONE, NULL, &initial);
+    for (unsigned k = 0; ok && k < s->n_splits; k++) {
+        pair_slots *t = &s->shard[k].table;
+        t->n_lists = s->n_splits;
+        t->stride = (16 + 4 * (size_t)s->n_splits + 7) / 8 * 8;
+        ok = slots_alloc(t, 1024);
+    }
+    s->n_initial = initial.n_pairs;
+    for (size_t j = 0; ok && j < initial.n_pairs; j++) {
+        bpe_pair p = initial.pairs[j];
+        pair_slots *t = table_of(s, p.a, p.b);
+        size_t at = pair_add(t, p.a, p.b);
+        ok = at != SIZE_MAX &&
+             bpe_maxheap_append(&s->heap, (bpe_heap_entry){.count = initial.counts[j], .a = p.a,
+                                                           .b = p.b});
+        if (ok) {
+            *slot_count(t, at) = initial.counts[j];
+            for (unsigned k = 0; k < s->n_splits; k++)
+                slot_lists(t, at)[k] = (uint32_t)j;
+            s->initial_index[p.a << 8 | p.b] = (uint32_t)j;
+        }
+    }
+    if (ok) {
+        counters->value[PAIR_COUNT_UPDATES] += initial.positions;
+        bpe_maxheap_heapify(&s->heap);
+        for (unsigned k = 0; k < s->n_splits; k++) {
+            atomic_init(&s->claim[k].claimed, 0);
+            atomic_init(&s->claim[k].done, 0);
+        }
+        start_workers(s);
+        s->job = JOB_SETUP;
+        uint64_t always = 0;
+        ok = run_job(s, 1, &always);
+    }
+    bpe_initial_pairs_free(&initial);
+    free(s->initial_index);
+    s->initial_index = NULL;
+    s->words = NULL;
+    if (!ok) {
+        workers_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* ------------------------------------------------------------------ a merge */
+
+/* Returns the batch's next merge, forming and applying a batch when the last
+ * one is all returned. O(the batch's work / N + its deltas), amortized. */
+static bpe_step_result workers_step(void *opaque, bpe_merge *out)
+{
+    workers_state *s = opaque;
+    if (s->next_out == s->n_batch) {
+        if (!form_batch(s))
+            return BPE_STEP_NOMEM;
+        if (s->n_batch == 0)
+            return BPE_STEP_EXHAUSTED;
+        if (!apply_batch(s))
+            return BPE_STEP_NOMEM;
+    }
+    const batch_merge *m = &s->batch[s->next_out];
+    if (bpe_vocab_add_merge(s->vocab, m->a, m->b) != m->merged)
+        return BPE_STEP_NOMEM;
+    *out = (bpe_merge){.left = m->a, .right = m->b, .id = m->merged, .count = m->count,
+                       .words_affected = s->affected[s->next_out]};
+    s->next_out++;
+    return BPE_STEP_MERGED;
+}
+
+const bpe_trainer bpe_trainer_batch_workers = {
+    .name = "workers",
+    .idea = "persistent workers, each owning a split of the words; exact batches of merges "
+            "that share no token, applied in one parallel step",
+    .complexity = "O(M·(L + log P)) time over N threads, O(M + P·N) memory",
+    .counter_names = workers_counter_names,
+    .create = workers_create,
+    .step = workers_step,
+    .destroy = workers_destroy,
+};
