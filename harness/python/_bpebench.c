@@ -22,7 +22,8 @@
  * with the GIL held, between C steps that run without it.
  *
  * Ownership: every Python object made here is returned or released before
- * the function returns; C memory is freed on every path.
+ * the function returns; the parent frees its C memory on every path, and a
+ * child's goes with it when it ends (_exit).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h> /* first: it sets the feature macros */
@@ -93,8 +94,8 @@ static bool request_parse(PyObject *inputs, PyObject *specials, const char *patt
 {
     memset(q, 0, sizeof *q);
     char err[1024];
-    Py_ssize_t n_in = PyList_Size(inputs), n_sp = PyList_Size(specials);
-    if (n_in < 1 || n_sp < 0)
+    Py_ssize_t n_in = PyList_GET_SIZE(inputs), n_sp = PyList_GET_SIZE(specials);
+    if (n_in < 1)
         return raise_message(usage_error, "give at least one input file or directory");
     q->inputs = calloc((size_t)n_in, sizeof *q->inputs);
     q->specials = calloc((size_t)n_sp + 1, sizeof *q->specials);
@@ -127,9 +128,9 @@ static bool request_parse(PyObject *inputs, PyObject *specials, const char *patt
         q->pretok.invalid_utf8 = INVALID_UTF8_BYTES;
     else if (strcmp(invalid_utf8, "error") != 0)
         PyErr_Format(usage_error, "bad invalid_utf8 '%s': use error or bytes", invalid_utf8);
-    else if (threads > COUNT_MAX_THREADS)
+    if (!PyErr_Occurred() && threads > COUNT_MAX_THREADS)
         PyErr_Format(usage_error, "bad threads %u: give 1 to %d", threads, COUNT_MAX_THREADS);
-    else if (out != Py_None)
+    if (!PyErr_Occurred() && out != Py_None)
         q->out = PyBytes_AsString(out); /* NULL: the exception is set */
     pretokenizer *compiled = PyErr_Occurred() ? NULL : pretok_new(&q->pretok, err, sizeof err);
     if (compiled)
@@ -355,9 +356,9 @@ static bool run_in_child(void (*body)(const void *, int), const request *q,
     PyEval_RestoreThread(w.released);
     int st = rep->wait_status;
     const child_report *h = (const child_report *)rep->text;
-    if (w.raised)
-        ; /* the handler's exception is set */
-    else if (!ran)
+    if (w.raised) {
+        /* the handler's exception is set */
+    } else if (!ran)
         PyErr_SetString(bpe_error, err);
     else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGINT)
         PyErr_SetNone(PyExc_KeyboardInterrupt);
@@ -397,10 +398,31 @@ static PyObject *summary_dict(const request *q, const child_report *h)
         h->times.total);
 }
 
-/* The argument list every training and counting call starts with. */
-#define REQUEST_FORMAT "O!O!ssIO"
-#define REQUEST_ARGS(in, sp, pat, inv, thr, out) \
-    &PyList_Type, &in, &PyList_Type, &sp, &pat, &inv, &thr, &out
+/*
+ * Parses a call's arguments into q: inputs, specials, pattern, invalid_utf8,
+ * threads and out (request_parse), then, for a training, the trainer's name
+ * (or None) and V (request_training). False with an exception set.
+ */
+static bool parse_call(PyObject *args, bool training, request *q)
+{
+    PyObject *inputs, *specials, *out;
+    const char *pattern, *invalid, *trainer = NULL;
+    unsigned threads;
+    unsigned long long vocab_size = 0;
+    bool parsed = training ? PyArg_ParseTuple(args, "O!O!ssIOzK", &PyList_Type, &inputs,
+                                              &PyList_Type, &specials, &pattern, &invalid,
+                                              &threads, &out, &trainer, &vocab_size)
+                           : PyArg_ParseTuple(args, "O!O!ssIO", &PyList_Type, &inputs,
+                                              &PyList_Type, &specials, &pattern, &invalid,
+                                              &threads, &out);
+    if (!parsed || !request_parse(inputs, specials, pattern, invalid, threads, out, q))
+        return false;
+    if (training && !request_training(q, trainer, vocab_size)) {
+        request_free(q);
+        return false;
+    }
+    return true;
+}
 
 /* ------------------------------------------------------------- functions */
 
@@ -411,57 +433,59 @@ PyDoc_STRVAR(train_bpe_doc,
              "bytes by trainer id (0-255 the bytes, 256 + i merge i), each merge as (left id, "
              "right id, count), and the run's summary dict.");
 
+/* Appends item (a new reference, or NULL after a failure) to list, and
+ * lets go of it; false with an exception set. */
+static bool append_new(PyObject *list, PyObject *item)
+{
+    bool appended = item && PyList_Append(list, item) == 0;
+    Py_XDECREF(item);
+    return appended;
+}
+
+/* train_bpe's answer from its child's report of `len` bytes: (tokens,
+ * merges, summary); NULL with an exception set. The tokens' bytes come
+ * from replaying the merges on a vocabulary (bpe_vocab_add_merge). */
+static PyObject *training_result(const request *q, const child_report *h, size_t len)
+{
+    const bpe_merge *merges = (const bpe_merge *)(h + 1);
+    if (len != sizeof *h + h->n_records * sizeof *merges)
+        return raise_message(bpe_error, "a malformed report from the training process");
+    bpe_vocab vocab;
+    if (!bpe_vocab_init(&vocab))
+        return PyErr_NoMemory();
+    PyObject *tokens = PyList_New(0), *pairs = PyList_New(0), *summary = summary_dict(q, h);
+    bool ok = tokens && pairs && summary;
+    for (uint32_t t = 0; ok && t < BPE_BYTE_TOKENS + h->n_records; t++) {
+        const bpe_merge *m = t < BPE_BYTE_TOKENS ? NULL : &merges[t - BPE_BYTE_TOKENS];
+        if (m && bpe_vocab_add_merge(&vocab, m->left, m->right) == BPE_NO_TOKEN) {
+            PyErr_NoMemory();
+            ok = false;
+            break;
+        }
+        ok = (!m || append_new(pairs, Py_BuildValue("(IIK)", m->left, m->right,
+                                                    (unsigned long long)m->count))) &&
+             append_new(tokens, PyBytes_FromStringAndSize(
+                                    (const char *)bpe_vocab_bytes(&vocab, t), vocab.len[t]));
+    }
+    PyObject *result = ok ? PyTuple_Pack(3, tokens, pairs, summary) : NULL;
+    Py_XDECREF(tokens);
+    Py_XDECREF(pairs);
+    Py_XDECREF(summary);
+    bpe_vocab_free(&vocab);
+    return result;
+}
+
 static PyObject *py_train_bpe(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *inputs, *specials, *out;
-    const char *pattern, *invalid, *trainer;
-    unsigned threads;
-    unsigned long long vocab_size;
     request q;
-    if (!PyArg_ParseTuple(args, REQUEST_FORMAT "zK",
-                          REQUEST_ARGS(inputs, specials, pattern, invalid, threads, out), &trainer,
-                          &vocab_size) ||
-        !request_parse(inputs, specials, pattern, invalid, threads, out, &q))
+    if (!parse_call(args, true, &q))
         return NULL;
     runner_child_report rep = {0};
     const child_report *h;
-    PyObject *result = NULL;
-    if (request_training(&q, trainer, vocab_size) && run_in_child(train_bpe_child, &q, &rep, &h)) {
-        const bpe_merge *merges = (const bpe_merge *)(h + 1);
-        bpe_vocab vocab;
-        PyObject *tokens = NULL, *pairs = NULL, *summary = NULL;
-        if (rep.len != sizeof *h + h->n_records * sizeof *merges || !bpe_vocab_init(&vocab)) {
-            PyErr_SetString(bpe_error, "a malformed report from the training process");
-            goto done;
-        }
-        tokens = PyList_New(BPE_BYTE_TOKENS + h->n_records);
-        pairs = PyList_New(h->n_records);
-        summary = summary_dict(&q, h);
-        for (uint32_t t = 0; tokens && pairs && summary && t < BPE_BYTE_TOKENS + h->n_records;
-             t++) {
-            if (t >= BPE_BYTE_TOKENS) {
-                const bpe_merge *m = &merges[t - BPE_BYTE_TOKENS];
-                if (bpe_vocab_add_merge(&vocab, m->left, m->right) == BPE_NO_TOKEN)
-                    break;
-                PyList_SET_ITEM(pairs, t - BPE_BYTE_TOKENS,
-                                Py_BuildValue("(IIK)", m->left, m->right,
-                                              (unsigned long long)m->count));
-            }
-            PyList_SET_ITEM(tokens, t,
-                            PyBytes_FromStringAndSize((const char *)bpe_vocab_bytes(&vocab, t),
-                                                      vocab.len[t]));
-        }
-        if (vocab.n_tokens != BPE_BYTE_TOKENS + h->n_records && !PyErr_Occurred())
-            PyErr_NoMemory();
-        if (!PyErr_Occurred())
-            result = Py_BuildValue("(OOO)", tokens, pairs, summary);
-        Py_XDECREF(tokens);
-        Py_XDECREF(pairs);
-        Py_XDECREF(summary);
-        bpe_vocab_free(&vocab);
-    }
-done:
+    PyObject *result = run_in_child(train_bpe_child, &q, &rep, &h)
+                           ? training_result(&q, h, rep.len)
+                           : NULL;
     free(rep.text);
     request_free(&q);
     return result;
@@ -476,16 +500,10 @@ PyDoc_STRVAR(train_doc,
 static PyObject *py_train(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *inputs, *specials, *out, *summary = NULL;
-    const char *pattern, *invalid, *trainer;
-    unsigned threads;
-    unsigned long long vocab_size;
+    PyObject *summary = NULL;
     request q;
     char err[4 * PATH_MAX];
-    if (!PyArg_ParseTuple(args, REQUEST_FORMAT "zK",
-                          REQUEST_ARGS(inputs, specials, pattern, invalid, threads, out), &trainer,
-                          &vocab_size) ||
-        !request_parse(inputs, specials, pattern, invalid, threads, out, &q))
+    if (!parse_call(args, true, &q))
         return NULL;
     runner_child_report rep = {0};
     const child_report *h;
@@ -493,7 +511,7 @@ static PyObject *py_train(PyObject *self, PyObject *args)
         PyErr_SetString(usage_error, "out_dir is empty; give a directory");
     else if (!output_dir_fits(q.out, err, sizeof err))
         PyErr_SetString(usage_error, err);
-    else if (request_training(&q, trainer, vocab_size) && run_in_child(train_child, &q, &rep, &h))
+    else if (run_in_child(train_child, &q, &rep, &h))
         summary = summary_dict(&q, h);
     free(rep.text);
     request_free(&q);
@@ -509,35 +527,31 @@ PyDoc_STRVAR(count_words_doc,
 static PyObject *py_count_words(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *inputs, *specials, *out, *result = NULL;
-    const char *pattern, *invalid;
-    unsigned threads;
+    PyObject *result = NULL;
     request q;
-    if (!PyArg_ParseTuple(args, REQUEST_FORMAT,
-                          REQUEST_ARGS(inputs, specials, pattern, invalid, threads, out)) ||
-        !request_parse(inputs, specials, pattern, invalid, threads, out, &q))
+    if (!parse_call(args, false, &q))
         return NULL;
     runner_child_report rep = {0};
     const child_report *h;
     if (q.out && !*q.out) {
         PyErr_SetString(usage_error, "out is empty; give a file name");
     } else if (run_in_child(count_child, &q, &rep, &h)) {
-        PyObject *words = PyList_New(h->n_records), *summary = summary_dict(&q, h);
+        PyObject *words = PyList_New(0), *summary = summary_dict(&q, h);
         const char *at = rep.text + sizeof *h, *end = rep.text + rep.len;
-        for (uint64_t i = 0; words && summary && i < h->n_records; i++) {
+        bool ok = words && summary;
+        for (uint64_t i = 0; ok && i < h->n_records; i++) {
             word_record r;
             if ((size_t)(end - at) < sizeof r ||
                 (memcpy(&r, at, sizeof r), (size_t)(end - at - sizeof r) < r.len)) {
                 PyErr_SetString(bpe_error, "a malformed report from the counting process");
+                ok = false;
                 break;
             }
-            PyList_SET_ITEM(words, i,
-                            Py_BuildValue("(y#K)", at + sizeof r, (Py_ssize_t)r.len,
-                                          (unsigned long long)r.count));
+            ok = append_new(words, Py_BuildValue("(y#K)", at + sizeof r, (Py_ssize_t)r.len,
+                                                 (unsigned long long)r.count));
             at += sizeof r + r.len;
         }
-        if (words && summary && !PyErr_Occurred())
-            result = Py_BuildValue("(OO)", words, summary);
+        result = ok ? PyTuple_Pack(2, words, summary) : NULL;
         Py_XDECREF(words);
         Py_XDECREF(summary);
     }
@@ -680,17 +694,16 @@ static bool python_train(void *ctx, const check_input *in, bpe_result *merges, c
            external_read_merges(path, max_merges, merges, why, why_len);
 }
 
-/* A pair of the diagnosis as (left bytes, right bytes, count or None). */
-static PyObject *pair_tuple(const bpe_result *r, size_t i, bool has_count, uint64_t count)
+/* Merge i of r as (left bytes, right bytes, count), the count None when it
+ * could not be counted (UINT64_MAX: out of memory). */
+static PyObject *pair_tuple(const bpe_result *r, size_t i, uint64_t count)
 {
     const bpe_merge *m = &r->merges[i];
     const bpe_vocab *v = &r->vocab;
-    if (!has_count || count == UINT64_MAX)
-        return Py_BuildValue("(y#y#O)", bpe_vocab_bytes(v, m->left), (Py_ssize_t)v->len[m->left],
-                             bpe_vocab_bytes(v, m->right), (Py_ssize_t)v->len[m->right], Py_None);
-    return Py_BuildValue("(y#y#K)", bpe_vocab_bytes(v, m->left), (Py_ssize_t)v->len[m->left],
-                         bpe_vocab_bytes(v, m->right), (Py_ssize_t)v->len[m->right],
-                         (unsigned long long)count);
+    PyObject *n = count == UINT64_MAX ? Py_NewRef(Py_None) : PyLong_FromUnsignedLongLong(count);
+    return n ? Py_BuildValue("(y#y#N)", bpe_vocab_bytes(v, m->left), (Py_ssize_t)v->len[m->left],
+                             bpe_vocab_bytes(v, m->right), (Py_ssize_t)v->len[m->right], n)
+             : NULL;
 }
 
 /* A verdict as the dict on_case gets. */
@@ -698,11 +711,9 @@ static PyObject *verdict_dict(const check_verdict *v)
 {
     const diagnosis *d = &v->diff;
     bool differs = v->compared && d->index >= 0;
-    PyObject *want = differs && d->has_want ? pair_tuple(d->want, (size_t)d->index, true,
-                                                         d->want_count)
+    PyObject *want = differs && d->has_want ? pair_tuple(d->want, (size_t)d->index, d->want_count)
                                             : Py_NewRef(Py_None);
-    PyObject *got = differs && d->has_got ? pair_tuple(d->got, (size_t)d->index, true,
-                                                       d->got_count)
+    PyObject *got = differs && d->has_got ? pair_tuple(d->got, (size_t)d->index, d->got_count)
                                           : Py_NewRef(Py_None);
     PyObject *dict = want && got
                          ? Py_BuildValue("{s:s,s:K,s:O,s:s,s:s,s:l,s:O,s:O,s:z}", "name",

@@ -42,17 +42,14 @@ def example():
 
 
 def gpt2_alphabet() -> dict[int, str]:
-    """GPT-2's bytes_to_unicode, written out here as CS336's tests have it, so that the
-    package's own table is checked against an independent one."""
-    keep = list(range(33, 127)) + list(range(161, 173)) + list(range(174, 256))
-    table, extra = {}, 0
-    for b in range(256):
-        if b in keep:
-            table[b] = chr(b)
-        else:
-            table[b] = chr(256 + extra)
-            extra += 1
-    return table
+    """GPT-2's bytes_to_unicode as docs/examples/adapter.py writes it out, in Python, so
+    that the package's own table (the C one) is checked against an independent one."""
+    sys.path.insert(0, EXAMPLES)
+    try:
+        from adapter import bytes_to_unicode
+    finally:
+        sys.path.remove(EXAMPLES)
+    return bytes_to_unicode()
 
 
 def spell(token: bytes) -> str:

@@ -201,3 +201,8 @@ def test_keyboard_interrupt_stops_the_battery_and_leaves_nothing(example, data_d
     assert len(calls) == 3
     assert calls[0].startswith(str(tmp_path))  # the check's directory was there ...
     assert os.listdir(tmp_path) == []          # ... and is gone
+
+
+def test_missing_corpora_are_named_before_any_case(example, tmp_path):
+    with pytest.raises(bpebench.UsageError, match="no corpora at .*nowhere: run make data"):
+        bpebench.check(example.train_bpe, data_dir=tmp_path / "nowhere", quiet=True)

@@ -49,6 +49,10 @@ def test_invalid_utf8_names_the_offset(bpebench_cli, tmp_path):
     with pytest.raises(bpebench.BpeError, match="byte offset 12"):
         bpebench.count_words(bad)
     assert bpebench.count_words(bad, invalid_utf8="bytes")[b"\xff\xfe"] == 1
+    bpebench.count_words(bad, invalid_utf8="bytes", out=tmp_path / "bad.counts")
+    assert (tmp_path / "bad.counts").read_text(encoding="utf-8").endswith("#end 6 7\n")
+    summary = bpebench.train(bad, 260, tmp_path / "bytes", invalid_utf8="bytes")
+    assert summary.invalid_runs == 1 and (tmp_path / "bytes" / "vocab.json").exists()
 
 
 @pytest.mark.parametrize("cli_args, call", [

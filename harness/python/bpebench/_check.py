@@ -12,7 +12,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
-from ._api import _bpebench
+from ._api import BpeError, UsageError, _bpebench
 
 #: GPT-2's byte-to-unicode alphabet (the one table, harness/base/byteunicode.c)
 _ALPHABET = _bpebench.gpt2_alphabet
@@ -200,7 +200,11 @@ def check(train_bpe: Callable | str, *, data_dir: str | os.PathLike | None = Non
         raise TypeError(f"check takes a train_bpe function or a trainer's name, not "
                         f"{train_bpe!r}")
     result = CheckResult(trainer=name)
-    directory = os.fsencode(data_dir if data_dir is not None else default_data_dir())
+    directory = os.fspath(data_dir if data_dir is not None else default_data_dir())
+    if not os.path.isdir(directory):
+        raise (UsageError if data_dir is not None else BpeError)(
+            f"check: no corpora at {directory}: run make data in {_bpebench.source_dir}, or "
+            "give data_dir= the directory make data unpacked them into")
 
     def on_case(verdict: dict) -> bool:
         case = _case(verdict, python.take_vocab_problem() if python else None)
@@ -211,7 +215,7 @@ def check(train_bpe: Callable | str, *, data_dir: str | os.PathLike | None = Non
 
     if not quiet and python:
         print(f"checking   {name}, in process", flush=True)
-    _bpebench.check(trainer, directory, on_case)
+    _bpebench.check(trainer, os.fsencode(directory), on_case)
     if not quiet:
         print(result.summary(), flush=True)
     return result
