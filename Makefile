@@ -110,9 +110,14 @@ programs: $(BUILD)/bpebench $(TEST_BINS)
 # Warning-free under gcc and clang (-Wall -Wextra, as errors), each in a
 # build directory of its own.
 warnings: deps
-	@sh harness/deps.sh cmd:clang=clang
+	@sh harness/deps.sh cmd:clang=clang python3-dev
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/werror-gcc CC=gcc OPT="-O2 -Werror" programs
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/werror-clang CC=clang OPT="-O2 -Werror" programs
+	@for cc in gcc clang; do \
+	    echo "$$cc: harness/python/_bpebench.c"; \
+	    $$cc $(CFLAGS) -O2 -Werror -fPIC -I$(PY_INCLUDE) -c harness/python/_bpebench.c \
+	        -o /dev/null || exit 1; \
+	done
 
 ASAN_BUILD ?= $(BUILD)/asan
 
