@@ -49,10 +49,15 @@ static memory_text written(const word_table *t, const wordcount_meta *meta)
 {
     memory_text m = {0};
     char err[512];
-    if (!wordcount_format(t, meta->pattern, (const char *const *)meta->specials,
+    bpe_word *array;
+    bpe_words view;
+    if (!word_table_view(t, &array, &view))
+        give_up("word_table_view", "out of memory");
+    if (!wordcount_format(&view, meta->pattern, (const char *const *)meta->specials,
                           meta->n_specials, (byte_sink){.write = memory_write, .ctx = &m}, err,
                           sizeof err))
         give_up("an accepted file cannot be written", err);
+    free(array);
     return m;
 }
 

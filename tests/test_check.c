@@ -10,6 +10,8 @@
  *   - a command that fails is reported with the last line of its stderr,
  *     one that writes no merges.txt says so, and a --external that is
  *     empty is bad usage;
+ *   - run from another directory without --data-dir, it finds the corpora
+ *     of this build; a --data-dir that is not there is refused, naming it;
  *   - a check stopped by SIGTERM leaves no temporary directory and no
  *     process of the command behind.
  * Needs python3 and its regex module (make test installs python3-regex);
@@ -137,6 +139,33 @@ static void failing_commands_are_reported(void **state)
     test_output_free(&out);
 }
 
+/* From another working directory, without --data-dir, check finds the
+ * corpora make data unpacked for this build (README's "Is my BPE right?");
+ * a --data-dir that is not there is one line naming it, exit 2. */
+static void check_runs_from_any_directory(void **state)
+{
+    (void)state;
+    char cwd[] = "/tmp/bpe-check-cwd-XXXXXX";
+    assert_non_null(mkdtemp(cwd));
+    const char *argv[] = {test_bpebench(), "check", "--trainer", "heap", NULL, NULL, NULL};
+    test_child c = test_start(argv, cwd, NULL);
+    test_output out;
+    test_finish(&c, &out);
+    if (exit_status(&out) != 0 || !strstr(out.out, "12 passed, 0 failed\n"))
+        fail_msg("check from %s: status %d\n%s%s", cwd, out.status, out.out, out.err);
+    test_output_free(&out);
+
+    argv[4] = "--data-dir";
+    argv[5] = "no-such-data";
+    c = test_start(argv, cwd, NULL);
+    test_finish(&c, &out);
+    assert_int_equal(exit_status(&out), 2);
+    assert_string_equal(out.out, "");
+    assert_non_null(strstr(out.err, "--data-dir no-such-data: No such file or directory"));
+    test_output_free(&out);
+    test_remove_tree(cwd);
+}
+
 /* The TMPDIR of stopped_check_leaves_nothing's child. */
 static char stopped_tmp[PATH_MAX];
 
@@ -179,12 +208,16 @@ static char *whole_line(const char *path)
 static void stopped_check_leaves_nothing(void **state)
 {
     (void)state;
-    char root[] = "/tmp/bpe-check-stop-XXXXXX", pid_file[PATH_MAX], command[PATH_MAX + 64];
+    char root[] = "/tmp/bpe-check-stop-XXXXXX", pid_file[PATH_MAX], command[3 * PATH_MAX + 64];
     assert_non_null(mkdtemp(root));
     snprintf(stopped_tmp, sizeof stopped_tmp, "%s/tmp", root);
     assert_int_equal(mkdir(stopped_tmp, 0700), 0);
     snprintf(pid_file, sizeof pid_file, "%s/pid", root);
-    snprintf(command, sizeof command, "sleep 60 & echo $! > %s; wait", pid_file);
+    /* Written under another name, then renamed: the file is read as soon
+     * as it exists, and a shell's `> FILE` creates it empty before the
+     * echo writes (on a loaded machine the test read "" as pid 0). */
+    snprintf(command, sizeof command, "sleep 60 & echo $! > %s.tmp && mv %s.tmp %s; wait",
+             pid_file, pid_file, pid_file);
     const char *argv[] = {test_bpebench(), "check", "--external", command, "--data-dir",
                           data_dir(), NULL};
     test_child c = test_start(argv, NULL, set_tmpdir);
@@ -214,6 +247,7 @@ int main(void)
         cmocka_unit_test(the_python_example_passes),
         cmocka_unit_test(a_reversed_tie_break_fails_at_the_first_tie),
         cmocka_unit_test(failing_commands_are_reported),
+        cmocka_unit_test(check_runs_from_any_directory),
         cmocka_unit_test(stopped_check_leaves_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

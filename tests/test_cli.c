@@ -12,6 +12,9 @@
  * with ordinary permissions, and no temporary file (*.tmp.*,
  * .bpebench-probe.*) is left anywhere.
  *
+ * --threads takes the same values in train, count and bench (1 to 256, or
+ * all), and its message gives the range.
+ *
  * The second half checks resources and signals:
  *   - peak memory follows W and M, not n: the same text repeated 10 times
  *     (same W, ten times n) peaks within ±10% (ru_maxrss from wait4);
@@ -322,7 +325,7 @@ static const cli_case cases[] = {
     {"bad --invalid-utf8", TEXT("hello\n"), NULL, NULL,
      {"--vocab-size", "300", "--invalid-utf8=skip", "in.txt"}, 2, {"--invalid-utf8", "skip"}},
     {"--threads 0", TEXT("hello\n"), NULL, NULL,
-     {"--vocab-size", "300", "--threads", "0", "in.txt"}, 2, {"--threads 0", "1 to 256"}},
+     {"--vocab-size", "300", "--threads", "0", "in.txt"}, 2, {"--threads '0'", "1 to 256"}},
     {"--threads too many", TEXT("hello\n"), NULL, NULL,
      {"--vocab-size", "300", "--threads", "100000", "in.txt"}, 2, {"--threads", "1 to 256"}},
     {"unknown --counting", TEXT("hello\n"), NULL, NULL,
@@ -824,6 +827,41 @@ static void signal_while_writing_leaves_nothing(void **state)
     }
 }
 
+/* --threads takes one rule in train, count and bench (one value each here;
+ * bench also takes a list): 1 to 256 or all accepted, anything else bad
+ * usage naming the value and the range. */
+static void threads_takes_one_rule_in_every_command(void **state)
+{
+    (void)state;
+    char root[64];
+    make_root(root, sizeof root);
+    test_write_file_in(root, "in.txt", TEXT("the cat sat on the mat; the dog sat on the log\n"));
+    static const char *const values[] = {"1", "all", "256", "0", "257", "two", "", "+2"};
+    for (size_t v = 0; v < N(values); v++) {
+        const char *value = values[v];
+        bool good = v < 3;
+        const char *commands[][14] = {
+            {"train", "--trainer", "naive", "--vocab-size", "260", "--threads", value, "--out",
+             "out", "in.txt", NULL},
+            {"count", "--threads", value, "--out", "in.counts", "in.txt", NULL},
+            {"bench", "--trainers", "naive", "--vocab", "260", "--repeats", "1", "--corpus",
+             "c=in.txt", "--threads", value, "--out", "bench", NULL},
+        };
+        for (size_t c = 0; c < N(commands); c++) {
+            test_output r;
+            cli_run(root, commands[c], NULL, &r);
+            int status = WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
+            bool names_range = strstr(r.err, "1 to 256") && strstr(r.err, "or all") &&
+                               strchr(r.err, '\n') == r.err + strlen(r.err) - 1;
+            if (good ? status != 0 : status != 2 || !names_range)
+                fail_msg("%s --threads '%s': status 0x%x; stderr: %s", commands[c][0], value,
+                         r.status, r.err);
+            test_output_free(&r);
+        }
+    }
+    test_remove_tree(root);
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -836,6 +874,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(memory_follows_words_not_bytes, teardown),
         cmocka_unit_test_teardown(bad_input_matrix, teardown),
+        cmocka_unit_test_teardown(threads_takes_one_rule_in_every_command, teardown),
         cmocka_unit_test_teardown(single_long_line, teardown),
         cmocka_unit_test_teardown(huge_vocab_size_stops_early, teardown),
         cmocka_unit_test_teardown(write_failing_midway, teardown),

@@ -936,6 +936,35 @@ static void values_a_log_axis_cannot_show_leave_points_out(void **state)
     test_output_free(&o);
 }
 
+/* Times too small to plot (a denormal: gnuplot's log axes read it as 0 and
+ * failed, naming their script) are refused, naming the file's field: a
+ * repetition's time, a merge of the profile. */
+static void times_too_small_to_plot_name_their_field(void **state)
+{
+    (void)state;
+    char path[PATH_MAX], out[PATH_MAX];
+    for (int field = 0; field < 2; field++) {
+        bench_results r;
+        make_grid(&r, 0, 0, 0, 0);
+        add_record(&r, "naive", "z@1M", 1000000, 300, 1.0, 5);
+        add_record(&r, "heap", "z@1M", 1000000, 300, 1.0, 5);
+        if (field == 0)
+            r.records[1].reps[2].total = 5e-324;
+        else
+            r.records[1].profile_seconds[3] = 5e-324;
+        write_results(&r, "denormal.json", path);
+        results_free(&r);
+        const char *args[] = {"report", path, "--out", in_root(out, "denormal"), NULL};
+        test_output o = run(args, root, NULL);
+        const char *keys[] = {"denormal.json: results[1]: ",
+                              field == 0 ? "times_s.total[2] is 4.94066e-324 s"
+                                         : "profile.merge_seconds[3] is 4.94066e-324 s",
+                              "too small to be measured or plotted", NULL};
+        assert_one_line_failure(&o, 1, keys, "a denormal time");
+        test_output_free(&o);
+    }
+}
+
 /* ============================================================ threads */
 
 /* How often `needle` occurs in `hay`. */
@@ -1610,6 +1639,7 @@ int main(void)
         cmocka_unit_test(long_paths_are_refused_not_truncated),
         cmocka_unit_test(similar_names_get_their_own_figures),
         cmocka_unit_test(values_a_log_axis_cannot_show_leave_points_out),
+        cmocka_unit_test(times_too_small_to_plot_name_their_field),
         cmocka_unit_test(the_threads_figure_shows_the_tables_medians),
         cmocka_unit_test(the_pretokenizers_are_side_by_side),
         cmocka_unit_test(one_thread_count_draws_no_threads_figure),

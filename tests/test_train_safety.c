@@ -282,8 +282,9 @@ static void concurrent_trains_keep_their_files_together(void **state)
 /* ============================================================ inputs */
 
 /* A FIFO or a device named directly is refused at once, by train and stats
- * (no hang waiting for a writer that never comes). */
-static void fifo_and_device_named_directly_are_refused(void **state)
+ * (no hang waiting for a writer that never comes), and so is a device on
+ * standard input (`- < /dev/zero`, which never ends), by train and count. */
+static void fifo_and_device_inputs_are_refused(void **state)
 {
     (void)state;
     char root[64], path[PATH_MAX];
@@ -307,6 +308,21 @@ static void fifo_and_device_named_directly_are_refused(void **state)
         assert_failed(&r, 1, keys, "stats on a FIFO or device");
         free_run(&r);
     }
+    int zero = open("/dev/zero", O_RDONLY);
+    assert_true(zero >= 0);
+    const char *train[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "out",
+                           "-", NULL};
+    const char *count[] = {"count", "--out", "out/x.counts", "-", NULL};
+    const char *keys[] = {"-:", "standard input is a character device", "not a regular file",
+                          NULL};
+    run_result r;
+    run_limited(root, train, zero, 20, &r);
+    assert_failed(&r, 1, keys, "train - < /dev/zero");
+    free_run(&r);
+    run_limited(root, count, zero, 20, &r);
+    assert_failed(&r, 1, keys, "count - < /dev/zero");
+    free_run(&r);
+    close(zero);
     snprintf(path, sizeof path, "%s/out", root);
     assert_int_equal(test_count_entries(path), 0);
     test_remove_tree(root);
@@ -314,7 +330,8 @@ static void fifo_and_device_named_directly_are_refused(void **state)
 
 /* `-` reads standard input as a stream (here a pipe): the same tokenizer as
  * from the file; from a file, what is left of it. Given twice, or to a
- * command that reads its inputs twice, it is refused. */
+ * command that reads its inputs twice, it is refused, and so is
+ * `train --counts -` (bad usage, with a message of its own). */
 static void standard_input_is_read_as_a_stream(void **state)
 {
     (void)state;
@@ -375,7 +392,10 @@ static void standard_input_is_read_as_a_stream(void **state)
     const char *twice[] = {"train", "--trainer", "naive", "--vocab-size", "400", "--out", "o",
                            "-", "in.txt", "-", NULL};
     const char *twice_keys[] = {"standard input", "twice", NULL};
-    run(root, twice, &r);
+    fd = open(path, O_RDONLY); /* not /dev/null, a device, refused whether once or twice */
+    assert_true(fd >= 0);
+    run_limited(root, twice, fd, 120, &r);
+    close(fd);
     assert_failed(&r, 1, twice_keys, "- given twice");
     free_run(&r);
     const char *stats[] = {"stats", "-", NULL};
@@ -383,6 +403,12 @@ static void standard_input_is_read_as_a_stream(void **state)
                                 NULL};
     run(root, stats, &r);
     assert_failed(&r, 1, stats_keys, "stats -");
+    free_run(&r);
+    const char *counts[] = {"train", "--counts", "--vocab-size", "300", "--out", "o", "-", NULL};
+    const char *counts_keys[] = {"-:", "train --counts reads word-count files",
+                                 "bpebench count --out FILE", NULL};
+    run(root, counts, &r);
+    assert_failed(&r, 2, counts_keys, "train --counts -");
     free_run(&r);
     test_remove_tree(root);
 }
@@ -708,7 +734,7 @@ int main(void)
         cmocka_unit_test(accepted_special_tokens_keep_vocab_whole),
         cmocka_unit_test(directory_named_merges_txt_keeps_old_files),
         cmocka_unit_test(concurrent_trains_keep_their_files_together),
-        cmocka_unit_test(fifo_and_device_named_directly_are_refused),
+        cmocka_unit_test(fifo_and_device_inputs_are_refused),
         cmocka_unit_test(standard_input_is_read_as_a_stream),
         cmocka_unit_test(file_changed_while_reading_is_an_error),
         cmocka_unit_test(contradicting_special_token_options),

@@ -9,13 +9,19 @@
 #ifndef BPE_OUTPUT_H
 #define BPE_OUTPUT_H
 
+#include "base/atomicfile.h"
 #include "input/pretok.h"
 
-/* One file of a set written by output_write_set. */
+/* One file of a set written by output_write_set: its contents in memory, or
+ * a producer that streams them (a file larger than memory should hold). */
 typedef struct {
     const char *name; /* its name inside the directory ("vocab.json"); no '/' */
-    const char *data; /* its contents; borrowed */
+    const char *data; /* its contents; borrowed; NULL when `write` makes them */
     size_t len;       /* their length in bytes */
+    /* Writes the contents to `sink` in pieces, false with a one-line reason
+     * in err; used when data is NULL. */
+    bool (*write)(const void *ctx, byte_sink sink, char *err, size_t err_len);
+    const void *ctx;  /* passed back to write unchanged */
 } output_file;
 
 /*
@@ -88,7 +94,10 @@ bool output_spares_inputs(const char *dir, const char *const *inputs, size_t n_i
  * later merge building the bytes of an earlier token) has no key and no
  * rank, its bytes keep the first id (docs/spec.md §3). Each special token
  * must pass output_special_token_ok. False with a one-line reason.
- * O(V log V + total token bytes).
+ * O(V log V + total token bytes) time. The files are streamed to disk, so the
+ * memory beside r is O(V + the longest token), though the files hold every
+ * token's bytes about five times over (a corpus of one long periodic word
+ * makes tokens of up to its length: docs/using-the-tokenizer.md).
  */
 bool output_write_tokenizer(const char *dir, const bpe_result *r, const pretok_config *cfg,
                             char *err, size_t err_len);
