@@ -294,7 +294,7 @@ static void count_child(const void *arg, int fd)
     }
     run_config cfg = request_config(q, files, n_files);
     if (!run_count_input(&cfg, &in, h.message, sizeof h.message) ||
-        (q->out && !wordcount_write_file(q->out, &in.table, pretok_pattern_source(q->pretok.pattern),
+        (q->out && !wordcount_write_file(q->out, &in.view, pretok_pattern_source(q->pretok.pattern),
                                          q->pretok.specials, q->pretok.n_specials, h.message,
                                          sizeof h.message)))
         child_send(fd, &h, NULL, 0);
