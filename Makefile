@@ -186,7 +186,7 @@ test: deps data
 # and `pip install` into a virtualenv without the network. Neither bytecode nor pytest's
 # cache is written into the tree.
 test-python: python $(BUILD)/bpebench data
-	@sh harness/deps.sh python3-pytest python3-venv python3-regex
+	@sh harness/deps.sh python3-pytest python3-venv python3-wheel-whl python3-regex
 	PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$(BUILD)/python BPEBENCH=$(BUILD)/bpebench \
 	    BPE_DATA=$(DATA) $(PYTHON) -m pytest -p no:cacheprovider -q tests/python
 
