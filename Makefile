@@ -158,9 +158,10 @@ test-asan:
 # setup on 1, 2, 3 and 7 threads (test_differential) and the workers
 # trainer's merge loop on them (test_batches), built to hand every job of
 # that loop to its threads (BATCH_WORKERS_SOLO=0: the test tables are small,
-# and it would otherwise run them on one).
+# and it would otherwise run them on one); and every trainer described
+# between its merges while its threads wait (test_trace).
 TSAN_BUILD ?= $(BUILD)/tsan
-TSAN_TESTS := test_counting test_initialpairs test_differential test_batches
+TSAN_TESTS := test_counting test_initialpairs test_differential test_batches test_trace
 
 test-tsan:
 	$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CC=$(CC) \
@@ -300,18 +301,39 @@ interop: all data $(BUILD)/interop/refencode
 # each of its 3 corpora, one per-merge profile, and, on 2 cores or more
 # (threads = 1,all is then two thread counts), pretokenize+count time
 # against threads.
+# Then `bpebench trace --html` the same way: a page for every trainer on the
+# worked example, its first TRACE_MERGES merges (heap's stale pops and
+# linked-list's dirty map come at the third), every drawing checked (one per
+# merge, or per batch of merges made in one step: as many as trace says).
 HTML_FIGURES = $(shell [ "$$(getconf _NPROCESSORS_ONLN)" -gt 1 ] && echo 17 || echo 16)
+TRACE_MERGES = 3
 .PHONY: html-check
 html-check: all data
 	@sh harness/deps.sh cmd:chromium=chromium python3-pil
 	$(BUILD)/bpebench bench --config harness/bench/default-grid.conf --quick --data-dir $(DATA) \
 	    --out $(BUILD)/html/quick > $(BUILD)/html-bench.log
 	/usr/bin/python3 tests/html/check.py $(BUILD)/html/quick $(BUILD)/html/shots $(HTML_FIGURES)
+	@mkdir -p $(BUILD)/html/trace
+	@for t in $$($(BUILD)/bpebench list | awk '/^counting strategies/ {exit} /^[a-z]/ {print $$1}'); do \
+	    n=$$($(BUILD)/bpebench trace --trainer $$t --max-merges $(TRACE_MERGES) \
+	        --html $(BUILD)/html/trace/$$t.html | sed -n 's/^wrote .*: \([0-9]*\) drawing.*/\1/p'); \
+	    /usr/bin/python3 tests/html/check.py $(BUILD)/html/trace/$$t.html \
+	        $(BUILD)/html/trace/shots-$$t "$$n" || exit 1; \
+	done
+
+# The golden traces test_trace compares `bpebench trace` with (tests/golden/trace/:
+# every trainer on SPEC §2's worked example and on aaaaa), rewritten from the
+# binary: after a deliberate change to a trace, review `git diff tests/golden`.
+.PHONY: trace-golden
+trace-golden: $(BUILD)/bpebench $(BUILD)/tests/test_trace
+	@mkdir -p tests/golden/trace
+	BPE_UPDATE_GOLDEN=1 BPEBENCH=$(BUILD)/bpebench $(BUILD)/tests/test_trace
 
 # Valgrind (memcheck) on representative `train` runs of the plain build: the
 # cs336 corpus with naive and the trainers from heap on (threaded-walk on 2
 # threads), and a small text with invalid UTF-8 kept as bytes, special tokens
-# and the gpt4 pattern. Any error, or any definite or indirect leak, fails.
+# and the gpt4 pattern; then `trace` of every trainer with its page and a
+# drawing. Any error, or any definite or indirect leak, fails.
 VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect
 .PHONY: valgrind
 
@@ -331,6 +353,11 @@ valgrind: all data
 	    set -f; set -- $$run; set +f; t=$$1; v=$$2; shift 2; \
 	    echo "== valgrind: train --trainer $$t --vocab-size $$v $$*"; \
 	    $(VALGRIND) $(BUILD)/bpebench train --trainer $$t --vocab-size $$v --out $$tmp/out "$$@" \
+	        >/dev/null || exit 1; \
+	done; \
+	for t in $$($(BUILD)/bpebench list | awk '/^counting strategies/ {exit} /^[a-z]/ {print $$1}'); do \
+	    echo "== valgrind: trace --trainer $$t --html --svg"; \
+	    $(VALGRIND) $(BUILD)/bpebench trace --trainer $$t --html $$tmp/t.html --svg $$tmp/t.svg \
 	        >/dev/null || exit 1; \
 	done
 

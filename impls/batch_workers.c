@@ -141,9 +141,11 @@
  * on the shards (the max structure stays the coordinator's).
  *
  * Run: bpebench train --trainer workers --threads 2 --vocab-size 32000 …
+ * Trace: build/bpebench trace --trainer workers   (SPEC §2's example, merge by merge)
  */
 #include "bpe.h"
 #include "array.h"
+#include "describe.h"
 #include "initialpairs.h"
 #include "maxheap.h"
 #include "pairtable.h" /* bpe_pair, and pairmap.h's keys */
@@ -296,7 +298,8 @@ struct workers_state {
     bpe_vocab *vocab;        /* the result's tokens, one per step(); not owned */
     bpe_vocab ahead;         /* our own copy, ahead by the batch in progress; owned */
     bpe_counters *counters;  /* not owned */
-    const bpe_words *words;  /* the input (setup only); not owned */
+    const bpe_words *words;  /* the input: laid out by setup, its lengths read by describe
+                              * (where each word's cells end); not owned */
     uint64_t max_merges;     /* merges asked for: a batch never runs past them */
     uint64_t merges_formed;  /* merges put into batches so far */
     pair_shard *shard;       /* n_splits shards of the live pairs; owned */
@@ -1460,7 +1463,6 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     bpe_initial_pairs_free(&initial);
     free(s->initial_index);
     s->initial_index = NULL;
-    s->words = NULL;
     if (!ok) {
         workers_destroy(s);
         return NULL;
@@ -1492,6 +1494,113 @@ static bpe_step_result workers_step(void *opaque, bpe_merge *out)
     return BPE_STEP_MERGED;
 }
 
+/* ------------------------------------------------------------ bpebench trace */
+
+/* The id of the word at `place` in split k, given every word's place in
+ * its split (places[w]). O(W / splits): for descriptions only. */
+static uint32_t word_at(const workers_state *s, const uint32_t *places, unsigned k,
+                        uint32_t place)
+{
+    size_t w = k;
+    while (w + s->n_splits < s->words->n_words && places[w] != place)
+        w += s->n_splits;
+    return (uint32_t)w;
+}
+
+/* Every live pair's list in each split, its words named by id, each marked
+ * stale when the word no longer holds the pair. */
+static void describe_lists(const workers_state *s, const uint32_t *places, bpe_description *d)
+{
+    bpe_describe_section(d, BPE_SHOW_WORD_LISTS, BPE_SHOWS_NEXT, "the posting lists, per split",
+                         "split", NULL, NULL);
+    for (unsigned j = 0; j < s->n_splits; j++) {
+        const pair_slots *t = &s->shard[j].table;
+        for (size_t i = 0; i < t->cap; i++) {
+            uint64_t key = *slot_key(t, i);
+            if (key == BPE_PAIRMAP_EMPTY)
+                continue;
+            bpe_token a = bpe_pair_key_left(key), b = bpe_pair_key_right(key);
+            for (unsigned k = 0; k < s->n_splits; k++) {
+                uint32_t list = slot_lists(t, i)[k];
+                const word_split *sp = &s->split[k];
+                if (list == BPE_POSTINGS_NONE || bpe_postings_len(&sp->postings, list) == 0)
+                    continue;
+                bpe_describe_pair(d, a, b, k, 0, 0, BPE_MARK_NONE);
+                const uint32_t *ids = bpe_postings_ids(&sp->postings, list);
+                for (uint32_t n = 0; n < bpe_postings_len(&sp->postings, list); n++) {
+                    uint32_t len = word_len(sp, ids[n]);
+                    bool holds = bpe_find_pair(word_tokens(sp, ids[n]), len, a, b) != len;
+                    bpe_describe_item(d, word_at(s, places, k, ids[n]), BPE_NO_TOKEN,
+                                      holds ? BPE_MARK_NONE : BPE_MARK_STALE);
+                }
+            }
+        }
+    }
+}
+
+/*
+ * What workers shows (`bpebench trace`): its words, each in its split's
+ * cells (word w in split w mod N), named by id; the splits and the front's
+ * count; the front, the tie class the next batch is read from, in rank
+ * order (an entry whose count has left the class marked stale, or dead);
+ * the heap below it, marked as heap.c's; every live pair's list in each
+ * split; and the batch in progress, as handed out. A batch is applied in
+ * the step that hands out its first merge, so the state is ahead of the
+ * merges handed out by the rest of it (bpe_describe_ahead). O(M + heap
+ * length + table capacity + the lists' entries · (L + W)).
+ */
+static void workers_describe(const void *opaque, bpe_description *d)
+{
+    const workers_state *s = opaque;
+    const bpe_words *words = s->words;
+    uint32_t *places = malloc((words->n_words + 1) * sizeof *places), next[MAX_SPLITS] = {0};
+    if (!places) {
+        d->failed = true;
+        return;
+    }
+    bpe_describe_section(d, BPE_SHOW_WORDS, BPE_SHOWS_NEXT, "the words, in their splits' cells",
+                         "word", "count", NULL);
+    for (size_t w = 0; w < words->n_words; w++) {
+        const word_split *sp = &s->split[w % s->n_splits];
+        uint32_t at = places[w] = next[w % s->n_splits];
+        bpe_describe_row(d, NULL, w, word_count(sp, at));
+        for (uint32_t i = 0; i < word_len(sp, at); i++)
+            bpe_describe_item(d, i, word_tokens(sp, at)[i], BPE_MARK_NONE);
+        next[w % s->n_splits] = at + WORD_HEAD + words->words[w].len;
+    }
+    bpe_describe_section(d, BPE_SHOW_VALUES, BPE_SHOWS_NEXT, "the splits and the front", NULL,
+                         NULL, NULL);
+    bpe_describe_row(d, "splits", 0, s->n_splits);
+    bpe_describe_row(d, "front count", 0, s->tied);
+    bpe_describe_section(d, BPE_SHOW_TABLE, BPE_SHOWS_NEXT, "the front, in rank order", NULL,
+                         "count", NULL);
+    for (size_t i = s->front_head; i < s->front_len; i++) {
+        bpe_pair p = s->front[i];
+        uint64_t count = pair_count(s, p.a, p.b);
+        bpe_mark mark = in_front(s, p.a, p.b) ? BPE_MARK_NONE
+                        : count == 0          ? BPE_MARK_DEAD
+                                              : BPE_MARK_STALE;
+        bpe_describe_pair(d, p.a, p.b, i, count, 0, mark);
+    }
+    bpe_describe_section(d, BPE_SHOW_HEAP, BPE_SHOWS_NEXT, "the heap below it", "entry",
+                         "snapshot", "count");
+    for (size_t k = 0; k < s->heap.len; k++) {
+        bpe_heap_entry e = s->heap.entries[k];
+        uint64_t count = pair_count(s, e.a, e.b);
+        bpe_mark mark = count == 0 ? BPE_MARK_DEAD : count != e.count ? BPE_MARK_STALE
+                                                                      : BPE_MARK_NONE;
+        bpe_describe_pair(d, e.a, e.b, k, e.count, count, mark);
+    }
+    describe_lists(s, places, d);
+    bpe_describe_section(d, BPE_SHOW_TABLE, BPE_SHOWS_LAST, "the batch, as handed out", NULL,
+                         "count", "A_i");
+    for (size_t i = 0; i < s->n_batch; i++)
+        bpe_describe_pair(d, s->batch[i].a, s->batch[i].b, i, s->batch[i].count,
+                          s->affected[i], BPE_MARK_NONE);
+    bpe_describe_ahead(d, s->n_batch - s->next_out);
+    free(places);
+}
+
 const bpe_trainer bpe_trainer_batch_workers = {
     .name = "workers",
     .idea = "persistent workers, each owning a split of the words; exact batches of merges "
@@ -1501,4 +1610,5 @@ const bpe_trainer bpe_trainer_batch_workers = {
     .create = workers_create,
     .step = workers_step,
     .destroy = workers_destroy,
+    .describe = workers_describe,
 };

@@ -118,10 +118,11 @@ int bpe_trainer_counter_count(const bpe_trainer *t)
 
 /* =============================================================== driver */
 
-static void notify(const bpe_observer *obs, bpe_event event, const bpe_merge *merge)
+static void notify(const bpe_observer *obs, bpe_event event, const bpe_merge *merge,
+                   const void *state)
 {
     if (obs && obs->on_event)
-        obs->on_event(obs->ctx, event, merge);
+        obs->on_event(obs->ctx, event, merge, state);
 }
 
 /* Appends one merge to the result. False on OOM. Amortized O(1). */
@@ -170,7 +171,7 @@ bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,
         bpe_result_free(result);
         return BPE_ERR_NOMEM;
     }
-    notify(observer, BPE_EVENT_SETUP_DONE, NULL);
+    notify(observer, BPE_EVENT_SETUP_DONE, NULL, state);
 
     bpe_status status = BPE_OK;
     while (result->n_merges < config->max_merges) {
@@ -184,7 +185,7 @@ bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,
             status = BPE_ERR_NOMEM;
             break;
         }
-        notify(observer, BPE_EVENT_MERGE_DONE, &merge);
+        notify(observer, BPE_EVENT_MERGE_DONE, &merge, state);
     }
     trainer->destroy(state);
     if (status != BPE_OK)

@@ -144,12 +144,16 @@ typedef struct {
                               * so that tiny inputs take every threaded path */
 } bpe_config;
 
+/* What a trainer shows of its state for `bpebench trace` (describe.h). */
+typedef struct bpe_description bpe_description;
+
 /*
  * A trainer is three functions and a description. The state it creates is
  * private; it reads `words` (which outlives it) and `config` (only during
  * create), appends exactly one token to `vocab` per successful step (with
  * bpe_vocab_add_merge), and adds to `counters` as it works. Threads, if it
  * uses any, start and end inside create(): none outlives it.
+ * A fourth function is optional: describe, for `bpebench trace`.
  */
 typedef struct {
     const char *name;       /* as on the command line: "naive", "heap", ... */
@@ -170,6 +174,12 @@ typedef struct {
     bpe_step_result (*step)(void *state, bpe_merge *out);
     /* Frees everything create() and step() allocated. Accepts NULL. */
     void (*destroy)(void *state);
+    /* Optional (NULL: the trainer cannot be traced): describes, into `out`
+     * (describe.h), what the next step will consult and what the last one
+     * left, reading the state and changing nothing. Called only between
+     * steps, and only by `bpebench trace` (through bpe_observer): a run
+     * that is not traced never calls it, so it costs nothing there. */
+    void (*describe)(const void *state, bpe_description *out);
 } bpe_trainer;
 
 /* -------------------------------------------------------------- registry */
@@ -207,9 +217,12 @@ typedef enum {
     BPE_EVENT_MERGE_DONE, /* one step() returned a merge */
 } bpe_event;
 
-/* Optional observer (the harness's clock); called on the driver's thread. */
+/* Optional observer (the harness's clock, `bpebench trace`); called on the
+ * driver's thread, between steps. `state` is the trainer's, to be passed to
+ * its describe hook and nothing else; the result bpe_train is filling (its
+ * merges, vocab and counters so far) may be read meanwhile. */
 typedef struct {
-    void (*on_event)(void *ctx, bpe_event event, const bpe_merge *merge);
+    void (*on_event)(void *ctx, bpe_event event, const bpe_merge *merge, const void *state);
     void *ctx; /* passed back unchanged */
 } bpe_observer;
 

@@ -92,9 +92,11 @@
  *
  * Run: build/bpebench train --trainer bucket --vocab-size 32000
  *        --out /tmp/bucket build/data/multilingual
+ * Trace: build/bpebench trace --trainer bucket   (SPEC §2's example, merge by merge)
  */
 #include "bpe.h"
 #include "array.h"
+#include "describe.h"
 #include "initialpairs.h"
 #include "maxheap.h"
 #include "pairtable.h"
@@ -467,6 +469,54 @@ static bpe_step_result bucket_step(void *opaque, bpe_merge *out)
     return BPE_STEP_MERGED;
 }
 
+/* For bucket_describe: the count of (a, b) in the table (0 when it has left
+ * it) in *count, and what to say of an entry with this snapshot. O(1) expected. */
+static bpe_mark entry_mark(const bucket_state *s, bpe_token a, bpe_token b, uint64_t snapshot,
+                           uint64_t *count)
+{
+    size_t at = bpe_pairtable_find(&s->pairs, a, b);
+    *count = at == SIZE_MAX ? 0 : record_at(s, at)->count;
+    return at == SIZE_MAX ? BPE_MARK_DEAD : *count != snapshot ? BPE_MARK_STALE : BPE_MARK_NONE;
+}
+
+/* What bucket shows (`bpebench trace`): its words; the cursor; the front in
+ * array order and every entry in the buckets below the cursor, each beside
+ * its pair's count in the table, marked stale or dead as heap.c marks them
+ * (the next step pops the front, and opens the next bucket when the front
+ * is empty); and every live pair's posting list.
+ * O(M + BUCKET_DENSE + entries + the lists' entries · L). */
+static void bucket_describe(const void *opaque, bpe_description *d)
+{
+    const bucket_state *s = opaque;
+    uint64_t count;
+    bpe_segmentation_describe(&s->seg, d);
+    bpe_describe_section(d, BPE_SHOW_VALUES, BPE_SHOWS_NEXT,
+                         "the cursor (the buckets from it up are open, in the front)", NULL, NULL,
+                         NULL);
+    bpe_describe_row(d, "at", 0, s->cursor);
+    bpe_describe_section(d, BPE_SHOW_HEAP, BPE_SHOWS_NEXT, "the front", "entry", "snapshot",
+                         "count");
+    for (size_t k = 0; k < s->front.len; k++) {
+        bpe_heap_entry e = s->front.entries[k];
+        bpe_mark mark = entry_mark(s, e.a, e.b, e.count, &count);
+        bpe_describe_pair(d, e.a, e.b, k, e.count, count, mark);
+    }
+    bpe_describe_section(d, BPE_SHOW_BUCKETS, BPE_SHOWS_NEXT, "the buckets below the cursor",
+                         "bucket", "snapshot", "count");
+    for (uint64_t k = s->cursor - 1; k >= 1; k--)
+        for (size_t i = 0; i < s->bucket[k].len; i++) {
+            bpe_pair p = s->bucket[k].pairs[i];
+            bpe_mark mark = entry_mark(s, p.a, p.b, k, &count);
+            bpe_describe_pair(d, p.a, p.b, k, k, count, mark);
+        }
+    bpe_describe_section(d, BPE_SHOW_WORD_LISTS, BPE_SHOWS_NEXT, "the posting lists", "list",
+                         NULL, NULL);
+    const pair_record *r = bpe_pairtable_records(&s->pairs);
+    for (size_t i = 0; i < bpe_pairtable_len(&s->pairs); i++)
+        bpe_segmentation_describe_list(&s->seg, &s->postings, r[i].words, r[i].pair.a,
+                                       r[i].pair.b, d);
+}
+
 const bpe_trainer bpe_trainer_bucket = {
     .name = "bucket",
     .idea = "heap + fast max: pairs in buckets by count, a cursor moving down, a heap for ties",
@@ -475,4 +525,5 @@ const bpe_trainer bpe_trainer_bucket = {
     .create = bucket_create,
     .step = bucket_step,
     .destroy = bucket_destroy,
+    .describe = bucket_describe,
 };

@@ -103,8 +103,10 @@
  *
  * Run: build/bpebench train --trainer cache-aware --vocab-size 32000
  *        --out /tmp/cache-aware build/data/multilingual
+ * Trace: build/bpebench trace --trainer cache-aware   (SPEC §2's example, merge by merge)
  */
 #include "cache_aware.h"
+#include "describe.h"
 #include "initialpairs.h"
 #include "maxheap.h"
 #include "prefetch.h"
@@ -152,6 +154,7 @@ typedef struct {
 } word_cells;
 
 struct cache_state {
+    const bpe_words *input; /* the words as given, read only to describe the cells; not owned */
     bpe_vocab *vocab;       /* token bytes for the tie-break; not owned */
     bpe_counters *counters; /* where work is counted; not owned */
     word_cells words;       /* every word's count, length and tokens, side by side; owned */
@@ -617,6 +620,7 @@ cache_state *bpe_cache_aware_create(const bpe_words *words, const bpe_config *co
     cache_state *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
+    s->input = words;
     s->vocab = vocab;
     s->counters = counters;
     s->walk.a = s->walk.b = s->walk.merged = BPE_NO_TOKEN;
@@ -682,6 +686,89 @@ static bpe_step_result cache_step(void *opaque, bpe_merge *out)
     return BPE_STEP_MERGED;
 }
 
+/* ------------------------------------------------------------ bpebench trace */
+
+/* Describes the four deltas of token x's line, those the last merge filed:
+ * (x, a) and (b, x) lose, (x, ab) and (ab, x) are born. O(1). */
+static void describe_line(const walker *w, bpe_token x, bpe_description *d)
+{
+    const neighbour_line *l = &w->line[x];
+    if (l->lose_left.stamp == w->stamp)
+        bpe_describe_pair(d, x, w->a, x, l->lose_left.amount, 0, BPE_MARK_LOSS);
+    if (l->gain_left.stamp == w->stamp)
+        bpe_describe_pair(d, x, w->merged, x, l->gain_left.amount, 0, BPE_MARK_GAIN);
+    if (l->lose_right.stamp == w->stamp)
+        bpe_describe_pair(d, w->b, x, x, l->lose_right.amount, 0, BPE_MARK_LOSS);
+    if (l->gain_right.stamp == w->stamp)
+        bpe_describe_pair(d, w->merged, x, x, l->gain_right.amount, 0, BPE_MARK_GAIN);
+}
+
+void bpe_cache_aware_describe(const cache_state *s, bpe_description *d)
+{
+    bpe_describe_section(d, BPE_SHOW_WORDS, BPE_SHOWS_NEXT, "the words, each in its cells",
+                         "place", "count", NULL);
+    uint32_t place = 0;
+    for (size_t w = 0; w < s->input->n_words; w++) {
+        bpe_describe_row(d, NULL, place, word_count(s, place));
+        for (uint32_t i = 0; i < word_len(s, place); i++)
+            bpe_describe_item(d, i, word_tokens(s, place)[i], BPE_MARK_NONE);
+        place += WORD_HEAD + s->input->words[w].len;
+    }
+    bpe_describe_section(d, BPE_SHOW_HEAP, BPE_SHOWS_NEXT, "the heap", "entry", "snapshot",
+                         "count");
+    for (size_t k = 0; k < s->heap.len; k++) {
+        bpe_heap_entry e = s->heap.entries[k];
+        size_t at = pair_find(s, e.a, e.b);
+        uint64_t count = at == SIZE_MAX ? 0 : record_at(s, at)->count;
+        bpe_mark mark = at == SIZE_MAX       ? BPE_MARK_DEAD
+                        : count != e.count ? BPE_MARK_STALE
+                                           : BPE_MARK_NONE;
+        bpe_describe_pair(d, e.a, e.b, k, e.count, count, mark);
+    }
+    bpe_describe_section(d, BPE_SHOW_TABLE, BPE_SHOWS_NEXT, "the pair records, in their slots",
+                         "slot", "count", "list");
+    for (size_t i = 0; i < s->pairs.cap; i++) {
+        const pair_record *r = record_at(s, i);
+        if (r->key != BPE_PAIRMAP_EMPTY)
+            bpe_describe_pair(d, bpe_pair_key_left(r->key), bpe_pair_key_right(r->key), i,
+                              r->count, r->words, BPE_MARK_NONE);
+    }
+    bpe_describe_section(d, BPE_SHOW_WORD_LISTS, BPE_SHOWS_NEXT, "the posting lists", "list",
+                         NULL, NULL);
+    for (size_t i = 0; i < s->pairs.cap; i++) {
+        const pair_record *r = record_at(s, i);
+        if (r->key == BPE_PAIRMAP_EMPTY)
+            continue;
+        bpe_token a = bpe_pair_key_left(r->key), b = bpe_pair_key_right(r->key);
+        bpe_describe_pair(d, a, b, r->words, 0, 0, BPE_MARK_NONE);
+        const uint32_t *ids = bpe_postings_ids(&s->postings, r->words);
+        for (uint32_t k = 0; k < bpe_postings_len(&s->postings, r->words); k++) {
+            uint32_t len = word_len(s, ids[k]);
+            bool holds = bpe_find_pair(word_tokens(s, ids[k]), len, a, b) != len;
+            bpe_describe_item(d, ids[k], BPE_NO_TOKEN, holds ? BPE_MARK_NONE : BPE_MARK_STALE);
+        }
+    }
+    bpe_describe_section(d, BPE_SHOW_TABLE, BPE_SHOWS_LAST,
+                         "the neighbour lines: the last merge's deltas, filed by token", NULL,
+                         "delta", NULL);
+    for (bpe_token x = 0; s->walk.stamp > 0 && x < s->walk.cap_line; x++)
+        describe_line(&s->walk, x, d);
+}
+
+bool bpe_cache_aware_last_list(const cache_state *s, const uint32_t **ids, uint32_t *n)
+{
+    if (s->walk.stamp == 0)
+        return false;
+    *ids = bpe_postings_ids(&s->postings, s->chosen.words);
+    *n = bpe_postings_len(&s->postings, s->chosen.words);
+    return true;
+}
+
+static void cache_describe(const void *opaque, bpe_description *d)
+{
+    bpe_cache_aware_describe(opaque, d);
+}
+
 static void *cache_create(const bpe_words *words, const bpe_config *config, bpe_vocab *vocab,
                           bpe_counters *counters)
 {
@@ -703,4 +790,5 @@ const bpe_trainer bpe_trainer_cache_aware = {
     .create = cache_create,
     .step = cache_step,
     .destroy = cache_destroy,
+    .describe = cache_describe,
 };

@@ -139,6 +139,16 @@ bool bpe_cache_walker_join(const cache_state *s, walker *w);
  * its walker. False on OOM. O(Σ len(w) over the entries). */
 bool bpe_cache_aware_walk(const cache_state *s, walker *w, const uint32_t *ids, uint32_t n);
 
+/* For `bpebench trace` (describe.h): the words in their cells (keyed by
+ * place), the heap as heap.c shows it, the pair records in their slots,
+ * every pair's posting list, and the neighbour lines of the last merge.
+ * O(cells + heap length + table capacity + the lists' entries · L + tokens). */
+void bpe_cache_aware_describe(const cache_state *s, bpe_description *d);
+
+/* The list the last merge walked, in *ids and *n (valid until the next
+ * merge); false before the first merge. O(1). */
+bool bpe_cache_aware_last_list(const cache_state *s, const uint32_t **ids, uint32_t *n);
+
 /* Ends the merge: the trainer's walker is applied to the table and the heap,
  * the born pairs' lists are frozen, *out is filled. False on OOM.
  * O(pairs changed · log P). */

@@ -92,9 +92,11 @@
  *
  * Run: build/bpebench train --trainer heap --vocab-size 32000
  *        --out /tmp/heap build/data/multilingual
+ * Trace: build/bpebench trace --trainer heap   (SPEC §2's example, merge by merge)
  */
 #include "bpe.h"
 #include "array.h"
+#include "describe.h"
 #include "initialpairs.h"
 #include "maxheap.h"
 #include "pairtable.h"
@@ -414,6 +416,35 @@ static bpe_step_result heap_step(void *opaque, bpe_merge *out)
     return BPE_STEP_MERGED;
 }
 
+/* What heap shows (`bpebench trace`): its words; its heap in array order,
+ * each entry's snapshot beside its pair's count in the table, marked stale
+ * when they differ and dead when the pair has left the table — the next step
+ * pops such entries until a current one is on top; and every live pair's
+ * posting list, as inverted_index.c shows them.
+ * O(M + heap length + the lists' entries · L). */
+static void heap_describe(const void *opaque, bpe_description *d)
+{
+    const heap_state *s = opaque;
+    bpe_segmentation_describe(&s->seg, d);
+    bpe_describe_section(d, BPE_SHOW_HEAP, BPE_SHOWS_NEXT, "the heap", "entry", "snapshot",
+                         "count");
+    for (size_t k = 0; k < s->heap.len; k++) {
+        bpe_heap_entry e = s->heap.entries[k];
+        size_t at = bpe_pairtable_find(&s->pairs, e.a, e.b);
+        uint64_t count = at == SIZE_MAX ? 0 : record_at(s, at)->count;
+        bpe_mark mark = at == SIZE_MAX       ? BPE_MARK_DEAD
+                        : count != e.count ? BPE_MARK_STALE
+                                           : BPE_MARK_NONE;
+        bpe_describe_pair(d, e.a, e.b, k, e.count, count, mark);
+    }
+    bpe_describe_section(d, BPE_SHOW_WORD_LISTS, BPE_SHOWS_NEXT, "the posting lists", "list",
+                         NULL, NULL);
+    const pair_record *r = bpe_pairtable_records(&s->pairs);
+    for (size_t i = 0; i < bpe_pairtable_len(&s->pairs); i++)
+        bpe_segmentation_describe_list(&s->seg, &s->postings, r[i].words, r[i].pair.a,
+                                       r[i].pair.b, d);
+}
+
 const bpe_trainer bpe_trainer_heap = {
     .name = "heap",
     .idea = "inverted index + max-heap of count snapshots, repaired lazily at the top",
@@ -422,4 +453,5 @@ const bpe_trainer bpe_trainer_heap = {
     .create = heap_create,
     .step = heap_step,
     .destroy = heap_destroy,
+    .describe = heap_describe,
 };

@@ -63,8 +63,10 @@
  *
  * Run: build/bpebench train --trainer incremental --vocab-size 1000
  *        --out /tmp/incremental build/data/cs336/corpus.en
+ * Trace: build/bpebench trace --trainer incremental   (SPEC §2's example, merge by merge)
  */
 #include "bpe.h"
+#include "describe.h"
 #include "initialpairs.h"
 #include "pairtable.h"
 #include "segmentation.h"
@@ -275,6 +277,19 @@ static bpe_step_result incremental_step(void *opaque, bpe_merge *out)
     return BPE_STEP_MERGED;
 }
 
+/* What incremental shows (`bpebench trace`): its words, and the pair table
+ * the next step scans, in the table's order. O(M + P). */
+static void incremental_describe(const void *opaque, bpe_description *d)
+{
+    const incremental_state *s = opaque;
+    bpe_segmentation_describe(&s->seg, d);
+    bpe_describe_section(d, BPE_SHOW_TABLE, BPE_SHOWS_NEXT, "the pair table it scans", NULL,
+                         "count", NULL);
+    const pair_record *r = bpe_pairtable_records(&s->pairs);
+    for (size_t i = 0; i < bpe_pairtable_len(&s->pairs); i++)
+        bpe_describe_pair(d, r[i].pair.a, r[i].pair.b, i, r[i].count, 0, BPE_MARK_NONE);
+}
+
 const bpe_trainer bpe_trainer_incremental = {
     .name = "incremental",
     .idea = "count pairs once, then apply only the deltas around each merged occurrence",
@@ -283,4 +298,5 @@ const bpe_trainer bpe_trainer_incremental = {
     .create = incremental_create,
     .step = incremental_step,
     .destroy = incremental_destroy,
+    .describe = incremental_describe,
 };

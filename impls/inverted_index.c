@@ -77,8 +77,10 @@
  *
  * Run: build/bpebench train --trainer inverted-index --vocab-size 5000
  *        --out /tmp/inverted-index build/data/tinystories
+ * Trace: build/bpebench trace --trainer inverted-index   (SPEC §2's example, merge by merge)
  */
 #include "bpe.h"
+#include "describe.h"
 #include "initialpairs.h"
 #include "pairtable.h"
 #include "postings.h"
@@ -321,6 +323,28 @@ static bpe_step_result inverted_step(void *opaque, bpe_merge *out)
     return BPE_STEP_MERGED;
 }
 
+/* What inverted-index shows (`bpebench trace`): its words, the pair table
+ * the next step scans, and every pair's posting list, each entry marked
+ * stale when its word no longer holds the pair (the walk will skip it).
+ * O(M + P + the lists' entries · L). */
+static void inverted_describe(const void *opaque, bpe_description *d)
+{
+    const inverted_state *s = opaque;
+    bpe_segmentation_describe(&s->seg, d);
+    const pair_record *r = bpe_pairtable_records(&s->pairs);
+    size_t n = bpe_pairtable_len(&s->pairs);
+    bpe_describe_section(d, BPE_SHOW_TABLE, BPE_SHOWS_NEXT, "the pair table it scans", NULL,
+                         "count", "list");
+    for (size_t i = 0; i < n; i++)
+        bpe_describe_pair(d, r[i].pair.a, r[i].pair.b, i, r[i].count, r[i].words,
+                          BPE_MARK_NONE);
+    bpe_describe_section(d, BPE_SHOW_WORD_LISTS, BPE_SHOWS_NEXT, "the posting lists", "list",
+                         NULL, NULL);
+    for (size_t i = 0; i < n; i++)
+        bpe_segmentation_describe_list(&s->seg, &s->postings, r[i].words, r[i].pair.a,
+                                       r[i].pair.b, d);
+}
+
 const bpe_trainer bpe_trainer_inverted_index = {
     .name = "inverted-index",
     .idea = "keep, for each pair, the list of words containing it; visit only those",
@@ -329,4 +353,5 @@ const bpe_trainer bpe_trainer_inverted_index = {
     .create = inverted_create,
     .step = inverted_step,
     .destroy = inverted_destroy,
+    .describe = inverted_describe,
 };

@@ -99,8 +99,10 @@
  *
  * Run: build/bpebench train --trainer linked-list --vocab-size 32000
  *        --out /tmp/linked-list build/data/multilingual
+ * Trace: build/bpebench trace --trainer linked-list   (SPEC §2's example, merge by merge)
  */
 #include "bpe.h"
+#include "describe.h"
 #include "initialpairs.h"
 #include "maxheap.h"
 #include "pairtable.h"
@@ -359,12 +361,19 @@ static void *linked_create(const bpe_words *words, const bpe_config *config, bpe
 
 /* ------------------------------------------------ a merge: the node surgery */
 
+/* Whether node n (NO_NODE allowed) is the left node of an occurrence of
+ * (a, b). O(1). */
+static bool is_occurrence_of(const linked_state *s, uint32_t n, bpe_token a, bpe_token b)
+{
+    return n != NO_NODE && s->nodes[n].token == a && s->nodes[n].next != NO_NODE &&
+           s->nodes[s->nodes[n].next].token == b;
+}
+
 /* Whether node n (NO_NODE allowed) is the left node of an occurrence of the
  * pair being merged. O(1). */
 static bool is_occurrence(const linked_state *s, uint32_t n)
 {
-    return n != NO_NODE && s->nodes[n].token == s->a && s->nodes[n].next != NO_NODE &&
-           s->nodes[s->nodes[n].next].token == s->b;
+    return is_occurrence_of(s, n, s->a, s->b);
 }
 
 /* Merges the occurrence whose left node is n: n becomes ab, its right node is
@@ -467,6 +476,57 @@ static bpe_step_result linked_step(void *opaque, bpe_merge *out)
     return BPE_STEP_MERGED;
 }
 
+/* ------------------------------------------------------------ bpebench trace */
+
+/*
+ * What linked-list shows: each word as its chain of nodes, from its first
+ * node (never unlinked: only right nodes are); the heap in array order, each
+ * entry's snapshot beside its pair's pending decrement, marked stale when
+ * one is pending and dead when it takes the whole snapshot — the next step
+ * applies those at the top; the dirty map itself; and every pair's
+ * occurrence list, each left node marked stale when it no longer starts an
+ * occurrence. O(M + heap length + P + the lists' entries).
+ */
+static void linked_describe(const void *opaque, bpe_description *d)
+{
+    const linked_state *s = opaque;
+    bpe_describe_section(d, BPE_SHOW_CHAINS, BPE_SHOWS_NEXT, "the words, as chains of nodes",
+                         "word", "count", NULL);
+    uint32_t first = 0;
+    for (size_t w = 0; w < s->words->n_words; w++) {
+        bpe_describe_row(d, NULL, w, s->word[w].count);
+        for (uint32_t n = first; n != NO_NODE; n = s->nodes[n].next)
+            bpe_describe_item(d, n, s->nodes[n].token, BPE_MARK_NONE);
+        first += s->words->words[w].len;
+    }
+    bpe_describe_section(d, BPE_SHOW_HEAP, BPE_SHOWS_NEXT, "the heap", "entry", "snapshot",
+                         "dirty");
+    for (size_t k = 0; k < s->heap.len; k++) {
+        bpe_heap_entry e = s->heap.entries[k];
+        uint64_t dirty = record_at(s, bpe_pairtable_find(&s->pairs, e.a, e.b))->dirty;
+        bpe_mark mark = dirty == 0 ? BPE_MARK_NONE : dirty == e.count ? BPE_MARK_DEAD
+                                                                      : BPE_MARK_STALE;
+        bpe_describe_pair(d, e.a, e.b, k, e.count, dirty, mark);
+    }
+    const pair_record *r = bpe_pairtable_records(&s->pairs);
+    size_t n_pairs = bpe_pairtable_len(&s->pairs);
+    bpe_describe_section(d, BPE_SHOW_TABLE, BPE_SHOWS_NEXT, "the dirty map", NULL, "dirty",
+                         NULL);
+    for (size_t i = 0; i < n_pairs; i++)
+        if (r[i].dirty > 0)
+            bpe_describe_pair(d, r[i].pair.a, r[i].pair.b, i, r[i].dirty, 0, BPE_MARK_NONE);
+    bpe_describe_section(d, BPE_SHOW_NODE_LISTS, BPE_SHOWS_NEXT, "the occurrence lists", "list",
+                         NULL, NULL);
+    for (size_t i = 0; i < n_pairs; i++) {
+        bpe_describe_pair(d, r[i].pair.a, r[i].pair.b, r[i].occurrences, 0, 0, BPE_MARK_NONE);
+        const uint32_t *ids = bpe_postings_ids(&s->postings, r[i].occurrences);
+        for (uint32_t k = 0; k < bpe_postings_len(&s->postings, r[i].occurrences); k++) {
+            bool holds = is_occurrence_of(s, ids[k], r[i].pair.a, r[i].pair.b);
+            bpe_describe_item(d, ids[k], BPE_NO_TOKEN, holds ? BPE_MARK_NONE : BPE_MARK_STALE);
+        }
+    }
+}
+
 const bpe_trainer bpe_trainer_linked_list = {
     .name = "linked-list",
     .idea = "nlcodec: linked symbol lists, occurrence index, max-heap with a dirty map",
@@ -475,4 +535,5 @@ const bpe_trainer bpe_trainer_linked_list = {
     .create = linked_create,
     .step = linked_step,
     .destroy = linked_destroy,
+    .describe = linked_describe,
 };

@@ -33,8 +33,10 @@
  *
  * Run: build/bpebench train --trainer naive --vocab-size 1000
  *        --out /tmp/naive build/data/cs336/corpus.en
+ * Trace: build/bpebench trace --trainer naive   (SPEC §2's example, merge by merge)
  */
 #include "bpe.h"
+#include "describe.h"
 #include "pairmap.h"
 #include "segmentation.h"
 
@@ -158,6 +160,22 @@ static bpe_step_result naive_step(void *opaque, bpe_merge *out)
     return BPE_STEP_MERGED;
 }
 
+/* What naive shows (`bpebench trace`): its words, and the pair counts of the
+ * last step, which it counted and then scanned for the best pair — between
+ * merges it keeps nothing else. O(M + P). */
+static void naive_describe(const void *opaque, bpe_description *d)
+{
+    const naive_state *s = opaque;
+    bpe_segmentation_describe(&s->seg, d);
+    bpe_describe_section(d, BPE_SHOW_TABLE, BPE_SHOWS_LAST,
+                         "the pair counts it counted, then scanned", NULL, "count", NULL);
+    for (size_t i = 0; i < s->counts.cap; i++)
+        if (bpe_pairmap_slot_used(&s->counts, i))
+            bpe_describe_pair(d, bpe_pair_key_left(s->counts.keys[i]),
+                              bpe_pair_key_right(s->counts.keys[i]), i, s->counts.values[i], 0,
+                              BPE_MARK_NONE);
+}
+
 const bpe_trainer bpe_trainer_naive = {
     .name = "naive",
     .idea = "recount every pair in every word for every merge",
@@ -166,4 +184,5 @@ const bpe_trainer bpe_trainer_naive = {
     .create = naive_create,
     .step = naive_step,
     .destroy = naive_destroy,
+    .describe = naive_describe,
 };

@@ -28,6 +28,8 @@
 #define BPE_SEGMENTATION_H
 
 #include "bpe.h"
+#include "describe.h"
+#include "postings.h"
 
 /* Where one word's tokens are, and how much each of its pairs weighs. */
 typedef struct {
@@ -64,5 +66,16 @@ static inline uint32_t bpe_find_pair(const bpe_token *t, uint32_t len, bpe_token
             return i;
     return len;
 }
+
+/* For `bpebench trace` (describe.h): every word's current tokens, as a
+ * BPE_SHOW_WORDS section keyed by word id. O(M). */
+void bpe_segmentation_describe(const bpe_segmentation *s, bpe_description *d);
+
+/* For `bpebench trace`: a row for (a, b)'s frozen list `list` (its key), an
+ * item for each word id on it, marked stale when the word no longer holds
+ * (a, b). O(Σ len(w) over the list). */
+void bpe_segmentation_describe_list(const bpe_segmentation *s, const bpe_postings *postings,
+                                    uint32_t list, bpe_token a, bpe_token b,
+                                    bpe_description *d);
 
 #endif

@@ -80,8 +80,10 @@
  *
  * Run: build/bpebench train --trainer threaded-walk --threads 2 --vocab-size 32000
  *        --out /tmp/threaded-walk build/data/multilingual
+ * Trace: build/bpebench trace --trainer threaded-walk   (SPEC §2's example, merge by merge)
  */
 #include "cache_aware.h"
+#include "describe.h"
 #include "prefetch.h" /* bpe_spin_pause */
 
 #include <pthread.h>
@@ -279,26 +281,43 @@ static bool add_helper_walk(walker *w, helper *h)
     return true;
 }
 
+/* How many parts a list of n entries is walked in: 1 (not split) without a
+ * helper or below 2·grain entries, else up to 1 + n_helpers, each of at
+ * least `grain` entries. O(1). */
+static unsigned walk_parts(const threaded_state *t, uint32_t n)
+{
+    if (t->n_helpers == 0 || n / 2 < t->grain)
+        return 1;
+    uint32_t most = n / t->grain; /* ≥ 2 here */
+    unsigned parts = 1 + t->n_helpers;
+    return parts > most ? (unsigned)most : parts;
+}
+
+/* Entries [*from, *to) of a list of n entries are part j of `parts`: equal
+ * parts of consecutive entries, the last taking the rest; a part j ≥ parts
+ * is empty. O(1). */
+static void part_bounds(uint32_t n, unsigned parts, unsigned j, uint32_t *from, uint32_t *to)
+{
+    uint32_t part = n / parts;
+    *from = j < parts ? part * j : n;
+    *to = j + 1 < parts ? part * (j + 1) : n;
+}
+
 /*
- * Walks a long list on every thread: the list is cut into up to 1 + n_helpers
- * parts of consecutive entries, each of at least `grain` entries; each helper
- * walks one into its own walker while the calling thread walks the first
- * into the trainer's; then the helpers' walks are added in part order.
- * Helpers past the last part get an empty one. False on OOM.
+ * Walks a long list on every thread: the list is cut into walk_parts parts;
+ * each helper walks one into its own walker while the calling thread walks
+ * the first into the trainer's; then the helpers' walks are added in part
+ * order. Helpers past the last part get an empty one. False on OOM.
  * O(Σ len(w) / threads + the helpers' pairs and ids).
  */
 static bool walk_split(threaded_state *t, const uint32_t *ids, uint32_t n)
 {
     walker *w = bpe_cache_aware_walker(t->layout);
-    uint32_t most = n / t->grain;
-    unsigned parts = 1 + t->n_helpers;
-    if (parts > most) /* most ≥ 2: the list names at least 2·grain words */
-        parts = (unsigned)most;
-    uint32_t part = n / parts;
+    unsigned parts = walk_parts(t, n);
+    uint32_t from, to;
     for (unsigned i = 0; i < t->n_helpers; i++) {
         helper *h = &t->helpers[i];
-        uint32_t from = i + 1 < parts ? part * (i + 1) : n;
-        uint32_t to = i + 2 < parts ? part * (i + 2) : n;
+        part_bounds(n, parts, i + 1, &from, &to);
         h->ids = ids + from;
         h->n = to - from;
         if (h->n > 0 && !bpe_cache_walker_join(t->layout, &h->walk))
@@ -307,7 +326,8 @@ static bool walk_split(threaded_state *t, const uint32_t *ids, uint32_t n)
     atomic_store(&t->pending, t->n_helpers);
     atomic_fetch_add(&t->job, 1); /* publishes the parts above to the helpers */
     wake_helpers(t);
-    bool ok = bpe_cache_aware_walk(t->layout, w, ids, part);
+    part_bounds(n, parts, 0, &from, &to);
+    bool ok = bpe_cache_aware_walk(t->layout, w, ids, to);
     while (atomic_load(&t->pending) > 0) /* their parts are about as long as this one */
         sched_yield();
     for (unsigned i = 0; ok && i < t->n_helpers; i++)
@@ -357,13 +377,40 @@ static bpe_step_result threaded_step(void *opaque, bpe_merge *out)
     uint32_t n;
     if (!bpe_cache_aware_begin_merge(t->layout, best, &ids, &n))
         return BPE_STEP_NOMEM;
-    bool split = t->n_helpers > 0 && n / 2 >= t->grain;
+    bool split = walk_parts(t, n) > 1;
     bool walked = split ? walk_split(t, ids, n)
                         : bpe_cache_aware_walk(t->layout, bpe_cache_aware_walker(t->layout), ids,
                                                n);
     if (!walked || !bpe_cache_aware_end_merge(t->layout, out))
         return BPE_STEP_NOMEM;
     return BPE_STEP_MERGED;
+}
+
+/* What threaded-walk shows (`bpebench trace`): cache_aware.c's view, the
+ * threads and grain that decide the cut, and the parts the last merge's list
+ * was cut into, each with the places it walked (one part: not split).
+ * cache_aware.c's cost, plus O(the last list). */
+static void threaded_describe(const void *opaque, bpe_description *d)
+{
+    const threaded_state *t = opaque;
+    bpe_cache_aware_describe(t->layout, d);
+    bpe_describe_section(d, BPE_SHOW_VALUES, BPE_SHOWS_NEXT, "what decides the cut", NULL, NULL,
+                         NULL);
+    bpe_describe_row(d, "threads", 0, 1 + t->n_helpers);
+    bpe_describe_row(d, "grain", 0, t->grain);
+    bpe_describe_section(d, BPE_SHOW_WORD_LISTS, BPE_SHOWS_LAST, "the last walk, cut into parts",
+                         "part", NULL, NULL);
+    const uint32_t *ids;
+    uint32_t n, from, to;
+    if (!bpe_cache_aware_last_list(t->layout, &ids, &n))
+        return;
+    unsigned parts = walk_parts(t, n);
+    for (unsigned j = 0; j < parts; j++) {
+        part_bounds(n, parts, j, &from, &to);
+        bpe_describe_row(d, j == 0 ? "the trainer's thread" : "a helper", j, to - from);
+        for (uint32_t k = from; k < to; k++)
+            bpe_describe_item(d, ids[k], BPE_NO_TOKEN, BPE_MARK_NONE);
+    }
 }
 
 const bpe_trainer bpe_trainer_threaded_walk = {
@@ -375,4 +422,5 @@ const bpe_trainer bpe_trainer_threaded_walk = {
     .create = threaded_create,
     .step = threaded_step,
     .destroy = threaded_destroy,
+    .describe = threaded_describe,
 };

@@ -2,17 +2,17 @@
 # check_layers.sh — the include rule of harness/README.md, checked.
 #
 # The layers, bottom to top: impls, base, input, run, tools, bench, report,
-# then cli and python side by side (two doors to the same library: python
-# may include every layer but cli). A file in harness/LAYER/ includes
-# headers of its own folder or of a layer below, always as "folder/name.h"
-# (impls/ headers by their bare name); impls/ includes only impls/. Prints
-# every include that breaks the rule, as FILE:LINE: what and why, and exits
-# 1 if there is any.
+# trace, then cli and python side by side (two doors to the same library:
+# python may include every layer but cli). A file in harness/LAYER/
+# includes headers of its own folder or of a layer below, always as
+# "folder/name.h" (impls/ headers by their bare name); impls/ includes only
+# impls/. Prints every include that breaks the rule, as FILE:LINE: what and
+# why, and exits 1 if there is any.
 #
 # Usage: sh tests/check_layers.sh [TOP]   (TOP: the tree, default .)
 top=${1:-.}
 cd "$top" || exit 2
-layers="impls base input run tools bench report cli python"
+layers="impls base input run tools bench report trace cli python"
 
 # The rank of a layer (0 for impls), or nothing for an unknown folder.
 rank() {

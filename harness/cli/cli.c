@@ -28,6 +28,7 @@ static const subcommand subcommands[] = {
     {"count", cmd_count, "count a corpus's words into a word-count file (train --counts)"},
     {"check", cmd_check, "run one trainer (built in, or your own command) on a test battery"},
     {"list", cmd_list, "list the trainers with their idea and complexity"},
+    {"trace", cmd_trace, "show one trainer's structures merge by merge, as text or a page"},
     {"synth", cmd_synth, "write a seeded synthetic corpus with chosen W, L and Zipf skew"},
     {"slice", cmd_slice, "write a word-safe prefix of N bytes of a corpus"},
     {"stats", cmd_stats, "print n, W, L, M, P, top words and scripts of a corpus"},

@@ -77,6 +77,7 @@ int cmd_stats(int argc, char **argv);   /* harness/cli/cmd_datatools.c */
 int cmd_bench(int argc, char **argv);   /* harness/cli/cmd_bench.c */
 int cmd_report(int argc, char **argv);  /* harness/cli/cmd_results.c */
 int cmd_compare(int argc, char **argv); /* harness/cli/cmd_results.c */
+int cmd_trace(int argc, char **argv);   /* harness/cli/cmd_trace.c */
 
 /* Prints "bpebench: " + message + newline to stderr, the message escaped for
  * display (untrusted.h): one line, whatever paths or tokens it names. */

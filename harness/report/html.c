@@ -20,13 +20,15 @@
 #include <string.h>
 
 /* The page's head: a strict policy (nothing fetched, nothing run), and a
- * style for reading and projecting. */
+ * style for reading and projecting; the title goes between the two parts. */
 static const char page_head[] =
     "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
     "style-src 'unsafe-inline'\">\n"
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-    "<title>bpebench results</title>\n<style>\n"
+    "<title>";
+static const char page_style[] =
+    "</title>\n<style>\n"
     "body { font: 16px/1.45 'DejaVu Sans', sans-serif; color: #222; background: #fff; "
     "margin: 0; }\n"
     "main { max-width: 1100px; margin: 0 auto; padding: 1em 1.5em 3em; }\n"
@@ -41,11 +43,24 @@ static const char page_head[] =
     ".right { text-align: right; } .center { text-align: center; }\n"
     "figure { margin: 1em 0 0.3em; } figure svg { display: block; max-width: 100%; "
     "height: auto; }\n"
+    "pre { font: 0.85em/1.35 'DejaVu Sans Mono', monospace; background: #f7f7f7; "
+    "padding: 0.6em 0.8em; overflow-x: auto; }\n"
     "</style>\n</head>\n<body>\n<main>\n";
 static const char page_tail[] = "</main>\n</body>\n</html>\n";
 
-/* text[0, len) escaped for HTML text and attribute values. */
-static void put_text(FILE *f, const char *text, size_t len)
+void html_page_begin(FILE *f, const char *title)
+{
+    fputs(page_head, f);
+    html_put_text(f, title, strlen(title));
+    fputs(page_style, f);
+}
+
+void html_page_end(FILE *f)
+{
+    fputs(page_tail, f);
+}
+
+void html_put_text(FILE *f, const char *text, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
         switch (text[i]) {
@@ -95,7 +110,7 @@ static size_t put_code(FILE *f, const char *s, size_t len)
                 body_len -= 2;
             }
             fputs("<code>", f);
-            put_text(f, body, body_len);
+            html_put_text(f, body, body_len);
             fputs("</code>", f);
             return i + k;
         }
@@ -118,7 +133,7 @@ static size_t put_link(FILE *f, const char *s, size_t len)
     size_t target_len = (size_t)(end - target);
     if (plain_target(target, target_len)) {
         fputs("<a href=\"", f);
-        put_text(f, target, target_len);
+        html_put_text(f, target, target_len);
         fputs("\">", f);
         put_inline(f, s + 1, (size_t)(close - s) - 1);
         fputs("</a>", f);
@@ -147,7 +162,7 @@ static void put_inline(FILE *f, const char *s, size_t len)
             }
         }
         if (used == 0) {
-            put_text(f, s + i, 1);
+            html_put_text(f, s + i, 1);
             used = 1;
         }
         i += used;
@@ -251,7 +266,7 @@ static bool put_figure(FILE *f, const char *line, size_t len, const report_files
         return false;
     }
     fprintf(f, "<figure id=\"fig-%zu\" role=\"img\" aria-label=\"", number);
-    put_text(f, line + 2, (size_t)(close - line) - 2);
+    html_put_text(f, line + 2, (size_t)(close - line) - 2);
     fputs("\">\n", f);
     fwrite(clean, 1, clean_len, f);
     fputs("</figure>\n", f);
@@ -271,7 +286,7 @@ static bool put_page(FILE *f, char *md, size_t md_len, const report_files *files
         free(row_lens);
         return set_error(err, err_len, "out of memory");
     }
-    fputs(page_head, f);
+    html_page_begin(f, "bpebench results");
     bool ok = true, in_paragraph = false;
     size_t n_rows = 0, figures = 0;
     for (size_t at = 0; ok && at <= md_len;) {
@@ -311,7 +326,7 @@ static bool put_page(FILE *f, char *md, size_t md_len, const report_files *files
         put_table(f, rows, row_lens, n_rows);
     if (in_paragraph)
         fputs("</p>\n", f);
-    fputs(page_tail, f);
+    html_page_end(f);
     free(rows);
     free(row_lens);
     return ok;

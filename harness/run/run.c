@@ -25,11 +25,13 @@ typedef struct {
 } run_clock;
 
 /* Records the end of setup and, with a profile, each merge's time. */
-static void on_trainer_event(void *ctx, bpe_event event, const bpe_merge *merge)
+static void on_trainer_event(void *ctx, bpe_event event, const bpe_merge *merge,
+                             const void *state)
 {
     run_clock *c = ctx;
     double now = clock_now();
     (void)merge;
+    (void)state;
     if (event == BPE_EVENT_SETUP_DONE) {
         c->setup_done = c->last_merge = now;
         return;

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""check.py REPORT_DIR WORK_DIR FIGURES — report.html, drawn by headless Chromium.
+"""check.py REPORT_DIR|PAGE WORK_DIR FIGURES — a page of ours, drawn by headless Chromium.
 
-report.html must hold exactly FIGURES figures, one for each SVG in
-REPORT_DIR/plots (none left out of the page, none missing from plots/).
+REPORT_DIR: its report.html must hold exactly FIGURES figures, one for each
+SVG in REPORT_DIR/plots (none left out of the page, none missing from plots/).
+PAGE (a .html file, such as `bpebench trace --html` writes): it must hold
+exactly FIGURES figures.
 
 Renders the whole page once (WORK_DIR/page.png, to look at), then every
 figure of the page alone: the page's own head (its style and its
@@ -62,10 +64,11 @@ def drawn(png_path, width, height):
 
 def main():
     if len(sys.argv) != 4 or not sys.argv[3].isdigit():
-        sys.exit("usage: check.py REPORT_DIR WORK_DIR FIGURES")
+        sys.exit("usage: check.py REPORT_DIR|PAGE WORK_DIR FIGURES")
     report, work, expected = sys.argv[1], sys.argv[2], int(sys.argv[3])
     os.makedirs(work, exist_ok=True)
-    page = open(os.path.join(report, "report.html"), encoding="utf-8").read()
+    page_path = report if report.endswith(".html") else os.path.join(report, "report.html")
+    page = open(page_path, encoding="utf-8").read()
     head = page[:page.index("<main>") + len("<main>")]
     alone = head.replace("</style>", "main { max-width: none; margin: 0; padding: 0; }\n"
                          "figure { margin: 0; }\n</style>")
@@ -73,13 +76,16 @@ def main():
     figures = re.findall(r'<figure id="(fig-\d+)".*?</figure>\n', page, re.S)
     bodies = re.findall(r'(<figure id="fig-\d+".*?</figure>\n)', page, re.S)
     if not figures:
-        sys.exit("html-check: report.html has no figure")
-    svgs = sorted(n for n in os.listdir(os.path.join(report, "plots")) if n.endswith(".svg"))
+        sys.exit("html-check: %s has no figure" % page_path)
+    if page_path == report:
+        svgs = ["(a page: no plots/)"] * len(figures)
+    else:
+        svgs = sorted(n for n in os.listdir(os.path.join(report, "plots")) if n.endswith(".svg"))
     if len(figures) != expected or len(svgs) != expected:
-        sys.exit("html-check: report.html has %d figures and plots/ %d SVGs (%s), expected %d"
-                 % (len(figures), len(svgs), ", ".join(svgs), expected))
+        sys.exit("html-check: %s has %d figures and plots/ %d SVGs (%s), expected %d"
+                 % (page_path, len(figures), len(svgs), ", ".join(svgs), expected))
 
-    render(os.path.join(report, "report.html"), os.path.join(work, "page.png"), 1280, 16000)
+    render(page_path, os.path.join(work, "page.png"), 1280, 16000)
 
     def check(name, body):
         size = re.search(r'<svg width="(\d+)" height="(\d+)"', body)
@@ -109,8 +115,8 @@ def main():
             failed.append(name)
     if failed:
         sys.exit("html-check: not drawn: " + ", ".join(failed))
-    print("html-check: all %d figures of report.html drawn; whole page in %s"
-          % (len(figures), os.path.join(work, "page.png")))
+    print("html-check: all %d figures of %s drawn; whole page in %s"
+          % (len(figures), page_path, os.path.join(work, "page.png")))
 
 
 main()
