@@ -18,21 +18,24 @@ LDLIBS  += -lpcre2-8 -lcjson -lm -pthread
 
 # Debian packages the build and the benchmark need (harness/deps.sh); a C
 # compiler counts as present when `cc` runs. The tests add python3 and
-# python3-regex (test_check runs the example Python trainer, docs/examples)
-# and GNU parallel (tests/test_scaling.sh).
+# python3-regex (test_check runs the example Python trainer, docs/examples),
+# GNU parallel (tests/test_scaling.sh) and what the Python package needs to
+# build, test and install into a virtualenv (test-python).
 DEPS      := cmd:cc=build-essential libpcre2-dev libcjson-dev libcmocka-dev cmd:gnuplot=gnuplot-nox xz-utils
-TEST_DEPS := cmd:python3=python3 python3-regex cmd:parallel=parallel
+TEST_DEPS := cmd:python3=python3 python3-regex cmd:parallel=parallel python3-dev python3-pytest \
+             python3-venv python3-wheel-whl
 
 # harness/ is in layers, one folder each (harness/README.md); the library is
-# impls/ and every harness file but cli/main.c.
-LIB_SRCS  := $(wildcard impls/*.c) $(filter-out harness/cli/main.c,$(wildcard harness/*/*.c))
+# impls/ and every harness file but cli/main.c and the Python extension.
+LIB_SRCS  := $(wildcard impls/*.c) \
+             $(filter-out harness/cli/main.c harness/python/%,$(wildcard harness/*/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 HEADERS   := $(wildcard impls/*.h harness/*/*.h tests/*.h)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TEST_UTIL := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/testutil_*.c))
 
-.PHONY: all deps deps-check test test-run test-full test-asan test-tsan clean data
+.PHONY: all deps deps-check test test-run test-full test-asan test-tsan clean data python test-python
 .SECONDARY:
 
 all: $(BUILD)/bpebench
@@ -76,6 +79,31 @@ $(BUILD)/bpebench: $(BUILD)/harness/cli/main.o $(BUILD)/libbpebench.a
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libbpebench.a
 	$(CC) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 
+# The Python package (harness/python/README.md): the library again as
+# position-independent code in $(BUILD)/pic, linked into a CPython extension
+# for $(PYTHON) (Debian's python3-dev), beside the package's modules in
+# $(BUILD)/python: PYTHONPATH=$(BUILD)/python makes `import bpebench` work.
+# `pip install ./harness/python` runs this target too.
+PYTHON     ?= /usr/bin/python3
+PY_OUT     := $(BUILD)/python/bpebench
+PY_INCLUDE  = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+PY_SUFFIX   = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+PY_MODULES := $(patsubst harness/python/bpebench/%,$(PY_OUT)/%,$(wildcard harness/python/bpebench/*.py))
+
+python: deps
+	@sh harness/deps.sh python3-dev
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/pic OPT="$(OPT) -fPIC" $(BUILD)/pic/libbpebench.a
+	@$(MAKE) --no-print-directory $(PY_OUT)/_bpebench$(PY_SUFFIX) $(PY_MODULES)
+
+$(PY_OUT)/_bpebench$(PY_SUFFIX): harness/python/_bpebench.c $(HEADERS) $(BUILD)/pic/libbpebench.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -I$(PY_INCLUDE) $< $(BUILD)/pic/libbpebench.a $(LDLIBS) \
+	    -Wl,--exclude-libs,ALL -o $@
+
+$(PY_OUT)/%.py: harness/python/bpebench/%.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+
 # test_tokenizer_files makes chosen rename() calls of the library fail,
 # test_results chosen malloc() calls, and test_initialpairs and test_counting
 # chosen allocations and thread starts, in any thread (tests/failalloc.h).
@@ -92,9 +120,11 @@ $(BUILD)/tests/test_progress: LDLIBS += -lutil
 # (harness/README.md), every test program, run from the top of the tree,
 # docs/scaling.md's map/reduce over 8 shards (tests/test_scaling.sh, GNU
 # parallel), then the hostile sweep (195 abusive command lines,
-# tests/hostile_sweep.sh); stops at the first failure. Tests: tests/README.md.
+# tests/hostile_sweep.sh), then the Python package's pytest suite
+# (test-python); stops at the first failure. Tests: tests/README.md.
 test: deps
 	@$(MAKE) --no-print-directory test-run
+	@$(MAKE) --no-print-directory test-python
 
 test-run: $(TEST_BINS) $(BUILD)/bpebench $(DATA)/.unpacked
 	@sh tests/check_layers.sh
@@ -138,9 +168,14 @@ programs: $(BUILD)/bpebench $(TEST_BINS)
 # Warning-free under gcc and clang (-Wall -Wextra, as errors), each in a
 # build directory of its own.
 warnings: deps
-	@sh harness/deps.sh cmd:clang=clang
+	@sh harness/deps.sh cmd:clang=clang python3-dev
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/werror-gcc CC=gcc OPT="-O2 -Werror" programs
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/werror-clang CC=clang OPT="-O2 -Werror" programs
+	@for cc in gcc clang; do \
+	    echo "$$cc: harness/python/_bpebench.c"; \
+	    $$cc $(CFLAGS) -O2 -Werror -fPIC -I$(PY_INCLUDE) -c harness/python/_bpebench.c \
+	        -o /dev/null || exit 1; \
+	done
 
 ASAN_BUILD ?= $(BUILD)/asan
 
@@ -176,6 +211,15 @@ test-full: deps
 	@$(MAKE) --no-print-directory test-tsan
 	@$(MAKE) --no-print-directory valgrind
 	@$(MAKE) --no-print-directory fuzz
+
+# The Python package's tests (tests/python/, pytest, run with $(PYTHON)): the package
+# against the command line and the CS336 fixtures, check and time, Ctrl-C and the GIL,
+# and `pip install` into a virtualenv without the network. Neither bytecode nor pytest's
+# cache is written into the tree.
+test-python: python $(BUILD)/bpebench data
+	@sh harness/deps.sh python3-pytest python3-venv python3-wheel-whl python3-regex
+	PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$(BUILD)/python BPEBENCH=$(BUILD)/bpebench \
+	    BPE_DATA=$(DATA) $(PYTHON) -m pytest -p no:cacheprovider -q tests/python
 
 # The real corpora of the grid: datasets/<path>.xz unpacked to $(DATA)/<path>
 # and checked against datasets/MANIFEST.tsv (datasets/unpack.sh). The stamp

@@ -2,15 +2,17 @@
 # check_layers.sh — the include rule of harness/README.md, checked.
 #
 # The layers, bottom to top: impls, base, input, run, tools, bench, report,
-# trace, cli. A file in harness/LAYER/ includes headers of its own folder or
-# of a layer below, always as "folder/name.h" (impls/ headers by their bare
-# name); impls/ includes only impls/. Prints every include that breaks the
-# rule, as FILE:LINE: what and why, and exits 1 if there is any.
+# trace, then cli and python side by side (two doors to the same library:
+# python may include every layer but cli). A file in harness/LAYER/
+# includes headers of its own folder or of a layer below, always as
+# "folder/name.h" (impls/ headers by their bare name); impls/ includes only
+# impls/. Prints every include that breaks the rule, as FILE:LINE: what and
+# why, and exits 1 if there is any.
 #
 # Usage: sh tests/check_layers.sh [TOP]   (TOP: the tree, default .)
 top=${1:-.}
 cd "$top" || exit 2
-layers="impls base input run tools bench report trace cli"
+layers="impls base input run tools bench report trace cli python"
 
 # The rank of a layer (0 for impls), or nothing for an unknown folder.
 rank() {
@@ -53,7 +55,10 @@ for file in impls/*.[ch] harness/*/*.[ch]; do
             continue
         fi
         target_rank=$(rank "$target")
-        if [ -z "$target_rank" ] || [ "$target_rank" -gt "$own_rank" ]; then
+        if [ "$own" = python ] && [ "$target" = cli ]; then
+            echo "$where: python/ may not include cli/ (a door beside it, not below)"
+            status=1
+        elif [ -z "$target_rank" ] || [ "$target_rank" -gt "$own_rank" ]; then
             echo "$where: $own/ may not include $target/ (a layer above it)"
             status=1
         fi

@@ -206,6 +206,12 @@ static void externals_run_beside_the_trainers(void **state)
     assert_non_null(strstr(report, "External trainers (commands run with `bench --external`): "
                                    "by-counts, by-files, short, fails, silent, slow."));
     assert_non_null(strstr(report, "| size | naive | heap | by-counts | by-files |"));
+    /* each external against the fastest run of its cell (test_report checks the words) */
+    assert_non_null(strstr(report, "## External trainers against the fastest\n"));
+    assert_non_null(strstr(report, "### by-counts\n\n| slice | V | total (s) | against the "
+                                   "fastest |\n"));
+    assert_non_null(strstr(report, "### fails\n\n| slice | V | total (s) | against the "
+                                   "fastest |\n|---|---:|---:|---|\n| tiny@3K | 280 | error | — |\n"));
     free(report);
     assert_int_equal(rmdir(tmp_dir), 0); /* empty: the external inputs are gone */
     assert_int_equal(mkdir(tmp_dir, 0700), 0);

@@ -2,9 +2,11 @@
  * test_check.c — `bpebench check`, the "am I right?" tool:
  *   - every registered trainer passes the whole battery (12 cases);
  *   - the example Python trainer (docs/examples, through adapter.py) passes
- *     it as an external command;
+ *     it as an external command; adapter.py takes a student's MODULE:FUNCTION
+ *     from their own directory, and names what it cannot import;
  *   - the same trainer with its tie-break reversed fails, and the line names
- *     the first differing merge (index, both pairs, the expected count);
+ *     the first differing merge (index, both pairs, both counts), with the
+ *     pairs as bytes literals, a hint (a tie) and the input below it;
  *   - a command that fails is reported with the last line of its stderr,
  *     one that writes no merges.txt says so, and a --external that is
  *     empty is bad usage;
@@ -56,9 +58,8 @@ static void the_python_example_passes(void **state)
     test_output_free(&out);
 }
 
-/* A bpe_example.py that wraps the real one with the tie-break reversed (the
- * smaller (bytes(a), bytes(b)) wins), beside a copy of adapter.py: what a
- * student does with their own trainer. */
+/* A student's module that wraps the real bpe_example.py with the tie-break
+ * reversed (the smaller (bytes(a), bytes(b)) wins). */
 static const char REVERSED[] =
     "import importlib.util, os\n"
     "spec = importlib.util.spec_from_file_location('real', os.environ['REAL_EXAMPLE'])\n"
@@ -67,25 +68,29 @@ static const char REVERSED[] =
     "real.tie_break = lambda pair: tuple(bytes(255 - b for b in t) + b'\\xff' for t in pair)\n"
     "train_bpe = real.train_bpe\n";
 
+/* What a student does: from their own repository (a directory holding
+ * their module), the tree's adapter.py given MODULE:FUNCTION. */
 static void a_reversed_tie_break_fails_at_the_first_tie(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/bpe-check-XXXXXX", cwd[PATH_MAX], command[2 * PATH_MAX + 128];
+    char dir[] = "/tmp/bpe-check-XXXXXX", cwd[PATH_MAX], command[3 * PATH_MAX + 128];
     assert_non_null(mkdtemp(dir));
     assert_non_null(getcwd(cwd, sizeof cwd));
-    test_write_file_in(dir, "bpe_example.py", REVERSED, sizeof REVERSED - 1);
-    size_t len;
-    char *adapter = test_slurp("docs/examples/adapter.py", &len);
-    assert_non_null(adapter);
-    test_write_file_in(dir, "adapter.py", adapter, len);
-    free(adapter);
+    test_write_file_in(dir, "reversed_bpe.py", REVERSED, sizeof REVERSED - 1);
     snprintf(command, sizeof command,
-             "REAL_EXAMPLE=%s/docs/examples/bpe_example.py python3 %s/adapter.py", cwd, dir);
+             "cd %s && REAL_EXAMPLE=%s/docs/examples/bpe_example.py "
+             "python3 %s/docs/examples/adapter.py reversed_bpe:train_bpe", dir, cwd, cwd);
     test_output out = run_check("--external", command);
     assert_int_equal(test_exit_status(&out), 1);
-    /* SPEC §2's first example: (s,t) and (e,s) both count 9; (s,t) wins. */
+    /* SPEC §2's first example: (s,t) and (e,s) both count 9; (s,t) wins. Both
+     * counts, both pairs as Python bytes literals, and the hint that says tie. */
     if (!strstr(out.out, "FAIL  spec-example-low-lower V=263       first differing merge 0: "
-                         "expected (s, t) count 9, got (e, s)\n"))
+                         "expected (s, t) count 9, got (e, s) count 9\n"
+                         "      expected b's' + b't'  (s t)  count 9\n"
+                         "      got      b'e' + b's'  (e s)  count 9\n"
+                         "      hint     a tie: both pairs occur as often") ||
+        !strstr(out.out, "      input    the words low:5 lower:2 widest:3 newest:6 (word:count), "
+                         "each occurrence followed by <|endoftext|>\n"))
         fail_msg("%s", out.out);
     assert_null(strstr(out.out, " 0 failed"));
     test_output_free(&out);
@@ -109,6 +114,13 @@ static void failing_commands_are_reported(void **state)
     test_output_free(&out);
     out = run_check("--external", "  ");
     assert_int_equal(test_exit_status(&out), 2);
+    test_output_free(&out);
+    /* adapter.py names what it could not import */
+    out = run_check("--external", "python3 docs/examples/adapter.py no_such_module:train_bpe");
+    assert_non_null(strstr(out.out, "adapter.py: cannot import no_such_module from "));
+    test_output_free(&out);
+    out = run_check("--external", "python3 docs/examples/adapter.py bpe_example");
+    assert_non_null(strstr(out.out, "name your trainer as MODULE:FUNCTION"));
     test_output_free(&out);
 }
 

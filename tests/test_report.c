@@ -1226,6 +1226,35 @@ static void hostile_thread_counts_leave_rows_out(void **state)
 
 /* ============================================================ report.html */
 
+
+/* A trainer slower than the reference is shown by a factor ("2× slower"),
+ * never as a fraction of a speedup (0.5×); an external trainer is judged
+ * against the fastest run of its cell, by the same words bpebench.time
+ * uses in Python. naive, heap and the external mine take 1.05, 0.105 and
+ * 2.1 s (medians of add_record's three repetitions). */
+static void slower_trainers_are_named_by_a_factor(void **state)
+{
+    (void)state;
+    bench_results r;
+    make_grid(&r, 0, 0, 0, 0);
+    add_record(&r, "naive", "c@1M", 1000000, 300, 1.0, 0);
+    add_record(&r, "heap", "c@1M", 1000000, 300, 0.1, 0);
+    add_record(&r, "mine", "c@1M", 1000000, 300, 2.0, 0);
+    r.records[r.n_records - 1].external = true;
+    report_of(&r, "externals");
+    results_free(&r);
+    char *md = out_file("externals", "report.md");
+    assert_non_null(md);
+    if (!strstr(md, "| size | heap | mine |\n|---|---:|---:|\n| 1M | 10× (10×) | 2× slower |\n"))
+        fail_msg("no speedup row with \"2× slower\" in:\n%s", md);
+    if (!strstr(md, "## External trainers against the fastest\n") ||
+        !strstr(md, "### mine\n\n| slice | V | total (s) | against the fastest |\n"
+                    "|---|---:|---:|---|\n"
+                    "| c@1M | 300 | 2.1 | 20× slower than the fastest (heap, 0.105 s) |\n"))
+        fail_msg("no external trainer against the fastest in:\n%s", md);
+    assert_null(strstr(md, "0.5×"));
+    free(md);
+}
 /* The page of a real report: one inline figure per SVG gnuplot drew, in the
  * order of report.md's images; nothing that runs or fetches. */
 static void the_html_page_holds_every_figure_and_nothing_active(void **state)
@@ -1613,6 +1642,7 @@ int main(void)
         cmocka_unit_test(the_steps_table_shows_each_steps_work_and_speedup),
         cmocka_unit_test(the_profile_table_has_each_trainer_once_per_thread_count),
         cmocka_unit_test(compare_never_passes_on_nothing),
+        cmocka_unit_test(slower_trainers_are_named_by_a_factor),
         cmocka_unit_test(the_html_page_holds_every_figure_and_nothing_active),
         cmocka_unit_test(svg_clean_refuses_what_could_run_or_fetch),
     };

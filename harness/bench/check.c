@@ -153,53 +153,45 @@ static bool write_case_input(const check_case *c, const pretok_config *p, const 
 
 /* ------------------------------------------------------------- comparing */
 
-/* A token's text in the alphabet of merges.txt, into out. */
-static void token_text(const bpe_vocab *v, bpe_token t, char *out, size_t out_len)
-{
-    char *s = output_token_string(v, t);
-    snprintf(out, out_len, "%s", s ? s : "?");
-    free(s);
-}
-
-/* Describes merge i of r: "(LEFT, RIGHT) count N" (count omitted when the
- * trainer does not report counts), or "none" past its end. */
-static void describe_merge(const bpe_result *r, size_t i, bool has_counts, char *out,
-                           size_t out_len)
+/* Describes merge i of r: "(LEFT, RIGHT) count N" in the alphabet of
+ * merges.txt (count omitted when not known), or "none" past its end. */
+static void describe_merge(const bpe_result *r, size_t i, bool has_count, uint64_t count,
+                           char *out, size_t out_len)
 {
     if (i >= r->n_merges) {
         snprintf(out, out_len, "none (its list ends after %zu merges)", r->n_merges);
         return;
     }
-    char left[200], right[200];
-    token_text(&r->vocab, r->merges[i].left, left, sizeof left);
-    token_text(&r->vocab, r->merges[i].right, right, sizeof right);
-    if (has_counts)
-        snprintf(out, out_len, "(%s, %s) count %llu", left, right,
-                 (unsigned long long)r->merges[i].count);
+    char *left = output_token_string(&r->vocab, r->merges[i].left);
+    char *right = output_token_string(&r->vocab, r->merges[i].right);
+    int n = snprintf(out, out_len, "(%s, %s)", left ? left : "?", right ? right : "?");
+    if (has_count && count != UINT64_MAX && n > 0 && (size_t)n < out_len)
+        snprintf(out + n, out_len - (size_t)n, " count %llu", (unsigned long long)count);
+    free(left);
+    free(right);
+}
+
+/* What the case's input is, or where it is: one line into out. */
+static void describe_input(const check_case *c, const pretok_config *p, const char *data_dir,
+                           char *out, size_t out_len)
+{
+    char text[160];
+    int n;
+    if (c->words)
+        n = snprintf(out, out_len, "the words %s (word:count), each occurrence followed by %s",
+                     c->words, DEFAULT_SPECIAL[0]);
+    else if (c->text)
+        n = (diagnose_bytes_literal((const uint8_t *)c->text, strlen(c->text), text,
+                                    sizeof text),
+             snprintf(out, out_len, "the text %s", text));
     else
-        snprintf(out, out_len, "(%s, %s)", left, right);
-}
-
-/* Whether merge i has the same bytes in both lists. */
-static bool same_merge(const bpe_result *a, const bpe_result *b, size_t i)
-{
-    const bpe_merge *x = &a->merges[i], *y = &b->merges[i];
-    uint32_t xl = a->vocab.len[x->left], xr = a->vocab.len[x->right];
-    return xl == b->vocab.len[y->left] && xr == b->vocab.len[y->right] &&
-           memcmp(bpe_vocab_bytes(&a->vocab, x->left), bpe_vocab_bytes(&b->vocab, y->left),
-                  xl) == 0 &&
-           memcmp(bpe_vocab_bytes(&a->vocab, x->right), bpe_vocab_bytes(&b->vocab, y->right),
-                  xr) == 0;
-}
-
-/* The index of the first merge where the lists differ, or -1. O(m · token length). */
-static long first_difference(const bpe_result *want, const bpe_result *got)
-{
-    size_t n = want->n_merges < got->n_merges ? want->n_merges : got->n_merges;
-    for (size_t i = 0; i < n; i++)
-        if (!same_merge(want, got, i))
-            return (long)i;
-    return want->n_merges == got->n_merges ? -1 : (long)n;
+        n = snprintf(out, out_len, "the first %llu bytes of each of the first %zu files of %s/%s, "
+                     "cut after a newline (bpebench slice --bytes %llu FILE)",
+                     (unsigned long long)c->file_bytes, c->max_files, data_dir, c->corpus,
+                     (unsigned long long)c->file_bytes);
+    for (size_t k = 0; c->specials[0] && k < p->n_specials && n > 0 && (size_t)n < out_len; k++)
+        n += snprintf(out + n, out_len - (size_t)n, "%s%s", k ? ", " : "; special tokens ",
+                      p->specials[k]);
 }
 
 /* ------------------------------------------------------------- trainers */
@@ -253,17 +245,40 @@ check_trainer check_external(const external_trainer *ext)
 
 /* ------------------------------------------------------------- running */
 
-/* Runs one case in dir; prints its line; true when it passed. */
-static bool run_case(const check_trainer *t, const check_case *c, const char *data_dir,
-                     const char *dir, FILE *out)
+/* Prints the case's text to `out` (if any) and tells the observer (if
+ * any); returns whether the battery goes on. */
+static bool report_case(FILE *out, const check_observer *observer, const check_verdict *v)
 {
-    char err[1024], label[96];
+    if (out) {
+        fputs(v->text, out);
+        fflush(out);
+    }
+    return !observer || observer->on_case(observer->ctx, v);
+}
+
+/* Runs one case in dir and reports it (report_case): its line and, on a
+ * failure, the diagnosis and the input. *passed says whether it passed;
+ * returns whether the battery goes on. */
+static bool run_case(const check_trainer *t, const check_case *c, const char *data_dir,
+                     const char *dir, FILE *report_to, const check_observer *observer,
+                     bool *passed)
+{
+    char err[1024], label[96], input[1024], *text = NULL;
+    size_t text_len = 0;
+    FILE *out = open_memstream(&text, &text_len);
+    if (!out)
+        return report_case(report_to, observer,
+                           &(check_verdict){.name = c->name, .vocab_size = c->vocab_size,
+                                            .text = "FAIL  out of memory\n", .input = ""});
     snprintf(label, sizeof label, "%s V=%llu", c->name, (unsigned long long)c->vocab_size);
     pretok_config p = case_pretok(c);
+    describe_input(c, &p, data_dir, input, sizeof input);
+    check_verdict verdict = {.name = c->name, .vocab_size = c->vocab_size, .input = input};
+    check_verdict *v = &verdict;
     case_files files = {0};
     check_input in = {.pretok = p, .vocab_size = c->vocab_size, .work_dir = dir};
     bpe_result want = {0}, got = {0};
-    bool passed = false;
+    run_input counted = {0};
     if (!write_case_input(c, &p, data_dir, dir, &files, err, sizeof err)) {
         fprintf(out, "FAIL  %-34s cannot prepare the input: %s\n", label, err);
         goto done;
@@ -277,14 +292,12 @@ static bool run_case(const check_trainer *t, const check_case *c, const char *da
     }
     in.counts_path = files.counts;
     run_config cfg = {.files = files.paths, .n_files = files.n, .pretok = p};
-    run_input counted;
     if (!run_count_input(&cfg, &counted, err, sizeof err)) {
         fprintf(out, "FAIL  %-34s cannot count the input: %s\n", label, err);
         goto done;
     }
     bool wrote = wordcount_write_file(files.counts, &counted.view, pretok_pattern_source("gpt2"),
                                       p.specials, p.n_specials, err, sizeof err);
-    run_input_free(&counted);
     if (!wrote || !builtin_train((void *)bpe_trainers[0], &in, &want, err, sizeof err)) {
         fprintf(out, "FAIL  %-34s the reference failed: %s\n", label, err);
         goto done;
@@ -293,47 +306,70 @@ static bool run_case(const check_trainer *t, const check_case *c, const char *da
         fprintf(out, "FAIL  %-34s %s: %s\n", label, t->name, err);
         goto done;
     }
-    long i = first_difference(&want, &got);
+    diagnose_input case_words = {.words = &counted.view, .n_specials = p.n_specials};
+    v->diff = diagnose(&case_words, &want, &got);
+    v->compared = true;
+    long i = v->diff.index;
     if (i < 0) {
         fprintf(out, "ok    %-34s %zu merges%s\n", label, want.n_merges,
                 want.exhausted ? " (stopped early: no pair left)" : "");
-        passed = true;
+        v->passed = true;
     } else {
-        bool counts = t->train == builtin_train;
         char a[512], b[512];
-        describe_merge(&want, (size_t)i, true, a, sizeof a);
-        describe_merge(&got, (size_t)i, counts, b, sizeof b);
+        describe_merge(&want, (size_t)i, true, v->diff.want_count, a, sizeof a);
+        describe_merge(&got, (size_t)i, true, v->diff.got_count, b, sizeof b);
         fprintf(out, "FAIL  %-34s first differing merge %ld: expected %s, got %s\n", label, i,
                 a, b);
+        diagnose_print(out, &v->diff);
     }
 done:
+    if (!v->passed)
+        fprintf(out, "      %-9s%s\n", "input", v->input);
+    bool go_on;
+    if (fclose(out) != 0 || !text)
+        go_on = report_case(report_to, observer,
+                            &(check_verdict){.name = c->name, .vocab_size = c->vocab_size,
+                                             .text = "FAIL  out of memory\n", .input = input});
+    else
+        go_on = report_case(report_to, observer, (v->text = text, v));
+    *passed = v->passed;
+    free(text);
     bpe_result_free(&want);
     bpe_result_free(&got);
+    run_input_free(&counted);
     case_files_free(&files);
-    return passed;
+    return go_on;
 }
 
-bool check_run(const check_trainer *t, const char *data_dir, FILE *out, size_t *n_failed,
-               size_t *n_cases, char *err, size_t err_len)
+bool check_run(const check_trainer *t, const char *data_dir, FILE *out,
+               const check_observer *observer, size_t *n_failed, size_t *n_cases, char *err,
+               size_t err_len)
 {
     char root[PATH_MAX];
     if (!temp_dir_make("bpebench-check", root, sizeof root, err, err_len))
         return false;
-    *n_failed = 0;
-    *n_cases = N_CASES;
-    for (size_t k = 0; k < N_CASES; k++) {
+    *n_failed = *n_cases = 0;
+    bool go_on = true;
+    for (size_t k = 0; k < N_CASES && go_on; k++) {
         char dir[PATH_MAX];
         bool passed = false;
         if (snprintf(dir, sizeof dir, "%s/case%zu", root, k) >= (int)sizeof dir ||
-            mkdir(dir, 0700) != 0)
-            fprintf(out, "FAIL  %s: cannot create %s: %s\n", BATTERY[k].name, dir,
-                    strerror(errno));
-        else
-            passed = run_case(t, &BATTERY[k], data_dir, dir, out);
+            mkdir(dir, 0700) != 0) {
+            char line[2 * PATH_MAX];
+            snprintf(line, sizeof line, "FAIL  %s: cannot create %s: %s\n", BATTERY[k].name,
+                     dir, strerror(errno));
+            go_on = report_case(out, observer,
+                                &(check_verdict){.name = BATTERY[k].name,
+                                                 .vocab_size = BATTERY[k].vocab_size,
+                                                 .text = line, .input = ""});
+        } else {
+            go_on = run_case(t, &BATTERY[k], data_dir, dir, out, observer, &passed);
+        }
         *n_failed += !passed;
-        fflush(out);
+        ++*n_cases;
     }
-    fprintf(out, "%zu passed, %zu failed\n", *n_cases - *n_failed, *n_failed);
+    if (out)
+        fprintf(out, "%zu passed, %zu failed\n", *n_cases - *n_failed, *n_failed);
     temp_dir_remove(root);
     return true;
 }

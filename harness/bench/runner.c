@@ -241,11 +241,13 @@ static bool make_room(runner_child_report *rep, size_t *cap, size_t keep)
     return true;
 }
 
-/* Reads fd until end of file or the deadline (≤ 0: none), keeping all of
+/* Reads fd until end of file, the deadline (≤ 0: none) or a stop the
+ * caller asks for (stop may be NULL; then *stopped is set), keeping all of
  * it, or its last `keep` bytes. False on OOM or a read error. Not read_full
  * (fdio.h): it polls, so that the deadline holds while the child writes
  * nothing. */
-static bool read_pipe(int fd, double deadline, size_t keep, runner_child_report *rep)
+static bool read_pipe(int fd, double deadline, size_t keep, const runner_stop *stop,
+                      bool *stopped, runner_child_report *rep)
 {
     size_t cap = 0;
     for (;;) {
@@ -258,6 +260,12 @@ static bool read_pipe(int fd, double deadline, size_t keep, runner_child_report 
             }
             wait_ms = (int)(left * 1000) + 1;
         }
+        if (stop && stop->requested(stop->ctx)) {
+            *stopped = true;
+            break;
+        }
+        if (stop && (wait_ms < 0 || wait_ms > RUNNER_STOP_POLL_MS))
+            wait_ms = RUNNER_STOP_POLL_MS;
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
         int r = poll(&pfd, 1, wait_ms);
         if (r < 0 && errno == EINTR)
@@ -265,7 +273,7 @@ static bool read_pipe(int fd, double deadline, size_t keep, runner_child_report 
         if (r < 0)
             return false;
         if (r == 0)
-            continue; /* the deadline check above decides */
+            continue; /* the deadline and stop checks above decide */
         if (!make_room(rep, &cap, keep))
             return false;
         ssize_t n = read(fd, rep->text + rep->len, cap - rep->len - 1);
@@ -285,8 +293,10 @@ static bool read_pipe(int fd, double deadline, size_t keep, runner_child_report 
     return true;
 }
 
-bool runner_in_child(void (*body)(const void *arg, int fd), const void *arg, double time_limit_s,
-                     bool untrusted, runner_child_report *rep, char *err, size_t err_len)
+/* runner_in_child, and with `stop` runner_in_child_stoppable. */
+static bool in_child(void (*body)(const void *arg, int fd), const void *arg, double time_limit_s,
+                     bool untrusted, const runner_stop *stop, bool *stopped,
+                     runner_child_report *rep, char *err, size_t err_len)
 {
     memset(rep, 0, sizeof *rep);
     int fds[2];
@@ -308,9 +318,12 @@ bool runner_in_child(void (*body)(const void *arg, int fd), const void *arg, dou
         return false;
     }
     if (pid == 0) {
+        /* A signal removes what the child registered, as in the CLI, whatever
+         * handler the parent had (the Python binding's parent has Python's). */
+        bool handled = signals_install_cleanup();
         signals_release(&saved);
         /* Die with the parent; if it is already gone, do not start. */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent ||
+        if (!handled || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent ||
             (untrusted && setpgid(0, 0) != 0))
             _exit(5);
         close(fds[0]);
@@ -323,9 +336,11 @@ bool runner_in_child(void (*body)(const void *arg, int fd), const void *arg, dou
         signals_track_reaper(pid); /* asked to stop if a signal stops us */
     }
     signals_release(&saved);
-    bool ok = read_pipe(fds[0], deadline, untrusted ? RUNNER_TAIL_BYTES : 0, rep);
+    bool ok = read_pipe(fds[0], deadline, untrusted ? RUNNER_TAIL_BYTES : 0, stop, stopped, rep);
     if (!ok || rep->timed_out)
         kill(pid, untrusted ? SIGTERM : SIGKILL); /* the reaper kills what it started */
+    else if (stop && *stopped)
+        kill(pid, SIGINT);
     close(fds[0]);
     struct rusage ru;
     while (wait4(pid, &rep->wait_status, 0, &ru) < 0)
@@ -341,6 +356,20 @@ bool runner_in_child(void (*body)(const void *arg, int fd), const void *arg, dou
     if (!ok)
         return set_error(err, err_len, "out of memory or read error collecting a child's report");
     return true;
+}
+
+bool runner_in_child(void (*body)(const void *arg, int fd), const void *arg, double time_limit_s,
+                     bool untrusted, runner_child_report *rep, char *err, size_t err_len)
+{
+    return in_child(body, arg, time_limit_s, untrusted, NULL, NULL, rep, err, err_len);
+}
+
+bool runner_in_child_stoppable(void (*body)(const void *arg, int fd), const void *arg,
+                               const runner_stop *stop, bool *stopped, runner_child_report *rep,
+                               char *err, size_t err_len)
+{
+    *stopped = false;
+    return in_child(body, arg, 0, false, stop, stopped, rep, err, err_len);
 }
 
 /* Why a child that did not time out gave no usable report, or NULL if it exited 0. */

@@ -90,4 +90,26 @@ enum { RUNNER_TAIL_BYTES = 64 * 1024 };
 bool runner_in_child(void (*body)(const void *arg, int fd), const void *arg, double time_limit_s,
                      bool untrusted, runner_child_report *rep, char *err, size_t err_len);
 
+/* What may end a child early besides a deadline: the parent's own reason
+ * to stop (the Python binding's Ctrl-C, harness/python/). */
+typedef struct {
+    bool (*requested)(void *ctx); /* asked every RUNNER_STOP_POLL_MS while the parent waits */
+    void *ctx;                    /* passed back unchanged */
+} runner_stop;
+
+enum { RUNNER_STOP_POLL_MS = 50 };
+
+/*
+ * runner_in_child for our own code (untrusted false) without a deadline,
+ * for a parent that must be able to stop its child: while it waits, stop->requested is asked every
+ * RUNNER_STOP_POLL_MS; once it says yes, the child gets SIGINT, as from
+ * Ctrl-C: its cleanup handler (signals.h, installed in every child) removes
+ * what it registered and it dies of the signal. The parent reaps it and
+ * sets *stopped. Prompt whatever the child is doing: nothing in the library
+ * needs to look at a flag.
+ */
+bool runner_in_child_stoppable(void (*body)(const void *arg, int fd), const void *arg,
+                               const runner_stop *stop, bool *stopped, runner_child_report *rep,
+                               char *err, size_t err_len);
+
 #endif

@@ -139,7 +139,7 @@ int cmd_check(int argc, char **argv)
         cli_error("check: cannot install signal handlers: %s", strerror(errno));
         return EXIT_FAIL;
     }
-    bool ran = check_run(&t, data_dir, stdout, &failed, &cases, err, sizeof err);
+    bool ran = check_run(&t, data_dir, stdout, NULL, &failed, &cases, err, sizeof err);
     external_free(&ext);
     if (!ran) {
         cli_error("%s", err);

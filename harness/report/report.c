@@ -103,7 +103,12 @@ static void fmt_speedup(const bench_record *ref, const bench_record *rec, int ph
         snprintf(buf, len, "—"); /* an external trainer's phases are not known */
     } else if (record_finished(ref) && record_finished(rec)) {
         double x = report_median(ref, phase) / report_median(rec, phase);
-        snprintf(buf, len, isfinite(x) ? "%.3g×" : "—", x);
+        if (!isfinite(x) || x == 0)
+            snprintf(buf, len, "—");
+        else if (x < 1) /* a factor, not a fraction of a speedup */
+            snprintf(buf, len, "%.3g× slower", 1 / x);
+        else
+            snprintf(buf, len, "%.3g×", x);
     } else if (ref && ref->status == STATUS_TIMEOUT && record_finished(rec) && phase == PHASE_TOTAL) {
         snprintf(buf, len, "> %.3g×", ref->time_limit_s / report_median(rec, phase));
     } else if (record_finished(ref) && rec && rec->status == STATUS_TIMEOUT && phase == PHASE_TOTAL) {
@@ -677,6 +682,74 @@ static void section_speedup(FILE *f, const report_index *ix, const report_files 
                    "run).");
 }
 
+/* The fastest finished run of a cell (any trainer), or NULL. */
+static const bench_record *fastest_in_cell(const report_index *ix, const char *slice,
+                                           uint64_t vocab)
+{
+    const bench_record *best = NULL;
+    for (size_t t = 0; t < ix->n_trainers; t++) {
+        const bench_record *rec = report_find(ix, ix->trainers[t], slice, vocab);
+        if (record_finished(rec) &&
+            (!best || report_median(rec, PHASE_TOTAL) < report_median(best, PHASE_TOTAL)))
+            best = rec;
+    }
+    return best;
+}
+
+/* Whether any record of trainer `name` is an external trainer's. */
+static bool trainer_is_external(const report_index *ix, const char *name)
+{
+    for (size_t i = 0; i < ix->r->n_records; i++)
+        if (ix->r->records[i].external && strcmp(ix->r->records[i].trainer, name) == 0)
+            return true;
+    return false;
+}
+
+/* Each external trainer against the fastest run of every cell: "94.2×
+ * slower than the fastest (cache-aware, 0.0055 s)", what bpebench.time
+ * says in Python (harness/python/). */
+static void section_externals_against_fastest(FILE *f, const report_index *ix)
+{
+    bool header = false;
+    for (size_t t = 0; t < ix->n_trainers; t++) {
+        if (!trainer_is_external(ix, ix->trainers[t]))
+            continue;
+        if (!header)
+            fprintf(f, "## External trainers against the fastest\n\n"
+                       "Each external trainer's median total time (the whole command) against "
+                       "the fastest run of the same slice and vocab size.\n\n");
+        header = true;
+        fprintf(f, "### %s\n\n| slice | V | total (s) | against the fastest |\n"
+                   "|---|---:|---:|---|\n", ix->trainers[t]);
+        for (size_t s = 0; s < ix->n_slices; s++)
+            for (size_t v = 0; v < ix->n_vocab; v++) {
+                const char *slice = ix->slices[s].name;
+                const bench_record *rec = report_find(ix, ix->trainers[t], slice, ix->vocab[v]);
+                const bench_record *best = fastest_in_cell(ix, slice, ix->vocab[v]);
+                if (!rec)
+                    continue;
+                char mine[32], theirs[32];
+                if (!record_finished(rec) || !best) {
+                    fprintf(f, "| %s | %llu | %s | — |\n", slice,
+                            (unsigned long long)ix->vocab[v], no_time(rec));
+                    continue;
+                }
+                double ours = report_median(best, PHASE_TOTAL);
+                double x = report_median(rec, PHASE_TOTAL) / ours;
+                fmt_seconds(report_median(rec, PHASE_TOTAL), mine, sizeof mine);
+                fmt_seconds(ours, theirs, sizeof theirs);
+                if (best == rec || !(x > 1))
+                    fprintf(f, "| %s | %llu | %s | the fastest%s |\n", slice,
+                            (unsigned long long)ix->vocab[v], mine, rec->verified ? "" : " ✗");
+                else
+                    fprintf(f, "| %s | %llu | %s | %.3g× slower than the fastest (%s, %s s)%s |\n",
+                            slice, (unsigned long long)ix->vocab[v], mine, x, best->trainer,
+                            theirs, rec->verified ? "" : " ✗");
+            }
+        fputc('\n', f);
+    }
+}
+
 static void section_memory(FILE *f, const report_index *ix, const report_files *files)
 {
     fprintf(f, "## Memory\n\n"
@@ -1015,6 +1088,7 @@ bool report_write(const bench_results *r, const char *dir, char *err, size_t err
         section_pretokenization(f, &ix, &files);
         section_times(f, &ix, &files);
         section_speedup(f, &ix, &files);
+        section_externals_against_fastest(f, &ix);
         section_memory(f, &ix, &files);
         section_counters(f, &ix);
         section_profiles(f, &ix, &files);
