@@ -69,6 +69,13 @@ bpe_token bpe_vocab_add_merge(bpe_vocab *v, bpe_token a, bpe_token b)
     return id;
 }
 
+/* Forgets the last token added (the merge the driver does not keep). O(1). */
+static void vocab_drop_last(bpe_vocab *v)
+{
+    v->n_tokens--;
+    v->bytes_used -= v->len[v->n_tokens];
+}
+
 /* ============================================================ tie-break */
 
 /* Byte strings: memcmp over the common length, then the longer is greater. */
@@ -178,6 +185,12 @@ bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,
         bpe_step_result step = trainer->step(state, &merge);
         if (step == BPE_STEP_EXHAUSTED) {
             result->exhausted = true;
+            break;
+        }
+        if (step == BPE_STEP_MERGED && merge.count < config->min_frequency) {
+            vocab_drop_last(&result->vocab);
+            result->below_min_frequency = true;
+            result->next_count = merge.count;
             break;
         }
         if (step == BPE_STEP_NOMEM || !result_push(result, &merge)) {

@@ -142,6 +142,10 @@ typedef struct {
                               * thread (threaded-walk: a list is split only into parts of at
                               * least this many words); 0: the trainer's default. Tests set 1,
                               * so that tiny inputs take every threaded path */
+    uint64_t min_frequency;  /* the driver stops before a merge whose pair occurs fewer times
+                              * (HF tokenizers' and SentencePiece's min_frequency: a pair is
+                              * merged while its count ≥ min_frequency); 0 and 1: no limit.
+                              * Read by bpe_train only: no trainer looks at it */
 } bpe_config;
 
 /*
@@ -200,6 +204,9 @@ typedef struct {
     bpe_vocab vocab;       /* 256 + m token byte strings */
     bpe_counters counters; /* the trainer's work counts */
     bool exhausted;        /* stopped before max_merges because no pair was left */
+    bool below_min_frequency; /* stopped before max_merges: the best pair occurred fewer than
+                               * config->min_frequency times */
+    uint64_t next_count;   /* with below_min_frequency: that pair's count */
 } bpe_result;
 
 typedef enum {
@@ -229,7 +236,10 @@ bool bpe_pair_count_bound(const bpe_words *words, uint64_t *bound);
 
 /*
  * Runs `trainer` on `words` for at most config->max_merges merges (fewer when
- * pairs run out), its setup on up to config->threads threads. Every count a
+ * pairs run out, or when the best pair occurs fewer than config->min_frequency
+ * times: the trainer made that merge, the driver takes it back out of the
+ * vocabulary and stops, so the merges are a prefix of a run without the
+ * limit), its setup on up to config->threads threads. Every count a
  * trainer computes is exact: inputs whose pair counts could overflow 64 bits
  * are refused first. `observer` may be NULL. On success *result must be freed
  * with bpe_result_free(). Time: the trainer's; memory: the trainer's + O(m).

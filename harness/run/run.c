@@ -224,7 +224,8 @@ bool run_train_input(const run_config *cfg, const run_input *in, uint64_t max_me
         cfg->progress->on_progress(cfg->progress->ctx, RUN_PHASE_SETUP, view.n_words, 0);
     double before_setup = clock_now();
     bpe_config config = {.max_merges = out->max_merges,
-                         .threads = cfg->threads ? cfg->threads : 1};
+                         .threads = cfg->threads ? cfg->threads : 1,
+                         .min_frequency = cfg->min_frequency};
     bpe_status status = bpe_train(cfg->trainer, &view, &config, &observer, &out->result);
     double after = clock_now();
     if (clock.profile_failed) { /* a partial profile would mislead: drop it */

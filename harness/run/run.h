@@ -30,6 +30,7 @@ typedef struct {
     unsigned threads;            /* threads counting and the trainer's setup may use; 0 means 1 */
     const bpe_trainer *trainer;  /* which trainer */
     uint64_t vocab_size;         /* V; merges = V − 256 − S */
+    uint64_t min_frequency;      /* stop before a pair occurring fewer times (bpe_config); 0: none */
     bool profile;                /* record time and A_i for each merge */
     const run_progress *progress; /* optional: told how far the run is; NULL for none */
 } run_config;
