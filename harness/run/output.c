@@ -459,7 +459,8 @@ static int longest_first(const void *pa, const void *pb)
  * JavaScript reader tries them in the file's order, and SPEC §2.1 takes the
  * longest that matches), the ranks file's name, and a note.
  * O(S log S + S · token length). */
-static char *tiktoken_json(const token_keys *k, const char *pattern)
+static char *tiktoken_json(const token_keys *k, const char *pattern,
+                           const output_training *training)
 {
     special_entry *order = malloc((k->n_specials ? k->n_specials : 1) * sizeof *order);
     for (size_t i = 0; order && i < k->n_specials; i++) {
@@ -478,6 +479,11 @@ static char *tiktoken_json(const token_keys *k, const char *pattern)
     ok = ok && add_string(root, "pat_str", pattern) &&
          add_string(root, "mergeable_ranks", "tokenizer.tiktoken") &&
          add_string(root, "note", TIKTOKEN_NOTE);
+    if (ok && training && training->min_frequency) {
+        cJSON *settings = cJSON_AddObjectToObject(root, "training");
+        ok = settings && cJSON_AddNumberToObject(settings, "min_frequency",
+                                                 (double)training->min_frequency);
+    }
     char *text = ok ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     free(order);
@@ -488,6 +494,12 @@ static char *tiktoken_json(const token_keys *k, const char *pattern)
 
 bool output_write_tokenizer(const char *dir, const bpe_result *r, const pretok_config *cfg,
                             char *err, size_t err_len)
+{
+    return output_write_tokenizer_with(dir, r, cfg, NULL, err, err_len);
+}
+
+bool output_write_tokenizer_with(const char *dir, const bpe_result *r, const pretok_config *cfg,
+                                 const output_training *training, char *err, size_t err_len)
 {
     for (size_t k = 0; k < cfg->n_specials; k++)
         if (!output_special_token_ok(cfg->specials[k], err, err_len))
@@ -500,7 +512,7 @@ bool output_write_tokenizer(const char *dir, const bpe_result *r, const pretok_c
     size_t merges_len = 0, ranks_len = 0;
     char *texts[N_TOKENIZER_FILES] = {
         vocab_json(&keys), merges_text(r, &merges_len), tokenizer_json(&keys, r, pattern),
-        tiktoken_ranks(&keys, r, &ranks_len), tiktoken_json(&keys, pattern),
+        tiktoken_ranks(&keys, r, &ranks_len), tiktoken_json(&keys, pattern, training),
     };
     file_set_member files[N_TOKENIZER_FILES];
     bool ok = true;
