@@ -34,16 +34,35 @@ typedef uint32_t bpe_token; /* a token id, see above */
 /* One distinct pretoken ("word") and how often it occurs. */
 typedef struct {
     const uint8_t *bytes; /* its bytes; owned by the word table, never freed by a trainer */
-    uint32_t len;         /* length in bytes = its symbols before any merge */
+    uint32_t len;         /* its symbols: its length in bytes, or with `symbols` their number */
     uint64_t count;       /* occurrences in the corpus (≥ 1) */
+    const bpe_token *symbols; /* NULL: its bytes are its symbols. Else its symbols once the
+                               * merges a run starts from are applied (train --init,
+                               * bpe_train_from): tokens < the vocabulary's n_tokens; owned by
+                               * whoever applied them */
 } bpe_word;
 
-/* The read-only input of every trainer. */
+/* The read-only input of every trainer. Either every word has symbols or
+ * none has (bpe_words_start_from_bytes tells which). */
 typedef struct {
     const bpe_word *words; /* W distinct words, in first-seen order */
     size_t n_words;        /* W */
     uint64_t n_symbols;    /* M = Σ len(w) */
 } bpe_words;
+
+/* Symbol i of word w: what every trainer reads to build its state. */
+static inline bpe_token bpe_word_symbol(const bpe_word *w, uint32_t i)
+{
+    return w->symbols ? w->symbols[i] : w->bytes[i];
+}
+
+/* Whether the words' symbols are single bytes (no merge applied before the
+ * run): then every pair is two bytes, and a table of 2^16 entries can index
+ * them (initialpairs.h). */
+static inline bool bpe_words_start_from_bytes(const bpe_words *words)
+{
+    return words->n_words == 0 || words->words[0].symbols == NULL;
+}
 
 /* ---------------------------------------------------------------- vocab */
 
@@ -67,6 +86,10 @@ typedef struct {
 /* The 256 single-byte tokens. False on OOM. */
 bool bpe_vocab_init(bpe_vocab *v);
 void bpe_vocab_free(bpe_vocab *v);
+
+/* *to becomes a copy of `from` (to's old contents are not freed). False on OOM,
+ * *to then empty. O(tokens + their bytes). */
+bool bpe_vocab_copy(bpe_vocab *to, const bpe_vocab *from);
 
 /* The bytes of token t (valid until the next bpe_vocab_add_merge). */
 static inline const uint8_t *bpe_vocab_bytes(const bpe_vocab *v, bpe_token t)
@@ -247,6 +270,19 @@ bool bpe_pair_count_bound(const bpe_words *words, uint64_t *bound);
 bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,
                      const bpe_config *config, const bpe_observer *observer,
                      bpe_result *result);
+
+/*
+ * bpe_train, continuing a run that made `start`'s merges (train --init):
+ * `words` must hold the symbols those merges leave (bpe_word.symbols, every
+ * word), and the result begins with start's merges and tokens, so that its
+ * merge ids go on at 256 + start->n_merges. The trainer sees only the
+ * symbols and the vocabulary; config->max_merges counts start's merges
+ * too. With start NULL, bpe_train. Exact: the merges equal those of one
+ * run from the bytes (tests/test_train_init.c).
+ */
+bpe_status bpe_train_from(const bpe_trainer *trainer, const bpe_words *words,
+                          const bpe_config *config, const bpe_result *start,
+                          const bpe_observer *observer, bpe_result *result);
 
 void bpe_result_free(bpe_result *result);
 

@@ -40,6 +40,11 @@ static void train_usage(FILE *out)
           "  --min-frequency N      stop before merging a pair that occurs fewer than N\n"
           "                         times (HF tokenizers' min_frequency); the merges are\n"
           "                         the first ones of a run without it (default: none)\n"
+          "  --init FROM            start from FROM's merges: a directory train wrote, a\n"
+          "                         tokenizer.json, or GPT-2-style vocab.json + merges.txt\n"
+          "                         in a directory; from a prefix of a run, the run's files\n"
+          "  --force                with --init: go on although FROM's pattern or special\n"
+          "                         tokens differ (tiktoken.json records it)\n"
           "  --out DIR              output directory, created with its parents if missing\n"
           "  --special-token S      a special token, repeatable (default: <|endoftext|>)\n"
           "  --no-special-tokens    no special tokens at all\n"
@@ -140,6 +145,13 @@ static void print_summary(const train_request *req, const train_outcome *t)
             printf("%s%llu", i ? ", " : "", (unsigned long long)req->vocab_sizes[i]);
         printf(": one run to the largest, each size's files from its first merges\n");
     }
+    if (req->init_from) {
+        char from[4 * PATH_MAX];
+        display_escape(req->init_from, strlen(req->init_from), from, sizeof from);
+        printf("init       %zu from %s, applied to the words before training%s%s\n",
+               t->n_init_merges, from, t->init_forced ? "; --force: its " : "",
+               t->init_forced ? t->init_forced : "");
+    }
     if (req->counts)
         printf("input      %zu word-count file%s\n", t->n_files, t->n_files == 1 ? "" : "s");
     else
@@ -223,6 +235,8 @@ int cmd_train(int argc, char **argv)
         {"trainer", required_argument, NULL, 't'},
         {"vocab-size", required_argument, NULL, 'v'},
         {"min-frequency", required_argument, NULL, 'm'},
+        {"init", required_argument, NULL, 'i'},
+        {"force", no_argument, NULL, 'f'},
         {"out", required_argument, NULL, 'o'},
         {"special-token", required_argument, NULL, OPT_SPECIAL_TOKEN},
         {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
@@ -237,10 +251,10 @@ int cmd_train(int argc, char **argv)
         {0, 0, 0, 0},
     };
     corpus_options copts = {0};
-    const char *trainer_name = NULL, *out_dir = NULL;
+    const char *trainer_name = NULL, *out_dir = NULL, *init_from = NULL;
     uint64_t vocab_sizes[MAX_VOCAB_SIZES], min_frequency = 0;
     size_t n_vocab_sizes = 0;
-    bool have_vocab = false, from_counts = false, quiet = false;
+    bool have_vocab = false, from_counts = false, quiet = false, force = false;
     int opt, status = EXIT_USAGE;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
@@ -260,6 +274,10 @@ int cmd_train(int argc, char **argv)
             out_dir = optarg;
         } else if (opt == 'c') {
             from_counts = true;
+        } else if (opt == 'i') {
+            init_from = optarg;
+        } else if (opt == 'f') {
+            force = true;
         } else if (opt == 'q') {
             quiet = true;
         } else if (!cli_corpus_option(&copts, opt, optarg)) {
@@ -278,6 +296,11 @@ int cmd_train(int argc, char **argv)
         cli_error("--out is empty; give a directory");
         goto done;
     }
+    if (force && !init_from) {
+        cli_error("--force goes with --init FROM: it lets FROM's pattern or special tokens "
+                  "differ; drop it or give --init");
+        goto done;
+    }
     if (!trainer) {
         cli_error("unknown trainer '%s'; bpebench list shows the trainers", trainer_name);
         goto done;
@@ -292,7 +315,8 @@ int cmd_train(int argc, char **argv)
                          .trainer = trainer, .vocab_size = vocab_sizes[n_vocab_sizes - 1],
                          .vocab_sizes = n_vocab_sizes > 1 ? vocab_sizes : NULL,
                          .n_vocab_sizes = n_vocab_sizes > 1 ? n_vocab_sizes : 0,
-                         .min_frequency = min_frequency,
+                         .min_frequency = min_frequency, .init_from = init_from,
+                         .force = force,
                          .pretok = cli_pretok_config(&copts), .counting = copts.counting,
                          .threads = copts.threads, .out_dir = out_dir,
                          .progress = &shown.hooks};

@@ -479,10 +479,13 @@ static char *tiktoken_json(const token_keys *k, const char *pattern,
     ok = ok && add_string(root, "pat_str", pattern) &&
          add_string(root, "mergeable_ranks", "tokenizer.tiktoken") &&
          add_string(root, "note", TIKTOKEN_NOTE);
-    if (ok && training && training->min_frequency) {
+    if (ok && training && (training->min_frequency || training->init_forced)) {
         cJSON *settings = cJSON_AddObjectToObject(root, "training");
-        ok = settings && cJSON_AddNumberToObject(settings, "min_frequency",
-                                                 (double)training->min_frequency);
+        ok = settings && (!training->min_frequency ||
+                          cJSON_AddNumberToObject(settings, "min_frequency",
+                                                  (double)training->min_frequency)) &&
+             (!training->init_forced ||
+              add_string(settings, "init_forced", training->init_forced));
     }
     char *text = ok ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);

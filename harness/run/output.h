@@ -57,9 +57,11 @@ bool output_write_tokenizer(const char *dir, const bpe_result *r, const pretok_c
  * changes the merges. tokenizer.json and GPT-2's pair have no field for it
  * (HF tokenizers does not save its trainer's settings either), so
  * tiktoken.json, our own file, records it as "training": {"min_frequency":
- * N}, present only when a setting is not its default. */
+ * N, "init_forced": "..."}, each present only when it is not its default. */
 typedef struct {
     uint64_t min_frequency; /* train --min-frequency N; 0: not given */
+    const char *init_forced; /* train --init --force: what differed from FROM ("pattern",
+                                "special tokens"), recorded as "init_forced"; NULL: nothing */
 } output_training;
 
 /* output_write_tokenizer, with `training` (NULL: every default) recorded. */

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "run/train.h"
 #include "run/output.h"
+#include "run/startfrom.h"
 #include "base/clock.h"
 #include "base/errors.h"
 #include "base/outdir.h"
@@ -93,6 +94,60 @@ static run_verdict read_counts(run_config *cfg, const train_request *req, run_in
     return verdict;
 }
 
+/* Whether FROM's special tokens are the run's, in the same order (so the
+ * same ids). */
+static bool same_specials(const start_tokenizer *st, const pretok_config *pretok)
+{
+    if (st->n_specials != pretok->n_specials)
+        return false;
+    for (size_t i = 0; i < st->n_specials; i++)
+        if (strcmp(st->specials[i], pretok->specials[i]) != 0)
+            return false;
+    return true;
+}
+
+/* Step 3b: FROM read into *st and checked against the run's settings;
+ * *forced names what --force let differ (NULL: nothing). RUN_REFUSED with
+ * a one-line reason when it differs without --force, or holds more tokens
+ * than the smallest V; RUN_FAILED when it cannot be read. */
+static run_verdict read_init(const train_request *req, const pretok_config *pretok,
+                             start_tokenizer *st, const char **forced, char *err, size_t err_len)
+{
+    *forced = NULL;
+    if (!start_read(req->init_from, st, err, err_len))
+        return RUN_FAILED;
+    const char *ours = pretok_pattern_portable(pretok->pattern);
+    bool other_pattern = st->pattern && strcmp(st->pattern, ours) != 0;
+    bool other_specials = st->knows_specials && !same_specials(st, pretok);
+    uint64_t smallest = req->n_vocab_sizes ? req->vocab_sizes[0] : req->vocab_size;
+    uint64_t theirs = BPE_BYTE_TOKENS + (uint64_t)pretok->n_specials + st->merges.n_merges;
+    run_verdict verdict = RUN_REFUSED;
+    if (other_pattern && !req->force)
+        set_error(err, err_len, "--init %s was trained with another pattern (%.80s%s); train "
+                  "with its pattern, or add --force to continue anyway", req->init_from,
+                  st->pattern, strlen(st->pattern) > 80 ? "..." : "");
+    else if (other_specials && !req->force)
+        set_error(err, err_len, "--init %s has other special tokens (%zu, the first \"%.40s\") "
+                  "than this run (%zu); give the same --special-token list in the same order, "
+                  "or add --force", req->init_from, st->n_specials,
+                  st->n_specials ? st->specials[0] : "", pretok->n_specials);
+    else if (smallest < theirs)
+        set_error(err, err_len, "--vocab-size %llu is smaller than --init %s: 256 bytes + %zu "
+                  "special + %zu merges = %llu; ask for at least that", (unsigned long long)smallest,
+                  req->init_from, pretok->n_specials, st->merges.n_merges,
+                  (unsigned long long)theirs);
+    else
+        verdict = RUN_OK;
+    if (verdict == RUN_OK)
+        *forced = other_pattern && other_specials ? "pattern, special tokens"
+                  : other_pattern                 ? "pattern"
+                  : other_specials                ? "special tokens"
+                                                  : NULL;
+    else
+        start_tokenizer_free(st);
+    return verdict;
+}
+
 /* The first n merges of r, as a run stopped after them has them (SPEC
  * §2.9): a view borrowing r's arrays, never freed. */
 static bpe_result result_prefix(const bpe_result *r, uint64_t n)
@@ -129,10 +184,10 @@ static bool write_sets(const train_request *req, const run_config *cfg, const bp
  * training, the files, the directory settled. *in is freed. */
 static run_verdict train_into(const train_request *req, const run_config *cfg, run_input *in,
                               bool have_input, uint64_t max_merges, double start,
-                              run_outcome *run, char *err, size_t err_len)
+                              const char *forced, run_outcome *run, char *err, size_t err_len)
 {
     out_dir_made made_out = {0};
-    output_training training = {.min_frequency = req->min_frequency};
+    output_training training = {.min_frequency = req->min_frequency, .init_forced = forced};
     bool ok = signals_install_cleanup() ||
               set_error(err, err_len, "cannot install the signal handlers: %s", strerror(errno));
     ok = ok && out_dir_prepare(&made_out, req->out_dir, err, err_len);
@@ -192,9 +247,18 @@ run_verdict train_run(const train_request *req, train_outcome *out, char *err, s
     wordcount_meta meta = {0};
     if (verdict == RUN_OK && req->counts)
         verdict = read_counts(&cfg, req, &in, &meta, &max_merges, err, err_len);
+    start_tokenizer from = {0};
+    if (verdict == RUN_OK && req->init_from) {
+        verdict = read_init(req, &cfg.pretok, &from, &out->init_forced, err, err_len);
+        if (verdict != RUN_OK && req->counts)
+            run_input_free(&in);
+        cfg.start = &from.merges;
+        out->n_init_merges = from.merges.n_merges;
+    }
     if (verdict == RUN_OK)
-        verdict = train_into(req, &cfg, &in, req->counts, max_merges, start, &out->run, err,
-                             err_len);
+        verdict = train_into(req, &cfg, &in, req->counts, max_merges, start, out->init_forced,
+                             &out->run, err, err_len);
+    start_tokenizer_free(&from);
     out->n_files = n_files;
     out->n_specials = cfg.pretok.n_specials;
     out->counting = cfg.counting;

@@ -11,6 +11,9 @@
  *   3. word-count files only: read and sum them (their pattern and special
  *      tokens become the run's), then check V against their S — before the
  *      output directory is touched;
+ *   3b. with --init FROM: read FROM's merges (run/startfrom.h) and refuse
+ *      a FROM whose pattern or special tokens differ from the run's (unless
+ *      force) or whose tokens are more than V;
  *   4. prepare the output directory (base/outdir.h);
  *   5. a corpus: count its words (run_count_input);
  *   6. train, timed per phase (run_train_input);
@@ -39,6 +42,8 @@ typedef struct {
                                     in out_dir */
     size_t n_vocab_sizes;       /* entries in vocab_sizes (0 or ≥ 2) */
     uint64_t min_frequency;     /* stop before a pair that occurs fewer times; 0: none */
+    const char *init_from;      /* --init FROM (run/startfrom.h): start from its merges; or NULL */
+    bool force;                 /* --force: take a FROM whose pattern or special tokens differ */
     pretok_config pretok;       /* specials, pattern, UTF-8 mode; unused with counts (the
                                    files' own) */
     const count_strategy *counting; /* how to count a corpus; NULL: count_strategy_default() */
@@ -53,6 +58,8 @@ typedef struct {
     size_t n_files;                 /* input files read */
     size_t n_specials;              /* S (with counts: the files') */
     const count_strategy *counting; /* how the corpus was counted; NULL with counts */
+    size_t n_init_merges;           /* merges read from --init FROM (0 without) */
+    const char *init_forced;        /* what --force let differ from FROM, or NULL */
 } train_outcome;
 
 /* Does every step above. RUN_OK with *out filled (free it with
