@@ -302,17 +302,27 @@ static bool json_specials(start_tokenizer *st, const cJSON *added)
     return true;
 }
 
-static bool read_tokenizer_json(const char *path, start_tokenizer *st, char *err, size_t err_len)
+/* The JSON file at path, parsed strictly (base/jsonstrict.h); NULL with
+ * the reason. */
+static cJSON *read_json(const char *path, char *err, size_t err_len)
 {
     size_t len;
     char *text = read_whole(path, &len, err, err_len);
     if (!text)
-        return false;
+        return NULL;
     char why[512];
     cJSON *root = json_strict_parse(text, len, 0, why, sizeof why);
     free(text);
     if (!root)
-        return set_error(err, err_len, "--init %s: not JSON: %s", path, why);
+        set_error(err, err_len, "--init %s: not JSON: %s", path, why);
+    return root;
+}
+
+static bool read_tokenizer_json(const char *path, start_tokenizer *st, char *err, size_t err_len)
+{
+    cJSON *root = read_json(path, err, err_len);
+    if (!root)
+        return false;
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(model, "type");
     const cJSON *merges = cJSON_GetObjectItemCaseSensitive(model, "merges");
@@ -371,13 +381,9 @@ static bool read_merges_txt(const char *path, start_tokenizer *st, token_index *
 static bool read_vocab_specials(const char *path, start_tokenizer *st, const token_index *x,
                                 char *err, size_t err_len)
 {
-    size_t len;
-    char *text = read_whole(path, &len, err, err_len);
-    if (!text)
+    cJSON *root = read_json(path, err, err_len);
+    if (!root)
         return false;
-    char why[512];
-    cJSON *root = json_strict_parse(text, len, 0, why, sizeof why);
-    free(text);
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
         return set_error(err, err_len, "--init %s: not a JSON object {token: id}", path);
