@@ -1,16 +1,27 @@
-# bpebench — `make` builds build/bpebench, `make test` runs every test (plain
-# and under ASan+UBSan), `make bench` runs the benchmark grid.
-# BUILD=dir puts the build elsewhere (the sanitizer pass uses build/asan).
+# bpebench — the targets a newcomer uses:
+#   make            builds build/bpebench (installs nothing; a missing package
+#                   stops it with the apt-get line to run)
+#   make deps       installs the missing Debian packages (as root; otherwise
+#                   prints the exact apt-get line and stops)
+#   make test       deps, then every test program once (plain build)
+#   make bench      deps, then the benchmark grid
+# and the ones CI adds (.ci/run): make test-full (ASan+UBSan, TSan, valgrind,
+# fuzzers), make test-load (the timing-prone tests with every core busy).
+# BUILD=dir puts the build elsewhere (the sanitizer passes use build/asan, build/tsan).
 
 CC      ?= cc
 BUILD   ?= build
+DATA    ?= build/data
 OPT     ?= -O2 -g
 CFLAGS  += -std=c11 $(OPT) -Wall -Wextra -Iimpls -Iharness
 LDLIBS  += -lpcre2-8 -lcjson -lm -pthread
 
 # Debian packages the build and the benchmark need (harness/deps.sh); a C
-# compiler counts as present when `cc` runs.
-DEPS := cmd:cc=build-essential libpcre2-dev libcjson-dev libcmocka-dev cmd:gnuplot=gnuplot-nox xz-utils
+# compiler counts as present when `cc` runs. The tests add python3 and
+# python3-regex (test_check runs the example Python trainer, docs/examples)
+# and GNU parallel (tests/test_scaling.sh).
+DEPS      := cmd:cc=build-essential libpcre2-dev libcjson-dev libcmocka-dev cmd:gnuplot=gnuplot-nox xz-utils
+TEST_DEPS := cmd:python3=python3 python3-regex cmd:parallel=parallel
 
 # harness/ is in layers, one folder each (harness/README.md); the library is
 # impls/ and every harness file but cli/main.c.
@@ -21,15 +32,21 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TEST_UTIL := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/testutil_*.c))
 
-.PHONY: all deps test test-run test-asan test-tsan clean data
+.PHONY: all deps deps-check test test-run test-full test-asan test-tsan clean data
 .SECONDARY:
 
-all: deps $(BUILD)/bpebench
+all: $(BUILD)/bpebench
 
+# `make deps` installs; every compile first checks, installing nothing
+# (deps-check is order-only, so with -j it still runs before the first
+# compile). Targets that install (test, bench) run deps, then make again.
 deps:
-	@sh harness/deps.sh $(DEPS)
+	@sh harness/deps.sh $(DEPS) $(TEST_DEPS)
 
-$(BUILD)/%.o: %.c $(HEADERS)
+deps-check:
+	@sh harness/deps.sh --check $(DEPS)
+
+$(BUILD)/%.o: %.c $(HEADERS) | deps-check
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -37,8 +54,9 @@ $(BUILD)/%.o: %.c $(HEADERS)
 BUILD_FLAGS := $(CFLAGS)
 $(BUILD)/harness/bench/context.o: CFLAGS += -DBPE_CFLAGS='"$(BUILD_FLAGS)"'
 
-# treefile.c finds plots/ and datasets/ in this tree and only here (harness/base/treefile.h).
-SOURCE_DIR_FLAG := -DBPE_SOURCE_DIR='"$(CURDIR)"'
+# treefile.c finds plots/ and datasets/ in this tree and only here, and the
+# corpora `make data` unpacks in $(DATA) (harness/base/treefile.h).
+SOURCE_DIR_FLAG = -DBPE_SOURCE_DIR='"$(CURDIR)"' -DBPE_DATA_DIR='"$(abspath $(DATA))"'
 $(BUILD)/harness/base/treefile.o: CFLAGS += $(SOURCE_DIR_FLAG)
 
 $(BUILD)/libbpebench.a: $(LIB_OBJS)
@@ -63,11 +81,15 @@ $(FAILALLOC_TESTS): LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
 # test_progress runs train on a pseudo-terminal (openpty, forkpty: libutil).
 $(BUILD)/tests/test_progress: LDLIBS += -lutil
 
-# The include-layer check (harness/README.md), every test program, run from
-# the top of the tree, docs/scaling.md's map/reduce over 8 shards
-# (tests/test_scaling.sh, GNU parallel), then the hostile sweep (195 abusive
-# command lines, tests/hostile_sweep.sh); stops at the first failure.
-test-run: $(TEST_BINS) $(BUILD)/bpebench
+# `make test`: the packages, then test-run: the include-layer check
+# (harness/README.md), every test program, run from the top of the tree,
+# docs/scaling.md's map/reduce over 8 shards (tests/test_scaling.sh, GNU
+# parallel), then the hostile sweep (195 abusive command lines,
+# tests/hostile_sweep.sh); stops at the first failure. Tests: tests/README.md.
+test: deps
+	@$(MAKE) --no-print-directory test-run
+
+test-run: $(TEST_BINS) $(BUILD)/bpebench $(DATA)/.unpacked
 	@sh tests/check_layers.sh
 	@for t in $(TEST_BINS); do \
 	    echo "== $$t"; BPEBENCH=$(BUILD)/bpebench BPE_DATA=$(DATA) $$t || exit 1; \
@@ -76,6 +98,31 @@ test-run: $(TEST_BINS) $(BUILD)/bpebench
 	@BPEBENCH=$(BUILD)/bpebench bash tests/hostile_sweep.sh > $(BUILD)/hostile_sweep.log || \
 	    { grep DEFECT $(BUILD)/hostile_sweep.log; exit 1; }
 	@tail -n 1 $(BUILD)/hostile_sweep.log
+
+# The tests that fork, time out or draw on a terminal, and the hostile
+# sweep, run again with a busy loop on every core (LOAD_NICE: their
+# priority, 0 = the tests'), as on a loaded CI machine: a test that depends
+# on an idle machine fails here rather than at random later. The loops end
+# with the tests, however they end.
+LOAD_TESTS := test_bench test_bench_external test_check test_cli test_grid test_hostile \
+              test_output test_progress test_report test_signals test_tokenizer_files \
+              test_tools_io test_train_safety test_wordcount
+LOAD_NICE ?= 0
+.PHONY: test-load
+
+test-load: $(LOAD_TESTS:%=$(BUILD)/tests/%) $(BUILD)/bpebench
+	@loops=; \
+	trap 'kill $$loops 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \
+	for core in $$(seq $$(getconf _NPROCESSORS_ONLN)); do \
+	    nice -n $(LOAD_NICE) sh -c 'while :; do :; done' & loops="$$loops $$!"; \
+	done; \
+	for t in $(LOAD_TESTS); do \
+	    echo "== $(BUILD)/tests/$$t, every core busy"; \
+	    BPEBENCH=$(BUILD)/bpebench BPE_DATA=$(DATA) $(BUILD)/tests/$$t || exit 1; \
+	done; \
+	BPEBENCH=$(BUILD)/bpebench bash tests/hostile_sweep.sh > $(BUILD)/hostile_sweep-load.log || \
+	    { grep DEFECT $(BUILD)/hostile_sweep-load.log; exit 1; }; \
+	tail -n 1 $(BUILD)/hostile_sweep-load.log
 
 # Every program and test, built (not run) as one target.
 .PHONY: programs warnings
@@ -113,18 +160,18 @@ test-tsan:
 	    TSAN_OPTIONS=halt_on_error=1 BPE_DATA=$(DATA) $(TSAN_BUILD)/tests/$$t || exit 1; \
 	done
 
-# test_check runs the example Python trainer (docs/examples): Debian's python3 and python3-regex;
-# test_scaling.sh runs GNU parallel: Debian's parallel.
-test: deps data
-	@sh harness/deps.sh cmd:python3=python3 python3-regex cmd:parallel=parallel
-	$(MAKE) --no-print-directory test-run
-	$(MAKE) --no-print-directory test-asan
-	$(MAKE) --no-print-directory test-tsan
+# What CI adds to `make test` (.ci/run), one pass after another: every test
+# under ASan+UBSan, the threaded ones under TSan, memcheck on train runs and
+# every fuzzer for FUZZ_SECONDS.
+test-full: deps
+	@$(MAKE) --no-print-directory test-asan
+	@$(MAKE) --no-print-directory test-tsan
+	@$(MAKE) --no-print-directory valgrind
+	@$(MAKE) --no-print-directory fuzz
 
 # The real corpora of the grid: datasets/<path>.xz unpacked to $(DATA)/<path>
 # and checked against datasets/MANIFEST.tsv (datasets/unpack.sh). The stamp
 # makes a second run instant; a failed check removes it.
-DATA ?= build/data
 
 data: $(DATA)/.unpacked
 
@@ -137,11 +184,13 @@ $(DATA)/.unpacked: datasets/MANIFEST.tsv datasets/unpack.sh $(wildcard datasets/
 BENCH_OUT ?= results/$(shell date +%Y-%m-%d)
 .PHONY: bench bench-quick
 
-bench: all data
+bench: deps
+	@$(MAKE) --no-print-directory all data
 	$(BUILD)/bpebench bench --config harness/bench/default-grid.conf --data-dir $(DATA) --out $(BENCH_OUT)
 	@echo "make bench: the report is $(BENCH_OUT)/report.md"
 
-bench-quick: all data
+bench-quick: deps
+	@$(MAKE) --no-print-directory all data
 	$(BUILD)/bpebench bench --config harness/bench/default-grid.conf --quick --data-dir $(DATA) \
 	    --out results/quick
 	@echo "make bench-quick: the report is results/quick/report.md"
@@ -153,7 +202,8 @@ bench-quick: all data
 LECTURE_OUT ?= results/lecture
 .PHONY: lecture
 
-lecture: all data
+lecture: deps
+	@$(MAKE) --no-print-directory all data
 	$(BUILD)/bpebench bench --config harness/bench/lecture-grid.conf --data-dir $(DATA) \
 	    --out $(LECTURE_OUT)
 	@echo "make lecture: the report is $(LECTURE_OUT)/report.md"

@@ -12,6 +12,7 @@
  * Built and run by `make fuzz` (clang, -fsanitize=fuzzer,address,undefined).
  */
 #include "input/wordcount.h"
+#include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,35 +25,20 @@ static void give_up(const char *what, const char *why)
     abort();
 }
 
-/* A growing buffer a byte_sink appends to. */
-typedef struct {
-    char *data;  /* the bytes; malloc'd */
-    size_t len;  /* used */
-} memory_text;
-
-static bool memory_write(void *ctx, const void *data, size_t len, char *err, size_t err_len)
-{
-    (void)err;
-    (void)err_len;
-    memory_text *m = ctx;
-    char *grown = realloc(m->data, m->len + len + 1);
-    if (!grown)
-        give_up("realloc", "out of memory");
-    m->data = grown;
-    memcpy(m->data + m->len, data, len);
-    m->len += len;
-    return true;
-}
-
 /* The text of table t with meta's pattern and special tokens. */
-static memory_text written(const word_table *t, const wordcount_meta *meta)
+static test_memory_text written(const word_table *t, const wordcount_meta *meta)
 {
-    memory_text m = {0};
+    test_memory_text m = {0};
     char err[512];
-    if (!wordcount_format(t, meta->pattern, (const char *const *)meta->specials,
-                          meta->n_specials, (byte_sink){.write = memory_write, .ctx = &m}, err,
+    bpe_word *array;
+    bpe_words view;
+    if (!word_table_view(t, &array, &view))
+        give_up("word_table_view", "out of memory");
+    if (!wordcount_format(&view, meta->pattern, (const char *const *)meta->specials,
+                          meta->n_specials, test_memory_sink(&m), err,
                           sizeof err))
         give_up("an accepted file cannot be written", err);
+    free(array);
     return m;
 }
 
@@ -78,14 +64,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         wordcount_meta_free(&meta);
         return 0;
     }
-    memory_text first = written(&t, &meta);
+    test_memory_text first = written(&t, &meta);
     if (!read_text(first.data, first.len, &back, &back_meta, err, sizeof err))
         give_up("the written file is refused", err);
     if (back.n_entries != t.n_entries || back.pretokens != t.pretokens)
         give_up("the written file reads back differently", "W or the total differs");
     if (strcmp(meta.pattern, back_meta.pattern) != 0 || meta.n_specials != back_meta.n_specials)
         give_up("the written file reads back differently", "pattern or special tokens");
-    memory_text second = written(&back, &back_meta);
+    test_memory_text second = written(&back, &back_meta);
     if (second.len != first.len || memcmp(first.data, second.data, first.len) != 0)
         give_up("writing is not canonical", "two writings of the same words differ");
     free(first.data);

@@ -8,6 +8,8 @@
  *   - a command that fails is reported with the last line of its stderr,
  *     one that writes no merges.txt says so, and a --external that is
  *     empty is bad usage;
+ *   - run from another directory without --data-dir, it finds the corpora
+ *     of this build; a --data-dir that is not there is refused, naming it;
  *   - a check stopped by SIGTERM leaves no temporary directory and no
  *     process of the command behind.
  * Needs python3 and its regex module (make test installs python3-regex);
@@ -26,26 +28,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The unpacked corpora. */
-static const char *data_dir(void)
-{
-    return getenv("BPE_DATA") ? getenv("BPE_DATA") : "build/data";
-}
-
 /* Runs bpebench check with the given option and value; returns what it did. */
 static test_output run_check(const char *option, const char *value)
 {
-    const char *argv[] = {test_bpebench(), "check", option, value, "--data-dir", data_dir(),
-                          NULL};
-    test_child c = test_start(argv, NULL, NULL);
-    test_output out;
-    test_finish(&c, &out);
-    return out;
-}
-
-static int exit_status(const test_output *out)
-{
-    return WIFEXITED(out->status) ? WEXITSTATUS(out->status) : -1;
+    const char *args[] = {"check", option, value, "--data-dir", test_data_dir(), NULL};
+    return test_run_bpebench(args, NULL, NULL);
 }
 
 static void every_builtin_trainer_passes(void **state)
@@ -53,7 +40,7 @@ static void every_builtin_trainer_passes(void **state)
     (void)state;
     for (size_t i = 0; bpe_trainers[i]; i++) {
         test_output out = run_check("--trainer", bpe_trainers[i]->name);
-        if (exit_status(&out) != 0 || !strstr(out.out, "12 passed, 0 failed\n"))
+        if (test_exit_status(&out) != 0 || !strstr(out.out, "12 passed, 0 failed\n"))
             fail_msg("%s: status %d\n%s%s", bpe_trainers[i]->name, out.status, out.out, out.err);
         test_output_free(&out);
     }
@@ -63,7 +50,7 @@ static void the_python_example_passes(void **state)
 {
     (void)state;
     test_output out = run_check("--external", "python3 docs/examples/adapter.py");
-    if (exit_status(&out) != 0 || !strstr(out.out, "12 passed, 0 failed\n"))
+    if (test_exit_status(&out) != 0 || !strstr(out.out, "12 passed, 0 failed\n"))
         fail_msg("status %d\n%s%s", out.status, out.out, out.err);
     assert_non_null(strstr(out.out, "running    sh -c python3 docs/examples/adapter.py"));
     test_output_free(&out);
@@ -95,7 +82,7 @@ static void a_reversed_tie_break_fails_at_the_first_tie(void **state)
     snprintf(command, sizeof command,
              "REAL_EXAMPLE=%s/docs/examples/bpe_example.py python3 %s/adapter.py", cwd, dir);
     test_output out = run_check("--external", command);
-    assert_int_equal(exit_status(&out), 1);
+    assert_int_equal(test_exit_status(&out), 1);
     /* SPEC §2's first example: (s,t) and (e,s) both count 9; (s,t) wins. */
     if (!strstr(out.out, "FAIL  spec-example-low-lower V=263       first differing merge 0: "
                          "expected (s, t) count 9, got (e, s)\n"))
@@ -110,7 +97,7 @@ static void failing_commands_are_reported(void **state)
     (void)state;
     test_output out = run_check("--external", "echo first >&2; echo 'my trainer broke' >&2; "
                                               "exit 3");
-    assert_int_equal(exit_status(&out), 1);
+    assert_int_equal(test_exit_status(&out), 1);
     assert_non_null(strstr(out.out, "external: exit status 3; stderr: my trainer broke\n"));
     assert_non_null(strstr(out.out, "0 passed, 12 failed\n"));
     test_output_free(&out);
@@ -121,8 +108,35 @@ static void failing_commands_are_reported(void **state)
     assert_non_null(strstr(out.out, "merges.txt:2: a part that is not a token yet"));
     test_output_free(&out);
     out = run_check("--external", "  ");
-    assert_int_equal(exit_status(&out), 2);
+    assert_int_equal(test_exit_status(&out), 2);
     test_output_free(&out);
+}
+
+/* From another working directory, without --data-dir, check finds the
+ * corpora make data unpacked for this build (README's "Is my BPE right?");
+ * a --data-dir that is not there is one line naming it, exit 2. */
+static void check_runs_from_any_directory(void **state)
+{
+    (void)state;
+    char cwd[] = "/tmp/bpe-check-cwd-XXXXXX";
+    assert_non_null(mkdtemp(cwd));
+    const char *argv[] = {test_bpebench(), "check", "--trainer", "heap", NULL, NULL, NULL};
+    test_child c = test_start(argv, cwd, NULL);
+    test_output out;
+    test_finish(&c, &out);
+    if (test_exit_status(&out) != 0 || !strstr(out.out, "12 passed, 0 failed\n"))
+        fail_msg("check from %s: status %d\n%s%s", cwd, out.status, out.out, out.err);
+    test_output_free(&out);
+
+    argv[4] = "--data-dir";
+    argv[5] = "no-such-data";
+    c = test_start(argv, cwd, NULL);
+    test_finish(&c, &out);
+    assert_int_equal(test_exit_status(&out), 2);
+    assert_string_equal(out.out, "");
+    assert_non_null(strstr(out.err, "--data-dir no-such-data: No such file or directory"));
+    test_output_free(&out);
+    test_remove_tree(cwd);
 }
 
 /* The TMPDIR of stopped_check_leaves_nothing's child. */
@@ -167,14 +181,18 @@ static char *whole_line(const char *path)
 static void stopped_check_leaves_nothing(void **state)
 {
     (void)state;
-    char root[] = "/tmp/bpe-check-stop-XXXXXX", pid_file[PATH_MAX], command[PATH_MAX + 64];
+    char root[] = "/tmp/bpe-check-stop-XXXXXX", pid_file[PATH_MAX], command[3 * PATH_MAX + 64];
     assert_non_null(mkdtemp(root));
     snprintf(stopped_tmp, sizeof stopped_tmp, "%s/tmp", root);
     assert_int_equal(mkdir(stopped_tmp, 0700), 0);
     snprintf(pid_file, sizeof pid_file, "%s/pid", root);
-    snprintf(command, sizeof command, "sleep 60 & echo $! > %s; wait", pid_file);
+    /* Written under another name, then renamed: the file is read as soon
+     * as it exists, and a shell's `> FILE` creates it empty before the
+     * echo writes (on a loaded machine the test read "" as pid 0). */
+    snprintf(command, sizeof command, "sleep 60 & echo $! > %s.tmp && mv %s.tmp %s; wait",
+             pid_file, pid_file, pid_file);
     const char *argv[] = {test_bpebench(), "check", "--external", command, "--data-dir",
-                          data_dir(), NULL};
+                          test_data_dir(), NULL};
     test_child c = test_start(argv, NULL, set_tmpdir);
     char *pid_text = NULL;
     for (int tries = 0; tries < 3000 && !(pid_text = whole_line(pid_file)); tries++)
@@ -202,6 +220,7 @@ int main(void)
         cmocka_unit_test(the_python_example_passes),
         cmocka_unit_test(a_reversed_tie_break_fails_at_the_first_tie),
         cmocka_unit_test(failing_commands_are_reported),
+        cmocka_unit_test(check_runs_from_any_directory),
         cmocka_unit_test(stopped_check_leaves_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,9 @@
  * with ordinary permissions, and no temporary file (*.tmp.*,
  * .bpebench-probe.*) is left anywhere.
  *
+ * --threads takes the same values in train, count and bench (1 to 256, or
+ * all), and its message gives the range.
+ *
  * The second half checks resources and signals:
  *   - peak memory follows W and M, not n: the same text repeated 10 times
  *     (same W, ten times n) peaks within ±10% (ru_maxrss from wait4);
@@ -41,19 +44,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* ============================================================ processes */
-
-/* Runs `bpebench args...` in directory `root` under `limits` (NULL: none)
- * and waits for it. The child is a plain fork of this small test process,
- * so its ru_maxrss starts from our resident set (Linux keeps the peak across
- * exec): the memory test checks that ours is small. */
-static void cli_run(const char *root, const char *const *args, const test_limits *limits,
-                    test_output *r)
-{
-    test_child c = test_start_bpebench(args, root, limits);
-    test_finish(&c, r);
-}
 
 /* ============================================================ directories */
 
@@ -85,25 +75,6 @@ static void list_dir(const char *dir, char *out, size_t len)
 }
 
 /* ============================================================ checks */
-
-/* A failed run: exit status `code`, exactly one line "bpebench: ..." on
- * stderr containing every key word, nothing on stdout. */
-static void assert_failed_with(const test_output *r, int code, const char *const *keys,
-                               const char *what)
-{
-    if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != code)
-        fail_msg("%s: expected exit %d, got status 0x%x; stderr: %s", what, code, r->status,
-                 r->err);
-    size_t len = strlen(r->err);
-    if (strncmp(r->err, "bpebench: ", 10) != 0 || len < 12 || r->err[len - 1] != '\n' ||
-        strchr(r->err, '\n') != r->err + len - 1)
-        fail_msg("%s: stderr is not one \"bpebench: ...\" line: \"%s\"", what, r->err);
-    for (size_t k = 0; keys[k]; k++)
-        if (!strstr(r->err, keys[k]))
-            fail_msg("%s: stderr lacks \"%s\": %s", what, keys[k], r->err);
-    if (r->out[0])
-        fail_msg("%s: a failed run printed on stdout: %s", what, r->out);
-}
 
 /* The mode new files get: 0666 less the umask. */
 static mode_t expected_file_mode(void)
@@ -312,7 +283,7 @@ static const cli_case cases[] = {
     {"bad --invalid-utf8", TEXT("hello\n"), NULL, NULL,
      {"--vocab-size", "300", "--invalid-utf8=skip", "in.txt"}, 2, {"--invalid-utf8", "skip"}},
     {"--threads 0", TEXT("hello\n"), NULL, NULL,
-     {"--vocab-size", "300", "--threads", "0", "in.txt"}, 2, {"--threads 0", "1 to 256"}},
+     {"--vocab-size", "300", "--threads", "0", "in.txt"}, 2, {"--threads '0'", "1 to 256"}},
     {"--threads too many", TEXT("hello\n"), NULL, NULL,
      {"--vocab-size", "300", "--threads", "100000", "in.txt"}, 2, {"--threads", "1 to 256"}},
     {"unknown --counting", TEXT("hello\n"), NULL, NULL,
@@ -371,12 +342,11 @@ static void run_case(const cli_case *c, const char *trainer, bool out_exists)
     for (size_t i = 0; c->args[i]; i++)
         args[n++] = c->args[i];
     args[n] = NULL;
-    test_output r;
-    cli_run(root, args, NULL, &r);
+    test_output r = test_run_bpebench(args, root, NULL);
     if (c->code == 0) {
         assert_trained(&r, out_dir, c->keys, what);
     } else {
-        assert_failed_with(&r, c->code, c->keys, what);
+        assert_failed_run(&r, c->code, c->keys, what);
         list_dir(out_dir, after, sizeof after);
         if (strcmp(before, after) != 0)
             fail_msg("%s: --out changed from \"%s\" to \"%s\"", what, before, after);
@@ -481,8 +451,7 @@ static void long_line(const char *trainer, size_t bytes)
     assert_int_equal(fclose(f), 0);
     const char *args[] = {"train", "--trainer", trainer, "--vocab-size", "258", "--out", "out",
                           "line.txt", NULL};
-    test_output r;
-    cli_run(root, args, NULL, &r);
+    test_output r = test_run_bpebench(args, root, NULL);
     char expect[64], out_dir[PATH_MAX];
     snprintf(expect, sizeof expect, "symbols M = %zu", bytes);
     const char *keys[] = {"pretokens  1,", expect, NULL};
@@ -517,8 +486,7 @@ static void huge_vocab_size_stops_early(void **state)
         const char *args[] = {"train", "--trainer", (*t)->name, "--vocab-size", "1000000000",
                               "--out", "out", "in.txt", NULL};
         test_limits limits = {.address_space = test_under_asan ? 0 : (rlim_t)1 << 30};
-        test_output r;
-        cli_run(root, args, &limits, &r);
+        test_output r = test_run_bpebench(args, root, &limits);
         const char *keys[] = {"of 999999743: stopped early", NULL};
         snprintf(out_dir, sizeof out_dir, "%s/out", root);
         assert_trained(&r, out_dir, keys, "--vocab-size 1000000000");
@@ -546,10 +514,9 @@ static void write_failing_midway(void **state)
             const char *args[] = {"train", "--trainer", (*t)->name, "--vocab-size", "300",
                                   "--out", "out", "in.txt", NULL};
             test_limits limits = {.file_size = 1000, .ignore_sigxfsz = true};
-            test_output r;
-            cli_run(root, args, &limits, &r);
+            test_output r = test_run_bpebench(args, root, &limits);
             const char *keys[] = {"vocab.json", "write failed", "File too large", "choose another", NULL};
-            assert_failed_with(&r, 1, keys, "write failing midway");
+            assert_failed_run(&r, 1, keys, "write failing midway");
             list_dir(out_dir, names, sizeof names);
             assert_string_equal(names, exists ? "" : "-");
             assert_no_temporary_files(root);
@@ -584,8 +551,7 @@ static long train_peak_kb(const char *root, const char *trainer, const char *fil
 {
     const char *args[] = {"train", "--trainer", trainer, "--vocab-size", "300", "--threads", "1",
                           "--out", "out", file, NULL};
-    test_output r;
-    cli_run(root, args, NULL, &r);
+    test_output r = test_run_bpebench(args, root, NULL);
     if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
         fail_msg("train %s %s: status 0x%x: %s", trainer, file, r.status, r.err);
     const char *w = strstr(r.out, "distinct words W = ");
@@ -802,8 +768,7 @@ static void signal_while_writing_leaves_nothing(void **state)
         const char *args[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out",
                               "out", "in.txt", NULL};
         test_limits limits = {.file_size = 1000};
-        test_output r;
-        cli_run(root, args, &limits, &r);
+        test_output r = test_run_bpebench(args, root, &limits);
         if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGXFSZ)
             fail_msg("expected death by SIGXFSZ, got status 0x%x; stderr: %s", r.status, r.err);
         list_dir(out_dir, names, sizeof names);
@@ -812,6 +777,40 @@ static void signal_while_writing_leaves_nothing(void **state)
         test_output_free(&r);
         test_remove_tree(root);
     }
+}
+
+/* --threads takes one rule in train, count and bench (one value each here;
+ * bench also takes a list): 1 to 256 or all accepted, anything else bad
+ * usage naming the value and the range. */
+static void threads_takes_one_rule_in_every_command(void **state)
+{
+    (void)state;
+    char root[64];
+    test_make_dir(root, sizeof root, "cli");
+    test_write_file_in(root, "in.txt", TEXT("the cat sat on the mat; the dog sat on the log\n"));
+    static const char *const values[] = {"1", "all", "256", "0", "257", "two", "", "+2"};
+    for (size_t v = 0; v < N(values); v++) {
+        const char *value = values[v];
+        bool good = v < 3;
+        const char *commands[][14] = {
+            {"train", "--trainer", "naive", "--vocab-size", "260", "--threads", value, "--out",
+             "out", "in.txt", NULL},
+            {"count", "--threads", value, "--out", "in.counts", "in.txt", NULL},
+            {"bench", "--trainers", "naive", "--vocab", "260", "--repeats", "1", "--corpus",
+             "c=in.txt", "--threads", value, "--out", "bench", NULL},
+        };
+        for (size_t c = 0; c < N(commands); c++) {
+            test_output r = test_run_bpebench(commands[c], root, NULL);
+            int status = test_exit_status(&r);
+            bool names_range = strstr(r.err, "1 to 256") && strstr(r.err, "or all") &&
+                               strchr(r.err, '\n') == r.err + strlen(r.err) - 1;
+            if (good ? status != 0 : status != 2 || !names_range)
+                fail_msg("%s --threads '%s': status 0x%x; stderr: %s", commands[c][0], value,
+                         r.status, r.err);
+            test_output_free(&r);
+        }
+    }
+    test_remove_tree(root);
 }
 
 static int teardown(void **state)
@@ -826,6 +825,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(memory_follows_words_not_bytes, teardown),
         cmocka_unit_test_teardown(bad_input_matrix, teardown),
+        cmocka_unit_test_teardown(threads_takes_one_rule_in_every_command, teardown),
         cmocka_unit_test_teardown(single_long_line, teardown),
         cmocka_unit_test_teardown(huge_vocab_size_stops_early, teardown),
         cmocka_unit_test_teardown(write_failing_midway, teardown),

@@ -146,8 +146,7 @@ static void run(const char *const *args, const char *stdin_from, test_output *ou
         limits.stdin_fd = open(path, O_RDONLY);
         assert_true(limits.stdin_fd > 0);
     }
-    test_child c = test_start_bpebench(args, root, &limits);
-    test_finish(&c, out);
+    *out = test_run_bpebench(args, root, &limits);
     if (stdin_from)
         close(limits.stdin_fd);
 }

@@ -1,7 +1,8 @@
 /*
  * test_compare.c — `bpebench compare`'s decision rule (SPEC §5): identical
  * results pass; a 2× slowdown with separate spreads fails; a change of merge
- * digest or of any work counter fails whatever the times; a slowdown whose
+ * digest or of any work counter fails whatever the times, and so does a
+ * digest or counters present on one side only, naming the run; a slowdown whose
  * repetitions overlap the baseline's is noise and passes; a run that
  * finished before and times out now is a regression; and a check that
  * compared nothing (no results, no match, runs of the baseline missing, no
@@ -135,6 +136,39 @@ static void a_counter_change_fails(void **state)
     results_free(&a);
     results_free(&b);
     results_free(&c);
+}
+
+/* A digest or counters on one side only: a change, both ways round, and the
+ * reason names the run. */
+static void a_field_missing_on_one_side_is_a_change(void **state)
+{
+    (void)state;
+    const char *digest_reason[] = {"1 merge digest change, first heap/gutenberg-en@5M/V=2000",
+                                   NULL};
+    const char *counter_reason[] = {"1 counter change, first heap/gutenberg-en@5M/V=2000",
+                                    NULL};
+    bench_results whole, lacking;
+    results_init(&whole);
+    one_run(&whole, "naive", 1.0, 0.02);
+    one_run(&whole, "heap", 1.0, 0.02);
+    for (int field = 0; field < 2; field++) {
+        results_init(&lacking);
+        one_run(&lacking, "naive", 1.0, 0.02);
+        one_run(&lacking, "heap", 1.0, 0.02);
+        if (field == 0)
+            lacking.records[1].has_digest = false;
+        else
+            lacking.records[1].n_counters = 0;
+        compare_summary there = compare(&whole, &lacking), back = compare(&lacking, &whole);
+        for (int side = 0; side < 2; side++) {
+            const compare_summary *s = side ? &back : &there;
+            assert_int_equal(s->digest_changes, field == 0);
+            assert_int_equal(s->counter_changes, field == 1);
+            assert_fails_saying(s, field == 0 ? digest_reason : counter_reason);
+        }
+        results_free(&lacking);
+    }
+    results_free(&whole);
 }
 
 static void a_slowdown_within_noise_passes(void **state)
@@ -348,6 +382,7 @@ int main(void)
         cmocka_unit_test(twice_as_slow_is_a_regression),
         cmocka_unit_test(a_digest_change_fails_even_when_faster),
         cmocka_unit_test(a_counter_change_fails),
+        cmocka_unit_test(a_field_missing_on_one_side_is_a_change),
         cmocka_unit_test(a_slowdown_within_noise_passes),
         cmocka_unit_test(finishing_no_longer_is_a_regression),
         cmocka_unit_test(missing_runs_fail_new_runs_do_not),

@@ -242,7 +242,8 @@ static void free_counted(counted *c)
 static const unsigned THREADS[] = {1, 2, 3, 7};
 
 /* Every strategy and thread count against serial on `files`, cut into chunks
- * of about chunk_bytes, with thread tables of table_words (count.h). */
+ * of about chunk_bytes, with thread tables of table_words, and threads that
+ * wait for the merge once their tables hold 3 · table_words words (count.h). */
 static void check_strategies(char *const *files, size_t n_files, uint64_t max_bytes,
                              uint64_t chunk_bytes, uint64_t table_words, const char *label)
 {
@@ -255,7 +256,8 @@ static void check_strategies(char *const *files, size_t n_files, uint64_t max_by
                     .invalid_utf8 = mode ? INVALID_UTF8_BYTES : INVALID_UTF8_ERROR};
                 count_request req = {.files = files, .n_files = n_files, .max_bytes = max_bytes,
                                      .pretok = &cfg, .threads = 1, .chunk_bytes = chunk_bytes,
-                                     .table_words = table_words};
+                                     .table_words = table_words,
+                                     .backlog_words = 3 * table_words};
                 counted reference;
                 count_with(count_strategies[0], &req, &reference);
                 for (size_t s = 1; count_strategies[s]; s++)
@@ -311,14 +313,16 @@ static void test_generated_files(void **state)
     write_files(files, "g", 3, 20000, false, 11);
     check_strategies(files, 3, 0, 300, 7, "generated");
     check_strategies(files, 3, 31000, 300, 7, "generated, 31000-byte slice");
-    /* and those runs did close tables: many per thread, each handing its slots on */
+    /* and those runs did close tables: many per thread, each handing its slots on;
+     * and threads waited for the merge */
     pretok_config gpt2 = {.pattern = "gpt2"};
     count_request req = {.files = files, .n_files = 3, .pretok = &gpt2, .threads = 2,
-                         .chunk_bytes = 300, .table_words = 7};
+                         .chunk_bytes = 300, .table_words = 7, .backlog_words = 21};
     counted c;
     count_with(count_strategy_find("parallel"), &req, &c);
     assert_true(c.ok);
     assert_true(c.report.thread_tables > 20);
+    assert_true(c.report.backlog_waits > 0);
     free_counted(&c);
     free_files(files, 3);
     write_files(files, "r", 2, 30000, false, 5);
@@ -366,7 +370,7 @@ static void test_errors_are_serials(void **state)
 static void test_real_slices(void **state)
 {
     (void)state;
-    const char *data = getenv("BPE_DATA") ? getenv("BPE_DATA") : "build/data";
+    const char *data = test_data_dir();
     const char *names[] = {"gutenberg-en/moby_dick.txt", "multilingual/zh.txt",
                            "multilingual/hi.txt", "multilingual/de.txt"};
     char *files[N(names)];

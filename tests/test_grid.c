@@ -106,6 +106,9 @@ static void sizes_must_be_real_and_distinct(void **state)
     assert_int_equal(g.sizes.n, 4);
     assert_int_equal(g.sizes.items[0].bytes, 1); /* 0.5 rounds up to one byte */
     assert_int_equal(g.sizes.items[1].bytes, 500);
+    /* A denormal limit would go into results.json, which refuses it. */
+    assert_refused(&g, "time-limit", "1e-320", "expected seconds");
+    assert_true(grid_set(&g, "time-limit", "1e-300", true, err, sizeof err));
     assert_refused(&g, "threads", "0", "thread counts from 1");
     assert_refused(&g, "threads", "2,x", "thread counts from 1");
     assert_refused(&g, "threads", "1,,2", "thread counts from 1");

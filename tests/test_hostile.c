@@ -35,19 +35,8 @@ static void alarm_in_child(void)
     alarm(20); /* survives exec */
 }
 
-/* Runs `bpebench args...` (NULL-terminated) in `cwd`; *out gets what it did. */
-static void run(const char *cwd, const char *const *args, test_output *out)
-{
-    const char *argv[16] = {test_bpebench()};
-    size_t n = 1;
-    for (; args[n - 1]; n++) {
-        assert_true(n < N(argv) - 1);
-        argv[n] = args[n - 1];
-    }
-    argv[n] = NULL;
-    test_child c = test_start(argv, cwd, alarm_in_child);
-    test_finish(&c, out);
-}
+/* What every run here gets: killed by SIGALRM after 20 s (a hang fails). */
+static const test_limits HANG_LIMIT = {.alarm_s = 20};
 
 /* A small corpus in root/c.txt: 40 KB of short lines. */
 static void write_corpus(const char *root)
@@ -68,10 +57,9 @@ static void negative_vocab_sizes_are_refused(void **state)
     static const char *const values[] = {"-18446744073709551000", "300,-18446744073709551000",
                                          "+300", " 300", "4294967296"};
     for (size_t i = 0; i < N(values); i++) {
-        test_output out;
-        run(root, (const char *const[]){"bench", "--corpus", "c=c.txt", "--vocab", values[i],
-                                        "--out", "o", NULL},
-            &out);
+        const char *const args[] = {"bench", "--corpus", "c=c.txt", "--vocab", values[i], "--out",
+                                    "o", NULL};
+        test_output out = test_run_bpebench(args, root, &HANG_LIMIT);
         assert_one_line_error(&out, 2, "each a whole number from 257 to 4294967295");
         assert_int_equal(test_count_entries(root), 1); /* c.txt: no --out made */
         test_output_free(&out);
@@ -86,17 +74,18 @@ static void an_empty_out_is_bad_usage(void **state)
     char root[64];
     test_make_dir(root, sizeof root, "hostile");
     write_corpus(root);
-    test_output out;
-    run(root, (const char *const[]){"train", "--trainer", "heap", "--vocab-size", "300", "--out",
-                                    "", "c.txt", NULL},
-        &out);
+    const char *const train[] = {"train", "--trainer", "heap", "--vocab-size", "300", "--out",
+                                 "", "c.txt", NULL};
+    test_output out = test_run_bpebench(train, root, &HANG_LIMIT);
     assert_one_line_error(&out, 2, "--out is empty");
     test_output_free(&out);
     /* slice and synth said "the output path is empty" with exit 1 */
-    run(root, (const char *const[]){"slice", "--bytes", "100", "--out", "", "c.txt", NULL}, &out);
+    const char *const slice[] = {"slice", "--bytes", "100", "--out", "", "c.txt", NULL};
+    out = test_run_bpebench(slice, root, &HANG_LIMIT);
     assert_one_line_error(&out, 2, "--out is empty");
     test_output_free(&out);
-    run(root, (const char *const[]){"synth", "--bytes", "100", "--out", "", NULL}, &out);
+    const char *const synth[] = {"synth", "--bytes", "100", "--out", "", NULL};
+    out = test_run_bpebench(synth, root, &HANG_LIMIT);
     assert_one_line_error(&out, 2, "--out is empty");
     test_output_free(&out);
     test_remove_tree(root);
@@ -166,8 +155,7 @@ static void fifos_and_devices_are_refused_at_once(void **state)
         {{"compare", fixture, "/dev/zero", NULL}, 1, "is a character device"},
     };
     for (size_t i = 0; i < N(cases); i++) {
-        test_output out;
-        run(root, cases[i].args, &out);
+        test_output out = test_run_bpebench(cases[i].args, root, &HANG_LIMIT);
         assert_one_line_error(&out, cases[i].code, cases[i].says);
         test_output_free(&out);
         assert_int_equal(test_count_entries(root), 1); /* the FIFO alone */
@@ -207,8 +195,7 @@ static void long_legal_paths_keep_the_reason(void **state)
         for (size_t k = 0; k < N(args); k++)
             args[k] = cases[i].args[k] && strcmp(cases[i].args[k], "PATH") == 0 ? path
                                                                               : cases[i].args[k];
-        test_output out;
-        run(root, args, &out);
+        test_output out = test_run_bpebench(args, root, &HANG_LIMIT);
         assert_true(WIFEXITED(out.status) && WEXITSTATUS(out.status) != 0);
         size_t len = strlen(out.err), rlen = strlen(cases[i].reason);
         if (len < rlen + 1 || strncmp(out.err + len - rlen - 1, cases[i].reason, rlen) != 0)
@@ -234,13 +221,13 @@ static void a_file_listed_twice_is_refused(void **state)
     assert_int_equal(link(file, linked), 0); /* d/c.txt: a second name of c.txt */
     static const char *const inputs[][2] = {{"c.txt", "c.txt"}, {"d", "d/c.txt"}, {"c.txt", "d"}};
     for (size_t i = 0; i < N(inputs); i++) {
-        test_output out;
-        run(root, (const char *const[]){"train", "--trainer", "heap", "--vocab-size", "300",
-                                        "--out", "o", inputs[i][0], inputs[i][1], NULL},
-            &out);
+        const char *const train[] = {"train", "--trainer", "heap", "--vocab-size", "300", "--out",
+                                     "o", inputs[i][0], inputs[i][1], NULL};
+        test_output out = test_run_bpebench(train, root, &HANG_LIMIT);
         assert_one_line_error(&out, 1, "are the same file, which would be read twice");
         test_output_free(&out);
-        run(root, (const char *const[]){"stats", inputs[i][0], inputs[i][1], NULL}, &out);
+        const char *const stats[] = {"stats", inputs[i][0], inputs[i][1], NULL};
+        out = test_run_bpebench(stats, root, &HANG_LIMIT);
         assert_one_line_error(&out, 1, "are the same file");
         test_output_free(&out);
     }

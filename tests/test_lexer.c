@@ -427,7 +427,7 @@ static void check_corpus_dir(const char *dir, size_t *files)
 static void every_shipped_corpus(void **state)
 {
     (void)state;
-    const char *data = getenv("BPE_DATA") ? getenv("BPE_DATA") : "build/data";
+    const char *data = test_data_dir();
     static const char *const corpora[] = {"cs336", "tinystories", "multilingual", "gutenberg-en"};
     size_t files = 0;
     for (size_t k = 0; k < N(corpora); k++) {

@@ -5,7 +5,8 @@
  * merges reader) to the very merge list that was trained; tokenizer.json
  * holds that vocab and those merges, the exact pattern and the special
  * tokens; tokenizer.tiktoken decodes to every token's bytes at its id; twin
- * tokens keep their first id in every file.
+ * tokens keep their first id in every file; files far larger than memory
+ * should hold are streamed.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "base/byteunicode.h"
@@ -399,6 +400,50 @@ static void twins_keep_their_first_id(void **state)
     bpe_result_free(&r);
 }
 
+/* A corpus of one long periodic word, "abab…" (4 MB), makes tokens of 2, 4,
+ * 8, … bytes up to the whole word: 27 merges whose token strings fill about
+ * 140 MB of files. Built whole in memory (five texts, a cJSON tree) they
+ * needed more than 250 MiB of address space; streamed, the run fits in
+ * 160 MiB (and in less than 100). Under ASan, which reserves terabytes,
+ * the peak resident set is checked instead. */
+static void long_tokens_are_streamed(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/bpebench-test-XXXXXX", in[64], out[64];
+    assert_non_null(mkdtemp(dir));
+    size_t len = 4000000;
+    char *word = malloc(len);
+    assert_non_null(word);
+    for (size_t i = 0; i < len; i++)
+        word[i] = i % 2 ? 'b' : 'a';
+    test_write_file_in(dir, "word.txt", word, len);
+    free(word);
+    snprintf(in, sizeof in, "%s/word.txt", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    const char *args[] = {"train", "--threads", "1", "--trainer", "naive", "--vocab-size", "300",
+                          "--out", out, in, NULL};
+    test_limits limits = {.address_space = test_under_asan ? 0 : 160ul << 20};
+    test_child c = test_start_bpebench(args, NULL, &limits);
+    test_output r;
+    test_finish(&c, &r);
+    if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
+        fail_msg("train on a 4 MB periodic word: status %d: %s", r.status, r.err);
+    assert_non_null(strstr(r.out, "merges     27 of 43: stopped early"));
+    if (test_under_asan)
+        assert_true(r.maxrss_kb < 256 * 1024);
+    char path[96];
+    snprintf(path, sizeof path, "%s/vocab.json", out);
+    assert_vocab_json_whole(path, 256 + 1 + 27);
+    snprintf(path, sizeof path, "%s/merges.txt", out);
+    size_t merges_len;
+    char *merges = test_slurp(path, &merges_len);
+    assert_non_null(merges);
+    assert_true(merges_len > 20000000); /* the last merges hold megabytes each */
+    free(merges);
+    test_output_free(&r);
+    test_remove_tree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +452,7 @@ int main(void)
         cmocka_unit_test(output_files_parse_back),
         cmocka_unit_test(failed_write_leaves_nothing),
         cmocka_unit_test(twins_keep_their_first_id),
+        cmocka_unit_test(long_tokens_are_streamed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,7 +50,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -189,40 +188,6 @@ static char *write_grid(const char *name, size_t families, size_t slices, size_t
 
 /* ============================================================ running */
 
-static test_output run(const char *const *args, const char *cwd, void (*in_child)(void))
-{
-    const char *argv[16] = {test_bpebench()};
-    size_t n = 1;
-    for (; args[n - 1]; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
-    test_child c = test_start(argv, cwd, in_child);
-    test_output out;
-    test_finish(&c, &out);
-    return out;
-}
-
-/* Exit status `code` and exactly one line "bpebench: ..." holding every key. */
-static void assert_one_line_failure(const test_output *o, int code, const char *const *keys,
-                                    const char *what)
-{
-    if (!WIFEXITED(o->status) || WEXITSTATUS(o->status) != code)
-        fail_msg("%s: expected exit %d, got status 0x%x; stderr: %s", what, code, o->status,
-                 o->err);
-    size_t len = strlen(o->err);
-    if (strncmp(o->err, "bpebench: ", 10) != 0 || len < 12 || strchr(o->err, '\n') != o->err + len - 1)
-        fail_msg("%s: stderr is not one \"bpebench: ...\" line: \"%s\"", what, o->err);
-    for (size_t k = 0; keys[k]; k++)
-        if (!strstr(o->err, keys[k]))
-            fail_msg("%s: stderr lacks \"%s\": %s", what, keys[k], o->err);
-}
-
-static void assert_succeeded(const test_output *o, const char *what)
-{
-    if (!WIFEXITED(o->status) || WEXITSTATUS(o->status) != 0 || o->err[0])
-        fail_msg("%s: expected success, got status 0x%x; stderr: %s", what, o->status, o->err);
-}
-
 /* ============================================================ payloads */
 
 /* Ways to make gnuplot or a shell run `touch M`: M, relative, appears in the
@@ -290,11 +255,11 @@ static void hostile_names_in_results_run_nothing(void **state)
                 char what[640];
                 snprintf(what, sizeof what, "%s with payload %zu as the %s", commands[c][0], p,
                          fields[f]);
-                test_output o = run(commands[c], root, NULL);
+                test_output o = test_run_bpebench(commands[c], root, NULL);
                 assert_nothing_ran(what);
                 const char *field = f == 0 ? "trainer" : f == 3 ? "counter" : "corpus";
                 const char *keys[] = {"bad.json: results[1]:", field, "not a safe", NULL};
-                assert_one_line_failure(&o, 1, keys, what);
+                assert_failed_run(&o, 1, keys, what);
                 if (o.out[0] && c == 0)
                     fail_msg("%s: printed %s", what, o.out);
                 assert_false(exists(out));
@@ -321,9 +286,9 @@ static void hostile_context_text_is_shown_literally(void **state)
         results_free(&r);
         snprintf(out, sizeof out, "%s/context-%zu", root, p);
         const char *args[] = {"report", path, "--out", out, NULL};
-        test_output o = run(args, root, NULL);
+        test_output o = test_run_bpebench(args, root, NULL);
         assert_nothing_ran("a hostile host name");
-        assert_succeeded(&o, "a hostile host name");
+        assert_succeeded_run(&o, "a hostile host name");
         snprintf(md, sizeof md, "%s/report.md", out);
         char *report = test_slurp(md, NULL);
         assert_non_null(report);
@@ -365,11 +330,11 @@ static void hostile_paths_on_the_command_line_run_nothing(void **state)
         const char *beside[] = {"report", path, NULL};                /* DIR of RESULTS.json */
         const char *const *commands[] = {to_out, beside};
         for (size_t c = 0; c < N(commands); c++) {
-            test_output o = run(commands[c], root, NULL);
+            test_output o = test_run_bpebench(commands[c], root, NULL);
             char what[600];
             snprintf(what, sizeof what, "payload %zu in %s", p, c ? "the results path" : "--out");
             assert_nothing_ran(what);
-            assert_succeeded(&o, what);
+            assert_succeeded_run(&o, what);
             snprintf(png, sizeof png, "%s/plots/time_vs_vocab_corpus0.png", c ? root : out);
             if (!exists(png))
                 fail_msg("%s: no %s", what, png);
@@ -458,14 +423,14 @@ static void the_scripts_directory_is_quoted_or_refused(void **state)
     test_output o;
     test_finish(&c, &o);
     assert_nothing_ran("a tree with quotes in its path");
-    assert_succeeded(&o, "a tree with quotes in its path");
+    assert_succeeded_run(&o, "a tree with quotes in its path");
     test_output_free(&o);
     copy_tree("t\nsystem 'touch M'\n", binary);
     args[4] = in_root(out, "tree-out-2");
     c = test_start(args, root, NULL);
     test_finish(&c, &o);
     assert_nothing_ran("a tree with a newline in its path");
-    assert_succeeded(&o, "a tree with a newline in its path");
+    assert_succeeded_run(&o, "a tree with a newline in its path");
     test_output_free(&o);
 }
 
@@ -489,9 +454,9 @@ static void scripts_in_the_current_directory_are_not_run(void **state)
     }
     threads_results("bundle/results.json", path); /* every kind of figure is drawn */
     const char *args[] = {"report", "results.json", NULL};
-    test_output o = run(args, dir, NULL);
+    test_output o = test_run_bpebench(args, dir, NULL);
     assert_nothing_ran("report in a directory holding plots/*.gp");
-    assert_succeeded(&o, "report in a directory holding plots/*.gp");
+    assert_succeeded_run(&o, "report in a directory holding plots/*.gp");
     test_output_free(&o);
 }
 
@@ -572,9 +537,9 @@ static void a_failed_report_leaves_nothing(void **state)
         if (existing)
             assert_int_equal(mkdir(out, 0755), 0);
         const char *args[] = {"report", path, "--out", out, NULL};
-        test_output o = run(args, root, without_gnuplot);
+        test_output o = test_run_bpebench(args, root, &(test_limits){.in_child = without_gnuplot});
         const char *keys[] = {"report: cannot run gnuplot", NULL};
-        assert_one_line_failure(&o, 1, keys, "report without gnuplot");
+        assert_failed_run(&o, 1, keys, "report without gnuplot");
         assert_int_equal(exists(out), existing);
         if (existing) {
             char plots[PATH_MAX + 8], md[PATH_MAX + 16];
@@ -597,10 +562,10 @@ static void a_failed_report_leaves_nothing(void **state)
     snprintf(blocker, sizeof blocker, "%s/plots/speedup_corpus1.png", out);
     assert_int_equal(mkdir(blocker, 0755), 0);
     const char *args[] = {"report", path, "--out", out, NULL};
-    test_output o = run(args, root, NULL);
+    test_output o = test_run_bpebench(args, root, NULL);
     const char *keys[] = {"plots/speedup_corpus1.png: exists and is not a regular file but a "
                           "directory", NULL};
-    assert_one_line_failure(&o, 1, keys, "a figure that cannot be written");
+    assert_failed_run(&o, 1, keys, "a figure that cannot be written");
     char plots[PATH_MAX + 16];
     snprintf(plots, sizeof plots, "%s/plots", out);
     size_t entries = 0;
@@ -629,9 +594,9 @@ static void a_symlinked_plots_directory_is_refused(void **state)
     assert_int_equal(symlink(target, link), 0);
     write_grid("linked/results.json", 1, 1, 1, 0, path);
     const char *args[] = {"report", path, NULL};
-    test_output o = run(args, root, NULL);
+    test_output o = test_run_bpebench(args, root, NULL);
     const char *keys[] = {"linked/plots is a symbolic link", "remove it", NULL};
-    assert_one_line_failure(&o, 1, keys, "plots/ a symbolic link");
+    assert_failed_run(&o, 1, keys, "plots/ a symbolic link");
     DIR *d = opendir(target);
     assert_non_null(d);
     for (struct dirent *e; (e = readdir(d));)
@@ -644,17 +609,6 @@ static void a_symlinked_plots_directory_is_refused(void **state)
     test_output_free(&o);
 }
 
-static rlim_t file_limit;  /* RLIMIT_FSIZE for in_child_limit */
-static bool ignore_sigxfsz; /* and whether SIGXFSZ is ignored */
-
-static void in_child_limit(void)
-{
-    struct rlimit l = {file_limit, file_limit};
-    setrlimit(RLIMIT_FSIZE, &l);
-    if (ignore_sigxfsz)
-        signal(SIGXFSZ, SIG_IGN);
-}
-
 /* A file size limit (`ulimit -f`) the profile's data passes: SIGXFSZ kills
  * the report (or, ignored, every write past it fails), and neither leaves a
  * temporary file or the new --out behind. */
@@ -664,16 +618,15 @@ static void a_file_size_limit_leaves_nothing(void **state)
     char path[PATH_MAX], out[PATH_MAX], found[PATH_MAX];
     /* A profile .dat of ~1.5 MB; every other file under 100 KB. */
     write_grid("big-profile.json", 1, 2, 2, 20000, path);
-    file_limit = 200000;
     for (int ignored = 0; ignored < 2; ignored++) {
-        ignore_sigxfsz = ignored;
         const char *args[] = {"report", path, "--out", in_root(out, "limited"), NULL};
-        test_output o = run(args, root, in_child_limit);
+        test_limits limits = {.file_size = 200000, .ignore_sigxfsz = ignored};
+        test_output o = test_run_bpebench(args, root, &limits);
         if (!ignored && (!WIFSIGNALED(o.status) || WTERMSIG(o.status) != SIGXFSZ))
             fail_msg("expected death by SIGXFSZ, got status 0x%x: %s", o.status, o.err);
         if (ignored) {
             const char *keys[] = {"report:", NULL};
-            assert_one_line_failure(&o, 1, keys, "a write past the file size limit");
+            assert_failed_run(&o, 1, keys, "a write past the file size limit");
         }
         assert_false(exists(out));
         assert_false(test_find_temporary(root, found, sizeof found));
@@ -787,34 +740,34 @@ static void messages_name_the_real_problem(void **state)
     char path[PATH_MAX], out[PATH_MAX], file[PATH_MAX];
     write_grid("msg.json", 1, 1, 1, 0, path);
     const char *missing[] = {"report", "/nonexistent/r.json", NULL};
-    test_output o = run(missing, root, NULL);
+    test_output o = test_run_bpebench(missing, root, NULL);
     const char *keys1[] = {"/nonexistent/r.json: cannot open: No such file", NULL};
-    assert_one_line_failure(&o, 1, keys1, "a missing results file");
+    assert_failed_run(&o, 1, keys1, "a missing results file");
     assert_null(strstr(o.err, "--out"));
     test_output_free(&o);
 
     const char *directory[] = {"report", root, NULL};
-    o = run(directory, root, NULL);
+    o = test_run_bpebench(directory, root, NULL);
     const char *keys_dir[] = {"is a directory, not a regular file; give a results file", NULL};
-    assert_one_line_failure(&o, 1, keys_dir, "a directory as the results file");
+    assert_failed_run(&o, 1, keys_dir, "a directory as the results file");
     test_output_free(&o);
 
     const char *endless[] = {"compare", "/dev/zero", path, NULL};
-    o = run(endless, root, NULL);
+    o = test_run_bpebench(endless, root, NULL);
     const char *keys_zero[] = {"/dev/zero: is a character device, not a regular file", NULL};
-    assert_one_line_failure(&o, 1, keys_zero, "an endless results file");
+    assert_failed_run(&o, 1, keys_zero, "an endless results file");
     test_output_free(&o);
 
     const char *no_parent[] = {"report", path, "--out", in_root(out, "a/b"), NULL};
-    o = run(no_parent, root, NULL);
+    o = test_run_bpebench(no_parent, root, NULL);
     const char *keys2[] = {"--out", "a/b: cannot create", "parent directory must exist", NULL};
-    assert_one_line_failure(&o, 1, keys2, "--out whose parent is missing");
+    assert_failed_run(&o, 1, keys2, "--out whose parent is missing");
     test_output_free(&o);
 
     const char *on_file[] = {"report", path, "--out", path, NULL};
-    o = run(on_file, root, NULL);
+    o = test_run_bpebench(on_file, root, NULL);
     const char *keys3[] = {"msg.json: not a directory", NULL};
-    assert_one_line_failure(&o, 1, keys3, "--out naming a file");
+    assert_failed_run(&o, 1, keys3, "--out naming a file");
     test_output_free(&o);
 
     /* A directory that is not writable: the results file's own. */
@@ -829,10 +782,10 @@ static void messages_name_the_real_problem(void **state)
     assert_int_equal(chmod(out, 0555), 0);
     if (access(out, W_OK) != 0) { /* root may write anywhere */
         const char *ro[] = {"report", file, NULL};
-        o = run(ro, root, NULL);
+        o = test_run_bpebench(ro, root, NULL);
         const char *keys4[] = {"the directory of", "ro/r.json: cannot write there", "give --out",
                                NULL};
-        assert_one_line_failure(&o, 1, keys4, "a read-only directory");
+        assert_failed_run(&o, 1, keys4, "a read-only directory");
         test_output_free(&o);
     }
     assert_int_equal(chmod(out, 0755), 0);
@@ -850,9 +803,9 @@ static void long_paths_are_refused_not_truncated(void **state)
     memset(too_long, 'a', PATH_MAX + 99);
     too_long[PATH_MAX + 99] = '\0';
     const char *args[] = {"report", path, "--out", too_long, NULL};
-    test_output o = run(args, root, NULL);
+    test_output o = test_run_bpebench(args, root, NULL);
     const char *keys[] = {"--out is 4195 bytes long, longer than PATH_MAX", NULL};
-    assert_one_line_failure(&o, 1, keys, "--out longer than PATH_MAX");
+    assert_failed_run(&o, 1, keys, "--out longer than PATH_MAX");
     test_output_free(&o);
     /* A directory whose own path fits, but not DIR/plots/NAME.svg. */
     char deep[PATH_MAX];
@@ -867,9 +820,9 @@ static void long_paths_are_refused_not_truncated(void **state)
         assert_int_equal(mkdir(deep, 0755), 0);
     }
     args[3] = deep;
-    o = run(args, root, NULL);
+    o = test_run_bpebench(args, root, NULL);
     const char *keys2[] = {"plots/", "longer than PATH_MAX", "choose a shorter --out", NULL};
-    assert_one_line_failure(&o, 1, keys2, "--out too long for its files");
+    assert_failed_run(&o, 1, keys2, "--out too long for its files");
     char plots[PATH_MAX];
     snprintf(plots, sizeof plots, "%s/plots", deep);
     assert_false(exists(plots));
@@ -894,8 +847,8 @@ static void similar_names_get_their_own_figures(void **state)
     write_results(&r, "similar.json", path);
     results_free(&r);
     const char *args[] = {"report", path, "--out", in_root(out, "similar"), NULL};
-    test_output o = run(args, root, NULL);
-    assert_succeeded(&o, "names that differ in punctuation");
+    test_output o = test_run_bpebench(args, root, NULL);
+    assert_succeeded_run(&o, "names that differ in punctuation");
     static const char *const figures[] = {
         "time_vs_vocab_v1.0", "time_vs_vocab_v1_0", "time_vs_vocab_v1+0",
         "profile_v1.0@1M_V300", "profile_v1_0@1M_V300", "profile_v1_0@1M_V300_V300",
@@ -929,9 +882,38 @@ static void values_a_log_axis_cannot_show_leave_points_out(void **state)
     write_results(&r, "zeros.json", path);
     results_free(&r);
     const char *args[] = {"report", path, "--out", in_root(out, "zeros"), NULL};
-    test_output o = run(args, root, NULL);
-    assert_succeeded(&o, "zeros in a results file");
+    test_output o = test_run_bpebench(args, root, NULL);
+    assert_succeeded_run(&o, "zeros in a results file");
     test_output_free(&o);
+}
+
+/* Times too small to plot (a denormal: gnuplot's log axes read it as 0 and
+ * failed, naming their script) are refused, naming the file's field: a
+ * repetition's time, a merge of the profile. */
+static void times_too_small_to_plot_name_their_field(void **state)
+{
+    (void)state;
+    char path[PATH_MAX], out[PATH_MAX];
+    for (int field = 0; field < 2; field++) {
+        bench_results r;
+        make_grid(&r, 0, 0, 0, 0);
+        add_record(&r, "naive", "z@1M", 1000000, 300, 1.0, 5);
+        add_record(&r, "heap", "z@1M", 1000000, 300, 1.0, 5);
+        if (field == 0)
+            r.records[1].reps[2].total = 5e-324;
+        else
+            r.records[1].profile_seconds[3] = 5e-324;
+        write_results(&r, "denormal.json", path);
+        results_free(&r);
+        const char *args[] = {"report", path, "--out", in_root(out, "denormal"), NULL};
+        test_output o = test_run_bpebench(args, root, NULL);
+        const char *keys[] = {"denormal.json: results[1]: ",
+                              field == 0 ? "times_s.total[2] is 4.94066e-324 s"
+                                         : "profile.merge_seconds[3] is 4.94066e-324 s",
+                              "too small to be measured or plotted", NULL};
+        assert_failed_run(&o, 1, keys, "a denormal time");
+        test_output_free(&o);
+    }
 }
 
 /* ============================================================ threads */
@@ -1002,8 +984,8 @@ static void report_of(const bench_results *r, const char *dir)
     snprintf(json, sizeof json, "%s.json", dir);
     write_results(r, json, path);
     const char *args[] = {"report", path, "--out", in_root(out, dir), NULL};
-    test_output o = run(args, root, NULL);
-    assert_succeeded(&o, dir);
+    test_output o = test_run_bpebench(args, root, NULL);
+    assert_succeeded_run(&o, dir);
     test_output_free(&o);
 }
 
@@ -1190,8 +1172,8 @@ static void hostile_thread_counts_leave_rows_out(void **state)
     test_write_file(path, text, strlen(text));
     free(text);
     const char *args[] = {"report", path, "--out", in_root(out, "hostile-threads"), NULL};
-    test_output o = run(args, root, NULL);
-    assert_succeeded(&o, "hostile thread counts");
+    test_output o = test_run_bpebench(args, root, NULL);
+    assert_succeeded_run(&o, "hostile thread counts");
     test_output_free(&o);
     char *md = out_file("hostile-threads", "report.md");
     char *dat = out_file("hostile-threads", "plots/pretokenize_threads.dat");
@@ -1233,9 +1215,9 @@ static void hostile_thread_counts_leave_rows_out(void **state)
                  not_counts[i]);
         test_write_file(in_root(path, "bad-threads.json"), json, strlen(json));
         const char *bad[] = {"report", path, "--out", in_root(out, "bad-threads"), NULL};
-        o = run(bad, root, NULL);
+        o = test_run_bpebench(bad, root, NULL);
         const char *keys[] = {"bad-threads.json: results[0]", "\"threads\"", NULL};
-        assert_one_line_failure(&o, 1, keys, not_counts[i]);
+        assert_failed_run(&o, 1, keys, not_counts[i]);
         assert_false(exists(out));
         test_output_free(&o);
     }
@@ -1252,8 +1234,8 @@ static void the_html_page_holds_every_figure_and_nothing_active(void **state)
     write_grid("html.json", 2, 2, 2, 20, path);
     in_root(out, "html-out");
     const char *args[] = {"report", path, "--out", out, NULL};
-    test_output o = run(args, root, NULL);
-    assert_succeeded(&o, "report of a grid");
+    test_output o = test_run_bpebench(args, root, NULL);
+    assert_succeeded_run(&o, "report of a grid");
     snprintf(file, sizeof file, "%s/report.md", out);
     char *md = test_slurp(file, NULL);
     snprintf(file, sizeof file, "%s/report.html", out);
@@ -1517,27 +1499,27 @@ static void compare_never_passes_on_nothing(void **state)
     static const char *const thresholds[] = {"nan", "inf", "-5", "1e999", "", "10%", "-inf"};
     for (size_t i = 0; i < N(thresholds); i++) {
         const char *args[] = {"compare", base, base, "--threshold", thresholds[i], NULL};
-        test_output o = run(args, root, NULL);
+        test_output o = test_run_bpebench(args, root, NULL);
         const char *keys[] = {"bad --threshold", "0 or more", NULL};
-        assert_one_line_failure(&o, 2, keys, thresholds[i]);
+        assert_failed_run(&o, 2, keys, thresholds[i]);
         test_output_free(&o);
     }
     const char *same[] = {"compare", base, base, "--threshold", "0", NULL};
-    test_output o = run(same, root, NULL);
-    assert_succeeded(&o, "a file compared with itself");
+    test_output o = test_run_bpebench(same, root, NULL);
+    assert_succeeded_run(&o, "a file compared with itself");
     test_output_free(&o);
 
     const char *to_empty[] = {"compare", base, empty, NULL};
-    o = run(to_empty, root, NULL);
+    o = test_run_bpebench(to_empty, root, NULL);
     const char *keys1[] = {"empty.json has no results", NULL};
-    assert_one_line_failure(&o, 1, keys1, "an empty current file");
+    assert_one_line_stderr(&o, 1, keys1, "an empty current file");
     test_output_free(&o);
 
     const char *missing[] = {"compare", base, cur, NULL};
-    o = run(missing, root, NULL);
+    o = test_run_bpebench(missing, root, NULL);
     const char *keys2[] = {"1 run of the baseline is missing from", "cur.json",
                            "first linked-list/corpus0@2M/V=300", NULL};
-    assert_one_line_failure(&o, 1, keys2, "a run missing from the current file");
+    assert_one_line_stderr(&o, 1, keys2, "a run missing from the current file");
     assert_non_null(strstr(o.out, "linked-list/corpus0@2M/V=300"));
     assert_non_null(strstr(o.out, "MISSING from the current file"));
     test_output_free(&o);
@@ -1552,13 +1534,13 @@ static void compare_never_passes_on_nothing(void **state)
     test_write_file(in_root(text, "v3.json"), json, strlen(json));
     free(json);
     const char *v3[] = {"compare", base, text, NULL};
-    o = run(v3, root, NULL);
+    o = test_run_bpebench(v3, root, NULL);
     const char *keys3[] = {"v3.json: schema_version 3 is not supported", NULL};
-    assert_one_line_failure(&o, 1, keys3, "schema_version 3");
+    assert_failed_run(&o, 1, keys3, "schema_version 3");
     test_output_free(&o);
     const char *v3_report[] = {"report", text, NULL};
-    o = run(v3_report, root, NULL);
-    assert_one_line_failure(&o, 1, keys3, "report of schema_version 3");
+    o = test_run_bpebench(v3_report, root, NULL);
+    assert_failed_run(&o, 1, keys3, "report of schema_version 3");
     test_output_free(&o);
 }
 
@@ -1579,6 +1561,7 @@ int main(void)
         cmocka_unit_test(long_paths_are_refused_not_truncated),
         cmocka_unit_test(similar_names_get_their_own_figures),
         cmocka_unit_test(values_a_log_axis_cannot_show_leave_points_out),
+        cmocka_unit_test(times_too_small_to_plot_name_their_field),
         cmocka_unit_test(the_threads_figure_shows_the_tables_medians),
         cmocka_unit_test(the_pretokenizers_are_side_by_side),
         cmocka_unit_test(one_thread_count_draws_no_threads_figure),

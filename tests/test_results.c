@@ -131,7 +131,7 @@ static void numbers_read_back_exactly(void **state)
     bench_record *rec = &r.records[0];
     rec->reps[0].pretokenize = 0.0007806019998483669;
     rec->reps[1].total = 0.1 + 0.2;
-    rec->reps[2].merge = 5e-324; /* the smallest double */
+    rec->reps[2].merge = 2.2250738585072014e-308; /* the least normal double: the least time */
     rec->profile_seconds[1] = 1.0 / 3;
     rec->counters[0].value = 18446744073709549568ull; /* the largest double below 2^64 */
     rec->time_limit_s = 1e300;
@@ -368,6 +368,17 @@ static void impossible_times_are_refused(void **state)
             "\"merge\":[1,1],\"total\":[1e308,1e308]}", "times_s.total[0] is 1e+308 s, more than 1e+09");
     refused("1", "", "heap", OK_TIMES ",\"profile\":{\"merge_seconds\":[0.5,1.5e9],"
             "\"words_affected\":[2,1]}", "profile.merge_seconds[1] is 1.5e+09 s, more than 1e+09");
+    /* Denormal times and limits: gnuplot failed the report on them, naming
+     * its script rather than the field. */
+    refused("1", "", "heap", "\"times_s\":{\"read\":[0,0],\"pretokenize\":[0,0],\"setup\":[0,0],"
+            "\"merge\":[1,1],\"total\":[1,5e-324]}", "times_s.total[1] is 4.94066e-324 s, above 0 "
+            "but below 2.22507e-308 s");
+    refused("1", "", "heap", OK_TIMES ",\"profile\":{\"merge_seconds\":[0.5,1e-320],"
+            "\"words_affected\":[2,1]}", "profile.merge_seconds[1] is 9.99989e-321 s, above 0");
+    refused("1", "", "heap", OK_TIMES ",\"time_limit_s\":2e-308", "\"time_limit_s\" is 2e-308 s");
+    refused("1", "\"time_limit_s\":1e-310", "heap", OK_TIMES, "context.time_limit_s is 1e-310 s");
+    accepted("1", "", "heap", "\"times_s\":{\"read\":[0],\"pretokenize\":[0],\"setup\":[0],"
+             "\"merge\":[2.2250738585072014e-308],\"total\":[1]}");
     refused("1", "", "heap", OK_TIMES ",\"corpus_bytes\":10.5", "\"corpus_bytes\" must be a whole");
     refused("1", "\"cores\":-2", "heap", OK_TIMES, "context.cores must be a whole number");
     accepted("1", "\"cores\":2,\"time_limit_s\":0", "heap", OK_TIMES ",\"time_limit_s\":0.5");

@@ -24,23 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
-/* Runs `bpebench args...` in root and waits. */
-static void run_in(const char *root, const char *const *args, test_output *r)
-{
-    test_child c = test_start_bpebench(args, root, NULL);
-    test_finish(&c, r);
-}
-
-/* Runs it and fails unless it exits 0 having made every merge asked for
- * (no early stop: the corpus has pairs enough). */
+/* Runs `bpebench args...` in root and fails unless it succeeds having made
+ * every merge asked for (no early stop: the corpus has pairs enough). */
 static void run_ok(const char *root, const char *const *args)
 {
-    test_output r;
-    run_in(root, args, &r);
-    if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
-        fail_msg("bpebench %s %s ... failed: %s", args[0], args[1], r.err);
+    test_output r = test_run_bpebench(args, root, NULL);
+    assert_succeeded_run(&r, args[0]);
     assert_null(strstr(r.out, "stopped"));
     test_output_free(&r);
 }
@@ -118,9 +108,8 @@ static void min_frequency_keeps_a_prefix_and_records_it(void **state)
         run_ok(root, all);
         const char *cut[] = {"train", "--quiet", "--trainer", (*t)->name, "--vocab-size", "500",
                              "--min-frequency", "40", "--out", "cut", "in.txt", NULL};
-        test_output r;
-        run_in(root, cut, &r);
-        assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+        test_output r = test_run_bpebench(cut, root, NULL);
+        assert_succeeded_run(&r, "train --min-frequency 40");
         const char *stopped = strstr(r.out, "stopped at --min-frequency 40, the next pair occurs ");
         if (!stopped)
             fail_msg("%s: no stop in the summary:\n%s", (*t)->name, r.out);
@@ -174,8 +163,7 @@ static void bad_sizes_are_bad_usage(void **state)
         write_corpus(root);
         const char *args[] = {"train", "--quiet", "--vocab-size", "300", cases[i].option,
                               cases[i].value, "--out", "out", "in.txt", NULL};
-        test_output r;
-        run_in(root, args, &r);
+        test_output r = test_run_bpebench(args, root, NULL);
         assert_one_line_error(&r, 2, cases[i].needle);
         test_output_free(&r);
         assert_int_equal(test_count_entries(root), 1); /* in.txt alone: no out/ */
@@ -283,10 +271,8 @@ static void init_from_gpt2_files(void **state)
     assert_non_null(realpath("tests/fixtures/gpt2-head", fixture));
     const char *args[] = {"train", "--quiet", "--vocab-size", "400", "--init", fixture,
                           "--out", "out", "in.txt", NULL};
-    test_output r;
-    run_in(root, args, &r);
-    if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
-        fail_msg("--init gpt2-head failed: %s", r.err);
+    test_output r = test_run_bpebench(args, root, NULL);
+    assert_succeeded_run(&r, "train --init gpt2-head");
     assert_non_null(strstr(r.out, "40 from"));
     test_output_free(&r);
     char out[PATH_MAX];
@@ -321,8 +307,7 @@ static void init_refusals(void **state)
     for (size_t i = 0; i < N(cases); i++) {
         const char *args[] = {"train", "--quiet", "--vocab-size", cases[i].vocab, "--init",
                               "from", "--out", "out", "in.txt", cases[i].extra, NULL};
-        test_output r;
-        run_in(root, args, &r);
+        test_output r = test_run_bpebench(args, root, NULL);
         assert_one_line_error(&r, 2, cases[i].needle);
         test_output_free(&r);
         assert_int_equal(test_count_entries(root), 2); /* in.txt, from/: no out/ */

@@ -35,64 +35,8 @@
 
 /* ============================================================ runs */
 
-/* What one run of bpebench did: status, stdout, stderr (testutil.h). */
-typedef test_output run_result;
-
-/* Starts `bpebench args...` in `root`, standard input from `stdin_fd` (-1:
- * /dev/null). The child is killed by SIGALRM after `limit_s` seconds: a
- * hang fails the test. */
-static test_child start_run(const char *root, const char *const *args, int stdin_fd,
-                            unsigned limit_s)
-{
-    test_limits limits = {.alarm_s = limit_s, .stdin_fd = stdin_fd >= 0 ? stdin_fd : 0};
-    return test_start_bpebench(args, root, &limits);
-}
-
-/* Waits for a run and collects what it did. */
-static void finish_run(test_child *c, run_result *r)
-{
-    test_finish(c, r);
-}
-
-/* start_run, then finish_run. */
-static void run_limited(const char *root, const char *const *args, int stdin_fd, unsigned limit_s,
-                        run_result *r)
-{
-    test_child c = start_run(root, args, stdin_fd, limit_s);
-    finish_run(&c, r);
-}
-
-static void run(const char *root, const char *const *args, run_result *r)
-{
-    run_limited(root, args, -1, 120, r);
-}
-
-static void free_run(run_result *r)
-{
-    test_output_free(r);
-}
-
-/* A failed run: exit `code`, one line on stderr with every key, no stdout. */
-static void assert_failed(const run_result *r, int code, const char *const *keys, const char *what)
-{
-    if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != code)
-        fail_msg("%s: expected exit %d, got status 0x%x; stderr: %s", what, code, r->status,
-                 r->err);
-    size_t len = strlen(r->err);
-    if (strncmp(r->err, "bpebench", 8) != 0 || len < 10 || strchr(r->err, '\n') != r->err + len - 1)
-        fail_msg("%s: stderr is not one \"bpebench...\" line: \"%s\"", what, r->err);
-    for (size_t k = 0; keys[k]; k++)
-        if (!strstr(r->err, keys[k]))
-            fail_msg("%s: stderr lacks \"%s\": %s", what, keys[k], r->err);
-    if (r->out[0])
-        fail_msg("%s: a failed run printed on stdout: %s", what, r->out);
-}
-
-static void assert_succeeded(const run_result *r, const char *what)
-{
-    if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0 || r->err[0])
-        fail_msg("%s: expected success, got status 0x%x; stderr: %s", what, r->status, r->err);
-}
+/* Every run here is killed by SIGALRM after 120 s: a hang fails the test. */
+static const test_limits HANG_LIMIT = {.alarm_s = 120};
 
 /* The number after `label` in a run's summary ("merges     12"). */
 static unsigned long long summary_number(const char *out, const char *label)
@@ -153,10 +97,9 @@ static void special_tokens_refused_by_every_command(void **state)
             snprintf(what, sizeof what, "%s --special-token %s", commands[c][0], bad[i].shown);
             const char *keys[] = {"--special-token", bad[i].shown, bad[i].why, "vocab.json",
                                   NULL};
-            run_result r;
-            run(root, commands[c], &r);
-            assert_failed(&r, 2, keys, what);
-            free_run(&r);
+            test_output r = test_run_bpebench(commands[c], root, &HANG_LIMIT);
+            assert_failed_run(&r, 2, keys, what);
+            test_output_free(&r);
         }
         char *vocab = test_file_contents(root, "out/vocab.json");
         assert_string_equal(vocab, "{\"old\": 0}");
@@ -178,14 +121,13 @@ static void accepted_special_tokens_keep_vocab_whole(void **state)
     const char *args[] = {"train", "--trainer", "naive", "--vocab-size", "1000",
                           "--special-token", "<|endoftext|>", "--special-token", "<s> x",
                           "--special-token", "\n", "--out", "out", "in.txt", NULL};
-    run_result r;
-    run(root, args, &r);
-    assert_succeeded(&r, "accepted special tokens");
+    test_output r = test_run_bpebench(args, root, &HANG_LIMIT);
+    assert_succeeded_run(&r, "accepted special tokens");
     unsigned long long merges = summary_number(r.out, "merges     ");
     assert_true(merges > 20);
     snprintf(path, sizeof path, "%s/out/vocab.json", root);
     assert_vocab_json_whole(path, 256 + 3 + (size_t)merges);
-    free_run(&r);
+    test_output_free(&r);
     test_remove_tree(root);
 }
 
@@ -206,16 +148,15 @@ static void directory_named_merges_txt_keeps_old_files(void **state)
     test_write_file_in(root, "out/vocab.json", TEXT("{\"old\": 0}"));
     const char *args[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "out",
                           "in.txt", NULL};
-    run_result r;
-    run(root, args, &r);
+    test_output r = test_run_bpebench(args, root, &HANG_LIMIT);
     const char *keys[] = {"out/merges.txt", "a directory", "not a regular file", NULL};
-    assert_failed(&r, 1, keys, "merges.txt is a directory");
+    assert_failed_run(&r, 1, keys, "merges.txt is a directory");
     char *vocab = test_file_contents(root, "out/vocab.json");
     assert_string_equal(vocab, "{\"old\": 0}");
     free(vocab);
     snprintf(path, sizeof path, "%s/out", root);
     assert_int_equal(test_count_entries(path), 2);
-    free_run(&r);
+    test_output_free(&r);
     test_remove_tree(root);
 }
 
@@ -248,11 +189,11 @@ static void concurrent_trains_keep_their_files_together(void **state)
     const char *large[] = {"train", "--trainer", "heap", "--vocab-size", "420", "--out", "out",
                            "in.txt", NULL};
     for (int i = 0; i < 60; i++) {
-        test_child a = start_run(root, i % 2 ? small : large, -1, 120);
-        test_child b = start_run(root, i % 2 ? large : small, -1, 120);
-        run_result ra, rb;
-        finish_run(&a, &ra);
-        finish_run(&b, &rb);
+        test_child a = test_start_bpebench(i % 2 ? small : large, root, &HANG_LIMIT);
+        test_child b = test_start_bpebench(i % 2 ? large : small, root, &HANG_LIMIT);
+        test_output ra, rb;
+        test_finish(&a, &ra);
+        test_finish(&b, &rb);
         if (!WIFEXITED(ra.status) || WEXITSTATUS(ra.status) != 0 || !WIFEXITED(rb.status) ||
             WEXITSTATUS(rb.status) != 0)
             fail_msg("round %d: a run failed (0x%x, 0x%x): %s%s", i, ra.status, rb.status,
@@ -265,8 +206,8 @@ static void concurrent_trains_keep_their_files_together(void **state)
         if (lines - 1 != 300 - 257 && lines - 1 != 420 - 257)
             fail_msg("round %d: merges.txt holds %zu merges", i, lines - 1);
         assert_vocab_json_whole(vocab_path, 257 + lines - 1);
-        free_run(&ra);
-        free_run(&rb);
+        test_output_free(&ra);
+        test_output_free(&rb);
     }
     test_remove_tree(root);
 }
@@ -274,8 +215,9 @@ static void concurrent_trains_keep_their_files_together(void **state)
 /* ============================================================ inputs */
 
 /* A FIFO or a device named directly is refused at once, by train and stats
- * (no hang waiting for a writer that never comes). */
-static void fifo_and_device_named_directly_are_refused(void **state)
+ * (no hang waiting for a writer that never comes), and so is a device on
+ * standard input (`- < /dev/zero`, which never ends), by train and count. */
+static void fifo_and_device_inputs_are_refused(void **state)
 {
     (void)state;
     char root[64], path[PATH_MAX];
@@ -291,14 +233,28 @@ static void fifo_and_device_named_directly_are_refused(void **state)
                                "out", inputs[i].input, NULL};
         const char *stats[] = {"stats", inputs[i].input, NULL};
         const char *keys[] = {inputs[i].input, inputs[i].kind, "not a regular file", NULL};
-        run_result r;
-        run_limited(root, train, -1, 20, &r);
-        assert_failed(&r, 1, keys, "train on a FIFO or device");
-        free_run(&r);
-        run_limited(root, stats, -1, 20, &r);
-        assert_failed(&r, 1, keys, "stats on a FIFO or device");
-        free_run(&r);
+        test_output r = test_run_bpebench(train, root, &(test_limits){.alarm_s = 20});
+        assert_failed_run(&r, 1, keys, "train on a FIFO or device");
+        test_output_free(&r);
+        r = test_run_bpebench(stats, root, &(test_limits){.alarm_s = 20});
+        assert_failed_run(&r, 1, keys, "stats on a FIFO or device");
+        test_output_free(&r);
     }
+    int zero = open("/dev/zero", O_RDONLY);
+    assert_true(zero >= 0);
+    const char *train[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "out",
+                           "-", NULL};
+    const char *count[] = {"count", "--out", "out/x.counts", "-", NULL};
+    const char *keys[] = {"-:", "standard input is a character device", "not a regular file",
+                          NULL};
+    test_limits from_zero = {.alarm_s = 20, .stdin_fd = zero};
+    test_output r = test_run_bpebench(train, root, &from_zero);
+    assert_failed_run(&r, 1, keys, "train - < /dev/zero");
+    test_output_free(&r);
+    r = test_run_bpebench(count, root, &from_zero);
+    assert_failed_run(&r, 1, keys, "count - < /dev/zero");
+    test_output_free(&r);
+    close(zero);
     snprintf(path, sizeof path, "%s/out", root);
     assert_int_equal(test_count_entries(path), 0);
     test_remove_tree(root);
@@ -306,7 +262,8 @@ static void fifo_and_device_named_directly_are_refused(void **state)
 
 /* `-` reads standard input as a stream (here a pipe): the same tokenizer as
  * from the file; from a file, what is left of it. Given twice, or to a
- * command that reads its inputs twice, it is refused. */
+ * command that reads its inputs twice, it is refused, and so is
+ * `train --counts -` (bad usage, with a message of its own). */
 static void standard_input_is_read_as_a_stream(void **state)
 {
     (void)state;
@@ -323,23 +280,23 @@ static void standard_input_is_read_as_a_stream(void **state)
                                "file", "in.txt", NULL};
     const char *from_stdin[] = {"train", "--trainer", "naive", "--vocab-size", "400", "--out",
                                 "stdin", "-", NULL};
-    run_result r;
-    run(root, from_file, &r);
-    assert_succeeded(&r, "train on the file");
-    free_run(&r);
+    test_output r = test_run_bpebench(from_file, root, &HANG_LIMIT);
+    assert_succeeded_run(&r, "train on the file");
+    test_output_free(&r);
     int fds[2];
     assert_int_equal(pipe(fds), 0);
     /* The run must not hold the write end itself, or it never sees the end. */
     assert_int_equal(fcntl(fds[1], F_SETFD, FD_CLOEXEC), 0);
-    test_child run_child = start_run(root, from_stdin, fds[0], 120);
+    test_limits from_pipe = {.alarm_s = 120, .stdin_fd = fds[0]};
+    test_child run_child = test_start_bpebench(from_stdin, root, &from_pipe);
     close(fds[0]);
     ssize_t written = write(fds[1], text, len); /* EPIPE if the run stops reading */
     close(fds[1]);
-    finish_run(&run_child, &r);
-    assert_succeeded(&r, "train on standard input");
+    test_finish(&run_child, &r);
+    assert_succeeded_run(&r, "train on standard input");
     assert_int_equal(written, (ssize_t)len);
     assert_int_equal(summary_number(r.out, "input      "), len);
-    free_run(&r);
+    test_output_free(&r);
     for (int f = 0; f < 2; f++) {
         const char *name = f ? "merges.txt" : "vocab.json";
         char a[64], b[64];
@@ -358,24 +315,33 @@ static void standard_input_is_read_as_a_stream(void **state)
     int fd = open(path, O_RDONLY);
     assert_true(fd >= 0);
     assert_int_equal(lseek(fd, 7, SEEK_SET), 7);
-    run_limited(root, from_stdin, fd, 120, &r);
+    r = test_run_bpebench(from_stdin, root, &(test_limits){.alarm_s = 120, .stdin_fd = fd});
     close(fd);
-    assert_succeeded(&r, "train on standard input from a file read in part");
+    assert_succeeded_run(&r, "train on standard input from a file read in part");
     assert_int_equal(summary_number(r.out, "input      "), len - 7);
-    free_run(&r);
+    test_output_free(&r);
 
     const char *twice[] = {"train", "--trainer", "naive", "--vocab-size", "400", "--out", "o",
                            "-", "in.txt", "-", NULL};
     const char *twice_keys[] = {"standard input", "twice", NULL};
-    run(root, twice, &r);
-    assert_failed(&r, 1, twice_keys, "- given twice");
-    free_run(&r);
+    fd = open(path, O_RDONLY); /* not /dev/null, a device, refused whether once or twice */
+    assert_true(fd >= 0);
+    r = test_run_bpebench(twice, root, &(test_limits){.alarm_s = 120, .stdin_fd = fd});
+    close(fd);
+    assert_failed_run(&r, 1, twice_keys, "- given twice");
+    test_output_free(&r);
     const char *stats[] = {"stats", "-", NULL};
     const char *stats_keys[] = {"-:", "only train reads standard input", "save it to a file",
                                 NULL};
-    run(root, stats, &r);
-    assert_failed(&r, 1, stats_keys, "stats -");
-    free_run(&r);
+    r = test_run_bpebench(stats, root, &HANG_LIMIT);
+    assert_failed_run(&r, 1, stats_keys, "stats -");
+    test_output_free(&r);
+    const char *counts[] = {"train", "--counts", "--vocab-size", "300", "--out", "o", "-", NULL};
+    const char *counts_keys[] = {"-:", "train --counts reads word-count files",
+                                 "bpebench count --out FILE", NULL};
+    r = test_run_bpebench(counts, root, &HANG_LIMIT);
+    assert_failed_run(&r, 2, counts_keys, "train --counts -");
+    test_output_free(&r);
     test_remove_tree(root);
 }
 
@@ -401,7 +367,7 @@ static void change_while_reading(const char *root, bool append)
         sleep_ms(20); /* so that a change gets a later modification time (a coarse clock) */
         struct stat st;
         assert_int_equal(stat(path, &st), 0);
-        test_child run_child = start_run(root, args, -1, 300);
+        test_child run_child = test_start_bpebench(args, root, &(test_limits){.alarm_s = 300});
         long long pos = -1;
         while ((pos = test_read_position(run_child.pid, path)) <= 0 && waitpid(run_child.pid, NULL, WNOHANG) == 0)
             sleep_ms(1);
@@ -419,15 +385,15 @@ static void change_while_reading(const char *root, bool append)
             pos = test_read_position(run_child.pid, path); /* still short of the end: the change came in time */
             during = pos > 0 && pos < st.st_size;
         }
-        run_result r;
-        finish_run(&run_child, &r);
+        test_output r;
+        test_finish(&run_child, &r);
         if (!during) {
-            free_run(&r);
+            test_output_free(&r);
             continue;
         }
         const char *keys[] = {"big.txt", "changed while reading", NULL};
-        assert_failed(&r, 1, keys, append ? "appended while read" : "rewritten while read");
-        free_run(&r);
+        assert_failed_run(&r, 1, keys, append ? "appended while read" : "rewritten while read");
+        test_output_free(&r);
         return;
     }
     fail_msg("five times the run read the whole file before it could be changed; make it larger");
@@ -466,10 +432,9 @@ static void contradicting_special_token_options(void **state)
     };
     const char *keys[] = {"--special-token and --no-special-tokens", NULL};
     for (size_t c = 0; c < N(commands); c++) {
-        run_result r;
-        run(root, commands[c], &r);
-        assert_failed(&r, 2, keys, commands[c][0]);
-        free_run(&r);
+        test_output r = test_run_bpebench(commands[c], root, &HANG_LIMIT);
+        assert_failed_run(&r, 2, keys, commands[c][0]);
+        test_output_free(&r);
     }
     assert_int_equal(test_count_entries(root), 1);
     test_remove_tree(root);
@@ -490,13 +455,12 @@ static void unknown_options_get_one_line(void **state)
         snprintf(expected, sizeof expected,
                  "bpebench %s: unknown option '--x' (see bpebench %s --help)\n", commands[c],
                  commands[c]);
-        run_result r;
-        run(root, args, &r);
+        test_output r = test_run_bpebench(args, root, &HANG_LIMIT);
         if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 2 || strcmp(r.err, expected) != 0 ||
             r.out[0])
             fail_msg("%s --x: status 0x%x, stderr \"%s\", expected \"%s\"", commands[c], r.status,
                      r.err, expected);
-        free_run(&r);
+        test_output_free(&r);
     }
     static const struct {
         const char *args[4]; /* the command line */
@@ -509,12 +473,11 @@ static void unknown_options_get_one_line(void **state)
         {{"train", "-q", NULL}, "bpebench train: unknown option '-q' (see bpebench train --help)\n"},
     };
     for (size_t i = 0; i < N(others); i++) {
-        run_result r;
-        run(root, others[i].args, &r);
+        test_output r = test_run_bpebench(others[i].args, root, &HANG_LIMIT);
         if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 2 || strcmp(r.err, others[i].line))
             fail_msg("%s %s: status 0x%x, stderr \"%s\"", others[i].args[0], others[i].args[1],
                      r.status, r.err);
-        free_run(&r);
+        test_output_free(&r);
     }
     test_remove_tree(root);
 }
@@ -548,30 +511,29 @@ static void names_and_words_are_escaped(void **state)
     const char *hostile = "o\x1b[31m\nx\xff\xe2\x80\xae";
     const char *train[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", hostile,
                            "in.txt", NULL};
-    run_result r;
-    run(root, train, &r);
-    assert_succeeded(&r, "train --out hostile");
+    test_output r = test_run_bpebench(train, root, &HANG_LIMIT);
+    assert_succeeded_run(&r, "train --out hostile");
     assert_terminal_safe(r.out, "train's summary");
     assert_non_null(strstr(r.out, "wrote      o\\x1B[31m\\nx\\xFF\\u{202E}/vocab.json"));
-    free_run(&r);
+    test_output_free(&r);
 
     const char *missing[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "o",
                              "in\x1b[31m\n\xff\xe2\x80\xae.txt", NULL};
     const char *keys[] = {"No such file", NULL};
-    run(root, missing, &r);
-    assert_failed(&r, 1, keys, "a hostile missing input");
+    r = test_run_bpebench(missing, root, &HANG_LIMIT);
+    assert_failed_run(&r, 1, keys, "a hostile missing input");
     assert_terminal_safe(r.err, "the error");
-    free_run(&r);
+    test_output_free(&r);
 
     test_write_file_in(root, "words.txt", TEXT("a\x1b[2Jb \x07\x07 \xc2\x85x \xe2\x80\xaey \xff\xfe "
                                        "\x1b[2Jb \x07\x07 \xe2\x80\xaey \xff\xfe\n"));
     const char *stats[] = {"stats", "--invalid-utf8=bytes", "words.txt", NULL};
-    run(root, stats, &r);
-    assert_succeeded(&r, "stats on hostile words");
+    r = test_run_bpebench(stats, root, &HANG_LIMIT);
+    assert_succeeded_run(&r, "stats on hostile words");
     assert_terminal_safe(r.out, "stats' top words");
     assert_non_null(strstr(r.out, "\"\\x1B[\""));
     assert_non_null(strstr(r.out, "\"\\xFF\\xFE\""));
-    free_run(&r);
+    test_output_free(&r);
     test_remove_tree(root);
 }
 
@@ -616,17 +578,16 @@ static void long_paths_are_refused_whole(void **state)
     const char *long_input[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "o",
                                 huge, NULL};
     const char *input_keys[] = {"5000 bytes", "longer than the system's limit", NULL};
-    run_result r;
-    run(root, long_out, &r);
-    assert_failed(&r, 2, out_keys, "--out of 5000 bytes");
-    free_run(&r);
-    run(root, deep_out, &r);
-    assert_failed(&r, 2, out_keys, "--out too long for its temporary names");
+    test_output r = test_run_bpebench(long_out, root, &HANG_LIMIT);
+    assert_failed_run(&r, 2, out_keys, "--out of 5000 bytes");
+    test_output_free(&r);
+    r = test_run_bpebench(deep_out, root, &HANG_LIMIT);
+    assert_failed_run(&r, 2, out_keys, "--out too long for its temporary names");
     assert_int_equal(test_count_entries(deep), 0);
-    free_run(&r);
-    run(root, long_input, &r);
-    assert_failed(&r, 1, input_keys, "an input of 5000 bytes");
-    free_run(&r);
+    test_output_free(&r);
+    r = test_run_bpebench(long_input, root, &HANG_LIMIT);
+    assert_failed_run(&r, 1, input_keys, "an input of 5000 bytes");
+    test_output_free(&r);
     free(huge);
     test_remove_tree(root);
 }
@@ -652,43 +613,39 @@ static void out_parents_follow_one_rule(void **state)
     test_make_dir(root, sizeof root, "safety");
     test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
     test_write_file_in(root, "bad.txt", TEXT("valid words, then \xff\n"));
-    run_result r;
-    run(root,
-        (const char *[]){"train", "--trainer", "naive", "--vocab-size", "300", "--out", "a/b/c",
-                         "in.txt", NULL},
-        &r);
-    assert_succeeded(&r, "train into new a/b/c");
+    const char *into_abc[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out",
+                              "a/b/c", "in.txt", NULL};
+    test_output r = test_run_bpebench(into_abc, root, &HANG_LIMIT);
+    assert_succeeded_run(&r, "train into new a/b/c");
     assert_true(exists_in(root, "a/b/c/merges.txt"));
-    free_run(&r);
-    run(root,
-        (const char *[]){"train", "--trainer", "naive", "--vocab-size", "300", "--out", "x/y/z",
-                         "bad.txt", NULL},
-        &r);
-    assert_failed(&r, 1, (const char *[]){"bad.txt", NULL}, "train of invalid UTF-8 into x/y/z");
+    test_output_free(&r);
+    const char *bad_into_xyz[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out",
+                                  "x/y/z", "bad.txt", NULL};
+    r = test_run_bpebench(bad_into_xyz, root, &HANG_LIMIT);
+    assert_failed_run(&r, 1, (const char *[]){"bad.txt", NULL}, "train of invalid UTF-8 into x/y/z");
     assert_false(exists_in(root, "x"));
-    free_run(&r);
-    run(root,
-        (const char *[]){"train", "--trainer", "naive", "--vocab-size", "300", "--out", "d1/d2/d3/d4/d5",
-                         "in.txt", NULL},
-        &r);
-    assert_failed(&r, 1, (const char *[]){"d1/d2/d3/d4/d5", "more than 4 new directories", NULL},
+    test_output_free(&r);
+    const char *five_levels[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out",
+                                 "d1/d2/d3/d4/d5", "in.txt", NULL};
+    r = test_run_bpebench(five_levels, root, &HANG_LIMIT);
+    assert_failed_run(&r, 1, (const char *[]){"d1/d2/d3/d4/d5", "more than 4 new directories", NULL},
                   "train into five new levels");
     assert_false(exists_in(root, "d1"));
-    free_run(&r);
-    run(root, (const char *[]){"bench", "--corpus", "c=in.txt", "--trainers", "naive", "--vocab",
-                               "300", "--repeats", "1", "--out", "p/q/r", NULL},
-        &r);
+    test_output_free(&r);
+    const char *bench_pqr[] = {"bench", "--corpus", "c=in.txt", "--trainers", "naive", "--vocab",
+                               "300", "--repeats", "1", "--out", "p/q/r", NULL};
+    r = test_run_bpebench(bench_pqr, root, &HANG_LIMIT);
     if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
         fail_msg("bench into new p/q/r: status 0x%x; stderr: %s", r.status, r.err);
     assert_true(exists_in(root, "p/q/r/results.json"));
-    free_run(&r);
-    run(root, (const char *[]){"bench", "--corpus", "c=in.txt", "--trainers", "naive", "--vocab",
-                               "300", "--repeats", "1", "--out", "e1/e2/e3/e4/e5", NULL},
-        &r);
-    assert_failed(&r, 1, (const char *[]){"e1/e2/e3/e4/e5", "more than 4 new directories", NULL},
+    test_output_free(&r);
+    const char *bench_five[] = {"bench", "--corpus", "c=in.txt", "--trainers", "naive", "--vocab",
+                                "300", "--repeats", "1", "--out", "e1/e2/e3/e4/e5", NULL};
+    r = test_run_bpebench(bench_five, root, &HANG_LIMIT);
+    assert_failed_run(&r, 1, (const char *[]){"e1/e2/e3/e4/e5", "more than 4 new directories", NULL},
                   "bench into five new levels");
     assert_false(exists_in(root, "e1"));
-    free_run(&r);
+    test_output_free(&r);
     test_remove_tree(root);
 }
 
@@ -700,7 +657,7 @@ int main(void)
         cmocka_unit_test(accepted_special_tokens_keep_vocab_whole),
         cmocka_unit_test(directory_named_merges_txt_keeps_old_files),
         cmocka_unit_test(concurrent_trains_keep_their_files_together),
-        cmocka_unit_test(fifo_and_device_named_directly_are_refused),
+        cmocka_unit_test(fifo_and_device_inputs_are_refused),
         cmocka_unit_test(standard_input_is_read_as_a_stream),
         cmocka_unit_test(file_changed_while_reading_is_an_error),
         cmocka_unit_test(contradicting_special_token_options),

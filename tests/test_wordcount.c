@@ -4,6 +4,9 @@
  *   - every byte string round-trips (all 256 bytes, in words of one byte and
  *     in one word of all of them), and the file is sorted and ends with its
  *     totals;
+ *   - the order is the format's (count, then bytes) on words built to tie:
+ *     equal counts, long shared beginnings, NUL bytes, words that begin
+ *     others (the writer's radix sort, input/wordsort.h);
  *   - the reader refuses each kind of malformed file with "NAME:LINE: ...",
  *     and files whose syntax is right but whose meaning is not (a header
  *     string cut by a NUL or holding control bytes, a key given twice, a
@@ -17,6 +20,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
+#include "base/byteunicode.h"
+#include "base/prng.h"
+#include "base/utf8.h"
 #include "input/wordcount.h"
 
 #include <stdio.h>
@@ -26,34 +32,18 @@
 
 /* ------------------------------------------------------------- in memory */
 
-/* A growing buffer a byte_sink appends to. */
-typedef struct {
-    char *data;  /* the bytes; malloc'd */
-    size_t len;  /* used */
-} memory_text;
-
-static bool memory_write(void *ctx, const void *data, size_t len, char *err, size_t err_len)
-{
-    (void)err;
-    (void)err_len;
-    memory_text *m = ctx;
-    char *grown = realloc(m->data, m->len + len + 1);
-    assert_non_null(grown);
-    m->data = grown;
-    memcpy(m->data + m->len, data, len);
-    m->len += len;
-    m->data[m->len] = '\0';
-    return true;
-}
-
 /* The file text of table t, counted with gpt2's source and <|endoftext|>. */
-static memory_text format_table(const word_table *t)
+static test_memory_text format_table(const word_table *t)
 {
     static const char *const specials[] = {"<|endoftext|>"};
-    memory_text m = {0};
+    test_memory_text m = {0};
     char err[256];
-    assert_true(wordcount_format(t, "PATTERN", specials, 1,
-                                 (byte_sink){.write = memory_write, .ctx = &m}, err, sizeof err));
+    bpe_word *array;
+    bpe_words view;
+    assert_true(word_table_view(t, &array, &view));
+    assert_true(wordcount_format(&view, "PATTERN", specials, 1,
+                                 test_memory_sink(&m), err, sizeof err));
+    free(array);
     return m;
 }
 
@@ -78,7 +68,7 @@ static void every_byte_string_round_trips(void **state)
         assert_true(word_table_add(&t, &one, 1, (uint64_t)b + 1));
     }
     assert_true(word_table_add(&t, all, sizeof all, UINT64_MAX / 2));
-    memory_text m = format_table(&t);
+    test_memory_text m = format_table(&t);
     wordcount_meta meta = {0};
     char err[512];
     assert_true(word_table_init(&back));
@@ -105,6 +95,84 @@ static void every_byte_string_round_trips(void **state)
     free(m.data);
     word_table_free(&t);
     word_table_free(&back);
+}
+
+/* The format's order: highest count first, then memcmp, then the shorter. */
+static int file_order(uint64_t count_a, const uint8_t *a, size_t len_a, uint64_t count_b,
+                      const uint8_t *b, size_t len_b)
+{
+    if (count_a != count_b)
+        return count_a > count_b ? -1 : 1;
+    int c = memcmp(a, b, len_a < len_b ? len_a : len_b);
+    return c ? c : (len_a > len_b) - (len_a < len_b);
+}
+
+/* One record line "COUNT<TAB>WORD" of a written file, decoded into bytes. */
+static size_t decode_record(const char *line, size_t len, uint64_t *count, uint8_t *bytes)
+{
+    const char *tab = memchr(line, '\t', len);
+    assert_non_null(tab);
+    *count = strtoull(line, NULL, 10);
+    size_t n = 0;
+    for (const char *p = tab + 1; p < line + len;) {
+        uint32_t cp;
+        int step = utf8_decode((const uint8_t *)p, (size_t)(line + len - p), &cp);
+        assert_true(step > 0);
+        int b = codepoint_to_byte(cp);
+        assert_true(b >= 0);
+        bytes[n++] = (uint8_t)b;
+        p += step;
+    }
+    return n;
+}
+
+/* Words made to tie everywhere a sort can go wrong: few counts (three of
+ * them past 2^56, so every count byte matters), four bytes (NUL among them), a
+ * few long stems that many words begin with, so that thousands share their
+ * first 8 bytes and more, and words that are the beginning of others. The
+ * file must hold each exactly once, each record strictly after the one
+ * before it in the format's order. */
+static void records_are_in_count_then_byte_order(void **state)
+{
+    (void)state;
+    static const uint8_t alphabet[] = {0x00, 'a', 'b', 0xff};
+    static const uint64_t counts[] = {1, 1, 1, 2, 3, 256, 257, 1ull << 40};
+    static const uint64_t huge[] = {1ull << 62, 1ull << 62, (1ull << 62) + 256};
+    word_table t;
+    assert_true(word_table_init(&t));
+    uint64_t rng = 27;
+    uint8_t stems[4][24];
+    for (size_t s = 0; s < 4; s++)
+        for (size_t k = 0; k < sizeof stems[s]; k++)
+            stems[s][k] = alphabet[splitmix64(&rng) % sizeof alphabet];
+    while (t.n_entries < 20000) {
+        uint8_t word[40];
+        size_t stem = splitmix64(&rng) % 5, len = 1 + splitmix64(&rng) % 30;
+        for (size_t k = 0; k < len; k++)
+            word[k] = stem < 4 && k < sizeof stems[stem] ? stems[stem][k]
+                                                         : alphabet[splitmix64(&rng) % 4];
+        uint64_t count = t.n_entries < 3 ? huge[t.n_entries] : counts[splitmix64(&rng) % 8];
+        if (word_table_find(&t, word, len) == SIZE_MAX)
+            assert_true(word_table_add(&t, word, len, count));
+    }
+    test_memory_text m = format_table(&t);
+    const char *line = strchr(m.data, '\n') + 1;
+    uint64_t prev_count = 0, count;
+    uint8_t prev[64], bytes[64];
+    size_t prev_len = 0, records = 0;
+    for (const char *end; strncmp(line, "#end ", 5) != 0; line = end + 1, records++) {
+        end = strchr(line, '\n');
+        size_t len = decode_record(line, (size_t)(end - line), &count, bytes);
+        assert_true(word_table_find(&t, bytes, len) != SIZE_MAX);
+        if (records > 0 && file_order(prev_count, prev, prev_len, count, bytes, len) >= 0)
+            fail_msg("record %zu is not after the one before it", records + 1);
+        memcpy(prev, bytes, len);
+        prev_len = len;
+        prev_count = count;
+    }
+    assert_int_equal(records, t.n_entries);
+    free(m.data);
+    word_table_free(&t);
 }
 
 /* One malformed file and the start of the message it must get. */
@@ -134,9 +202,12 @@ static void malformed_files_are_refused_with_file_and_line(void **state)
         {HEADER "18446744073709551616\tab\n#end 1 5\n", "f:2: bad count"},
         {HEADER "5\t\n#end 1 5\n", "f:2: empty word"},
         {HEADER "5\ta b\n#end 1 5\n", "f:2: byte offset 1 of the word: a character outside"},
-
         {HEADER "5\t\xff\n#end 1 5\n", "f:2: byte offset 0 of the word: not valid UTF-8"},
         {HEADER "5\tab\n3\tab\n#end 1 8\n", "f:3: a word given twice"},
+        /* The reader adds words some lines after reading them: a later bad line
+         * must not hide the error of an earlier one. */
+        {HEADER "5\tab\n3\tab\n05\tcd\n#end 2 8\n", "f:3: a word given twice"},
+        {HEADER "5\tab\n3\tab\n#end 2 8", "f:3: a word given twice"},
         {HEADER "5\tab\n#end 2 5\n", "f:3: the end line says 2 words"},
         {HEADER "5\tab\n#end 1\n", "f:3: malformed end line"},
         {HEADER "5\tab\n#end 1 5\nmore\n", "f:4: text after the end line"},
@@ -259,6 +330,7 @@ static void files_sum_and_must_agree(void **state)
     static const char other[] =
         "#bpebench word counts v1 {\"pattern\":\"q\",\"special_tokens\":[]}\n1\tab\n#end 1 1\n";
     static const char huge[] = HEADER "18446744073709551610\tab\n#end 1 18446744073709551610\n";
+    static const char twice[] = HEADER "1\tc\n2\tq\n1\tc\n#end 3 4\n";
     word_table t;
     wordcount_meta meta = {0};
     char err[512];
@@ -274,29 +346,24 @@ static void files_sum_and_must_agree(void **state)
     assert_false(wordcount_parse("h", (const uint8_t *)huge, strlen(huge), &meta, &t, err,
                                  sizeof err));
     assert_non_null(strstr(err, "h: the files' counts add up to more than 2^64 - 1"));
+    /* A word of an earlier file, given twice in a later one. */
+    assert_false(wordcount_parse("t", (const uint8_t *)twice, strlen(twice), &meta, &t, err,
+                                 sizeof err));
+    assert_non_null(strstr(err, "t:4: a word given twice"));
     wordcount_meta_free(&meta);
     word_table_free(&t);
 }
 
 /* ------------------------------------------------------------- commands */
 
-/* Runs bpebench with argv (NULL-terminated, without the program); asserts
- * the exit status; returns its stderr (malloc'd). */
 /* Runs bpebench with args (NULL-terminated), fails the test unless it exits
  * with expected_status; returns its stderr and, when out is not NULL, its
  * stdout in *out (both malloc'd). */
 static char *run_bpebench_out(int expected_status, const char *const *args, char **out_text)
 {
-    const char *argv[32] = {test_bpebench()};
-    size_t n = 1;
-    for (; args[n - 1]; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
-    test_child c = test_start(argv, NULL, NULL);
-    test_output out;
-    test_finish(&c, &out);
-    if (!WIFEXITED(out.status) || WEXITSTATUS(out.status) != expected_status)
-        fail_msg("%s %s: status %d, expected %d; stderr: %s", argv[1], argv[2], out.status,
+    test_output out = test_run_bpebench(args, NULL, NULL);
+    if (test_exit_status(&out) != expected_status)
+        fail_msg("%s %s: status %d, expected %d; stderr: %s", args[0], args[1], out.status,
                  expected_status, out.err);
     char *err = out.err;
     out.err = NULL;
@@ -470,6 +537,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_byte_string_round_trips),
+        cmocka_unit_test(records_are_in_count_then_byte_order),
         cmocka_unit_test(malformed_files_are_refused_with_file_and_line),
         cmocka_unit_test(files_are_judged_by_what_they_mean),
         cmocka_unit_test(files_sum_and_must_agree),

@@ -48,6 +48,32 @@ void test_write_text(const char *path, const char *text)
     test_write_file(path, text, strlen(text));
 }
 
+static bool memory_write(void *ctx, const void *data, size_t len, char *err, size_t err_len)
+{
+    (void)err;
+    (void)err_len;
+    test_memory_text *m = ctx;
+    char *grown = realloc(m->data, m->len + len + 1);
+    if (!grown)
+        abort();
+    m->data = grown;
+    memcpy(m->data + m->len, data, len);
+    m->len += len;
+    m->data[m->len] = '\0';
+    return true;
+}
+
+byte_sink test_memory_sink(test_memory_text *m)
+{
+    return (byte_sink){.write = memory_write, .ctx = m};
+}
+
+const char *test_data_dir(void)
+{
+    const char *dir = getenv("BPE_DATA");
+    return dir ? dir : "build/data";
+}
+
 void test_make_dir(char *dir, size_t len, const char *name)
 {
     int n = snprintf(dir, len, "/tmp/bpebench-%s-XXXXXX", name);

@@ -3,6 +3,8 @@
 #ifndef BPE_TESTUTIL_FILES_H
 #define BPE_TESTUTIL_FILES_H
 
+#include "base/atomicfile.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -15,6 +17,18 @@ void test_write_file(const char *path, const void *data, size_t len);
 /* The same with a C string's bytes. */
 void test_write_text(const char *path, const char *text);
 
+/* Bytes a byte_sink (base/atomicfile.h) wrote into memory: what a file
+ * writer would have written, without a file. */
+typedef struct {
+    char *data; /* the bytes, NUL-terminated; malloc'd (free it), NULL before any */
+    size_t len; /* how many, the NUL not counted */
+} test_memory_text;
+/* A byte_sink appending to m (aborts when memory runs out, so fuzzers can
+ * use it too). */
+byte_sink test_memory_sink(test_memory_text *m);
+
+/* The unpacked corpora (make data): $BPE_DATA, else build/data. */
+const char *test_data_dir(void);
 /* Makes a fresh directory /tmp/bpebench-NAME-XXXXXX (mkdtemp) for one test
  * and puts its path in dir; fails the test when it cannot. */
 void test_make_dir(char *dir, size_t len, const char *name);

@@ -40,6 +40,8 @@ static void apply_limits(const test_limits *limits)
     }
     if (limits->alarm_s)
         alarm(limits->alarm_s); /* survives exec */
+    if (limits->in_child)
+        limits->in_child();
 }
 
 /* test_start and test_start_bpebench: in_child and limits may be NULL. */
@@ -112,6 +114,27 @@ void test_finish(test_child *c, test_output *out)
     memset(c, 0, sizeof *c);
 }
 
+test_output test_run_bpebench(const char *const *args, const char *cwd, const test_limits *limits)
+{
+    test_child c = test_start_bpebench(args, cwd, limits);
+    test_output out;
+    test_finish(&c, &out);
+    return out;
+}
+
+int test_exit_status(const test_output *out)
+{
+    return WIFEXITED(out->status) ? WEXITSTATUS(out->status) : -1;
+}
+
+int test_run_status(const char *const *args)
+{
+    test_output out = test_run_bpebench(args, NULL, NULL);
+    int status = test_exit_status(&out);
+    test_output_free(&out);
+    return status;
+}
+
 void test_output_free(test_output *out)
 {
     free(out->out);
@@ -119,17 +142,52 @@ void test_output_free(test_output *out)
     memset(out, 0, sizeof *out);
 }
 
-void assert_one_line_error(const test_output *out, int code, const char *needle)
+/* Whether a line starts "bpebench: " or "bpebench COMMAND: ". */
+static bool names_bpebench(const char *line)
+{
+    if (strncmp(line, "bpebench", 8) != 0)
+        return false;
+    line += 8;
+    if (*line == ' ')
+        line += 1 + strspn(line + 1, "abcdefghijklmnopqrstuvwxyz");
+    return line[0] == ':' && line[1] == ' ';
+}
+
+void assert_one_line_stderr(const test_output *out, int code, const char *const *keys,
+                            const char *what)
 {
     if (!WIFEXITED(out->status))
-        fail_msg("killed by signal %d (a hang?); stderr: %s", WTERMSIG(out->status), out->err);
+        fail_msg("%s: killed by signal %d (a hang?); stderr: %s", what, WTERMSIG(out->status),
+                 out->err);
     if (WEXITSTATUS(out->status) != code)
-        fail_msg("exit %d, expected %d; stderr: %s", WEXITSTATUS(out->status), code, out->err);
+        fail_msg("%s: exit %d, expected %d; stderr: %s", what, WEXITSTATUS(out->status), code,
+                 out->err);
     const char *nl = strchr(out->err, '\n');
-    if (!nl || nl[1])
-        fail_msg("stderr is not one line: %s", out->err);
-    if (!strstr(out->err, needle))
-        fail_msg("stderr does not say \"%s\": %s", needle, out->err);
+    if (!names_bpebench(out->err) || !nl || nl[1])
+        fail_msg("%s: stderr is not one \"bpebench: ...\" line: \"%s\"", what, out->err);
+    for (size_t k = 0; keys[k]; k++)
+        if (!strstr(out->err, keys[k]))
+            fail_msg("%s: stderr lacks \"%s\": %s", what, keys[k], out->err);
+}
+
+void assert_failed_run(const test_output *out, int code, const char *const *keys,
+                       const char *what)
+{
+    assert_one_line_stderr(out, code, keys, what);
+    if (out->out[0])
+        fail_msg("%s: a failed run printed on stdout: %s", what, out->out);
+}
+
+void assert_one_line_error(const test_output *out, int code, const char *needle)
+{
+    assert_failed_run(out, code, (const char *const[]){needle, NULL}, needle);
+}
+
+void assert_succeeded_run(const test_output *out, const char *what)
+{
+    if (!WIFEXITED(out->status) || WEXITSTATUS(out->status) != 0 || out->err[0])
+        fail_msg("%s: expected success, got status 0x%x; stderr: %s", what, out->status,
+                 out->err);
 }
 
 const char *test_bpebench(void)

@@ -32,6 +32,7 @@ typedef struct {
     bool ignore_sigxfsz;         /* so that a write past file_size fails with EFBIG instead */
     unsigned alarm_s;            /* SIGALRM after this many seconds (a hang fails), 0 for none */
     int stdin_fd;                /* standard input from this descriptor; 0: /dev/null */
+    void (*in_child)(void);      /* runs last, just before exec (variables); NULL: nothing */
 } test_limits;
 
 /* Starts argv[0] (a path) with argv (NULL-terminated) in directory cwd (NULL:
@@ -46,12 +47,30 @@ test_child test_start_bpebench(const char *const *args, const char *cwd, const t
 
 /* Waits for the child (resuming after signals) and collects what it did. */
 void test_finish(test_child *c, test_output *out);
-
 void test_output_free(test_output *out);
+/* test_start_bpebench, then test_finish: runs the binary under test to the
+ * end and returns what it did (free it with test_output_free). */
+test_output test_run_bpebench(const char *const *args, const char *cwd, const test_limits *limits);
+/* Its exit status, or -1 when a signal ended it (a crash, a hang's alarm). */
+int test_exit_status(const test_output *out);
+/* Runs the binary under test with args in our directory and returns its
+ * exit status (test_exit_status), what it printed thrown away. */
+int test_run_status(const char *const *args);
 
-/* Asserts that the child exited with `code` (not killed: a hang or a crash)
- * and wrote one line to stderr, which holds `needle`. */
+/* Exit status `code` (not a signal: a hang or a crash) and exactly one line
+ * on stderr, "bpebench: ..." or "bpebench COMMAND: ...", holding every key
+ * of the NULL-terminated keys; stdout unchecked (compare prints its table,
+ * then fails). `what` names the run when the test fails. */
+void assert_one_line_stderr(const test_output *out, int code, const char *const *keys,
+                            const char *what);
+/* A run that failed as bpebench fails: assert_one_line_stderr, and nothing
+ * on stdout. */
+void assert_failed_run(const test_output *out, int code, const char *const *keys,
+                       const char *what);
+/* assert_failed_run with the one key `needle`. */
 void assert_one_line_error(const test_output *out, int code, const char *needle);
+/* A run that succeeded: exit 0 and nothing on stderr. */
+void assert_succeeded_run(const test_output *out, const char *what);
 
 /* The binary under test: $BPEBENCH (set by make test-run), else
  * build/bpebench, as an absolute path (children may chdir). */

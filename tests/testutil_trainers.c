@@ -117,9 +117,8 @@ void assert_same_work_as_model(const bpe_trainer *trainer, const bpe_words *word
 
 void test_count_slice(const char *path, uint64_t bytes, word_table *table)
 {
-    const char *dir = getenv("BPE_DATA") ? getenv("BPE_DATA") : "build/data";
     char full[1024], err[1024];
-    snprintf(full, sizeof full, "%s/%s", dir, path);
+    snprintf(full, sizeof full, "%s/%s", test_data_dir(), path);
     const char *inputs[] = {full};
     char **files;
     size_t n_files;

@@ -167,9 +167,13 @@ static bool stage(staged_file *f, const char *dir, const file_set_member *file, 
     if (!(f->target = malloc(n)))
         return set_error(err, err_len, "out of memory");
     snprintf(f->target, n, "%s/%s", dir, file->name);
-    return atomic_file_open(&f->file, f->target, err, err_len) &&
-           atomic_file_write(&f->file, file->data, file->len, err, err_len) &&
-           atomic_file_finish(&f->file, err, err_len);
+    if (!atomic_file_open(&f->file, f->target, err, err_len))
+        return false;
+    bool wrote = file->data ? atomic_file_write(&f->file, file->data, file->len, err, err_len)
+                            : file->write(file->ctx, atomic_file_sink(&f->file), err, err_len);
+    if (!wrote)
+        atomic_file_abort(&f->file);
+    return wrote && atomic_file_finish(&f->file, err, err_len);
 }
 
 bool file_set_replace(const char *dir, const file_set_member *files, size_t n_files, char *err,

@@ -8,14 +8,21 @@
 #ifndef BPE_FILESET_H
 #define BPE_FILESET_H
 
+#include "base/atomicfile.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
-/* One file of a set written by file_set_replace. */
+/* One file of a set written by file_set_replace: its contents in memory, or
+ * a producer that streams them (a file larger than memory should hold). */
 typedef struct {
     const char *name; /* its name inside the directory ("vocab.json"); no '/' */
-    const char *data; /* its contents; borrowed */
+    const char *data; /* its contents; borrowed; NULL when `write` makes them */
     size_t len;       /* their length in bytes */
+    /* Writes the contents to `sink` in pieces, false with a one-line reason
+     * in err; used when data is NULL. */
+    bool (*write)(const void *ctx, byte_sink sink, char *err, size_t err_len);
+    const void *ctx;  /* passed back to write unchanged */
 } file_set_member;
 
 /*

@@ -1,6 +1,7 @@
 /*
  * treefile.c — finding the files of the source tree the binary was built
- * from (treefile.h): BPE_SOURCE_DIR, fixed at build time by the Makefile.
+ * from (treefile.h): BPE_SOURCE_DIR and BPE_DATA_DIR, fixed at build time
+ * by the Makefile.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "base/treefile.h"
@@ -11,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef BPE_SOURCE_DIR
-#error "BPE_SOURCE_DIR (the source tree, an absolute path) is set by the Makefile for treefile.o"
+#if !defined(BPE_SOURCE_DIR) || !defined(BPE_DATA_DIR)
+#error "BPE_SOURCE_DIR and BPE_DATA_DIR (absolute paths) are set by the Makefile for treefile.o"
 #endif
 
 bool tree_locate(const char *rel, char *out, size_t out_len)
@@ -25,4 +26,9 @@ bool tree_locate(const char *rel, char *out, size_t out_len)
 const char *tree_root(void)
 {
     return BPE_SOURCE_DIR;
+}
+
+const char *tree_data_dir(void)
+{
+    return BPE_DATA_DIR;
 }

@@ -1,7 +1,8 @@
 /*
  * treefile.h — the files bpebench reads from its source tree: plot scripts
- * (the plots/ scripts, run by the report) and the dataset manifest
- * (datasets/MANIFEST.tsv, checked into results.json).
+ * (the plots/ scripts, run by the report), the dataset manifest
+ * (datasets/MANIFEST.tsv, checked into results.json), and the corpora
+ * `make data` unpacked (read by check).
  */
 #ifndef BPE_TREEFILE_H
 #define BPE_TREEFILE_H
@@ -22,5 +23,11 @@ bool tree_locate(const char *rel, char *out, size_t out_len);
 
 /* The source tree itself (BPE_SOURCE_DIR, an absolute path). */
 const char *tree_root(void);
+
+/* Where `make data` unpacks the corpora for this build (BPE_DATA_DIR: the
+ * Makefile's DATA, by default build/data of the tree, as an absolute path,
+ * set at build time), whatever the current directory; it may not exist
+ * yet. */
+const char *tree_data_dir(void);
 
 #endif

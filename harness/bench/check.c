@@ -282,7 +282,7 @@ static bool run_case(const check_trainer *t, const check_case *c, const char *da
         fprintf(out, "FAIL  %-34s cannot count the input: %s\n", label, err);
         goto done;
     }
-    bool wrote = wordcount_write_file(files.counts, &counted.table, pretok_pattern_source("gpt2"),
+    bool wrote = wordcount_write_file(files.counts, &counted.view, pretok_pattern_source("gpt2"),
                                       p.specials, p.n_specials, err, sizeof err);
     run_input_free(&counted);
     if (!wrote || !builtin_train((void *)bpe_trainers[0], &in, &want, err, sizeof err)) {

@@ -447,7 +447,7 @@ static void input_child(const void *arg, int fd)
                       .max_bytes = job->max_bytes, .pretok = *job->pretok};
     run_input counted;
     if (ok && (ok = run_count_input(&cfg, &counted, err, sizeof err))) {
-        ok = wordcount_write_file(job->in->counts, &counted.table,
+        ok = wordcount_write_file(job->in->counts, &counted.view,
                                   pretok_pattern_source(job->pretok->pattern),
                                   job->pretok->specials, job->pretok->n_specials, err,
                                   sizeof err);

@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench/grid.h"
+#include "bench/results.h"
 #include "array.h"
 #include "base/errors.h"
 #include "base/untrusted.h"
@@ -287,15 +288,8 @@ static bool set_threads(bench_grid *g, const char *value, char *err, size_t err_
     size_t n = 0;
     for (const char *p = value; *p;) {
         size_t len = strcspn(p, ",");
-        bool all = len == 3 && strncmp(p, "all", 3) == 0;
-        char *end = NULL;
-        unsigned long x = count_online_cores();
-        if (!all) {
-            errno = 0;
-            x = strtoul(p, &end, 10);
-        }
-        bool bad = !all && (end != p + len || errno || x < 1 || x > COUNT_MAX_THREADS);
-        if (bad || n == 8)
+        unsigned x;
+        if (!count_parse_threads(p, len, &x) || n == 8)
             return set_error(err, err_len, "threads \"%s\": expected up to 8 comma-separated "
                              "thread counts from 1 to %d, or all", value, COUNT_MAX_THREADS);
         bool seen = false; /* "1,all" on one core is one value */
@@ -306,7 +300,8 @@ static bool set_threads(bench_grid *g, const char *value, char *err, size_t err_
         p += len + (p[len] == ',');
     }
     if (n == 0)
-        return set_error(err, err_len, "threads: the list is empty");
+        return set_error(err, err_len, "threads: the list is empty; give up to 8 "
+                         "comma-separated thread counts from 1 to %d, or all", COUNT_MAX_THREADS);
     for (size_t i = 1; i < n; i++) /* ascending: insertion sort of at most 8 */
         for (size_t j = i; j > 0 && t[j - 1] > t[j]; j--) {
             unsigned swap = t[j];
@@ -397,7 +392,8 @@ static bool parse_seconds(const char *key, const char *value, bool zero_ok, doub
 {
     char *end;
     double s = strtod(value, &end);
-    if (*end || end == value || !(s > 0 || (zero_ok && s == 0)) || s > 1e6)
+    /* A denormal limit would be written to results.json, which refuses it. */
+    if (*end || end == value || !(s >= RESULTS_SECONDS_MIN || (zero_ok && s == 0)) || s > 1e6)
         return set_error(err, err_len, "%s \"%s\": expected seconds, e.g. 60 or 0.5", key, value);
     *out = s;
     return true;

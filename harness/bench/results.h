@@ -28,8 +28,15 @@
 #include "run/run.h"
 
 #include <cjson/cJSON.h>
+#include <float.h>
 
 #define RESULTS_SCHEMA_VERSION 1
+
+/* The least positive number of seconds a results file holds (a time, a
+ * limit): the least normal double, 2.2e-308. No clock measures less, and
+ * gnuplot's log axes cannot show a denormal (5e-324 s failed the report
+ * with gnuplot's message instead of the field's). Zero stays legal. */
+#define RESULTS_SECONDS_MIN DBL_MIN
 
 /* ------------------------------------------------------------- phases */
 

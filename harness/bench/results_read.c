@@ -48,7 +48,8 @@ static void set_phase_seconds(run_times *t, int phase, double s)
  * it, so nothing is taken on trust:
  *   - schema_version must have major version 1 (1 or 1.x);
  *   - counts are whole numbers in [0, 2^64), times and limits finite numbers
- *     of seconds ≥ 0 (JSON has no NaN, but 1e999 parses as infinity);
+ *     of seconds ≥ 0 (JSON has no NaN, but 1e999 parses as infinity), none
+ *     of them a denormal (RESULTS_SECONDS_MIN), measured times at most 1e9 s;
  *   - trainer, corpus, counter, counting strategy and pretokenizer names are
  *     safe names (untrusted.h; the last two may be absent), so they can go into tables,
  *     plots and file names as they are;
@@ -74,11 +75,16 @@ static bool whole_number(const cJSON *v, const char *what, double max, uint64_t 
     return true;
 }
 
-/* A number of seconds: finite and ≥ 0; `what` names it in the reason. */
+/* A number of seconds: finite, and 0 or at least RESULTS_SECONDS_MIN; `what`
+ * names it in the reason. */
 static bool seconds(const cJSON *v, const char *what, double *out, char *err, size_t err_len)
 {
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0)
         return set_error(err, err_len, "%s must be a finite number of seconds, 0 or more", what);
+    if (v->valuedouble > 0 && v->valuedouble < RESULTS_SECONDS_MIN)
+        return set_error(err, err_len, "%s is %g s, above 0 but below %g s (the least normal "
+                         "double): too small to be measured or plotted; write 0 or a real time",
+                         what, v->valuedouble, RESULTS_SECONDS_MIN);
     *out = v->valuedouble;
     return true;
 }

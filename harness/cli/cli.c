@@ -198,17 +198,13 @@ bool cli_corpus_option(corpus_options *o, int code, const char *arg)
     case OPT_PATTERN:
         o->pattern = arg;
         return true;
-    case OPT_THREADS: {
-        uint64_t n;
-        if (!cli_parse_u64(arg, "--threads", &n))
-            return false;
-        if (n < 1 || n > COUNT_MAX_THREADS) {
-            cli_error("bad --threads %s: give 1 to %d", arg, COUNT_MAX_THREADS);
+    case OPT_THREADS:
+        if (!count_parse_threads(arg, strlen(arg), &o->threads)) {
+            cli_error("bad --threads '%s': give a whole number from 1 to %d, or all (every "
+                      "online core)", arg, COUNT_MAX_THREADS);
             return false;
         }
-        o->threads = (unsigned)n;
         return true;
-    }
     case OPT_COUNTING:
         if (!(o->counting = count_strategy_find(arg))) {
             cli_error("unknown --counting '%s': use serial, parallel or dedup", arg);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void check_usage(FILE *out)
 {
@@ -32,21 +33,37 @@ static void check_usage(FILE *out)
           "                     BPE_SPECIAL_TOKENS, BPE_PATTERN and BPE_OUT set; it writes\n"
           "                     $BPE_OUT/merges.txt (docs/examples/adapter.py shows how).\n"
           "                     This runs COMMAND as code: give only your own commands.\n"
-          "  --data-dir DIR     the unpacked corpora (make data; default: build/data of\n"
-          "                     the tree this binary is in)\n"
-          "  --help             this text\n",
-          out);
+          "  --data-dir DIR     the unpacked corpora (default: where make data put them\n"
+          "                     for this build, from any directory:\n"
+          "                     ", out);
+    char shown[4 * PATH_MAX];
+    display_escape(tree_data_dir(), strlen(tree_data_dir()), shown, sizeof shown);
+    fprintf(out, "%s)\n", shown);
+    fputs("  --help             this text\n", out);
 }
 
-/* The default data dir: the tree's build/data (the directory of
- * data/multilingual beside the binary or above it). */
-static bool default_data_dir(char *out, size_t out_len)
+/* EXIT_OK when data_dir (given with --data-dir, or tree_data_dir() when
+ * `given` is false) is a directory; else prints why not and what to do and
+ * returns the exit status: EXIT_USAGE for a bad --data-dir (as bench), or
+ * EXIT_FAIL when this build's corpora are not unpacked. */
+static int check_data_dir(const char *data_dir, bool given)
 {
-    if (!tree_locate("data/multilingual", out, out_len))
-        return false;
-    char *slash = strrchr(out, '/');
-    *slash = '\0';
-    return true;
+    struct stat st;
+    bool found = stat(data_dir, &st) == 0;
+    if (found && S_ISDIR(st.st_mode))
+        return EXIT_OK;
+    const char *why = found ? "not a directory" : strerror(errno);
+    char shown[4 * PATH_MAX], tree[4 * PATH_MAX];
+    display_escape(data_dir, strlen(data_dir), shown, sizeof shown);
+    display_escape(tree_root(), strlen(tree_root()), tree, sizeof tree);
+    if (given) {
+        cli_error("--data-dir %s: %s; give the directory make data unpacked the corpora into",
+                  shown, why);
+        return EXIT_USAGE;
+    }
+    cli_error("check: no corpora at %s (%s), where make data unpacks them for this build; "
+              "run make data in %s, or give --data-dir DIR", shown, why, tree);
+    return EXIT_FAIL;
 }
 
 int cmd_check(int argc, char **argv)
@@ -80,11 +97,13 @@ int cmd_check(int argc, char **argv)
                   "arguments; see bpebench check --help");
         return EXIT_USAGE;
     }
-    char found[PATH_MAX], err[1024];
-    if (!data_dir && default_data_dir(found, sizeof found))
-        data_dir = found;
-    if (!data_dir)
-        data_dir = "build/data";
+    char err[1024];
+    bool given = data_dir != NULL;
+    if (!given)
+        data_dir = tree_data_dir(); /* not build/data of the current directory */
+    int data_status = check_data_dir(data_dir, given);
+    if (data_status != EXIT_OK)
+        return data_status;
     check_trainer t;
     external_trainer ext = {0};
     if (trainer_name) {

@@ -29,7 +29,8 @@ static void count_usage(FILE *out)
           "merges equal those of training on the corpus (docs/wordcount.md).\n"
           "\n"
           "  --out FILE             the word-count file to write\n"
-          "  --threads N            threads counting words (default: every online core)\n"
+          "  --threads N            threads counting words, 1 to 256, or all (every online\n"
+          "                         core, the default)\n"
           "  --counting NAME        serial, parallel (default) or dedup: how words are\n"
           "                         counted; every strategy writes the same file\n"
           CLI_PRETOKENIZER_HELP
@@ -130,7 +131,7 @@ int cmd_count(int argc, char **argv)
     if (!run_count_input(&cfg, &in, err, sizeof err)) {
         cli_error("%s", err);
     } else {
-        if (!wordcount_write_file(out_file, &in.table, pretok_pattern_source(cfg.pretok.pattern),
+        if (!wordcount_write_file(out_file, &in.view, pretok_pattern_source(cfg.pretok.pattern),
                                   cfg.pretok.specials, cfg.pretok.n_specials, err, sizeof err)) {
             cli_error("%s", err);
         } else {

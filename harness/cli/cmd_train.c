@@ -52,15 +52,16 @@ static void train_usage(FILE *out)
           "  --invalid-utf8=MODE    error (default) or bytes: keep invalid bytes as tokens\n"
           "  --threads N            threads counting words and running the trainer's\n"
           "                         setup, threaded-walk's walks of long lists and\n"
-          "                         workers' merge loop\n"
-          "                         (default: every online core); the merges are the\n"
+          "                         workers' merge loop: 1 to 256, or all (every\n"
+          "                         online core, the default); the merges are the\n"
           "                         same for every N\n"
           "  --counting NAME        serial, parallel (default) or dedup: how words are\n"
           "                         counted; every strategy gives the same word table\n"
           CLI_PRETOKENIZER_HELP
-          "  --counts               INPUT are word-count files (bpebench count): train on\n"
-          "                         the sum of their counts, with the pattern and special\n"
-          "                         tokens they were counted with (all must agree)\n"
+          "  --counts               INPUT are word-count files (bpebench count), not -:\n"
+          "                         train on the sum of their counts, with the pattern\n"
+          "                         and special tokens they were counted with (all must\n"
+          "                         agree)\n"
           "  --quiet                no status line on stderr (it is drawn only on a\n"
           "                         terminal, once a run lasts a second)\n"
           "  --help                 this text\n",
@@ -69,7 +70,8 @@ static void train_usage(FILE *out)
 
 /* The summary's counting line: the strategy, threads, chunks, the threads'
  * tables when some thread started more than one, and why it did less than
- * asked, if it did. */
+ * asked, if it did. No time: times go on the `time` line alone, so every
+ * other line of the summary is the same from run to run. */
 static void print_counting(const count_strategy *counting, const pretok_config *pretok,
                            const count_report *k)
 {
@@ -81,8 +83,6 @@ static void print_counting(const count_strategy *counting, const pretok_config *
         printf(" (%llu distinct)", (unsigned long long)k->chunks_distinct);
     if (k->thread_tables > k->threads_used)
         printf(", %llu thread tables", (unsigned long long)k->thread_tables);
-    if (k->serial_seconds > 0)
-        printf(", serial part %.3f s", k->serial_seconds);
     printf(k->fallback ? "; %s\n" : "\n", k->fallback);
 }
 
@@ -180,9 +180,11 @@ static void print_summary(const train_request *req, const train_outcome *t)
         printf("merges     %zu\n", o->result.n_merges);
     if (!req->counts)
         print_counting(t->counting, &req->pretok, &o->counting);
-    printf("time       read %.3f s, pretokenize+count %.3f s, setup %.3f s, merge %.3f s, "
-           "total %.3f s\n",
-           o->times.read, o->times.pretokenize, o->times.setup, o->times.merge, o->times.total);
+    printf("time       read %.3f s, pretokenize+count %.3f s", o->times.read, o->times.pretokenize);
+    if (o->counting.serial_seconds > 0) /* parallel counting: the part no thread count shortens */
+        printf(" (serial part %.3f s)", o->counting.serial_seconds);
+    printf(", setup %.3f s, merge %.3f s, total %.3f s\n", o->times.setup, o->times.merge,
+           o->times.total);
     if (req->n_vocab_sizes)
         printf("wrote      %s/V/ for each size V: ", shown);
     else

@@ -156,6 +156,12 @@ static bool push_input(char ***files, size_t *n, size_t *cap, const char *input,
         if (*stdin_seen)
             return set_error(err, err_len, "-: standard input is given twice; give it once");
         *stdin_seen = true;
+        struct stat st; /* a device on standard input is refused as one named directly */
+        if (fstat(STDIN_FILENO, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
+            return set_error(err, err_len, "-: standard input is %s, not a regular file or a "
+                             "pipe (a device may never end, a terminal waits for typing); "
+                             "redirect it from a file (- < FILE) or pipe the text in "
+                             "(cat FILE | bpebench ... -)", file_kind_name(st.st_mode));
     } else {
         input_kind kind;
         const char *what;

@@ -19,8 +19,9 @@
  * sub-directories, FIFOs, sockets and devices are skipped); a FIFO, socket
  * or device named directly is refused (a FIFO may block for ever, a device
  * never end). With allow_stdin, CORPUS_STDIN (given once) stays in the list
- * and is read from standard input; without, it is refused (a command that
- * reads its inputs twice cannot). *files is malloc'd, each string too; free
+ * and is read from standard input, unless standard input is a device (a
+ * terminal, /dev/zero: refused as a device named directly); without, it is
+ * refused (a command that reads its inputs twice cannot). *files is malloc'd, each string too; free
  * with corpus_free_files. False with a one-line reason (naming the path).
  */
 bool corpus_list_inputs(const char *const *inputs, size_t n_inputs, bool allow_stdin,

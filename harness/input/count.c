@@ -35,6 +35,26 @@ unsigned count_online_cores(void)
     return n < 1 ? 1 : n > COUNT_MAX_THREADS ? COUNT_MAX_THREADS : (unsigned)n;
 }
 
+bool count_parse_threads(const char *text, size_t len, unsigned *threads)
+{
+    if (len == 3 && memcmp(text, "all", 3) == 0) {
+        *threads = count_online_cores();
+        return true;
+    }
+    unsigned n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] < '0' || text[i] > '9')
+            return false;
+        n = n * 10 + (unsigned)(text[i] - '0');
+        if (n > COUNT_MAX_THREADS)
+            return false;
+    }
+    if (n < 1)
+        return false;
+    *threads = n;
+    return true;
+}
+
 bool count_reads_stdin(const count_request *req)
 {
     for (size_t i = 0; i < req->n_files; i++)

@@ -32,6 +32,9 @@ typedef struct {
     uint64_t table_words;      /* parallel: the words a thread's table holds before the thread
                                 * starts a new one; 0: its own default (tests force small
                                 * ones, to start many) */
+    uint64_t backlog_words;    /* parallel: the words the threads' tables may hold, not yet
+                                * merged, before a thread waits for the merge; 0: its own
+                                * default (tests force small ones, to wait often) */
     /* Optional (a progress display): called with the bytes read so far, from
      * the calling thread only, never two calls at once; NULL for none. */
     void (*on_bytes)(void *ctx, uint64_t bytes_so_far);
@@ -47,6 +50,8 @@ typedef struct {
     uint64_t chunks_distinct;  /* dedup: of those, distinct ones (each pretokenized once) */
     uint64_t thread_tables;    /* parallel: the threads' own tables (a thread starts a new one
                                 * once its table holds table_words words) */
+    uint64_t backlog_waits;    /* parallel: times a thread waited for the merge to catch up
+                                * (backlog_words) */
     const char *fallback;      /* why fewer threads or chunks than asked, or NULL; static text */
     double serial_seconds;     /* parallel: planning the cuts and merging the threads' tables,
                                 * the part no thread count shortens (Amdahl) */
@@ -75,6 +80,11 @@ unsigned count_online_cores(void);
 
 /* The most threads --threads accepts. */
 enum { COUNT_MAX_THREADS = 256 };
+
+/* One --threads value, the first len bytes of text: a whole number from 1 to
+ * COUNT_MAX_THREADS (digits only), or "all" (count_online_cores()). The one
+ * rule of train, count and bench; false when text is neither. O(len). */
+bool count_parse_threads(const char *text, size_t len, unsigned *threads);
 
 /* Whether req reads standard input (a stream: it cannot be cut or re-read). */
 bool count_reads_stdin(const count_request *req);

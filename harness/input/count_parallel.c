@@ -41,7 +41,9 @@
  * thread's slots are rebuilt only if a segment adds more words than they
  * have room for. A closed table's counts are final, so a merge of its
  * segments adds them with the words; only the segments merged while their
- * table was open wait for the count pass. The price is words merged again:
+ * table was open wait for it to close to add theirs (settling). A table
+ * whose segments are all settled is freed at once, so the threads' tables
+ * do not pile up beside the merged one. The price is words merged again:
  * a word in two tables of one thread is looked up in the merged table twice
  * (231,000 → 292,000 merged words on the multilingual set). Two threads on
  * the multilingual set: 0.136 → 0.126 s (medians of 21 alternating runs of
@@ -85,8 +87,8 @@
  * globally first segment comes, in the order it appears there: first-seen
  * order (a word met again in a later table is found, not added). Each
  * entry's count is added to its merged word once: with the word, when the
- * table was closed before the merge, or else by the count pass when every
- * thread has stopped. Every occurrence was counted in exactly one table, so
+ * table was closed before the merge, or else when the merge finds it closed
+ * (settle_merged). Every occurrence was counted in exactly one table, so
  * the sums are serial's counts. (With one thread the front is the whole
  * corpus: serial, on the same code.)
  * Errors: the first failing segment (in corpus order) stops the taking of
@@ -96,14 +98,17 @@
  * Complexity: O(n / N + Σ_r W_r) time with N threads (W_r: distinct words
  * of the workers' table r, after the front). The serial part is the
  * planning reads (SEARCH_BYTES per segment), the merge of the segments that
- * finish last, and the count pass (at most Σ_r W_r adds, no hashing); the
- * merge of Σ_r W_r words overlaps the counting.
- * Memory: O(Σ_r (W_r + M_r) + W + M + N · READ_BYTES).
+ * finish last, and the settling of the threads' last tables (at most
+ * Σ_r W_r adds, no hashing); the merge of Σ_r W_r words overlaps the
+ * counting.
+ * Memory: O(W + M + N · READ_BYTES) beside the tables not yet settled, which
+ * hold about BACKLOG_WORDS words at most (wait_for_merge) besides the one
+ * each thread is counting into.
  *
  * Leaves out: a parallel merge (partitioning words by hash would spread the
  * merge itself over the threads but lose the order without a sort); handing
- * a closed table's entries and arena on as well (they are kept until the
- * end, and freed with the rest); standard
+ * a closed table's entries and arena on to the next table (they are freed
+ * once settled, and the next one allocates its own); standard
  * input, which is read as one stream (the serial strategy counts it; the
  * report says so); cuts inside text for a user pattern (only special tokens
  * and file boundaries are provably safe for it, cut.h; the report says so).
@@ -123,6 +128,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 enum {
@@ -131,6 +137,9 @@ enum {
                                * it before the others run out of segments, and merges meanwhile */
     TABLE_WORDS = 1 << 15,   /* a worker's table that holds this many words is closed at the
                               * next segment, and a new one started (unless the request says) */
+    BACKLOG_WORDS = 1 << 20, /* a worker waits for the merge while the threads' tables hold
+                              * more words than this, not yet settled (unless the request says) */
+    BACKLOG_PAUSE_US = 1000, /* how long a waiting worker sleeps when the merge cannot move */
     READ_BYTES = 1 << 20,    /* bytes per pread of a segment */
     SEARCH_BYTES = 16 << 10, /* how far past a nominal boundary a safe cut is looked for */
     ERR_BYTES = 1024,        /* a worker's error message */
@@ -149,9 +158,11 @@ typedef struct {
 /* One of a worker's tables: the words of a run of the segments it counted. */
 typedef struct {
     word_table words;        /* their words and counts; no slots once closed (they went to
-                              * the worker's next table) */
+                              * the worker's next table); freed once settled */
     atomic_bool closed;      /* the worker counts into another table now: these counts are
                               * final and may be read (release) */
+    size_t segments;         /* segments counted into it (by the owner; final once closed) */
+    size_t settled;          /* of those, settled: merged, counts in (under merge_lock) */
 } run_table;
 
 /* A piece of one file, pretokenized on its own. */
@@ -189,6 +200,7 @@ typedef struct {
     bool lock_made;          /* table_lock was initialized and must be destroyed */
     uint8_t *buf;            /* READ_BYTES for pread; owned */
     double read_seconds;     /* time inside pread */
+    uint64_t backlog_waits;  /* times it waited for the merge (wait_for_merge) */
     bool failed;             /* it stopped at failed_segment */
     size_t failed_segment;   /* where, when failed */
     char err[ERR_BYTES];     /* why, when failed */
@@ -210,9 +222,13 @@ struct plan {
     atomic_size_t next;       /* the next segment to take (from `front` on) */
     atomic_size_t stop;       /* segments from here on are not taken (the first failure) */
     atomic_uint_fast64_t bytes_read; /* by every worker so far, for req->on_bytes */
+    atomic_size_t unsettled_words; /* entries of the workers' tables not yet freed */
     pthread_mutex_t merge_lock; /* held by the thread advancing `merged` */
     word_table *words;        /* the merged table: the front, then merged segments (borrowed) */
     size_t merged;            /* segments before this one are in `words` (under merge_lock) */
+    size_t settled;           /* segments before this one have their counts in `words` too,
+                               * and their tables are freed once all theirs are (under
+                               * merge_lock); settled ≤ merged */
     bool merge_failed;        /* the merge stopped at `merged` (under merge_lock) */
     char merge_err[ERR_BYTES]; /* why, when it did */
 };
@@ -440,8 +456,58 @@ static bool merge_segment(plan *pl, segment *seg)
                      "times in all; train on less text");
 }
 
+/* Adds the counts of segment seg's new words, merged before their table was
+ * closed, to the merged words they went to, and forgets where those were.
+ * The adds are plain (no hashing); the merged entry is prefetched
+ * MERGE_PREFETCH words ahead. False, with the reason in pl->merge_err, when
+ * a count would pass 2^64 − 1. O(new words). */
+static bool add_counts(plan *pl, segment *seg)
+{
+    size_t n = seg->end_entry - seg->first_entry;
+    const word_entry *counted = seg->run->words.entries + seg->first_entry;
+    for (size_t k = 0; k < n; k++) {
+        if (k + MERGE_PREFETCH < n)
+            bpe_prefetch(&pl->words->entries[seg->merged_index[k + MERGE_PREFETCH]]);
+        if (!word_table_add_count(pl->words, seg->merged_index[k], counted[k].count))
+            return set_error(pl->merge_err, sizeof pl->merge_err, "a word occurs more than "
+                             "2^64 - 1 times in all; train on less text");
+    }
+    free(seg->merged_index);
+    seg->merged_index = NULL;
+    return true;
+}
+
+/*
+ * Settles the merged segments from `settled` on, in order, as far as their
+ * tables are closed: the counts of words merged while their table was open
+ * go in (add_counts), and a table whose every segment is settled is freed —
+ * nothing will read it again. So a worker's tables do not pile up until the
+ * count ends: at most the open one and those whose segments wait for a merge
+ * are kept. The caller holds merge_lock, or every worker has stopped.
+ * O(new words of the segments settled).
+ */
+static bool settle_merged(plan *pl)
+{
+    for (; pl->settled < pl->merged; pl->settled++) {
+        segment *seg = &pl->segments[pl->settled];
+        run_table *run = seg->run;
+        if (!run) /* the front: counted into the merged table itself */
+            continue;
+        if (!atomic_load_explicit(&run->closed, memory_order_acquire))
+            return true;
+        if (seg->merged_index && !add_counts(pl, seg))
+            return false;
+        if (++run->settled == run->segments) {
+            atomic_fetch_sub(&pl->unsettled_words, run->words.n_entries);
+            word_table_free(&run->words);
+        }
+    }
+    return true;
+}
+
 /* Merges every finished segment from `merged` on, in order, up to the first
- * unfinished one. The caller holds merge_lock, or every worker has stopped. */
+ * unfinished one, and settles what it can. The caller holds merge_lock, or
+ * every worker has stopped. */
 static void advance_merge(plan *pl)
 {
     while (!pl->merge_failed && pl->merged < pl->n_segments &&
@@ -451,6 +517,8 @@ static void advance_merge(plan *pl)
         else
             pl->merge_failed = true;
     }
+    if (!pl->merge_failed && !settle_merged(pl))
+        pl->merge_failed = true;
     if (pl->merge_failed)
         stop_from(pl, 0); /* the count cannot succeed: take no more segments */
 }
@@ -465,32 +533,13 @@ static void try_merge(plan *pl)
     pthread_mutex_unlock(&pl->merge_lock);
 }
 
-/*
- * After every worker has stopped: merges the segments left, then adds the
- * counts still missing (those of the segments merged while their table was
- * open) to the merged words their segments recorded. The adds are plain (no
- * hashing); the merged entry is prefetched MERGE_PREFETCH words ahead.
- * O(Σ W_r) over the workers' tables r.
- */
+/* After every worker has stopped (so every table is closed): merges and
+ * settles the segments left. O(Σ W_r) over the workers' tables r. */
 static bool finish_merge(plan *pl, char *err, size_t err_len)
 {
     advance_merge(pl);
     if (pl->merge_failed)
         return set_error(err, err_len, "%s", pl->merge_err);
-    for (size_t s = 0; s < pl->n_segments; s++) {
-        const segment *seg = &pl->segments[s];
-        size_t n = seg->end_entry - seg->first_entry;
-        if (!seg->merged_index) /* no new words, or merged with their counts */
-            continue;
-        const word_entry *counted = seg->run->words.entries + seg->first_entry;
-        for (size_t k = 0; k < n; k++) {
-            if (k + MERGE_PREFETCH < n)
-                bpe_prefetch(&pl->words->entries[seg->merged_index[k + MERGE_PREFETCH]]);
-            if (!word_table_add_count(pl->words, seg->merged_index[k], counted[k].count))
-                return set_error(err, err_len, "a word occurs more than 2^64 - 1 times in all; "
-                                 "train on less text");
-        }
-    }
     return true;
 }
 
@@ -567,6 +616,7 @@ static bool start_table(worker *w)
         return false;
     }
     atomic_init(&next->closed, false);
+    next->segments = next->settled = 0;
     if (w->run) {
         word_table_init_taking_slots(&next->words, &w->run->words);
         atomic_store_explicit(&w->run->closed, true, memory_order_release);
@@ -587,6 +637,7 @@ static bool count_own(worker *w, size_t s)
         return set_error(w->err, sizeof w->err, "out of memory");
     seg->owner = w->id;
     seg->run = w->run;
+    w->run->segments++;
     seg->first_entry = w->run->words.n_entries;
     uint64_t first_byte = w->run->words.arena_used;
     bool hold = !make_room(w, seg);
@@ -599,8 +650,49 @@ static bool count_own(worker *w, size_t s)
         return false;
     seg->end_entry = w->run->words.n_entries;
     seg->new_bytes = w->run->words.arena_used - first_byte;
+    atomic_fetch_add(&w->plan->unsettled_words, seg->end_entry - seg->first_entry);
     atomic_store_explicit(&seg->done, true, memory_order_release);
     return true;
+}
+
+/*
+ * Waits, before the worker takes another segment, while the threads' tables
+ * hold more than backlog_words words not yet settled: the worker closes its
+ * own table (so that the merge may settle and free it) and merges; when the
+ * merge cannot move (the front is not counted yet, or another worker's
+ * segment is still being counted), it sleeps BACKLOG_PAUSE_US and tries
+ * again. Where words rarely repeat (millions of distinct words), counting a
+ * segment into a small table is much faster than merging it into the large
+ * one, and the other workers would otherwise count the whole corpus ahead
+ * of the front and the merge, holding nearly every word twice. Elsewhere
+ * the tables never hold that many words and no worker waits. No deadlock:
+ * a waiting worker's tables are closed, so the merge waits only for a
+ * worker that is counting.
+ */
+static void wait_for_merge(worker *w)
+{
+    plan *pl = w->plan;
+    size_t limit = pl->req->backlog_words ? (size_t)pl->req->backlog_words : BACKLOG_WORDS;
+    bool closed_own = false;
+    while (atomic_load(&pl->unsettled_words) > limit &&
+           atomic_load(&pl->next) < pl->n_segments && atomic_load(&pl->stop) == SIZE_MAX) {
+        if (!closed_own && w->run->segments > 0 && !start_table(w))
+            return; /* no memory for a new table: count on, the merge will catch up */
+        closed_own = true;
+        w->backlog_waits++;
+        pthread_mutex_lock(&pl->merge_lock);
+        size_t settled = pl->settled;
+        advance_merge(pl);
+        bool moved = pl->settled != settled;
+        bool behind = pl->settled < atomic_load(&pl->next); /* segments taken, not settled */
+        pthread_mutex_unlock(&pl->merge_lock);
+        if (!behind)
+            return;
+        if (!moved) {
+            struct timespec pause = {0, BACKLOG_PAUSE_US * 1000L};
+            nanosleep(&pause, NULL);
+        }
+    }
 }
 
 /* A worker's loop: worker 0 counts the front; then each takes the next
@@ -616,6 +708,8 @@ static void *work(void *arg)
             try_merge(pl); /* the segments the others finished meanwhile */
     }
     for (;;) {
+        if (pl->n_workers > 1)
+            wait_for_merge(w);
         size_t s = atomic_fetch_add(&pl->next, 1);
         if (s >= pl->n_segments || s >= atomic_load(&pl->stop))
             break;
@@ -739,6 +833,7 @@ static bool count_planned(plan *pl, word_table *words, count_report *report, cha
         atomic_init(&pl->next, pl->front);
         atomic_init(&pl->stop, SIZE_MAX);
         atomic_init(&pl->bytes_read, 0);
+        atomic_init(&pl->unsettled_words, 0);
         run_workers(pl);
         pthread_mutex_destroy(&pl->merge_lock);
         const char *failure = first_error(pl);
@@ -758,6 +853,7 @@ static bool count_planned(plan *pl, word_table *words, count_report *report, cha
         if (pl->workers[i].pretok)
             count_add_stats(&report->corpus, pretok_get_stats(pl->workers[i].pretok));
         report->read_seconds += pl->workers[i].read_seconds;
+        report->backlog_waits += pl->workers[i].backlog_waits;
         worker_free(&pl->workers[i]);
     }
     free(pl->workers);

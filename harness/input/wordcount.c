@@ -3,10 +3,15 @@
 #include "input/wordcount.h"
 
 #include "input/pretok.h"
+#include "input/specials.h"
+#include "base/bufsink.h"
 #include "base/byteunicode.h"
 #include "base/errors.h"
 #include "base/jsonstrict.h"
 #include "base/utf8.h"
+#include "input/wordsort.h"
+#include "array.h"
+#include "prefetch.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -43,19 +48,6 @@ bool wordcount_header_text_ok(const char *text, char *why, size_t why_len)
 
 /* ------------------------------------------------------------- writing */
 
-/* Highest count first, then by bytes (memcmp, then the shorter first). */
-static int by_count_then_bytes(const void *pa, const void *pb)
-{
-    const bpe_word *a = pa, *b = pb;
-    if (a->count != b->count)
-        return a->count > b->count ? -1 : 1;
-    uint32_t common = a->len < b->len ? a->len : b->len;
-    int c = memcmp(a->bytes, b->bytes, common);
-    if (c != 0)
-        return c;
-    return (a->len > b->len) - (a->len < b->len);
-}
-
 /* The header line, malloc'd: prefix, the JSON object, newline. */
 static char *header_line(const char *pattern_source, const char *const *specials,
                          size_t n_specials)
@@ -79,85 +71,94 @@ static char *header_line(const char *pattern_source, const char *const *specials
     return line;
 }
 
-/* Bytes gathered before they go to the sink. */
-enum { FORMAT_BUFFER = 1 << 16 };
+enum {
+    RECORD_ROOM = 24, /* a count (≤ 20 digits), the tab, a stand-in (≤ 2 bytes) */
+    WORD_AHEAD = 32,  /* records ahead whose word is prefetched */
+};
 
-/* A buffer in front of a sink. */
-typedef struct {
-    char buf[FORMAT_BUFFER]; /* pending bytes */
-    size_t used;             /* how many */
-    byte_sink sink;          /* where they go */
-} buffered_sink;
-
-static bool flush(buffered_sink *b, char *err, size_t err_len)
+/* Appends v in decimal at `at`; returns the bytes written (at most 20). */
+static size_t put_decimal(char *at, uint64_t v)
 {
-    bool ok = b->used == 0 || b->sink.write(b->sink.ctx, b->buf, b->used, err, err_len);
-    b->used = 0;
-    return ok;
+    char digits[20];
+    size_t n = 0, k = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v > 0);
+    while (n > 0)
+        at[k++] = digits[--n];
+    return k;
 }
 
-/* Appends one record line; a line longer than the buffer goes straight through. */
-static bool put(buffered_sink *b, const char *data, size_t len, char *err, size_t err_len)
+/* One record: COUNT, tab, the word in stand-ins, newline. A word of up to 8
+ * bytes is spelled from its sort record, a longer one from its bytes. */
+static bool put_record(bufsink *b, const word_sort_record *r)
 {
-    if (b->used + len > sizeof b->buf && !flush(b, err, err_len))
+    char *at = bufsink_room(b, RECORD_ROOM + 2 * 8 + 1);
+    if (!at)
         return false;
-    if (len > sizeof b->buf)
-        return b->sink.write(b->sink.ctx, data, len, err, err_len);
-    memcpy(b->buf + b->used, data, len);
-    b->used += len;
+    size_t n = put_decimal(at, r->count);
+    at[n++] = '\t';
+    for (uint32_t k = 0; k < r->len; k++) {
+        if (r->len > 8 && n + 3 > RECORD_ROOM) { /* a long word: room again and again */
+            bufsink_advance(b, n);
+            if (!(at = bufsink_room(b, RECORD_ROOM)))
+                return false;
+            n = 0;
+        }
+        n += byte_to_unicode_utf8(r->len <= 8 ? word_sort_prefix_byte(r, k) : r->bytes[k],
+                                  at + n);
+    }
+    at[n++] = '\n';
+    bufsink_advance(b, n);
     return true;
 }
 
-bool wordcount_format(const word_table *t, const char *pattern_source,
+/*
+ * The file: header, the records in the order word_sort_by_count gives, the
+ * end line. The words longer than their record's 8 bytes are read in that
+ * order, far apart in memory: the bytes of the one WORD_AHEAD records ahead
+ * are prefetched, so that they are in the cache when its line is written.
+ */
+bool wordcount_format(const bpe_words *words, const char *pattern_source,
                       const char *const *specials, size_t n_specials, byte_sink sink, char *err,
                       size_t err_len)
 {
-    bpe_word *words = NULL;
-    bpe_words view;
+    uint64_t total = 0;
+    for (size_t i = 0; i < words->n_words; i++)
+        if (__builtin_add_overflow(total, words->words[i].count, &total))
+            return set_error(err, err_len, "the word counts add up to more than 2^64 - 1; "
+                             "count less text");
     char *header = header_line(pattern_source, specials, n_specials);
-    buffered_sink *b = malloc(sizeof *b);
-    size_t longest = 0;
-    if (header && b && word_table_view(t, &words, &view)) {
-        for (size_t i = 0; i < view.n_words; i++)
-            longest = words[i].len > longest ? words[i].len : longest;
+    word_sort_record *order = header ? word_sort_by_count(words) : NULL;
+    bufsink b;
+    bool ok = bufsink_init(&b, sink, err, err_len);
+    if (ok && !order)
+        ok = bufsink_fail(&b, "out of memory formatting the word counts");
+    ok = ok && bufsink_put(&b, header, strlen(header));
+    size_t n = words->n_words;
+    for (size_t i = 0; ok && i < n; i++) {
+        if (i + WORD_AHEAD < n && order[i + WORD_AHEAD].len > 8)
+            bpe_prefetch(order[i + WORD_AHEAD].bytes + 8);
+        ok = put_record(&b, &order[i]);
     }
-    char *line = words ? malloc(2 * longest + 32) : NULL; /* count, tab, 2 bytes a byte, newline */
-    bool ok = line != NULL;
-    if (!ok) {
-        set_error(err, err_len, "out of memory formatting the word counts");
-    } else {
-        b->used = 0;
-        b->sink = sink;
-        qsort(words, view.n_words, sizeof *words, by_count_then_bytes);
-        ok = put(b, header, strlen(header), err, err_len);
-        for (size_t i = 0; ok && i < view.n_words; i++) {
-            size_t at = (size_t)sprintf(line, "%llu\t", (unsigned long long)words[i].count);
-            for (uint32_t k = 0; k < words[i].len; k++)
-                at += byte_to_unicode_utf8(words[i].bytes[k], line + at);
-            line[at++] = '\n';
-            ok = put(b, line, at, err, err_len);
-        }
-        if (ok) {
-            int n = sprintf(line, "%s%zu %llu\n", END_PREFIX, view.n_words,
-                            (unsigned long long)t->pretokens);
-            ok = put(b, line, (size_t)n, err, err_len) && flush(b, err, err_len);
-        }
-    }
-    free(line);
-    free(words);
-    free(b);
+    char end[64];
+    int len = snprintf(end, sizeof end, "%s%zu %llu\n", END_PREFIX, n, (unsigned long long)total);
+    ok = ok && bufsink_put(&b, end, (size_t)len);
+    ok = bufsink_finish(&b) && ok;
+    free(order);
     free(header);
     return ok;
 }
 
-bool wordcount_write_file(const char *path, const word_table *t, const char *pattern_source,
+bool wordcount_write_file(const char *path, const bpe_words *words, const char *pattern_source,
                           const char *const *specials, size_t n_specials, char *err,
                           size_t err_len)
 {
     atomic_file f;
     if (!atomic_file_open(&f, path, err, err_len))
         return false;
-    if (!wordcount_format(t, pattern_source, specials, n_specials, atomic_file_sink(&f), err,
+    if (!wordcount_format(words, pattern_source, specials, n_specials, atomic_file_sink(&f), err,
                           err_len)) {
         atomic_file_abort(&f);
         return false;
@@ -362,57 +363,116 @@ static bool parse_end(const parse_place *at, const char *line, size_t len, uint6
     return true;
 }
 
-/* The header's special tokens, as parse_record looks for them in words. */
-typedef struct {
-    const wordcount_meta *meta; /* the tokens; borrowed */
-    bool starts[256];           /* bytes that begin some token */
-    size_t shortest;            /* length of the shortest token; SIZE_MAX when there is none */
-} special_finder;
+/*
+ * The words of a file on their way into the sum. Adding a word to a table of
+ * millions waits for its slot to come from memory; so a record's word is
+ * decoded, hashed and its slot prefetched when its line is read, and added
+ * only PENDING_WORDS lines later, by which time the slot is in the cache.
+ * Errors still come in line order: a line that fails to parse first adds
+ * the words before it, whose own errors (lower lines) win.
+ */
+enum { PENDING_WORDS = 32 };
 
-static void special_finder_init(special_finder *f, const wordcount_meta *meta)
-{
-    memset(f, 0, sizeof *f);
-    f->meta = meta;
-    f->shortest = SIZE_MAX;
-    for (size_t k = 0; k < meta->n_specials; k++) {
-        size_t n = strlen(meta->specials[k]);
-        f->starts[(uint8_t)meta->specials[k][0]] = true;
-        f->shortest = n < f->shortest ? n : f->shortest;
-    }
-}
+/* One decoded word waiting to be added. */
+typedef struct {
+    uint64_t line;  /* its line, for messages */
+    uint64_t count; /* its count */
+    uint64_t hash;  /* word_table_hash of its bytes */
+    size_t at;      /* where its bytes start in the file reader's `bytes` */
+    size_t len;     /* how many */
+} pending_word;
+
+/* One file being read into the sum. */
+typedef struct {
+    parse_place at;          /* the file and the line being read */
+    word_table *sum;         /* where its words go (the caller's) */
+    size_t words_before;     /* words the sum held before this file: a word found among them
+                              * is new to this file the first time only (`seen`) */
+    uint64_t *seen;          /* bit i: word i < words_before was given in this file; owned */
+    uint64_t sum_before;     /* the sum's occurrences before this file */
+    uint64_t words;          /* records read, for the end line */
+    uint64_t total;          /* their counts' sum, for the end line */
+    bool sum_overflows;      /* the sum passed 2^64 − 1: words go on being added (a word given
+                              * twice is still found) with no count, and the file is refused
+                              * at its end */
+    special_trie *specials;  /* the header's special tokens, which no word may hold; owned,
+                              * made once the header is read (NULL before, and when it has none) */
+    pending_word pending[PENDING_WORDS]; /* decoded, not yet added */
+    size_t n_pending;        /* how many */
+    uint8_t *bytes;          /* their bytes, back to back; owned */
+    size_t bytes_used;       /* in use */
+    size_t bytes_cap;        /* capacity */
+} file_reader;
 
 /*
  * Whether word w[0, len) holds a special token of the header: counting cuts
  * every occurrence out of the text before pretokenization (SPEC §2.1), so
  * no word of a file bpebench count wrote holds one, and a word that does
  * would be trained on and learned as a token spelled like the special
- * token (two keys of one string in vocab.json). True with the token's index
- * and where it starts. O(len · the tokens starting with a byte of w); words
- * shorter than every token are passed over at once.
+ * token (two keys of one string in vocab.json). True with where the first
+ * one starts and its length. O(len · longest token) at worst, one trie step
+ * per byte that still matches (specials.h).
  */
-static bool special_in_word(const special_finder *f, const uint8_t *w, size_t len, size_t *token,
-                            size_t *at)
+static bool special_in_word(const special_trie *specials, const uint8_t *w, size_t len,
+                            size_t *at, size_t *token_len)
 {
-    for (size_t i = 0; f->shortest <= len && i + f->shortest <= len; i++) {
-        if (!f->starts[w[i]])
+    for (size_t i = 0; specials && i < len; i++) {
+        if (!special_trie_starts_with(specials, w[i]))
             continue;
-        for (size_t k = 0; k < f->meta->n_specials; k++) {
-            const char *s = f->meta->specials[k];
-            size_t n = strlen(s);
-            if (n <= len - i && memcmp(w + i, s, n) == 0) {
-                *token = k;
-                *at = i;
-                return true;
-            }
+        special_hit hit = special_trie_match(specials, w + i, len - i);
+        if (hit.len) {
+            *at = i;
+            *token_len = hit.len;
+            return true;
         }
     }
     return false;
 }
 
-/* One "COUNT<TAB>WORD" line (without its newline) into the file's table. */
-static bool parse_record(const parse_place *at, const char *line, size_t len, uint8_t *bytes,
-                         const special_finder *specials, word_table *file_words)
+/* The trie of the header's special tokens, for special_in_word. */
+static bool make_specials(file_reader *r, const wordcount_meta *meta)
 {
+    if (meta->n_specials == 0 || r->specials)
+        return true;
+    size_t twice;
+    r->specials = special_trie_new((const char *const *)meta->specials, meta->n_specials, &twice);
+    return r->specials || parse_error(&r->at, "out of memory");
+}
+
+/* Adds the pending words to the sum, in line order; false at the first
+ * that cannot be (memory, or a word given twice), with its line. */
+static bool add_pending(file_reader *r)
+{
+    bool ok = true;
+    for (size_t i = 0; ok && i < r->n_pending; i++) {
+        const pending_word *p = &r->pending[i];
+        parse_place at = r->at;
+        at.line = p->line;
+        size_t before = r->sum->n_entries;
+        size_t index = word_table_insert(r->sum, r->bytes + p->at, p->len, p->hash,
+                                         r->sum_overflows ? 0 : p->count);
+        if (index == SIZE_MAX) {
+            ok = parse_error(&at, "out of memory (or more than 2^32 - 2 words)");
+        } else if (index < r->words_before) {
+            uint64_t bit = 1ull << (index % 64);
+            ok = !(r->seen[index / 64] & bit) ||
+                 parse_error(&at, "a word given twice; each word has one line");
+            r->seen[index / 64] |= bit;
+        } else if (r->sum->n_entries == before) {
+            ok = parse_error(&at, "a word given twice; each word has one line");
+        }
+    }
+    r->n_pending = 0;
+    r->bytes_used = 0;
+    return ok;
+}
+
+/* One "COUNT<TAB>WORD" line (without its newline): checked and decoded, its
+ * slot prefetched, and added to the sum with the words pending before it
+ * once PENDING_WORDS are. */
+static bool parse_record(file_reader *r, const char *line, size_t len)
+{
+    const parse_place *at = &r->at;
     const char *tab = memchr(line, '\t', len);
     uint64_t count;
     if (!tab)
@@ -421,51 +481,58 @@ static bool parse_record(const parse_place *at, const char *line, size_t len, ui
         return parse_error(at, "bad count \"%.*s\"; a count is a whole number from 1 to "
                            "18446744073709551615 without leading zeros",
                            (int)((tab - line) < 24 ? (tab - line) : 24), line);
-    size_t word_len = decode_word(at, (const uint8_t *)tab + 1, len - (size_t)(tab + 1 - line),
-                                  bytes);
+    size_t field = len - (size_t)(tab + 1 - line);
+    if (r->bytes_cap - r->bytes_used <= field) { /* never none: an empty field decodes too */
+        uint8_t *grown = bpe_array_reserve(r->bytes, &r->bytes_cap, r->bytes_used + field + 1, 1);
+        if (!grown)
+            return parse_error(at, "out of memory");
+        r->bytes = grown;
+    }
+    uint8_t *bytes = r->bytes + r->bytes_used;
+    size_t word_len = decode_word(at, (const uint8_t *)tab + 1, field, bytes);
     if (word_len == 0)
         return false;
-    size_t token, offset;
-    if (special_in_word(specials, bytes, word_len, &token, &offset)) {
-        const char *special = specials->meta->specials[token];
-        if (offset == 0 && strlen(special) == word_len)
-            return parse_error(at, "the word is the special token \"%s\" of the header, which "
+    size_t offset, token_len;
+    if (special_in_word(r->specials, bytes, word_len, &offset, &token_len)) {
+        if (offset == 0 && token_len == word_len)
+            return parse_error(at, "the word is the special token \"%.*s\" of the header, which "
                                "counting cuts out of the text and never counts; the file was "
-                               "changed: count the corpus again", special);
-        return parse_error(at, "the word holds the special token \"%s\" of the header at byte "
-                           "offset %zu, which counting would have cut out; the file was "
-                           "changed: count the corpus again", special, offset);
+                               "changed: count the corpus again", (int)token_len, bytes);
+        return parse_error(at, "the word holds the special token \"%.*s\" of the header at "
+                           "byte offset %zu, which counting would have cut out; the file was "
+                           "changed: count the corpus again", (int)token_len, bytes + offset,
+                           offset);
     }
-    size_t before = file_words->n_entries;
-    uint64_t total;
-    if (__builtin_add_overflow(file_words->pretokens, count, &total))
+    if (__builtin_add_overflow(r->total, count, &r->total))
         return parse_error(at, "the file's counts add up to more than 2^64 - 1");
-    if (!word_table_add(file_words, bytes, word_len, count))
-        return parse_error(at, "out of memory (or more than 2^32 - 2 words)");
-    if (file_words->n_entries == before)
-        return parse_error(at, "a word given twice; each word has one line");
-    return true;
+    uint64_t sum;
+    r->sum_overflows = r->sum_overflows || __builtin_add_overflow(r->sum_before, r->total, &sum);
+    r->words++;
+    uint64_t hash = word_table_hash(bytes, word_len);
+    word_table_prefetch(r->sum, hash);
+    r->pending[r->n_pending++] = (pending_word){.line = at->line, .count = count, .hash = hash,
+                                                .at = r->bytes_used, .len = word_len};
+    r->bytes_used += word_len;
+    return r->n_pending < PENDING_WORDS || add_pending(r);
 }
 
-/* Parses one file into its own table file_words (words given twice are
- * refused), checking the header against meta and the end line. */
-static bool parse_file(const parse_place *at_start, FILE *f, wordcount_meta *meta,
-                       word_table *file_words)
+/* Reads one file from f into the sum, line by line: the header (checked
+ * against meta), the records, the end line (checked against them). */
+static bool parse_file(file_reader *r, FILE *f, wordcount_meta *meta)
 {
-    parse_place at = *at_start;
+    parse_place *at = &r->at;
     char *line = NULL, *cr;
-    uint8_t *bytes = NULL;
-    size_t cap = 0, bytes_cap = 0;
+    size_t cap = 0;
     bool ok = true, ended = false;
-    special_finder specials;
     ssize_t got;
     errno = 0;
     while (ok && (got = getline(&line, &cap, f)) >= 0) {
-        at.line++;
+        at->line++;
         size_t len = (size_t)got;
         if ((cr = memchr(line, '\r', len)) != NULL) {
             bool crlf = cr + 2 == line + len && line[len - 1] == '\n';
-            ok = parse_error(&at, "%s; a word-count file's lines end in LF alone (a CR in a "
+            ok = add_pending(r) &&
+                 parse_error(at, "%s; a word-count file's lines end in LF alone (a CR in a "
                              "word is written as č): convert the file back (dos2unix) "
                              "or count the corpus again",
                              crlf ? "the line ends in CR LF, as a file saved on Windows does"
@@ -473,75 +540,61 @@ static bool parse_file(const parse_place *at_start, FILE *f, wordcount_meta *met
             break;
         }
         if (len == 0 || line[len - 1] != '\n') {
-            ok = parse_error(&at, "the last line has no newline; the file is cut short");
+            ok = add_pending(r) &&
+                 parse_error(at, "the last line has no newline; the file is cut short");
             break;
         }
         len--;
         if (memchr(line, '\0', len)) {
-            ok = parse_error(&at, "a NUL byte; a word-count file is text");
-        } else if (at.line == 1) {
-            ok = parse_header(&at, line, len, meta);
-            if (ok)
-                special_finder_init(&specials, meta);
+            ok = add_pending(r) && parse_error(at, "a NUL byte; a word-count file is text");
+        } else if (at->line == 1) {
+            ok = parse_header(at, line, len, meta) && make_specials(r, meta);
         } else if (ended) {
-            ok = parse_error(&at, "text after the end line");
+            ok = parse_error(at, "text after the end line");
         } else if (len >= sizeof END_PREFIX - 1 && memcmp(line, END_PREFIX,
                                                           sizeof END_PREFIX - 1) == 0) {
             ended = true;
-            ok = parse_end(&at, line, len, file_words->n_entries, file_words->pretokens);
+            ok = add_pending(r) && parse_end(at, line, len, r->words, r->total);
         } else {
-            if (bytes_cap < len) {
-                free(bytes);
-                bytes_cap = len;
-                bytes = malloc(bytes_cap);
+            uint64_t before = r->words;
+            ok = parse_record(r, line, len);
+            if (!ok && r->words == before) { /* this line failed: the words before it first */
+                char reason[512];
+                snprintf(reason, sizeof reason, "%s", at->err);
+                ok = add_pending(r) && set_error(at->err, at->err_len, "%s", reason);
             }
-            ok = bytes ? parse_record(&at, line, len, bytes, &specials, file_words)
-                       : parse_error(&at, "out of memory");
         }
         errno = 0;
     }
     if (ok && ferror(f))
-        ok = set_error(at.err, at.err_len, "%s: cannot read: %s", at.name, strerror(errno));
-    else if (ok && at.line == 0)
-        ok = set_error(at.err, at.err_len, "%s: empty; a word-count file starts with its header "
-                       "line (write one with bpebench count)", at.name);
+        ok = set_error(at->err, at->err_len, "%s: cannot read: %s", at->name, strerror(errno));
+    else if (ok && at->line == 0)
+        ok = set_error(at->err, at->err_len, "%s: empty; a word-count file starts with its header "
+                       "line (write one with bpebench count)", at->name);
     else if (ok && !ended)
-        ok = set_error(at.err, at.err_len, "%s: no end line (\"#end W TOTAL\") after line %llu; "
-                       "the file is cut short, count the corpus again", at.name,
-                       (unsigned long long)at.line);
+        ok = add_pending(r) && set_error(at->err, at->err_len, "%s: no end line (\"#end W "
+                                         "TOTAL\") after line %llu; the file is cut short, count "
+                                         "the corpus again", at->name,
+                                         (unsigned long long)at->line);
+    else if (ok && r->sum_overflows)
+        ok = set_error(at->err, at->err_len, "%s: the files' counts add up to more than "
+                       "2^64 - 1; train on fewer files", at->name);
     free(line);
-    free(bytes);
     return ok;
 }
 
-/* Adds every word of `from` to `sum`; the totals are checked first, so no
- * single count can overflow either. O(W of from). */
-static bool add_table(word_table *sum, const word_table *from, const char *name, char *err,
-                      size_t err_len)
-{
-    uint64_t total;
-    if (__builtin_add_overflow(sum->pretokens, from->pretokens, &total))
-        return set_error(err, err_len, "%s: the files' counts add up to more than 2^64 - 1; "
-                         "train on fewer files", name);
-    for (size_t i = 0; i < from->n_entries; i++) {
-        const word_entry *e = &from->entries[i];
-        if (!word_table_add(sum, from->arena + e->offset, e->len, e->count))
-            return set_error(err, err_len, "%s: out of memory summing the word counts (or "
-                             "more than 2^32 - 2 distinct words)", name);
-    }
-    return true;
-}
-
-/* Reads one file from f into a table of its own, then adds it to sum. */
+/* Reads one file from f into sum. */
 static bool read_one(const char *name, FILE *f, wordcount_meta *meta, word_table *sum, char *err,
                      size_t err_len)
 {
-    word_table words;
-    parse_place at = {.name = name, .err = err, .err_len = err_len};
-    bool ok = word_table_init(&words) ? parse_file(&at, f, meta, &words)
-                                      : set_error(err, err_len, "out of memory");
-    ok = ok && add_table(sum, &words, name, err, err_len);
-    word_table_free(&words);
+    file_reader r = {.at = {.name = name, .err = err, .err_len = err_len}, .sum = sum,
+                     .words_before = sum->n_entries, .sum_before = sum->pretokens};
+    if (r.words_before && !(r.seen = calloc((r.words_before + 63) / 64, sizeof *r.seen)))
+        return set_error(err, err_len, "%s: out of memory", name);
+    bool ok = parse_file(&r, f, meta);
+    special_trie_free(r.specials);
+    free(r.seen);
+    free(r.bytes);
     return ok;
 }
 

@@ -55,15 +55,17 @@ void wordcount_meta_free(wordcount_meta *m);
  * control byte 0x0A at byte offset N". O(length). */
 bool wordcount_header_text_ok(const char *text, char *why, size_t why_len);
 
-/* Writes table t (with what it was counted with: the pattern's source and
- * the special tokens) to `sink` in the format above. False with a one-line
- * reason (out of memory, or the sink's). O(W log W + M). */
-bool wordcount_format(const word_table *t, const char *pattern_source,
+/* Writes the words (a table's view, word_table_view, with what they were
+ * counted with: the pattern's source and the special tokens) to `sink` in
+ * the format above. False with a one-line reason (out of memory, counts
+ * that add up past 2^64 − 1, or the sink's). O(W·d + M) time (d: the sort's
+ * digits per word, wordsort.h), 24·W bytes beside the words. */
+bool wordcount_format(const bpe_words *words, const char *pattern_source,
                       const char *const *specials, size_t n_specials, byte_sink sink, char *err,
                       size_t err_len);
 
 /* The same to a file, whole or not at all (atomicfile.h). */
-bool wordcount_write_file(const char *path, const word_table *t, const char *pattern_source,
+bool wordcount_write_file(const char *path, const bpe_words *words, const char *pattern_source,
                           const char *const *specials, size_t n_specials, char *err,
                           size_t err_len);
 

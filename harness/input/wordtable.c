@@ -80,6 +80,15 @@ uint64_t word_table_hash(const uint8_t *p, size_t len)
  * runs on — an interrupt to each other counting thread. With two threads that
  * was 9% of counting multilingual (perf: do_wp_page → flush_tlb_mm_range).
  *
+ * The slots are also asked to sit on transparent huge pages (madvise
+ * MADV_HUGEPAGE, a hint the kernel may ignore). Slots are read at random: in
+ * a table of millions of words nearly every probe misses the TLB as well
+ * as the cache, and a virtual machine walks two page tables per miss; a
+ * 2 MiB page covers 512 times what a 4 KiB page does. Reading the count
+ * file of 10.5 million distinct words (train --counts) took 27% less CPU
+ * time with it (medians of 3 alternating runs); counting multilingual, no
+ * change beyond the noise.
+ *
  * ThreadSanitizer does not intercept mremap (google/sanitizers#1099): a range
  * it moves keeps the access history of whatever was mapped there before, and
  * TSan reports races that are not there. Under TSan the array moves by mmap
@@ -103,6 +112,7 @@ static uint64_t *map_slots(size_t cap)
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
+    madvise(p, cap * sizeof(uint64_t), MADV_HUGEPAGE);
     memset(p, 0, cap * sizeof(uint64_t));
     return p;
 }
@@ -156,6 +166,7 @@ static bool resize_slots(word_table *t, size_t cap)
     uint64_t *slots = remap_slots(t->slots, t->slot_cap, cap);
     if (!slots)
         return false;
+    madvise(slots, cap * sizeof *slots, MADV_HUGEPAGE);
     memset(slots, 0, cap * sizeof *slots);
     for (size_t e = 0; e < t->n_entries; e++) {
         size_t s = t->entries[e].hash & (cap - 1);
@@ -365,5 +376,18 @@ bool word_table_view(const word_table *t, bpe_word **array, bpe_words *view)
     }
     *array = words;
     *view = (bpe_words){.words = words, .n_words = t->n_entries, .n_symbols = t->arena_used};
+    return true;
+}
+
+bool word_table_into_view(word_table *t, bpe_word **array, bpe_words *view)
+{
+    unmap_slots(t->slots, t->slot_cap);
+    t->slots = NULL;
+    t->slot_cap = 0;
+    if (!word_table_view(t, array, view))
+        return false;
+    free(t->entries);
+    t->entries = NULL;
+    t->entry_cap = 0;
     return true;
 }

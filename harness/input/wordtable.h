@@ -172,4 +172,16 @@ uint64_t word_table_memory(const word_table *t);
  */
 bool word_table_view(const word_table *t, bpe_word **array, bpe_words *view);
 
+/*
+ * The same view, once the table is complete: nothing more will be added or
+ * looked up. The slots are unmapped first, the view is built, then the
+ * entries are freed, so slots, entries and view never take memory at once;
+ * afterwards t holds only the arena the view points into and its totals
+ * (n_entries, arena_used, pretokens), and can only be freed (word_table_free,
+ * which the view must not outlive). That leaves 24·W + M bytes of the
+ * 64·W to 80·W + M that table and view held together. False on OOM; t then
+ * has no slots but still its words. O(W).
+ */
+bool word_table_into_view(word_table *t, bpe_word **array, bpe_words *view);
+
 #endif

@@ -16,9 +16,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Prints (when out) and counts every counter that differs between a and b. */
+/* Prints (when out) and counts every counter that differs between a and b;
+ * counters missing on one side altogether are one line. */
 static size_t counter_changes(const bench_record *a, const bench_record *b, FILE *out)
 {
+    if ((a->n_counters == 0) != (b->n_counters == 0)) {
+        if (out)
+            fprintf(out, "    COUNTERS missing from the %s run (%d in the other)\n",
+                    a->n_counters ? "current" : "baseline",
+                    a->n_counters ? a->n_counters : b->n_counters);
+        return 1;
+    }
     size_t changes = 0;
     for (int i = 0; i < a->n_counters; i++) {
         const bench_counter *ca = &a->counters[i], *cb = NULL;
@@ -111,6 +119,24 @@ static void run_name(const bench_record *r, char *buf, size_t len)
              r->pretokenizer[0] ? "/" : "", r->pretokenizer);
 }
 
+/* Whether a's merge digest differs from b's, or only one side has one;
+ * prints which (when out). */
+static bool digest_changed(const bench_record *a, const bench_record *b, FILE *out)
+{
+    if (a->has_digest != b->has_digest) {
+        if (out)
+            fprintf(out, "    MERGE DIGEST missing from the %s run\n",
+                    a->has_digest ? "current" : "baseline");
+        return true;
+    }
+    if (!a->has_digest || a->digest == b->digest)
+        return false;
+    if (out)
+        fprintf(out, "    MERGE DIGEST changed: %016llx -> %016llx (the merge list differs)\n",
+                (unsigned long long)a->digest, (unsigned long long)b->digest);
+    return true;
+}
+
 static void print_times(FILE *out, const bench_record *r, int phase)
 {
     if (record_finished(r))
@@ -144,13 +170,10 @@ static void compare_one(const bench_record *a, const bench_record *b, double thr
             fprintf(out, " %8s  %s\n", "-", verdict);
     }
     if (record_finished(a) && record_finished(b)) {
-        if (a->has_digest && b->has_digest && a->digest != b->digest) {
-            sum->digest_changes++;
-            if (out)
-                fprintf(out, "    MERGE DIGEST changed: %016llx -> %016llx (the merge list differs)\n",
-                        (unsigned long long)a->digest, (unsigned long long)b->digest);
-        }
-        sum->counter_changes += counter_changes(a, b, out) > 0;
+        if (digest_changed(a, b, out) && sum->digest_changes++ == 0)
+            run_name(a, sum->first_digest_change, sizeof sum->first_digest_change);
+        if (counter_changes(a, b, out) > 0 && sum->counter_changes++ == 0)
+            run_name(a, sum->first_counter_change, sizeof sum->first_counter_change);
     }
 }
 
@@ -258,10 +281,10 @@ bool compare_passed(const compare_summary *sum, const char *base_name, const cha
     if (sum->regressions)
         add_reason(why, why_len, "%zu regression%s", sum->regressions, plural(sum->regressions));
     if (sum->digest_changes)
-        add_reason(why, why_len, "%zu merge digest change%s", sum->digest_changes,
-                   plural(sum->digest_changes));
+        add_reason(why, why_len, "%zu merge digest change%s, first %s", sum->digest_changes,
+                   plural(sum->digest_changes), sum->first_digest_change);
     if (sum->counter_changes)
-        add_reason(why, why_len, "%zu counter change%s", sum->counter_changes,
-                   plural(sum->counter_changes));
+        add_reason(why, why_len, "%zu counter change%s, first %s", sum->counter_changes,
+                   plural(sum->counter_changes), sum->first_counter_change);
     return why[0] == '\0';
 }

@@ -7,7 +7,9 @@
  * A slowdown counts as a regression only when it is past the threshold AND
  * the two sets of repetitions do not overlap (new min > old max): noise
  * moves medians, but rarely separates whole spreads. Work counters and
- * merge digests are deterministic, so any change in them is flagged exactly.
+ * merge digests are deterministic, so any change in them is flagged exactly,
+ * and so is a digest or counters present on one side only (the same run
+ * records the same fields; one that disappeared is not a pass).
  * A check that compared nothing is not a pass: see compare_passed.
  */
 #ifndef BPE_COMPARE_H
@@ -25,10 +27,12 @@ typedef struct {
     size_t regressions;     /* slower past the threshold with separate spreads, or ok → timeout/error */
     size_t improvements;    /* faster past the threshold with separate spreads, or timeout → ok */
     size_t noisy;           /* past the threshold but the spreads overlap */
-    size_t digest_changes;  /* merge digest differs */
+    size_t digest_changes;  /* merge digest differs, or is missing on one side */
     size_t counter_changes; /* some work counter differs (or is missing on one side) */
     double geomean;         /* geometric mean of the ratios of runs finished on both sides (0 if none) */
     char first_missing[256]; /* "trainer/corpus/V=…" of the first run only in the baseline */
+    char first_digest_change[256];  /* the first run whose digest changed, or "" */
+    char first_counter_change[256]; /* the first run whose counters changed, or "" */
 } compare_summary;
 
 /*
@@ -46,8 +50,10 @@ bool compare_results(const bench_results *base, const bench_results *cur, double
  * the current file has no run, when no run matches, when runs of the
  * baseline are missing from the current file, when no matched run could be
  * compared (none finished on both sides), on a regression, or on any
- * digest or counter change; `why` then says every reason, naming the files
- * (base_name, cur_name) and the first missing run.
+ * digest or counter change (a digest or counters present on one side only
+ * included: a field that disappeared is a change, not a pass); `why` then
+ * says every reason, naming the files (base_name, cur_name), the first
+ * missing run and the first run whose digest or counters changed.
  */
 bool compare_passed(const compare_summary *sum, const char *base_name, const char *cur_name,
                     char *why, size_t why_len);

@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "run/output.h"
+#include "base/bufsink.h"
 #include "base/byteunicode.h"
 #include "base/errors.h"
 #include "base/fileset.h"
@@ -147,12 +148,16 @@ static const char TIKTOKEN_NOTE[] =
 
 /* Every id's key, as vocab.json and tokenizer.json write it, and the ids
  * that get none: twins (two merges building the same bytes) keep their
- * first id (docs/spec.md §3). */
+ * first id (docs/spec.md §3). A key is spelled when it is written, never
+ * all of them at once: a tokenizer's token strings may be far larger than
+ * the text it was trained on. */
 typedef struct {
-    char **keys;       /* keys[id]: the token string, special tokens as themselves; owned */
-    bool *twin;        /* twin[id]: an earlier id has the same key, so this one is not written */
-    size_t n;          /* V: the ids 0 … n−1 */
-    size_t n_specials; /* S: the ids 256 … 256+S−1 are the special tokens */
+    const bpe_vocab *vocab;       /* the byte and learned tokens; borrowed */
+    const char *const *specials;  /* the special tokens; borrowed */
+    bool *twin;                   /* twin[id]: an earlier id has the same key: not written */
+    size_t n;                     /* V: the ids 0 … n−1 */
+    size_t n_specials;            /* S: the ids 256 … 256+S−1 are the special tokens */
+    size_t last_written;          /* the highest id that is not a twin */
 } token_keys;
 
 /* The learned or byte token behind a id that is not special (SPEC §2.5). */
@@ -166,80 +171,136 @@ static bool is_special_id(size_t id, size_t n_specials)
     return id >= BPE_BYTE_TOKENS && id < BPE_BYTE_TOKENS + n_specials;
 }
 
-/* A key and the id it is written with, for finding twins. */
-typedef struct {
-    const char *key; /* the token string; borrowed from token_keys */
-    size_t id;       /* its id */
-} vocab_entry;
-
-static int compare_entries(const void *a, const void *b)
+/* The key of `id`, malloc'd: the special token itself, or the token's bytes
+ * in the GPT-2 alphabet. NULL when out of memory. O(its length). */
+static char *key_of(const token_keys *k, size_t id)
 {
-    const vocab_entry *x = a, *y = b;
-    int c = strcmp(x->key, y->key);
-    return c ? c : (x->id > y->id) - (x->id < y->id);
+    if (is_special_id(id, k->n_specials))
+        return strdup(k->specials[id - BPE_BYTE_TOKENS]);
+    return output_token_string(k->vocab, token_of_id(id, k->n_specials));
+}
+
+/* An id and a hash of its key, for finding twins. */
+typedef struct {
+    uint64_t hash; /* FNV-1a of the key */
+    size_t id;     /* the id */
+} hashed_key;
+
+static int compare_hashed(const void *a, const void *b)
+{
+    const hashed_key *x = a, *y = b;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* FNV-1a of id's key, spelled on the fly (no copy of the key is made). */
+static uint64_t key_hash(const token_keys *k, size_t id)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    if (is_special_id(id, k->n_specials)) {
+        for (const char *s = k->specials[id - BPE_BYTE_TOKENS]; *s; s++)
+            h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+        return h;
+    }
+    bpe_token t = token_of_id(id, k->n_specials);
+    const uint8_t *bytes = bpe_vocab_bytes(k->vocab, t);
+    for (uint32_t i = 0; i < k->vocab->len[t]; i++) {
+        char standin[2];
+        size_t n = byte_to_unicode_utf8(bytes[i], standin);
+        for (size_t c = 0; c < n; c++)
+            h = (h ^ (uint8_t)standin[c]) * 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* Whether ids a and b have the same key; -1 when out of memory. */
+static int same_key(const token_keys *k, size_t a, size_t b)
+{
+    char *x = key_of(k, a), *y = key_of(k, b);
+    int same = x && y ? strcmp(x, y) == 0 : -1;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* Marks the twins: the ids sorted by (hash of their key, id); within a run
+ * of equal hashes, an id whose key equals an earlier one's is a twin. False
+ * when out of memory. O(V log V + total token bytes). */
+static bool token_keys_make(token_keys *k, const bpe_result *r, const char *const *specials,
+                            size_t n_specials)
+{
+    *k = (token_keys){.vocab = &r->vocab, .specials = specials,
+                      .n = r->vocab.n_tokens + n_specials, .n_specials = n_specials};
+    k->twin = calloc(k->n + 1, sizeof *k->twin);
+    hashed_key *sorted = malloc((k->n + 1) * sizeof *sorted);
+    bool ok = k->twin && sorted;
+    for (size_t i = 0; ok && i < k->n; i++)
+        sorted[i] = (hashed_key){.hash = key_hash(k, i), .id = i};
+    if (ok)
+        qsort(sorted, k->n, sizeof *sorted, compare_hashed);
+    for (size_t i = 1; ok && i < k->n; i++)
+        for (size_t j = i; ok && j-- > 0 && sorted[j].hash == sorted[i].hash;) {
+            int same = k->twin[sorted[j].id] ? 0 : same_key(k, sorted[j].id, sorted[i].id);
+            ok = same >= 0;
+            if (same > 0) {
+                k->twin[sorted[i].id] = true;
+                break;
+            }
+        }
+    free(sorted);
+    for (size_t i = 0; ok && i < k->n; i++)
+        if (!k->twin[i])
+            k->last_written = i;
+    if (!ok)
+        free(k->twin);
+    return ok;
 }
 
 static void token_keys_free(token_keys *k)
 {
-    for (size_t i = 0; k->keys && i < k->n; i++)
-        free(k->keys[i]);
-    free(k->keys);
     free(k->twin);
 }
 
-/* Spells every id and marks the twins (sorting the keys). False when out of
- * memory. O(V log V) string comparisons. */
-static bool token_keys_make(token_keys *k, const bpe_result *r, const char *const *specials,
-                            size_t n_specials)
+/* Writes s as a JSON string, escaped by cJSON (as a whole cJSON tree would
+ * print it). */
+static bool put_json_string(bufsink *b, const char *s)
 {
-    k->n = r->vocab.n_tokens + n_specials;
-    k->n_specials = n_specials;
-    k->keys = calloc(k->n + 1, sizeof *k->keys);
-    k->twin = calloc(k->n + 1, sizeof *k->twin);
-    vocab_entry *sorted = malloc((k->n + 1) * sizeof *sorted);
-    bool ok = k->keys && k->twin && sorted;
-    for (size_t i = 0; ok && i < k->n; i++) {
-        k->keys[i] = is_special_id(i, n_specials)
-                         ? strdup(specials[i - BPE_BYTE_TOKENS])
-                         : output_token_string(&r->vocab, token_of_id(i, n_specials));
-        sorted[i] = (vocab_entry){.key = k->keys[i], .id = i};
-        ok = k->keys[i] != NULL;
-    }
-    if (ok) {
-        qsort(sorted, k->n, sizeof *sorted, compare_entries);
-        for (size_t i = 1; i < k->n; i++)
-            if (strcmp(sorted[i].key, sorted[i - 1].key) == 0)
-                k->twin[sorted[i].id] = true;
-    }
-    free(sorted);
-    if (!ok)
-        token_keys_free(k);
+    cJSON *item = s ? cJSON_CreateString(s) : NULL;
+    char *text = item ? cJSON_PrintUnformatted(item) : NULL;
+    bool ok = text ? bufsink_put(b, text, strlen(text))
+                   : bufsink_fail(b, "out of memory formatting the output files");
+    cJSON_free(text);
+    cJSON_Delete(item);
     return ok;
 }
 
-/* {token string: id} in id order, twins left out (JSON cannot hold a key
- * twice); NULL when out of memory. O(V). */
-static cJSON *vocab_object(const token_keys *k)
+/*
+ * The vocab object {token string: id} in id order, twins left out (JSON
+ * cannot hold a key twice), streamed exactly as cJSON prints it: on one line
+ * (indent < 0, cJSON_PrintUnformatted), or as a member of an object printed
+ * with cJSON_Print, one entry a line at `indent` tabs and the closing brace
+ * one tab less. O(V + total token bytes); one key in memory at a time.
+ */
+static bool put_vocab(bufsink *b, const token_keys *k, int indent)
 {
-    cJSON *json = cJSON_CreateObject();
-    bool ok = json != NULL;
-    for (size_t i = 0; ok && i < k->n; i++)
-        if (!k->twin[i])
-            ok = cJSON_AddNumberToObject(json, k->keys[i], (double)i) != NULL;
-    if (!ok) {
-        cJSON_Delete(json);
-        return NULL;
+    bool ok = bufsink_put(b, indent < 0 ? "{" : "{\n", indent < 0 ? 1 : 2);
+    for (size_t i = 0; ok && i < k->n; i++) {
+        if (k->twin[i])
+            continue;
+        for (int t = 0; ok && t < indent; t++)
+            ok = bufsink_put(b, "\t", 1);
+        char *key = key_of(k, i);
+        ok = ok && put_json_string(b, key);
+        free(key);
+        char number[32];
+        int len = snprintf(number, sizeof number, indent < 0 ? ":%zu%s" : ":\t%zu%s\n", i,
+                           i == k->last_written ? "" : ",");
+        ok = ok && bufsink_put(b, number, (size_t)len);
     }
-    return json;
-}
-
-/* vocab.json: the vocab object on one line. */
-static char *vocab_json(const token_keys *k)
-{
-    cJSON *json = vocab_object(k);
-    char *text = json ? cJSON_PrintUnformatted(json) : NULL;
-    cJSON_Delete(json);
-    return text;
+    for (int t = 0; ok && t < indent - 1; t++)
+        ok = bufsink_put(b, "\t", 1);
+    return ok && bufsink_put(b, "}", 1);
 }
 
 /* Writes merge m as "left right" at out (room for 2 × its bytes + 2);
@@ -256,29 +317,49 @@ static size_t put_merge(char *out, const bpe_vocab *v, const bpe_merge *m)
     return at;
 }
 
-/* The room put_merge needs for m, NUL included. */
-static size_t merge_room(const bpe_vocab *v, const bpe_merge *m)
+/* Merge m as "left right", malloc'd and NUL-terminated; NULL on OOM. */
+static char *merge_line(const bpe_vocab *v, const bpe_merge *m)
 {
-    return 2 * ((size_t)v->len[m->left] + v->len[m->right]) + 2;
+    char *line = malloc(2 * ((size_t)v->len[m->left] + v->len[m->right]) + 2);
+    if (line)
+        line[put_merge(line, v, m)] = '\0';
+    return line;
+}
+
+/* What the streamed files are made from. */
+typedef struct {
+    const token_keys *keys; /* every id's key, and the twins */
+    const bpe_result *r;    /* the merges and the vocab */
+    const char *pattern;    /* the pattern's PCRE2 source */
+} tokenizer_parts;
+
+/* Streams a file's parts through a bufsink: the producers below write to it. */
+static bool stream_file(const tokenizer_parts *parts, bool (*produce)(bufsink *,
+                                                                       const tokenizer_parts *),
+                        byte_sink sink, char *err, size_t err_len)
+{
+    bufsink b;
+    bool ok = bufsink_init(&b, sink, err, err_len) && produce(&b, parts);
+    return bufsink_finish(&b) && ok;
+}
+
+/* vocab.json: the vocab object on one line. */
+static bool produce_vocab_json(bufsink *b, const tokenizer_parts *p)
+{
+    return put_vocab(b, p->keys, -1);
 }
 
 /* merges.txt: "#version: 0.2", then "left right" per merge. */
-static char *merges_text(const bpe_result *r, size_t *len)
+static bool produce_merges_text(bufsink *b, const tokenizer_parts *p)
 {
-    size_t cap = 64, at = 0;
-    for (size_t i = 0; i < r->n_merges; i++)
-        cap += merge_room(&r->vocab, &r->merges[i]);
-    char *text = malloc(cap);
-    if (!text)
-        return NULL;
-    at += (size_t)sprintf(text, "#version: 0.2\n");
-    for (size_t i = 0; i < r->n_merges; i++) {
-        at += put_merge(text + at, &r->vocab, &r->merges[i]);
-        text[at++] = '\n';
+    bool ok = bufsink_put(b, "#version: 0.2\n", 14);
+    for (size_t i = 0; ok && i < p->r->n_merges; i++) {
+        char *line = merge_line(&p->r->vocab, &p->r->merges[i]);
+        ok = line ? bufsink_put(b, line, strlen(line)) && bufsink_put(b, "\n", 1)
+                  : bufsink_fail(b, "out of memory formatting the output files");
+        free(line);
     }
-    text[at] = '\0'; /* the 64 spare bytes hold it */
-    *len = at;
-    return text;
+    return ok;
 }
 
 /* -------------------------------------------------------- tokenizer.json */
@@ -342,57 +423,74 @@ static bool add_special_tokens(cJSON *root, const token_keys *k)
             return false;
         }
         ok = cJSON_AddNumberToObject(token, "id", (double)i) &&
-             add_string(token, "content", k->keys[i]) && add_bool(token, "single_word", false) &&
-             add_bool(token, "lstrip", false) && add_bool(token, "rstrip", false) &&
-             add_bool(token, "normalized", false) && add_bool(token, "special", true);
+             add_string(token, "content", k->specials[i - BPE_BYTE_TOKENS]) &&
+             add_bool(token, "single_word", false) && add_bool(token, "lstrip", false) &&
+             add_bool(token, "rstrip", false) && add_bool(token, "normalized", false) &&
+             add_bool(token, "special", true);
     }
     return ok;
 }
+
+/* Where tokenizer.json's vocab and merges go in the text cJSON prints of the
+ * rest: raw items, printed as they are; no other part of the text can hold
+ * these bytes (cJSON escapes control characters in strings). */
+static const char VOCAB_MARK[] = "\x01", MERGES_MARK[] = "\x02";
 
 /* "model": BPE with the vocab and the merges ("left right", merges.txt's
- * lines), no unknown token, no dropout, merges always applied. */
-static bool add_model(cJSON *root, const token_keys *k, const bpe_result *r)
+ * lines), no unknown token, no dropout, merges always applied; the vocab
+ * and the merges as marks, streamed in their place (produce_tokenizer_json). */
+static bool add_model(cJSON *root)
 {
     cJSON *model = add_typed(root, "model", "BPE");
-    bool ok = model && cJSON_AddNullToObject(model, "dropout") &&
-              cJSON_AddNullToObject(model, "unk_token") &&
-              cJSON_AddNullToObject(model, "continuing_subword_prefix") &&
-              cJSON_AddNullToObject(model, "end_of_word_suffix") &&
-              add_bool(model, "fuse_unk", false) && add_bool(model, "byte_fallback", false) &&
-              add_bool(model, "ignore_merges", false);
-    cJSON *vocab = ok ? vocab_object(k) : NULL;
-    ok = vocab && cJSON_AddItemToObject(model, "vocab", vocab);
-    if (vocab && !ok)
-        cJSON_Delete(vocab);
-    cJSON *merges = ok ? cJSON_AddArrayToObject(model, "merges") : NULL;
-    ok = merges != NULL;
-    for (size_t i = 0; ok && i < r->n_merges; i++) {
-        char *line = malloc(merge_room(&r->vocab, &r->merges[i]));
-        if (line)
-            line[put_merge(line, &r->vocab, &r->merges[i])] = '\0';
-        cJSON *item = line ? cJSON_CreateString(line) : NULL;
-        ok = item && cJSON_AddItemToArray(merges, item);
-        if (item && !ok)
-            cJSON_Delete(item);
-        free(line);
-    }
-    return ok;
+    return model && cJSON_AddNullToObject(model, "dropout") &&
+           cJSON_AddNullToObject(model, "unk_token") &&
+           cJSON_AddNullToObject(model, "continuing_subword_prefix") &&
+           cJSON_AddNullToObject(model, "end_of_word_suffix") &&
+           add_bool(model, "fuse_unk", false) && add_bool(model, "byte_fallback", false) &&
+           add_bool(model, "ignore_merges", false) &&
+           cJSON_AddRawToObject(model, "vocab", VOCAB_MARK) &&
+           cJSON_AddRawToObject(model, "merges", MERGES_MARK);
 }
 
-/* tokenizer.json, HF tokenizers' single file (Tokenizer.from_file): the
+/* The merges array as cJSON_Print prints one: on one line, ", " between. */
+static bool put_merges_array(bufsink *b, const bpe_result *r)
+{
+    bool ok = bufsink_put(b, "[", 1);
+    for (size_t i = 0; ok && i < r->n_merges; i++) {
+        char *line = merge_line(&r->vocab, &r->merges[i]);
+        ok = (i == 0 || bufsink_put(b, ", ", 2)) && put_json_string(b, line);
+        free(line);
+    }
+    return ok && bufsink_put(b, "]", 1);
+}
+
+/*
+ * tokenizer.json, HF tokenizers' single file (Tokenizer.from_file): the
  * same ids as vocab.json + merges.txt, the exact split pattern, the special
- * tokens marked special; NULL when out of memory. O(V + m). */
-static char *tokenizer_json(const token_keys *k, const bpe_result *r, const char *pattern)
+ * tokens marked special. cJSON prints everything but the vocab and the
+ * merges, which take their marks' places, streamed as cJSON would print
+ * them there (the vocab is a member of the model object, itself a member
+ * of the root: its entries three tabs in). O(V + m + total token bytes).
+ */
+static bool produce_tokenizer_json(bufsink *b, const tokenizer_parts *p)
 {
     cJSON *root = cJSON_CreateObject();
     bool ok = root && add_string(root, "version", "1.0") &&
               cJSON_AddNullToObject(root, "truncation") && cJSON_AddNullToObject(root, "padding") &&
-              add_special_tokens(root, k) && cJSON_AddNullToObject(root, "normalizer") &&
-              add_pre_tokenizer(root, pattern) && cJSON_AddNullToObject(root, "post_processor") &&
-              fill_byte_level(add_typed(root, "decoder", "ByteLevel")) && add_model(root, k, r);
+              add_special_tokens(root, p->keys) && cJSON_AddNullToObject(root, "normalizer") &&
+              add_pre_tokenizer(root, p->pattern) &&
+              cJSON_AddNullToObject(root, "post_processor") &&
+              fill_byte_level(add_typed(root, "decoder", "ByteLevel")) && add_model(root);
     char *text = ok ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
-    return text;
+    char *vocab = text ? strstr(text, VOCAB_MARK) : NULL;
+    char *merges = vocab ? strstr(vocab, MERGES_MARK) : NULL;
+    ok = merges ? bufsink_put(b, text, (size_t)(vocab - text)) && put_vocab(b, p->keys, 3) &&
+                      bufsink_put(b, vocab + 1, (size_t)(merges - vocab - 1)) &&
+                      put_merges_array(b, p->r) && bufsink_put(b, merges + 1, strlen(merges + 1))
+                : bufsink_fail(b, "out of memory formatting the output files");
+    cJSON_free(text);
+    return ok;
 }
 
 /* ------------------------------------------------------------- tiktoken */
@@ -414,28 +512,35 @@ static size_t base64_encode(const uint8_t *in, size_t n, char *out)
     return at;
 }
 
+/* Bytes of a token base64-encoded at a time (a multiple of 3, so that the
+ * pieces' encodings join into the whole's). */
+enum { BASE64_PIECE = 3 * 1024 };
+
 /* tokenizer.tiktoken, what tiktoken's load_tiktoken_bpe reads: one line
  * "base64(bytes) rank" per byte and learned token, the rank being its id
- * (special tokens and twins have no line). O(total token bytes). */
-static char *tiktoken_ranks(const token_keys *k, const bpe_result *r, size_t *len)
+ * (special tokens and twins have no line), a long token encoded a piece at
+ * a time. O(total token bytes). */
+static bool produce_tiktoken_ranks(bufsink *b, const tokenizer_parts *p)
 {
-    size_t cap = 1, at = 0;
-    for (size_t i = 0; i < k->n; i++)
-        if (!is_special_id(i, k->n_specials))
-            cap += 4 * ((size_t)r->vocab.len[token_of_id(i, k->n_specials)] / 3 + 1) + 24;
-    char *text = malloc(cap);
-    if (!text)
-        return NULL;
-    for (size_t i = 0; i < k->n; i++) {
+    const token_keys *k = p->keys;
+    bool ok = true;
+    for (size_t i = 0; ok && i < k->n; i++) {
         if (is_special_id(i, k->n_specials) || k->twin[i])
             continue;
         bpe_token t = token_of_id(i, k->n_specials);
-        at += base64_encode(bpe_vocab_bytes(&r->vocab, t), r->vocab.len[t], text + at);
-        at += (size_t)sprintf(text + at, " %zu\n", i);
+        const uint8_t *bytes = bpe_vocab_bytes(&p->r->vocab, t);
+        size_t len = p->r->vocab.len[t];
+        for (size_t at = 0; ok && at < len; at += BASE64_PIECE) {
+            size_t piece = len - at < BASE64_PIECE ? len - at : BASE64_PIECE;
+            char *room = bufsink_room(b, 4 * (BASE64_PIECE / 3));
+            if ((ok = room != NULL))
+                bufsink_advance(b, base64_encode(bytes + at, piece, room));
+        }
+        char rank[32];
+        int n = snprintf(rank, sizeof rank, " %zu\n", i);
+        ok = ok && bufsink_put(b, rank, (size_t)n);
     }
-    text[at] = '\0'; /* cap counts it */
-    *len = at;
-    return text;
+    return ok;
 }
 
 /* A special token and its id, to be listed longest first. */
@@ -464,7 +569,7 @@ static char *tiktoken_json(const token_keys *k, const char *pattern,
 {
     special_entry *order = malloc((k->n_specials ? k->n_specials : 1) * sizeof *order);
     for (size_t i = 0; order && i < k->n_specials; i++) {
-        const char *key = k->keys[BPE_BYTE_TOKENS + i];
+        const char *key = k->specials[i];
         order[i] = (special_entry){key, strlen(key), BPE_BYTE_TOKENS + i};
     }
     if (order)
@@ -495,6 +600,27 @@ static char *tiktoken_json(const token_keys *k, const char *pattern,
 
 /* ------------------------------------------------------------- the set */
 
+/* The file_set_member producers: each streams one file of the set. */
+static bool write_vocab_json(const void *ctx, byte_sink sink, char *err, size_t err_len)
+{
+    return stream_file(ctx, produce_vocab_json, sink, err, err_len);
+}
+
+static bool write_merges_text(const void *ctx, byte_sink sink, char *err, size_t err_len)
+{
+    return stream_file(ctx, produce_merges_text, sink, err, err_len);
+}
+
+static bool write_tokenizer_json(const void *ctx, byte_sink sink, char *err, size_t err_len)
+{
+    return stream_file(ctx, produce_tokenizer_json, sink, err, err_len);
+}
+
+static bool write_tiktoken_ranks(const void *ctx, byte_sink sink, char *err, size_t err_len)
+{
+    return stream_file(ctx, produce_tiktoken_ranks, sink, err, err_len);
+}
+
 bool output_write_tokenizer(const char *dir, const bpe_result *r, const pretok_config *cfg,
                             char *err, size_t err_len)
 {
@@ -507,32 +633,23 @@ bool output_write_tokenizer_with(const char *dir, const bpe_result *r, const pre
     for (size_t k = 0; k < cfg->n_specials; k++)
         if (!output_special_token_ok(cfg->specials[k], err, err_len))
             return false;
-    /* the files' readers are other regex engines: the portable spelling */
-    const char *pattern = pretok_pattern_portable(cfg->pattern);
     token_keys keys;
     if (!token_keys_make(&keys, r, cfg->specials, cfg->n_specials))
         return set_error(err, err_len, "out of memory formatting the output files");
-    size_t merges_len = 0, ranks_len = 0;
-    char *texts[N_TOKENIZER_FILES] = {
-        vocab_json(&keys), merges_text(r, &merges_len), tokenizer_json(&keys, r, pattern),
-        tiktoken_ranks(&keys, r, &ranks_len), tiktoken_json(&keys, pattern, training),
+    /* the files' readers are other regex engines: the portable spelling */
+    tokenizer_parts parts = {.keys = &keys, .r = r,
+                             .pattern = pretok_pattern_portable(cfg->pattern)};
+    char *encoding = tiktoken_json(&keys, parts.pattern, training);
+    file_set_member files[N_TOKENIZER_FILES] = {
+        {.name = TOKENIZER_FILES[0], .write = write_vocab_json, .ctx = &parts},
+        {.name = TOKENIZER_FILES[1], .write = write_merges_text, .ctx = &parts},
+        {.name = TOKENIZER_FILES[2], .write = write_tokenizer_json, .ctx = &parts},
+        {.name = TOKENIZER_FILES[3], .write = write_tiktoken_ranks, .ctx = &parts},
+        {.name = TOKENIZER_FILES[4], .data = encoding, .len = encoding ? strlen(encoding) : 0},
     };
-    file_set_member files[N_TOKENIZER_FILES];
-    bool ok = true;
-    for (size_t i = 0; i < N_TOKENIZER_FILES; i++) {
-        ok = ok && texts[i];
-        files[i] = (file_set_member){.name = TOKENIZER_FILES[i], .data = texts[i],
-                                 .len = texts[i] ? strlen(texts[i]) : 0};
-    }
-    if (!ok) {
-        set_error(err, err_len, "out of memory formatting the output files");
-    } else {
-        files[1].len = merges_len;
-        files[3].len = ranks_len;
-        ok = file_set_replace(dir, files, N_TOKENIZER_FILES, err, err_len);
-    }
-    for (size_t i = 0; i < N_TOKENIZER_FILES; i++)
-        free(texts[i]);
+    bool ok = encoding ? file_set_replace(dir, files, N_TOKENIZER_FILES, err, err_len)
+                       : set_error(err, err_len, "out of memory formatting the output files");
+    free(encoding);
     token_keys_free(&keys);
     return ok;
 }

@@ -78,10 +78,11 @@ static bool no_text(const run_config *cfg, const run_input *in, char *err, size_
                      others, (unsigned long long)in->corpus.bytes);
 }
 
-/* The view of a counted table, and the memory both hold. */
+/* The view of a counted table, which keeps only the bytes the view needs,
+ * and the memory both hold. */
 static bool make_view(run_input *in, char *err, size_t err_len)
 {
-    if (!word_table_view(&in->table, &in->array, &in->view))
+    if (!word_table_into_view(&in->table, &in->array, &in->view))
         return set_error(err, err_len, "out of memory building the word list");
     in->memory_bytes = word_table_memory(&in->table) + in->view.n_words * sizeof *in->array;
     return true;

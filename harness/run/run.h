@@ -95,8 +95,9 @@ run_verdict run_list_inputs(const char *const *inputs, size_t n_inputs, bool all
 /* A corpus read and counted, as every run starts: the word table and the
  * trainers' view of it. */
 typedef struct {
-    word_table table;         /* the distinct words and their counts; owned */
-    bpe_word *array;          /* the view's words (into table); owned */
+    word_table table;         /* the distinct words' bytes, all that is left of the table
+                               * once the view is made (word_table_into_view); owned */
+    bpe_word *array;          /* the view's words and counts (into table's bytes); owned */
     bpe_words view;           /* what a trainer is given */
     pretok_stats corpus;      /* n, pretokens, special tokens cut out, ... */
     count_report counting;    /* what the counting strategy did */

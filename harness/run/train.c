@@ -225,6 +225,13 @@ run_verdict train_run(const train_request *req, train_outcome *out, char *err, s
         if (!check_sizes(req, &cfg.pretok, true, &max_merges, err, err_len))
             return RUN_REFUSED;
     }
+    for (size_t i = 0; req->counts && i < req->n_inputs; i++)
+        if (strcmp(req->inputs[i], CORPUS_STDIN) == 0) {
+            set_error(err, err_len, "-: train --counts reads word-count files, not standard "
+                      "input (each is read whole and checked before training); save the "
+                      "counts to a file (bpebench count --out FILE) and give FILE");
+            return RUN_REFUSED;
+        }
     char *paths = NULL;
     const char **outputs = NULL;
     size_t n_outputs = 0;
