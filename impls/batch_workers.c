@@ -563,9 +563,9 @@ static bool setup_split(const workers_state *s, unsigned k)
             at[0] = word->len;
             memcpy(at + 1, &word->count, sizeof word->count);
             for (uint32_t i = 0; i < word->len; i++)
-                at[WORD_HEAD + i] = bpe_word_symbol(word, i);
+                at[WORD_HEAD + i] = bpe_word_symbol(words, word, i);
             for (uint32_t i = 0; i + 1 < word->len; i++) {
-                uint32_t j = initial_list(s, bpe_word_symbol(word, i), bpe_word_symbol(word, i + 1));
+                uint32_t j = initial_list(s, bpe_word_symbol(words, word, i), bpe_word_symbol(words, word, i + 1));
                 if (last[j] != place) {
                     last[j] = place;
                     len[j]++;
@@ -1438,7 +1438,7 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     s->n_splits = threads < MAX_SPLITS ? threads : MAX_SPLITS;
     bpe_maxheap_init(&s->heap, &s->ahead);
     bpe_initial_pairs initial = {0};
-    bool from_bytes = bpe_words_start_from_bytes(words);
+    bool from_bytes = !words->merged;
     bool ok = bpe_vocab_copy(&s->ahead, vocab) && reserve_tokens(s) &&
               (s->shard = calloc_lines(s->n_splits, sizeof *s->shard)) != NULL &&
               (s->split = calloc_lines(s->n_splits, sizeof *s->split)) != NULL &&

@@ -33,35 +33,29 @@ typedef uint32_t bpe_token; /* a token id, see above */
 
 /* One distinct pretoken ("word") and how often it occurs. */
 typedef struct {
-    const uint8_t *bytes; /* its bytes; owned by the word table, never freed by a trainer */
-    uint32_t len;         /* its symbols: its length in bytes, or with `symbols` their number */
+    union {
+        const uint8_t *bytes;     /* its bytes (bpe_words.merged false); owned by the word table,
+                                   * never freed by a trainer */
+        const bpe_token *symbols; /* its symbols once the merges a run starts from are applied
+                                   * (bpe_words.merged true: train --init, bpe_train_from), each
+                                   * < the vocabulary's n_tokens; owned by whoever applied them */
+    };
+    uint32_t len;         /* its symbols: its length in bytes, or the number of its symbols */
     uint64_t count;       /* occurrences in the corpus (≥ 1) */
-    const bpe_token *symbols; /* NULL: its bytes are its symbols. Else its symbols once the
-                               * merges a run starts from are applied (train --init,
-                               * bpe_train_from): tokens < the vocabulary's n_tokens; owned by
-                               * whoever applied them */
 } bpe_word;
 
-/* The read-only input of every trainer. Either every word has symbols or
- * none has (bpe_words_start_from_bytes tells which). */
+/* The read-only input of every trainer. */
 typedef struct {
     const bpe_word *words; /* W distinct words, in first-seen order */
     size_t n_words;        /* W */
     uint64_t n_symbols;    /* M = Σ len(w) */
+    bool merged;           /* every word holds symbols, not bytes (above) */
 } bpe_words;
 
-/* Symbol i of word w: what every trainer reads to build its state. */
-static inline bpe_token bpe_word_symbol(const bpe_word *w, uint32_t i)
+/* Symbol i of word w of `words`: what every trainer reads to build its state. */
+static inline bpe_token bpe_word_symbol(const bpe_words *words, const bpe_word *w, uint32_t i)
 {
-    return w->symbols ? w->symbols[i] : w->bytes[i];
-}
-
-/* Whether the words' symbols are single bytes (no merge applied before the
- * run): then every pair is two bytes, and a table of 2^16 entries can index
- * them (initialpairs.h). */
-static inline bool bpe_words_start_from_bytes(const bpe_words *words)
-{
-    return words->n_words == 0 || words->words[0].symbols == NULL;
+    return words->merged ? w->symbols[i] : w->bytes[i];
 }
 
 /* ---------------------------------------------------------------- vocab */
@@ -273,8 +267,7 @@ bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,
 
 /*
  * bpe_train, continuing a run that made `start`'s merges (train --init):
- * `words` must hold the symbols those merges leave (bpe_word.symbols, every
- * word), and the result begins with start's merges and tokens, so that its
+ * `words` must hold the symbols those merges leave (bpe_words.merged), and the result begins with start's merges and tokens, so that its
  * merge ids go on at 256 + start->n_merges. The trainer sees only the
  * symbols and the vocabulary; config->max_merges counts start's merges
  * too. With start NULL, bpe_train. Exact: the merges equal those of one

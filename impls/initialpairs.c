@@ -179,14 +179,14 @@ static void *count_range(void *arg)
 {
     range *r = arg;
     const bpe_word *words = r->words->words;
-    if (!pair_index_init(&r->index, !bpe_words_start_from_bytes(r->words))) {
+    if (!pair_index_init(&r->index, r->words->merged)) {
         r->failed = true;
         return NULL;
     }
     for (size_t w = r->first_word; w < r->end_word; w++) {
         for (uint32_t i = 0; i + 1 < words[w].len; i++) {
-            range_pair *p = range_pair_of(r, bpe_word_symbol(&words[w], i),
-                                          bpe_word_symbol(&words[w], i + 1));
+            range_pair *p = range_pair_of(r, bpe_word_symbol(r->words, &words[w], i),
+                                          bpe_word_symbol(r->words, &words[w], i + 1));
             if (!p) {
                 r->failed = true;
                 return NULL;
@@ -292,7 +292,7 @@ static bool merge_ranges(range *r, size_t n, bpe_list_kind lists, bpe_postings *
                          bpe_initial_pairs *out)
 {
     merged_pairs *m = calloc(1, sizeof *m);
-    bool ok = m && pair_index_init(&m->index, !bpe_words_start_from_bytes(r->words)) &&
+    bool ok = m && pair_index_init(&m->index, r->words->merged) &&
               merge_counts(r, n, m, out) &&
               (lists == BPE_LIST_NONE || place_lists(r, n, m, postings, out));
     if (m) {
@@ -315,8 +315,8 @@ static void *list_range(void *arg)
     uint64_t position = r->first_position;
     for (size_t w = r->first_word; w < r->end_word; w++) {
         for (uint32_t i = 0; i + 1 < words[w].len; i++) {
-            range_pair *p = &r->pairs[pair_index_find(&r->index, bpe_word_symbol(&words[w], i),
-                                                      bpe_word_symbol(&words[w], i + 1))];
+            range_pair *p = &r->pairs[pair_index_find(&r->index, bpe_word_symbol(r->words, &words[w], i),
+                                                      bpe_word_symbol(r->words, &words[w], i + 1))];
             if (r->lists == BPE_LIST_POSITIONS) {
                 *p->next++ = (uint32_t)(position + i);
             } else if (p->last_word != (uint32_t)w) {

@@ -75,11 +75,10 @@ bool start_apply(const bpe_result *start, const bpe_words *in, start_words *out)
         const bpe_word *word = &in->words[w];
         bpe_token *t = out->symbols + at;
         for (uint32_t i = 0; i < word->len; i++)
-            t[i] = bpe_word_symbol(word, i);
+            t[i] = bpe_word_symbol(in, word, i);
         uint32_t len = word->len;
         apply_to_word(start, &rank, t, &len);
-        out->array[w] = (bpe_word){.bytes = word->bytes, .len = len, .count = word->count,
-                                   .symbols = t};
+        out->array[w] = (bpe_word){.symbols = t, .len = len, .count = word->count};
         at += len;
     }
     bpe_pairmap_free(&rank);
@@ -87,7 +86,8 @@ bool start_apply(const bpe_result *start, const bpe_words *in, start_words *out)
         start_words_free(out);
         return false;
     }
-    out->view = (bpe_words){.words = out->array, .n_words = in->n_words, .n_symbols = at};
+    out->view = (bpe_words){.words = out->array, .n_words = in->n_words, .n_symbols = at,
+                            .merged = true};
     return true;
 }
 

@@ -11,7 +11,7 @@
  * FROM holds the first k merges of a run on the same text, the rest is that
  * run's, byte for byte: the trainer's state is the one it would have had,
  * and the tie-break (SPEC §2.7) compares tokens by their bytes, which the
- * vocabulary carries. No trainer knows it: it reads bpe_word.symbols
+ * vocabulary carries. No trainer knows it: it reads a word's symbols
  * (bpe.h) where it would read the bytes.
  *
  * Applying the merges to one word: repeatedly find the adjacent pair of
