@@ -323,6 +323,35 @@ static void init_refusals(void **state)
     test_remove_tree(root);
 }
 
+/* Training on a word-count file writes the files training on its corpus
+ * writes (the pattern in its portable spelling too), so that such a run
+ * can be continued with --init like any other. */
+static void counts_run_writes_the_corpus_runs_files(void **state)
+{
+    (void)state;
+    char root[64], a[PATH_MAX], b[PATH_MAX];
+    test_make_dir(root, sizeof root, "counts");
+    write_corpus(root);
+    const char *count[] = {"count", "--out", "in.counts", "in.txt", NULL};
+    test_output r = test_run_bpebench(count, root, NULL);
+    assert_succeeded_run(&r, "count");
+    test_output_free(&r);
+    const char *corpus[] = {"train", "--quiet", "--vocab-size", "400", "--out", "a", "in.txt",
+                            NULL};
+    const char *counts[] = {"train", "--quiet", "--counts", "--vocab-size", "400", "--out", "b",
+                            "in.counts", NULL};
+    run_ok(root, corpus);
+    run_ok(root, counts);
+    snprintf(a, sizeof a, "%s/a", root);
+    snprintf(b, sizeof b, "%s/b", root);
+    for (size_t f = 0; f < N(FILES); f++)
+        assert_same_file(a, b, FILES[f], "train --counts");
+    const char *more[] = {"train", "--quiet", "--counts", "--vocab-size", "500", "--init", "a",
+                          "--out", "c", "in.counts", NULL};
+    run_ok(root, more);
+    test_remove_tree(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -333,6 +362,7 @@ int main(void)
         cmocka_unit_test(init_from_a_prefix_gives_the_run),
         cmocka_unit_test(init_from_gpt2_files),
         cmocka_unit_test(init_refusals),
+        cmocka_unit_test(counts_run_writes_the_corpus_runs_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
