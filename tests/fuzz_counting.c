@@ -38,22 +38,6 @@ static void remove_files(void)
     rmdir(dir);
 }
 
-/* What one strategy counted. */
-typedef struct {
-    word_table table;    /* its word table */
-    count_report report; /* its report */
-    bool ok;             /* it succeeded */
-    char err[1024];      /* else why */
-} counted;
-
-static void count_with(const count_strategy *s, const count_request *req, counted *c)
-{
-    memset(c, 0, sizeof *c);
-    if (!word_table_init(&c->table))
-        abort();
-    c->ok = s->count(req, &c->table, &c->report, c->err, sizeof c->err);
-}
-
 static void differ(const char *strategy, unsigned threads, const char *what)
 {
     fprintf(stderr, "fuzz_counting: %s with %u threads: %s differs from serial's\n", strategy,
@@ -61,7 +45,7 @@ static void differ(const char *strategy, unsigned threads, const char *what)
     abort();
 }
 
-static void check_same(const counted *a, const counted *b, const char *strategy, unsigned threads)
+static void check_same(const test_counted *a, const test_counted *b, const char *strategy, unsigned threads)
 {
     if (a->ok != b->ok || (!a->ok && strcmp(a->err, b->err) != 0)) {
         fprintf(stderr, "fuzz_counting: serial: %s; %s with %u threads: %s\n",
@@ -108,16 +92,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *files[] = {path_a, path_b};
     count_request req = {.files = files, .n_files = 2, .pretok = &cfg, .threads = 1,
                          .chunk_bytes = 7, .table_words = 3};
-    counted reference;
-    count_with(count_strategies[0], &req, &reference);
+    test_counted reference;
+    test_count_with(count_strategies[0], &req, &reference);
     for (size_t s = 1; count_strategies[s]; s++)
         for (unsigned threads = 1; threads <= 3; threads++) {
             req.threads = threads;
-            counted c;
-            count_with(count_strategies[s], &req, &c);
+            test_counted c;
+            test_count_with(count_strategies[s], &req, &c);
             check_same(&reference, &c, count_strategies[s]->name, threads);
-            word_table_free(&c.table);
+            test_counted_free(&c);
         }
-    word_table_free(&reference.table);
+    test_counted_free(&reference);
     return 0;
 }

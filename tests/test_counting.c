@@ -197,22 +197,8 @@ static void test_unsafe_newlines_are_refused(void **state)
 
 /* -------------------------------------------- 2. the strategies, differentially */
 
-typedef struct {
-    word_table table;  /* what the strategy counted */
-    count_report report; /* its report */
-    bool ok;           /* it succeeded */
-    char err[1024];    /* else why */
-} counted;
-
-static void count_with(const count_strategy *s, const count_request *req, counted *out)
-{
-    memset(out, 0, sizeof *out);
-    assert_true(word_table_init(&out->table));
-    out->ok = s->count(req, &out->table, &out->report, out->err, sizeof out->err);
-}
-
 /* Fails, naming the case, unless b is a's table, statistics and error. */
-static void assert_same_count(const counted *a, const counted *b, const char *what)
+static void assert_same_count(const test_counted *a, const test_counted *b, const char *what)
 {
     if (a->ok != b->ok || (!a->ok && strcmp(a->err, b->err) != 0))
         fail_msg("%s: serial says %s, the strategy says %s", what, a->ok ? "ok" : a->err,
@@ -234,11 +220,6 @@ static void assert_same_count(const counted *a, const counted *b, const char *wh
         fail_msg("%s: statistics differ from serial's", what);
 }
 
-static void free_counted(counted *c)
-{
-    word_table_free(&c->table);
-}
-
 static const unsigned THREADS[] = {1, 2, 3, 7};
 
 /* Every strategy and thread count against serial on `files`, cut into chunks
@@ -258,8 +239,8 @@ static void check_strategies(char *const *files, size_t n_files, uint64_t max_by
                                      .pretok = &cfg, .threads = 1, .chunk_bytes = chunk_bytes,
                                      .table_words = table_words,
                                      .backlog_words = 3 * table_words};
-                counted reference;
-                count_with(count_strategies[0], &req, &reference);
+                test_counted reference;
+                test_count_with(count_strategies[0], &req, &reference);
                 for (size_t s = 1; count_strategies[s]; s++)
                     for (size_t t = 0; t < N(THREADS); t++) {
                         char what[256];
@@ -267,12 +248,12 @@ static void check_strategies(char *const *files, size_t n_files, uint64_t max_by
                                  "%d specials", label, count_strategies[s]->name, THREADS[t], k,
                                  mode ? "bytes" : "error", sp);
                         req.threads = THREADS[t];
-                        counted c;
-                        count_with(count_strategies[s], &req, &c);
+                        test_counted c;
+                        test_count_with(count_strategies[s], &req, &c);
                         assert_same_count(&reference, &c, what);
-                        free_counted(&c);
+                        test_counted_free(&c);
                     }
-                free_counted(&reference);
+                test_counted_free(&reference);
             }
 }
 
@@ -318,12 +299,12 @@ static void test_generated_files(void **state)
     pretok_config gpt2 = {.pattern = "gpt2"};
     count_request req = {.files = files, .n_files = 3, .pretok = &gpt2, .threads = 2,
                          .chunk_bytes = 300, .table_words = 7, .backlog_words = 21};
-    counted c;
-    count_with(count_strategy_find("parallel"), &req, &c);
+    test_counted c;
+    test_count_with(count_strategy_find("parallel"), &req, &c);
     assert_true(c.ok);
     assert_true(c.report.thread_tables > 20);
     assert_true(c.report.backlog_waits > 0);
-    free_counted(&c);
+    test_counted_free(&c);
     free_files(files, 3);
     write_files(files, "r", 2, 30000, false, 5);
     check_strategies(files, 2, 0, 300, 7, "repetitive");
@@ -339,14 +320,14 @@ static void test_dedup_sees_repeated_chunks(void **state)
     write_files(files, "r", 2, 30000, false, 9);
     pretok_config cfg = {.specials = DEFAULT_SPECIALS, .n_specials = 1, .pattern = "gpt2"};
     count_request req = {.files = files, .n_files = 2, .pretok = &cfg, .threads = 1};
-    counted c;
-    count_with(count_strategy_find("dedup"), &req, &c);
+    test_counted c;
+    test_count_with(count_strategy_find("dedup"), &req, &c);
     assert_true(c.ok);
     print_message("dedup: %llu chunks, %llu distinct\n", (unsigned long long)c.report.chunks,
                   (unsigned long long)c.report.chunks_distinct);
     assert_true(c.report.chunks > 100);
     assert_true(c.report.chunks_distinct * 4 < c.report.chunks);
-    free_counted(&c);
+    test_counted_free(&c);
     free_files(files, 2);
 }
 
@@ -425,7 +406,7 @@ static void test_room_made_beforehand_moves_nothing(void **state)
 
 /* count_with, with `mode` armed while the strategy counts (and only then). */
 static void count_failing(const count_strategy *s, const count_request *req, failure_mode mode,
-                          long nth, counted *out)
+                          long nth, test_counted *out)
 {
     memset(out, 0, sizeof *out);
     assert_true(word_table_init(&out->table));
@@ -450,8 +431,8 @@ static void test_parallel_out_of_memory(void **state)
     pretok_config cfg = {.specials = DEFAULT_SPECIALS, .n_specials = 1, .pattern = "gpt2"};
     count_request req = {.files = files, .n_files = 2, .pretok = &cfg, .threads = 1,
                          .chunk_bytes = 300, .table_words = 7};
-    counted reference, c;
-    count_with(count_strategies[0], &req, &reference);
+    test_counted reference, c;
+    test_count_with(count_strategies[0], &req, &reference);
     assert_true(reference.ok);
     const count_strategy *parallel = count_strategy_find("parallel");
     size_t failures = 0;
@@ -468,22 +449,22 @@ static void test_parallel_out_of_memory(void **state)
                     fail_msg("allocation %ld of %u threads failed: %s", nth, req.threads, c.err);
                 assert_null(strchr(c.err, '\n'));
             }
-            free_counted(&c);
+            test_counted_free(&c);
             if (!reached)
                 break;
         }
         count_failing(parallel, &req, FAIL_OFF_MAIN, 0, &c);
         if (c.ok)
             assert_same_count(&reference, &c, "parallel, workers out of memory");
-        free_counted(&c);
+        test_counted_free(&c);
         count_failing(parallel, &req, FAIL_THREAD_STARTS, 0, &c);
         assert_same_count(&reference, &c, "parallel, no thread could start");
-        free_counted(&c);
+        test_counted_free(&c);
     }
     print_message("parallel: %zu counts failed for want of memory, each cleanly\n", failures);
     assert_true(failures > 50); /* the loop did reach the allocations in the threads (about
                                  * 110–145 counts fail, with the threads' tables of 7 words) */
-    free_counted(&reference);
+    test_counted_free(&reference);
     free_files(files, 2);
 }
 

@@ -215,3 +215,16 @@ void assert_merges_equal(const bpe_trainer *trainer, const bpe_words *words, uin
         fail_msg("%s: %zu merges, expected %zu", trainer->name, r.n_merges, n_expected);
     bpe_result_free(&r);
 }
+
+void test_count_with(const count_strategy *s, const count_request *req, test_counted *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!word_table_init(&out->table))
+        abort();
+    out->ok = s->count(req, &out->table, &out->report, out->err, sizeof out->err);
+}
+
+void test_counted_free(test_counted *c)
+{
+    word_table_free(&c->table);
+}

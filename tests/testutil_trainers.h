@@ -5,6 +5,7 @@
 #define BPE_TESTUTIL_TRAINERS_H
 
 #include "bpe.h"
+#include "input/count.h"
 #include "input/wordtable.h"
 
 #include <stddef.h>
@@ -72,5 +73,18 @@ void assert_runs_match_reference(const bpe_trainer *trainer, const bpe_words *wo
  * pretokenizer (gpt2, <|endoftext|>) into `table`, which it initializes;
  * free it with word_table_free. Fails the test when the data is missing. */
 void test_count_slice(const char *path, uint64_t bytes, word_table *table);
+
+/* What one counting strategy made of a request: its word table and report,
+ * or why it failed. */
+typedef struct {
+    word_table table;    /* what the strategy counted; owned */
+    count_report report; /* what it did */
+    bool ok;             /* it succeeded */
+    char err[1024];      /* else why */
+} test_counted;
+/* Counts req with strategy s into *out (aborts when the table cannot be
+ * made, so fuzzers can use it too); free with test_counted_free. */
+void test_count_with(const count_strategy *s, const count_request *req, test_counted *out);
+void test_counted_free(test_counted *c);
 
 #endif

@@ -6,7 +6,8 @@
  *
  * The steps, in this order, each once:
  *   1. check: the settings (run_check_settings: the pattern and special
- *      tokens compiled once, V ≥ 256 + S) and the output directory's path;
+ *      tokens compiled once, V ≥ 256 + S), no "-" among word-count files,
+ *      and the output directory's path;
  *   2. list the inputs and check that no output reaches one of them;
  *   3. word-count files only: read and sum them (their pattern and special
  *      tokens become the run's), then check V against their S — before the
