@@ -381,7 +381,9 @@ struct workers_state {
     word_split *split;       /* n_splits; owned */
     unsigned n_splits;       /* N: splits, shards and threads (workers + the coordinator) */
     part_claim *claim;       /* one per part: 2·n_splits (splits, then shards); owned */
-    uint32_t *initial_index; /* setup: byte pair a·256 + b → its initial list; owned */
+    uint32_t *initial_index; /* setup, words of bytes: pair a·256 + b → its initial list; owned */
+    bpe_pairmap initial_map; /* setup, words of merged symbols (bpe_train_from): pair → its
+                              * initial list; owned */
     size_t n_initial;        /* setup: P before any merge */
     job_kind job;            /* what the posted step is */
     uint64_t solo_words;     /* a batch naming fewer words is rewritten by the coordinator
@@ -572,6 +574,27 @@ static const uint32_t *second_line(const word_split *sp, uint32_t place)
 
 /* ----------------------------------------------- setup: a split's words, lists */
 
+/* The initial list of pair (a, b), which the words hold. O(1) (expected). */
+static uint32_t initial_list(const workers_state *s, bpe_token a, bpe_token b)
+{
+    if (s->initial_index)
+        return s->initial_index[a << 8 | b];
+    return (uint32_t)*bpe_pairmap_find(&s->initial_map, a, b);
+}
+
+/* Gives pair (a, b) initial list j. False on OOM. */
+static bool set_initial_list(workers_state *s, bpe_token a, bpe_token b, uint32_t j)
+{
+    if (s->initial_index) {
+        s->initial_index[a << 8 | b] = j;
+        return true;
+    }
+    uint64_t *value = bpe_pairmap_upsert(&s->initial_map, a, b);
+    if (value)
+        *value = j;
+    return value != NULL;
+}
+
 /* Lays out split `k`'s words (w ≡ k mod n_splits) as cells and lists each
  * word under every initial pair it holds, once, in word order: list j of the
  * split's postings is the initial pair j's (initial_index). False on OOM.
@@ -599,9 +622,9 @@ static bool setup_split(const workers_state *s, unsigned k)
             at[0] = word->len;
             memcpy(at + 1, &word->count, sizeof word->count);
             for (uint32_t i = 0; i < word->len; i++)
-                at[WORD_HEAD + i] = word->bytes[i];
+                at[WORD_HEAD + i] = bpe_word_symbol(words, word, i);
             for (uint32_t i = 0; i + 1 < word->len; i++) {
-                uint32_t j = s->initial_index[word->bytes[i] << 8 | word->bytes[i + 1]];
+                uint32_t j = initial_list(s, bpe_word_symbol(words, word, i), bpe_word_symbol(words, word, i + 1));
                 if (last[j] != place) {
                     last[j] = place;
                     len[j]++;
@@ -618,7 +641,7 @@ static bool setup_split(const workers_state *s, unsigned k)
         for (uint32_t place = 0; place < sp->n_cells; place += WORD_HEAD + word_len(sp, place)) {
             const bpe_token *t = word_tokens(sp, place);
             for (uint32_t i = 0; i + 1 < word_len(sp, place); i++) {
-                uint32_t j = s->initial_index[t[i] << 8 | t[i + 1]];
+                uint32_t j = initial_list(s, t[i], t[i + 1]);
                 if (last[j] != place) {
                     last[j] = place;
                     bpe_postings_slice(&sp->postings, j)[len[j]++] = place;
@@ -1574,7 +1597,8 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     bpe_maxheap_init(&s->spill, &s->ahead);
     bpe_maxheap_init(&s->sorter, &s->ahead);
     bpe_initial_pairs initial = {0};
-    bool ok = bpe_vocab_init(&s->ahead) && reserve_tokens(s) &&
+    bool from_bytes = !words->merged;
+    bool ok = bpe_vocab_copy(&s->ahead, vocab) && reserve_tokens(s) &&
               (s->shard = calloc_lines(s->n_splits, sizeof *s->shard)) != NULL &&
               (s->split = calloc_lines(s->n_splits, sizeof *s->split)) != NULL &&
               (s->claim = calloc_lines(2 * s->n_splits, sizeof *s->claim)) != NULL &&
@@ -1582,7 +1606,8 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
               (s->bucket = calloc(BUCKET_DENSE, sizeof *s->bucket)) != NULL &&
               (s->affected = calloc(BATCH_MAX, sizeof *s->affected)) != NULL &&
               (s->batch_lists = calloc(BATCH_MAX * s->n_splits, sizeof *s->batch_lists)) != NULL &&
-              (s->initial_index = calloc(1u << 16, sizeof *s->initial_index)) != NULL &&
+              (from_bytes ? (s->initial_index = calloc(1u << 16, sizeof *s->initial_index)) != NULL
+                          : bpe_pairmap_init(&s->initial_map, 1024)) &&
               bpe_initial_pairs_count(words, threads, BPE_LIST_NONE, NULL, &initial);
     for (unsigned k = 0; ok && k < s->n_splits; k++) {
         word_split *sp = &s->split[k];
@@ -1605,7 +1630,7 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
             *slot_count(t, at) = initial.counts[j];
             for (unsigned k = 0; k < s->n_splits; k++)
                 slot_lists(t, at)[k] = (uint32_t)j;
-            s->initial_index[p.a << 8 | p.b] = (uint32_t)j;
+            ok = set_initial_list(s, p.a, p.b, (uint32_t)j);
         }
     }
     if (ok) {
@@ -1623,6 +1648,7 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     bpe_initial_pairs_free(&initial);
     free(s->initial_index);
     s->initial_index = NULL;
+    bpe_pairmap_free(&s->initial_map);
     if (!ok) {
         workers_destroy(s);
         return NULL;

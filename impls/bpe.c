@@ -47,6 +47,27 @@ bool bpe_vocab_init(bpe_vocab *v)
     return true;
 }
 
+bool bpe_vocab_copy(bpe_vocab *to, const bpe_vocab *from)
+{
+    memset(to, 0, sizeof *to);
+    size_t n = from->n_tokens;
+    to->bytes = malloc(from->bytes_used + 1);
+    to->offset = malloc((n + 1) * sizeof *to->offset);
+    to->len = malloc((n + 1) * sizeof *to->len);
+    if (!to->bytes || !to->offset || !to->len) {
+        bpe_vocab_free(to);
+        return false;
+    }
+    memcpy(to->bytes, from->bytes, from->bytes_used);
+    memcpy(to->offset, from->offset, n * sizeof *to->offset);
+    memcpy(to->len, from->len, n * sizeof *to->len);
+    to->bytes_used = from->bytes_used;
+    to->bytes_cap = from->bytes_used + 1;
+    to->n_tokens = from->n_tokens;
+    to->offset_cap = to->len_cap = n + 1;
+    return true;
+}
+
 void bpe_vocab_free(bpe_vocab *v)
 {
     free(v->bytes);
@@ -67,6 +88,13 @@ bpe_token bpe_vocab_add_merge(bpe_vocab *v, bpe_token a, bpe_token b)
     memcpy(v->bytes + v->bytes_used + la, v->bytes + v->offset[b], lb);
     v->bytes_used += la + lb;
     return id;
+}
+
+/* Forgets the last token added (the merge the driver does not keep). O(1). */
+static void vocab_drop_last(bpe_vocab *v)
+{
+    v->n_tokens--;
+    v->bytes_used -= v->len[v->n_tokens];
 }
 
 /* ============================================================ tie-break */
@@ -154,19 +182,43 @@ bool bpe_pair_count_bound(const bpe_words *words, uint64_t *bound)
     return true;
 }
 
+/* The result a run from `start` begins with: its merges and tokens, or
+ * (start NULL) the 256 bytes. False on OOM. */
+static bool result_begin(bpe_result *result, const bpe_result *start)
+{
+    if (!start)
+        return bpe_vocab_init(&result->vocab);
+    if (!bpe_vocab_copy(&result->vocab, &start->vocab))
+        return false;
+    for (size_t i = 0; i < start->n_merges; i++)
+        if (!result_push(result, &start->merges[i]))
+            return false;
+    return true;
+}
+
 bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,
                      const bpe_config *config, const bpe_observer *observer,
                      bpe_result *result)
+{
+    return bpe_train_from(trainer, words, config, NULL, observer, result);
+}
+
+bpe_status bpe_train_from(const bpe_trainer *trainer, const bpe_words *words,
+                          const bpe_config *config, const bpe_result *start,
+                          const bpe_observer *observer, bpe_result *result)
 {
     memset(result, 0, sizeof *result);
     uint64_t bound;
     if (!bpe_pair_count_bound(words, &bound))
         return BPE_ERR_OVERFLOW;
-    if (!bpe_vocab_init(&result->vocab)) {
+    if (!result_begin(result, start)) {
         bpe_result_free(result);
         return BPE_ERR_NOMEM;
     }
-    void *state = trainer->create(words, config, &result->vocab, &result->counters);
+    bpe_config left = *config; /* the trainer is asked for the merges still to make */
+    left.max_merges = config->max_merges > result->n_merges ? config->max_merges - result->n_merges
+                                                            : 0;
+    void *state = trainer->create(words, &left, &result->vocab, &result->counters);
     if (!state) {
         bpe_result_free(result);
         return BPE_ERR_NOMEM;
@@ -179,6 +231,12 @@ bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,
         bpe_step_result step = trainer->step(state, &merge);
         if (step == BPE_STEP_EXHAUSTED) {
             result->exhausted = true;
+            break;
+        }
+        if (step == BPE_STEP_MERGED && merge.count < config->min_frequency) {
+            vocab_drop_last(&result->vocab);
+            result->below_min_frequency = true;
+            result->next_count = merge.count;
             break;
         }
         if (step == BPE_STEP_NOMEM || !result_push(result, &merge)) {

@@ -33,8 +33,14 @@ typedef uint32_t bpe_token; /* a token id, see above */
 
 /* One distinct pretoken ("word") and how often it occurs. */
 typedef struct {
-    const uint8_t *bytes; /* its bytes; owned by the word table, never freed by a trainer */
-    uint32_t len;         /* length in bytes = its symbols before any merge */
+    union {
+        const uint8_t *bytes;     /* its bytes (bpe_words.merged false); owned by the word table,
+                                   * never freed by a trainer */
+        const bpe_token *symbols; /* its symbols once the merges a run starts from are applied
+                                   * (bpe_words.merged true: train --init, bpe_train_from), each
+                                   * < the vocabulary's n_tokens; owned by whoever applied them */
+    };
+    uint32_t len;         /* its symbols: its length in bytes, or the number of its symbols */
     uint64_t count;       /* occurrences in the corpus (≥ 1) */
 } bpe_word;
 
@@ -43,7 +49,14 @@ typedef struct {
     const bpe_word *words; /* W distinct words, in first-seen order */
     size_t n_words;        /* W */
     uint64_t n_symbols;    /* M = Σ len(w) */
+    bool merged;           /* every word holds symbols, not bytes (above) */
 } bpe_words;
+
+/* Symbol i of word w of `words`: what every trainer reads to build its state. */
+static inline bpe_token bpe_word_symbol(const bpe_words *words, const bpe_word *w, uint32_t i)
+{
+    return words->merged ? w->symbols[i] : w->bytes[i];
+}
 
 /* ---------------------------------------------------------------- vocab */
 
@@ -67,6 +80,10 @@ typedef struct {
 /* The 256 single-byte tokens. False on OOM. */
 bool bpe_vocab_init(bpe_vocab *v);
 void bpe_vocab_free(bpe_vocab *v);
+
+/* *to becomes a copy of `from` (to's old contents are not freed). False on OOM,
+ * *to then empty. O(tokens + their bytes). */
+bool bpe_vocab_copy(bpe_vocab *to, const bpe_vocab *from);
 
 /* The bytes of token t (valid until the next bpe_vocab_add_merge). */
 static inline const uint8_t *bpe_vocab_bytes(const bpe_vocab *v, bpe_token t)
@@ -142,6 +159,10 @@ typedef struct {
                               * thread (threaded-walk: a list is split only into parts of at
                               * least this many words); 0: the trainer's default. Tests set 1,
                               * so that tiny inputs take every threaded path */
+    uint64_t min_frequency;  /* the driver stops before a merge whose pair occurs fewer times
+                              * (HF tokenizers' and SentencePiece's min_frequency: a pair is
+                              * merged while its count ≥ min_frequency); 0 and 1: no limit.
+                              * Read by bpe_train only: no trainer looks at it */
 } bpe_config;
 
 /* What a trainer shows of its state for `bpebench trace` (describe.h). */
@@ -219,6 +240,9 @@ typedef struct {
     bpe_vocab vocab;       /* 256 + m token byte strings */
     bpe_counters counters; /* the trainer's work counts */
     bool exhausted;        /* stopped before max_merges because no pair was left */
+    bool below_min_frequency; /* stopped before max_merges: the best pair occurred fewer than
+                               * config->min_frequency times */
+    uint64_t next_count;   /* with below_min_frequency: that pair's count */
 } bpe_result;
 
 typedef enum {
@@ -251,7 +275,10 @@ bool bpe_pair_count_bound(const bpe_words *words, uint64_t *bound);
 
 /*
  * Runs `trainer` on `words` for at most config->max_merges merges (fewer when
- * pairs run out), its setup on up to config->threads threads. Every count a
+ * pairs run out, or when the best pair occurs fewer than config->min_frequency
+ * times: the trainer made that merge, the driver takes it back out of the
+ * vocabulary and stops, so the merges are a prefix of a run without the
+ * limit), its setup on up to config->threads threads. Every count a
  * trainer computes is exact: inputs whose pair counts could overflow 64 bits
  * are refused first. `observer` may be NULL. On success *result must be freed
  * with bpe_result_free(). Time: the trainer's; memory: the trainer's + O(m).
@@ -259,6 +286,18 @@ bool bpe_pair_count_bound(const bpe_words *words, uint64_t *bound);
 bpe_status bpe_train(const bpe_trainer *trainer, const bpe_words *words,
                      const bpe_config *config, const bpe_observer *observer,
                      bpe_result *result);
+
+/*
+ * bpe_train, continuing a run that made `start`'s merges (train --init):
+ * `words` must hold the symbols those merges leave (bpe_words.merged), and the result begins with start's merges and tokens, so that its
+ * merge ids go on at 256 + start->n_merges. The trainer sees only the
+ * symbols and the vocabulary; config->max_merges counts start's merges
+ * too. With start NULL, bpe_train. Exact: the merges equal those of one
+ * run from the bytes (tests/test_train_init.c).
+ */
+bpe_status bpe_train_from(const bpe_trainer *trainer, const bpe_words *words,
+                          const bpe_config *config, const bpe_result *start,
+                          const bpe_observer *observer, bpe_result *result);
 
 void bpe_result_free(bpe_result *result);
 

@@ -336,7 +336,7 @@ static bool words_init(cache_state *s, const bpe_words *words)
         at[0] = word->len;
         memcpy(at + 1, &word->count, sizeof word->count);
         for (uint32_t i = 0; i < word->len; i++)
-            at[WORD_HEAD + i] = word->bytes[i];
+            at[WORD_HEAD + i] = bpe_word_symbol(words, word, i);
         at += WORD_HEAD + word->len;
     }
     return true;

@@ -1,6 +1,7 @@
 /* initialpairs.c — see initialpairs.h. */
 #include "initialpairs.h"
 #include "array.h"
+#include "pairmap.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -12,42 +13,72 @@
 /* ------------------------------------------------------- the pair index */
 
 /*
- * Pair → a small index, for pairs of two bytes. The pair (a, b) is its own
- * 16-bit key a·256 + b, so the table is addressed directly — no hash, no
- * probe. A bitmap of 8 KiB says which pairs have an index; the 128 KiB table
- * is read only where the bitmap is set, so it is never cleared, and a small
- * input touches only a few of its pages. Every index is < 2^16 (P ≤ 2^16).
+ * Pair → a small index. For pairs of two bytes (every run that starts from
+ * the bytes) the pair (a, b) is its own 16-bit key a·256 + b, so the table
+ * is addressed directly — no hash, no probe. A bitmap of 8 KiB says which
+ * pairs have an index; the 128 KiB table is read only where the bitmap is
+ * set, so it is never cleared, and a small input touches only a few of its
+ * pages. Every index is then < 2^16 (P ≤ 2^16). A run that starts from
+ * merged symbols (bpe_train_from) has pairs of any tokens: a hash map
+ * (pairmap.h) takes the table's place.
  */
 typedef struct {
+    bool by_hash;                   /* pairs of any tokens: `map`; else the direct table */
     uint64_t seen[BYTE_PAIRS / 64]; /* bit a·256 + b: whether (a, b) has an index */
     uint16_t *index;                /* a·256 + b → its index, where seen; owned */
-} byte_pair_index;
+    bpe_pairmap map;                /* by_hash: (a, b) → its index; owned */
+} pair_index;
 
-/* The key of a pair of two bytes. O(1). */
+/* The direct table's key of a pair of two bytes. O(1). */
 static unsigned byte_pair_key(bpe_token a, bpe_token b)
 {
     return a << 8 | b;
 }
 
-/* An empty index. False on OOM. O(1) (the bitmap: 8 KiB cleared). */
-static bool byte_pair_index_init(byte_pair_index *x)
+/* An empty index, for pairs of any tokens when by_hash. False on OOM. O(1)
+ * (the bitmap: 8 KiB cleared). */
+static bool pair_index_init(pair_index *x, bool by_hash)
 {
+    x->by_hash = by_hash;
+    x->index = NULL;
+    x->map = (bpe_pairmap){0};
+    if (by_hash)
+        return bpe_pairmap_init(&x->map, 1024);
     memset(x->seen, 0, sizeof x->seen);
     x->index = malloc(BYTE_PAIRS * sizeof *x->index);
     return x->index != NULL;
 }
 
-/* Whether `key` has an index. O(1). */
-static bool byte_pair_index_has(const byte_pair_index *x, unsigned key)
+static void pair_index_free(pair_index *x)
 {
-    return x->seen[key / 64] >> (key % 64) & 1;
+    free(x->index);
+    bpe_pairmap_free(&x->map);
 }
 
-/* Gives `key` the index i. O(1). */
-static void byte_pair_index_set(byte_pair_index *x, unsigned key, size_t i)
+/* The index of (a, b), or SIZE_MAX when it has none. O(1) (expected, by hash). */
+static size_t pair_index_find(const pair_index *x, bpe_token a, bpe_token b)
 {
+    if (x->by_hash) {
+        const uint64_t *found = bpe_pairmap_find(&x->map, a, b);
+        return found ? (size_t)*found : SIZE_MAX;
+    }
+    unsigned key = byte_pair_key(a, b);
+    return x->seen[key / 64] >> (key % 64) & 1 ? x->index[key] : SIZE_MAX;
+}
+
+/* Gives (a, b) the index i. False on OOM (by hash). O(1) (amortized). */
+static bool pair_index_set(pair_index *x, bpe_token a, bpe_token b, size_t i)
+{
+    if (x->by_hash) {
+        uint64_t *value = bpe_pairmap_upsert(&x->map, a, b);
+        if (value)
+            *value = i;
+        return value != NULL;
+    }
+    unsigned key = byte_pair_key(a, b);
     x->seen[key / 64] |= (uint64_t)1 << (key % 64);
     x->index[key] = (uint16_t)i;
+    return true;
 }
 
 /* A pair as one thread sees it over its range of words. */
@@ -72,7 +103,7 @@ typedef struct {
     size_t end_word;         /* one past its last word */
     uint64_t first_position; /* the position in M of its first word's first symbol */
     uint64_t positions;      /* adjacent positions in its words */
-    byte_pair_index index;   /* pair → its place in `pairs`; owned */
+    pair_index index;        /* pair → its place in `pairs`; owned */
     range_pair *pairs;       /* its pairs, in the order it first met them; owned */
     size_t n_pairs;          /* pairs in `pairs` */
     size_t cap_pairs;        /* capacity of `pairs` */
@@ -128,14 +159,15 @@ static void plan_ranges(const bpe_words *words, bpe_list_kind lists, const uint3
  * new. NULL on OOM. O(1) amortized. */
 static range_pair *range_pair_of(range *r, bpe_token a, bpe_token b)
 {
-    unsigned key = byte_pair_key(a, b);
-    if (byte_pair_index_has(&r->index, key))
-        return &r->pairs[r->index.index[key]];
+    size_t known = pair_index_find(&r->index, a, b);
+    if (known != SIZE_MAX)
+        return &r->pairs[known];
     range_pair *pairs = bpe_array_reserve(r->pairs, &r->cap_pairs, r->n_pairs + 1, sizeof *pairs);
     if (!pairs)
         return NULL;
     r->pairs = pairs;
-    byte_pair_index_set(&r->index, key, r->n_pairs);
+    if (!pair_index_set(&r->index, a, b, r->n_pairs))
+        return NULL;
     r->pairs[r->n_pairs] = (range_pair){.pair = {a, b}, .last_word = NO_WORD};
     return &r->pairs[r->n_pairs++];
 }
@@ -147,14 +179,14 @@ static void *count_range(void *arg)
 {
     range *r = arg;
     const bpe_word *words = r->words->words;
-    if (!byte_pair_index_init(&r->index)) {
+    if (!pair_index_init(&r->index, r->words->merged)) {
         r->failed = true;
         return NULL;
     }
     for (size_t w = r->first_word; w < r->end_word; w++) {
-        const uint8_t *bytes = words[w].bytes;
         for (uint32_t i = 0; i + 1 < words[w].len; i++) {
-            range_pair *p = range_pair_of(r, bytes[i], bytes[i + 1]);
+            range_pair *p = range_pair_of(r, bpe_word_symbol(r->words, &words[w], i),
+                                          bpe_word_symbol(r->words, &words[w], i + 1));
             if (!p) {
                 r->failed = true;
                 return NULL;
@@ -176,7 +208,7 @@ static void *count_range(void *arg)
 /* The result under construction: its pairs under one index, and their lists'
  * sizes. Used by the caller's thread only. */
 typedef struct {
-    byte_pair_index index; /* pair → its index in the result; owned */
+    pair_index index;      /* pair → its index in the result; owned */
     uint32_t *listed;      /* index → ids listed for it over the ranges merged so far; owned */
     size_t cap_listed;     /* capacity of `listed` */
     size_t cap_pairs;      /* capacity of out->pairs */
@@ -200,7 +232,8 @@ static size_t add_pair(merged_pairs *m, bpe_initial_pairs *out, bpe_pair pair)
     if (!listed)
         return SIZE_MAX;
     m->listed = listed;
-    byte_pair_index_set(&m->index, byte_pair_key(pair.a, pair.b), k);
+    if (!pair_index_set(&m->index, pair.a, pair.b, k))
+        return SIZE_MAX;
     out->pairs[k] = pair;
     out->counts[k] = 0;
     m->listed[k] = 0;
@@ -217,9 +250,9 @@ static bool merge_counts(range *r, size_t n, merged_pairs *m, bpe_initial_pairs 
         out->positions += r[i].positions;
         for (size_t q = 0; q < r[i].n_pairs; q++) {
             range_pair *p = &r[i].pairs[q];
-            unsigned key = byte_pair_key(p->pair.a, p->pair.b);
-            p->merged = byte_pair_index_has(&m->index, key) ? m->index.index[key]
-                                                            : add_pair(m, out, p->pair);
+            p->merged = pair_index_find(&m->index, p->pair.a, p->pair.b);
+            if (p->merged == SIZE_MAX)
+                p->merged = add_pair(m, out, p->pair);
             if (p->merged == SIZE_MAX)
                 return false;
             out->counts[p->merged] += p->count;
@@ -236,7 +269,7 @@ static bool merge_counts(range *r, size_t n, merged_pairs *m, bpe_initial_pairs 
 static bool place_lists(range *r, size_t n, merged_pairs *m, bpe_postings *postings,
                         const bpe_initial_pairs *out)
 {
-    /* P ≤ 2^16: before any merge a pair is two bytes. */
+    /* P < 2^32: at most one pair per position, and bpe_postings_fit held. */
     uint32_t first = bpe_postings_open_sized(postings, m->listed, (uint32_t)out->n_pairs);
     if (first == BPE_POSTINGS_NONE)
         return false;
@@ -259,10 +292,11 @@ static bool merge_ranges(range *r, size_t n, bpe_list_kind lists, bpe_postings *
                          bpe_initial_pairs *out)
 {
     merged_pairs *m = calloc(1, sizeof *m);
-    bool ok = m && byte_pair_index_init(&m->index) && merge_counts(r, n, m, out) &&
+    bool ok = m && pair_index_init(&m->index, r->words->merged) &&
+              merge_counts(r, n, m, out) &&
               (lists == BPE_LIST_NONE || place_lists(r, n, m, postings, out));
     if (m) {
-        free(m->index.index);
+        pair_index_free(&m->index);
         free(m->listed);
     }
     free(m);
@@ -280,9 +314,9 @@ static void *list_range(void *arg)
     const bpe_word *words = r->words->words;
     uint64_t position = r->first_position;
     for (size_t w = r->first_word; w < r->end_word; w++) {
-        const uint8_t *bytes = words[w].bytes;
         for (uint32_t i = 0; i + 1 < words[w].len; i++) {
-            range_pair *p = &r->pairs[r->index.index[byte_pair_key(bytes[i], bytes[i + 1])]];
+            range_pair *p = &r->pairs[pair_index_find(&r->index, bpe_word_symbol(r->words, &words[w], i),
+                                                      bpe_word_symbol(r->words, &words[w], i + 1))];
             if (r->lists == BPE_LIST_POSITIONS) {
                 *p->next++ = (uint32_t)(position + i);
             } else if (p->last_word != (uint32_t)w) {
@@ -320,7 +354,7 @@ static bool count_pairs(const bpe_words *words, unsigned threads, bpe_list_kind 
     if (ok && lists != BPE_LIST_NONE)
         run_on_threads(r, n, list_range);
     for (size_t i = 0; i < n; i++) {
-        free(r[i].index.index);
+        pair_index_free(&r[i].index);
         free(r[i].pairs);
     }
     free(r);

@@ -52,9 +52,11 @@
  *
  * The table each thread counts in. Before any merge a pair is two bytes, so
  * P ≤ 2^16 and the pair (a, b) can be its own key a·256 + b: the table is an
- * array addressed by the key (byte_pair_index in the .c file), with no hash
+ * array addressed by the key (pair_index in the .c file), with no hash
  * and no probe, and a bitmap of 8 KiB saying which keys are in use so that
- * the array itself never needs clearing.
+ * the array itself never needs clearing. Words that start from merged
+ * symbols (bpe_train_from, train --init) have pairs of any tokens: their
+ * table is a hash map (pairmap.h) instead, with the same results.
  *
  * Chosen by measurement (the timings are in this file's history). Seed
  * 004's design as written, each thread's table a hash map (pairmap.h), spent

@@ -293,7 +293,7 @@ static void link_words(linked_state *s)
         const bpe_word *word = &s->words->words[w];
         s->word[w] = (word_record){.count = word->count};
         for (uint32_t i = 0; i < word->len; i++, at++)
-            s->nodes[at] = (symbol_node){.token = word->bytes[i],
+            s->nodes[at] = (symbol_node){.token = bpe_word_symbol(s->words, word, i),
                                          .prev = i > 0 ? at - 1 : NO_NODE,
                                          .next = i + 1 < word->len ? at + 1 : NO_NODE,
                                          .word = (uint32_t)w};

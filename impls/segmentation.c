@@ -19,7 +19,7 @@ bool bpe_segmentation_init(bpe_segmentation *s, const bpe_words *words)
         const bpe_word *word = &words->words[w];
         s->word[w] = (bpe_word_span){.start = at, .len = word->len, .count = word->count};
         for (uint32_t i = 0; i < word->len; i++)
-            s->symbols[at++] = word->bytes[i];
+            s->symbols[at++] = bpe_word_symbol(words, word, i);
     }
     return true;
 }

@@ -5,6 +5,7 @@
  */
 #include "testutil.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Runs one golden case over every registered trainer. */
@@ -141,6 +142,71 @@ static void early_stop_when_no_pair_is_left(void **state)
         bpe_result_free(&r);
     }
     test_words_free(&tw);
+}
+
+/* --min-frequency N (HF tokenizers' min_frequency): a pair is merged while
+ * its count ≥ N; the driver stops before the first one below, takes its
+ * token back out of the vocabulary and says why it stopped. */
+static void min_frequency_stops_before_a_rarer_pair(void **state)
+{
+    (void)state;
+    const char *words[] = {"ab", "cd", "ef"};
+    const uint64_t counts[] = {5, 3, 2};
+    test_words tw;
+    test_words_init(&tw, N(words), words, counts);
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
+        for (uint64_t n = 0; n <= 6; n++) {
+            bpe_result r;
+            const bpe_config config = {.max_merges = 10, .threads = 1, .min_frequency = n};
+            assert_int_equal(bpe_train(*t, &tw.table, &config, NULL, &r), BPE_OK);
+            size_t kept = n <= 2 ? 3 : n <= 3 ? 2 : n <= 5 ? 1 : 0; /* count ≥ n */
+            assert_int_equal(r.n_merges, kept);
+            assert_int_equal(r.vocab.n_tokens, BPE_BYTE_TOKENS + kept);
+            assert_int_equal(r.below_min_frequency, kept < 3);
+            assert_int_equal(r.exhausted, kept == 3);
+            if (kept < 3)
+                assert_int_equal(r.next_count, counts[kept]);
+            bpe_result_free(&r);
+        }
+    }
+    test_words_free(&tw);
+}
+
+/* On a real corpus, every trainer's merges with --min-frequency are the
+ * merges of the run without it up to the first pair that occurs fewer times. */
+static void min_frequency_keeps_a_prefix(void **state)
+{
+    (void)state;
+    word_table table;
+    test_count_slice("tinystories", 200000, &table);
+    bpe_word *array;
+    bpe_words view;
+    assert_true(word_table_view(&table, &array, &view));
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
+        bpe_result full, cut;
+        const bpe_config all = {.max_merges = 600, .threads = 2};
+        assert_int_equal(bpe_train(*t, &view, &all, NULL, &full), BPE_OK);
+        assert_int_equal(full.n_merges, 600);
+        uint64_t n = full.merges[300].count;
+        size_t stop = 0;
+        while (stop < full.n_merges && full.merges[stop].count >= n)
+            stop++;
+        assert_true(stop < full.n_merges); /* the limit stops this run */
+        const bpe_config limited = {.max_merges = 600, .threads = 2, .min_frequency = n};
+        assert_int_equal(bpe_train(*t, &view, &limited, NULL, &cut), BPE_OK);
+        assert_true(cut.below_min_frequency);
+        assert_int_equal(cut.n_merges, stop);
+        assert_int_equal(cut.next_count, full.merges[stop].count);
+        bpe_result prefix = full;
+        prefix.n_merges = stop;
+        char why[256];
+        if (first_merge_difference(&prefix, &cut, why, sizeof why) >= 0)
+            fail_msg("%s with --min-frequency %llu: %s", (*t)->name, (unsigned long long)n, why);
+        bpe_result_free(&full);
+        bpe_result_free(&cut);
+    }
+    free(array);
+    word_table_free(&table);
 }
 
 /* Counts are 64-bit: sums past 2^32 are exact. */
@@ -304,6 +370,8 @@ int main(void)
         cmocka_unit_test(tie_break_on_right_token),
         cmocka_unit_test(tie_break_twin_tokens_by_age),
         cmocka_unit_test(early_stop_when_no_pair_is_left),
+        cmocka_unit_test(min_frequency_stops_before_a_rarer_pair),
+        cmocka_unit_test(min_frequency_keeps_a_prefix),
         cmocka_unit_test(counts_are_64_bit),
         cmocka_unit_test(counts_near_2_pow_62),
         cmocka_unit_test(counts_across_the_bucket_spill),

@@ -33,7 +33,18 @@ static void train_usage(FILE *out)
     fprintf(out, "                         (default: %s, the fastest; all give the same merges;\n"
                  "                         bpebench list describes each)\n",
             bpe_default_trainer->name);
-    fputs("  --vocab-size V         256 byte tokens + special tokens + merges\n"
+    fputs("  --vocab-size V         256 byte tokens + special tokens + merges; a list\n"
+          "                         (1000,8000,32000) trains once, to the largest, and\n"
+          "                         writes each size's files in DIR/1000/, DIR/8000/, ...,\n"
+          "                         the same files as a run to that size alone\n"
+          "  --min-frequency N      stop before merging a pair that occurs fewer than N\n"
+          "                         times (HF tokenizers' min_frequency); the merges are\n"
+          "                         the first ones of a run without it (default: none)\n"
+          "  --init FROM            start from FROM's merges: a directory train wrote, a\n"
+          "                         tokenizer.json, or GPT-2-style vocab.json + merges.txt\n"
+          "                         in a directory; from a prefix of a run, the run's files\n"
+          "  --force                with --init: go on although FROM's pattern or special\n"
+          "                         tokens differ (tiktoken.json records it)\n"
           "  --out DIR              output directory, created with its parents if missing\n"
           "  --special-token S      a special token, repeatable (default: <|endoftext|>)\n"
           "  --no-special-tokens    no special tokens at all\n"
@@ -75,6 +86,47 @@ static void print_counting(const count_strategy *counting, const pretok_config *
     printf(k->fallback ? "; %s\n" : "\n", k->fallback);
 }
 
+enum { MAX_VOCAB_SIZES = 64 }; /* sizes one --vocab-size list may name */
+
+static int ascending(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* --vocab-size: one V, or a comma-separated list of them, sorted into
+ * sizes[0, *n) ascending. False, after printing why, for a bad number, an
+ * empty entry, a size given twice or too many sizes. */
+static bool parse_vocab_sizes(const char *text, uint64_t *sizes, size_t *n)
+{
+    char copy[32 * MAX_VOCAB_SIZES];
+    if (strlen(text) >= sizeof copy) {
+        cli_error("--vocab-size: at most %d sizes", MAX_VOCAB_SIZES);
+        return false;
+    }
+    strcpy(copy, text);
+    *n = 0;
+    for (char *item = copy, *comma; item; item = comma ? comma + 1 : NULL) {
+        comma = strchr(item, ',');
+        if (comma)
+            *comma = '\0';
+        if (*n == MAX_VOCAB_SIZES) {
+            cli_error("--vocab-size: at most %d sizes", MAX_VOCAB_SIZES);
+            return false;
+        }
+        if (!cli_parse_u64(item, "--vocab-size", &sizes[(*n)++]))
+            return false;
+    }
+    qsort(sizes, *n, sizeof *sizes, ascending);
+    for (size_t i = 1; i < *n; i++)
+        if (sizes[i] == sizes[i - 1]) {
+            cli_error("--vocab-size names %llu twice; give each size once",
+                      (unsigned long long)sizes[i]);
+            return false;
+        }
+    return true;
+}
+
 /* The summary of SPEC §4: input (a corpus, or word-count files), words,
  * merges (and why it stopped), phases; the --out path escaped for display,
  * as every path we print. */
@@ -87,6 +139,19 @@ static void print_summary(const train_request *req, const train_outcome *t)
     printf("trainer    %s, vocab size %llu = 256 bytes + %zu special + %llu merges\n",
            req->trainer->name, (unsigned long long)req->vocab_size, t->n_specials,
            (unsigned long long)o->max_merges);
+    if (req->n_vocab_sizes) {
+        printf("sizes      ");
+        for (size_t i = 0; i < req->n_vocab_sizes; i++)
+            printf("%s%llu", i ? ", " : "", (unsigned long long)req->vocab_sizes[i]);
+        printf(": one run to the largest, each size's files from its first merges\n");
+    }
+    if (req->init_from) {
+        char from[4 * PATH_MAX];
+        display_escape(req->init_from, strlen(req->init_from), from, sizeof from);
+        printf("init       %zu from %s, applied to the words before training%s%s\n",
+               t->n_init_merges, from, t->init_forced ? "; --force: its " : "",
+               t->init_forced ? t->init_forced : "");
+    }
     if (req->counts)
         printf("input      %zu word-count file%s\n", t->n_files, t->n_files == 1 ? "" : "s");
     else
@@ -106,6 +171,11 @@ static void print_summary(const train_request *req, const train_outcome *t)
     if (o->result.exhausted)
         printf("merges     %zu of %llu: stopped early, no pair occurs any more\n",
                o->result.n_merges, (unsigned long long)o->max_merges);
+    else if (o->result.below_min_frequency)
+        printf("merges     %zu of %llu: stopped at --min-frequency %llu, the next pair occurs "
+               "%llu time%s\n", o->result.n_merges, (unsigned long long)o->max_merges,
+               (unsigned long long)req->min_frequency, (unsigned long long)o->result.next_count,
+               o->result.next_count == 1 ? "" : "s");
     else
         printf("merges     %zu\n", o->result.n_merges);
     if (!req->counts)
@@ -115,8 +185,12 @@ static void print_summary(const train_request *req, const train_outcome *t)
         printf(" (serial part %.3f s)", o->counting.serial_seconds);
     printf(", setup %.3f s, merge %.3f s, total %.3f s\n", o->times.setup, o->times.merge,
            o->times.total);
-    printf("wrote      %s/vocab.json, merges.txt, tokenizer.json, tokenizer.tiktoken, "
-           "tiktoken.json\n", shown);
+    if (req->n_vocab_sizes)
+        printf("wrote      %s/V/ for each size V: ", shown);
+    else
+        printf("wrote      %s/", shown);
+    printf("vocab.json, merges.txt, tokenizer.json, tokenizer.tiktoken, tiktoken.json%s\n",
+           req->min_frequency ? " (its \"training\" records --min-frequency)" : "");
 }
 
 /* Starts train's status line on stderr (none with --quiet). It appears after
@@ -162,6 +236,9 @@ int cmd_train(int argc, char **argv)
     static const struct option options[] = {
         {"trainer", required_argument, NULL, 't'},
         {"vocab-size", required_argument, NULL, 'v'},
+        {"min-frequency", required_argument, NULL, 'm'},
+        {"init", required_argument, NULL, 'i'},
+        {"force", no_argument, NULL, 'f'},
         {"out", required_argument, NULL, 'o'},
         {"special-token", required_argument, NULL, OPT_SPECIAL_TOKEN},
         {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
@@ -176,9 +253,10 @@ int cmd_train(int argc, char **argv)
         {0, 0, 0, 0},
     };
     corpus_options copts = {0};
-    const char *trainer_name = NULL, *out_dir = NULL;
-    uint64_t vocab_size = 0;
-    bool have_vocab = false, from_counts = false, quiet = false;
+    const char *trainer_name = NULL, *out_dir = NULL, *init_from = NULL;
+    uint64_t vocab_sizes[MAX_VOCAB_SIZES], min_frequency = 0;
+    size_t n_vocab_sizes = 0;
+    bool have_vocab = false, from_counts = false, quiet = false, force = false;
     int opt, status = EXIT_USAGE;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
@@ -189,12 +267,19 @@ int cmd_train(int argc, char **argv)
         } else if (opt == 't') {
             trainer_name = optarg;
         } else if (opt == 'v') {
-            if (!(have_vocab = cli_parse_u64(optarg, "--vocab-size", &vocab_size)))
+            if (!(have_vocab = parse_vocab_sizes(optarg, vocab_sizes, &n_vocab_sizes)))
+                goto done;
+        } else if (opt == 'm') {
+            if (!cli_parse_u64(optarg, "--min-frequency", &min_frequency))
                 goto done;
         } else if (opt == 'o') {
             out_dir = optarg;
         } else if (opt == 'c') {
             from_counts = true;
+        } else if (opt == 'i') {
+            init_from = optarg;
+        } else if (opt == 'f') {
+            force = true;
         } else if (opt == 'q') {
             quiet = true;
         } else if (!cli_corpus_option(&copts, opt, optarg)) {
@@ -213,6 +298,11 @@ int cmd_train(int argc, char **argv)
         cli_error("--out is empty; give a directory");
         goto done;
     }
+    if (force && !init_from) {
+        cli_error("--force goes with --init FROM: it lets FROM's pattern or special tokens "
+                  "differ; drop it or give --init");
+        goto done;
+    }
     if (!trainer) {
         cli_error("unknown trainer '%s'; bpebench list shows the trainers", trainer_name);
         goto done;
@@ -224,7 +314,11 @@ int cmd_train(int argc, char **argv)
         goto done;
     train_request req = {.inputs = (const char *const *)argv + optind,
                          .n_inputs = (size_t)(argc - optind), .counts = from_counts,
-                         .trainer = trainer, .vocab_size = vocab_size,
+                         .trainer = trainer, .vocab_size = vocab_sizes[n_vocab_sizes - 1],
+                         .vocab_sizes = n_vocab_sizes > 1 ? vocab_sizes : NULL,
+                         .n_vocab_sizes = n_vocab_sizes > 1 ? n_vocab_sizes : 0,
+                         .min_frequency = min_frequency, .init_from = init_from,
+                         .force = force,
                          .pretok = cli_pretok_config(&copts), .counting = copts.counting,
                          .threads = copts.threads, .out_dir = out_dir,
                          .progress = &shown.hooks};

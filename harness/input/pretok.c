@@ -95,7 +95,10 @@ static const char GPT4_PORTABLE[] =
 const char *pretok_pattern_portable(const char *name)
 {
     const char *source = pretok_pattern_source(name);
-    return source == GPT2_PATTERN ? GPT2_PORTABLE : source == GPT4_PATTERN ? GPT4_PORTABLE : source;
+    /* by content: a word-count file names the pattern by its PCRE2 text */
+    return strcmp(source, GPT2_PATTERN) == 0   ? GPT2_PORTABLE
+           : strcmp(source, GPT4_PATTERN) == 0 ? GPT4_PORTABLE
+                                               : source;
 }
 
 const char *pretok_engine_name(pretok_engine engine)

@@ -564,7 +564,8 @@ static int longest_first(const void *pa, const void *pb)
  * JavaScript reader tries them in the file's order, and SPEC §2.1 takes the
  * longest that matches), the ranks file's name, and a note.
  * O(S log S + S · token length). */
-static char *tiktoken_json(const token_keys *k, const char *pattern)
+static char *tiktoken_json(const token_keys *k, const char *pattern,
+                           const output_training *training)
 {
     special_entry *order = malloc((k->n_specials ? k->n_specials : 1) * sizeof *order);
     for (size_t i = 0; order && i < k->n_specials; i++) {
@@ -583,6 +584,14 @@ static char *tiktoken_json(const token_keys *k, const char *pattern)
     ok = ok && add_string(root, "pat_str", pattern) &&
          add_string(root, "mergeable_ranks", "tokenizer.tiktoken") &&
          add_string(root, "note", TIKTOKEN_NOTE);
+    if (ok && training && (training->min_frequency || training->init_forced)) {
+        cJSON *settings = cJSON_AddObjectToObject(root, "training");
+        ok = settings && (!training->min_frequency ||
+                          cJSON_AddNumberToObject(settings, "min_frequency",
+                                                  (double)training->min_frequency)) &&
+             (!training->init_forced ||
+              add_string(settings, "init_forced", training->init_forced));
+    }
     char *text = ok ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     free(order);
@@ -615,6 +624,12 @@ static bool write_tiktoken_ranks(const void *ctx, byte_sink sink, char *err, siz
 bool output_write_tokenizer(const char *dir, const bpe_result *r, const pretok_config *cfg,
                             char *err, size_t err_len)
 {
+    return output_write_tokenizer_with(dir, r, cfg, NULL, err, err_len);
+}
+
+bool output_write_tokenizer_with(const char *dir, const bpe_result *r, const pretok_config *cfg,
+                                 const output_training *training, char *err, size_t err_len)
+{
     for (size_t k = 0; k < cfg->n_specials; k++)
         if (!output_special_token_ok(cfg->specials[k], err, err_len))
             return false;
@@ -624,7 +639,7 @@ bool output_write_tokenizer(const char *dir, const bpe_result *r, const pretok_c
     /* the files' readers are other regex engines: the portable spelling */
     tokenizer_parts parts = {.keys = &keys, .r = r,
                              .pattern = pretok_pattern_portable(cfg->pattern)};
-    char *encoding = tiktoken_json(&keys, parts.pattern);
+    char *encoding = tiktoken_json(&keys, parts.pattern, training);
     file_set_member files[N_TOKENIZER_FILES] = {
         {.name = TOKENIZER_FILES[0], .write = write_vocab_json, .ctx = &parts},
         {.name = TOKENIZER_FILES[1], .write = write_merges_text, .ctx = &parts},

@@ -56,6 +56,21 @@ const char *output_tokenizer_file(size_t i);
 bool output_write_tokenizer(const char *dir, const bpe_result *r, const pretok_config *cfg,
                             char *err, size_t err_len);
 
+/* What training was told beyond the pattern and the special tokens that
+ * changes the merges. tokenizer.json and GPT-2's pair have no field for it
+ * (HF tokenizers does not save its trainer's settings either), so
+ * tiktoken.json, our own file, records it as "training": {"min_frequency":
+ * N, "init_forced": "..."}, each present only when it is not its default. */
+typedef struct {
+    uint64_t min_frequency; /* train --min-frequency N; 0: not given */
+    const char *init_forced; /* train --init --force: what differed from FROM ("pattern",
+                                "special tokens"), recorded as "init_forced"; NULL: nothing */
+} output_training;
+
+/* output_write_tokenizer, with `training` (NULL: every default) recorded. */
+bool output_write_tokenizer_with(const char *dir, const bpe_result *r, const pretok_config *cfg,
+                                 const output_training *training, char *err, size_t err_len);
+
 /* A token's string in the GPT-2 byte-to-unicode alphabet; malloc'd, NUL-terminated. */
 char *output_token_string(const bpe_vocab *v, bpe_token t);
 

@@ -1,6 +1,7 @@
 /* run.c — see run.h. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "run/run.h"
+#include "run/startfrom.h"
 #include "array.h"
 
 #include "base/clobber.h"
@@ -227,8 +228,16 @@ bool run_train_input(const run_config *cfg, const run_input *in, uint64_t max_me
         cfg->progress->on_progress(cfg->progress->ctx, RUN_PHASE_SETUP, view.n_words, 0);
     double before_setup = clock_now();
     bpe_config config = {.max_merges = out->max_merges,
-                         .threads = cfg->threads ? cfg->threads : 1};
-    bpe_status status = bpe_train(cfg->trainer, &view, &config, &observer, &out->result);
+                         .threads = cfg->threads ? cfg->threads : 1,
+                         .min_frequency = cfg->min_frequency};
+    start_words started = {0};
+    if (cfg->start && !start_apply(cfg->start, &view, &started)) {
+        run_outcome_free(out);
+        return set_error(err, err_len, "out of memory applying the --init merges");
+    }
+    bpe_status status = bpe_train_from(cfg->trainer, cfg->start ? &started.view : &view, &config,
+                                       cfg->start, &observer, &out->result);
+    start_words_free(&started);
     double after = clock_now();
     if (clock.profile_failed) { /* a partial profile would mislead: drop it */
         free(clock.merge_seconds);

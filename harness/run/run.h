@@ -30,6 +30,9 @@ typedef struct {
     unsigned threads;            /* threads counting and the trainer's setup may use; 0 means 1 */
     const bpe_trainer *trainer;  /* which trainer */
     uint64_t vocab_size;         /* V; merges = V − 256 − S */
+    uint64_t min_frequency;      /* stop before a pair occurring fewer times (bpe_config); 0: none */
+    const bpe_result *start;     /* merges the run starts from (train --init, run/startfrom.h),
+                                    applied to the words first; NULL: from the bytes */
     bool profile;                /* record time and A_i for each merge */
     const run_progress *progress; /* optional: told how far the run is; NULL for none */
 } run_config;

@@ -12,10 +12,16 @@
  *   3. word-count files only: read and sum them (their pattern and special
  *      tokens become the run's), then check V against their S — before the
  *      output directory is touched;
+ *   3b. with --init FROM: read FROM's merges (run/startfrom.h) and refuse
+ *      a FROM whose pattern or special tokens differ from the run's (unless
+ *      force) or whose tokens are more than V;
  *   4. prepare the output directory (base/outdir.h);
  *   5. a corpus: count its words (run_count_input);
  *   6. train, timed per phase (run_train_input);
- *   7. write the tokenizer files as one set (output.h);
+ *   7. write the tokenizer files as one set (output.h); with several
+ *      vocabulary sizes, one set per size V in out_dir/V/, from the one
+ *      run to the largest: the merges for V are the first V − 256 − S of
+ *      it (SPEC §2.9), so each set is the files a run to V alone writes;
  *   8. settle the output directory: kept when written, else what this call
  *      created is removed again.
  * A failure at any step leaves every old file as it was.
@@ -31,7 +37,14 @@ typedef struct {
     size_t n_inputs;            /* entries in inputs, at least 1 */
     bool counts;                /* inputs are word-count files (bpebench count) */
     const bpe_trainer *trainer; /* which trainer */
-    uint64_t vocab_size;        /* V */
+    uint64_t vocab_size;        /* V (with vocab_sizes: the largest, their last) */
+    const uint64_t *vocab_sizes; /* with n_vocab_sizes ≥ 2: every V to write, strictly
+                                    ascending, each set in out_dir/V/; else NULL: one set,
+                                    in out_dir */
+    size_t n_vocab_sizes;       /* entries in vocab_sizes (0 or ≥ 2) */
+    uint64_t min_frequency;     /* stop before a pair that occurs fewer times; 0: none */
+    const char *init_from;      /* --init FROM (run/startfrom.h): start from its merges; or NULL */
+    bool force;                 /* --force: take a FROM whose pattern or special tokens differ */
     pretok_config pretok;       /* specials, pattern, UTF-8 mode; unused with counts (the
                                    files' own) */
     const count_strategy *counting; /* how to count a corpus; NULL: count_strategy_default() */
@@ -46,6 +59,8 @@ typedef struct {
     size_t n_files;                 /* input files read */
     size_t n_specials;              /* S (with counts: the files') */
     const count_strategy *counting; /* how the corpus was counted; NULL with counts */
+    size_t n_init_merges;           /* merges read from --init FROM (0 without) */
+    const char *init_forced;        /* what --force let differ from FROM, or NULL */
 } train_outcome;
 
 /* Does every step above. RUN_OK with *out filled (free it with
