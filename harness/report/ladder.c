@@ -4,7 +4,6 @@
  */
 #include "report/ladder.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* The value of counter `name` (its first `len` bytes) in rec. */

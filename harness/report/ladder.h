@@ -17,7 +17,6 @@
 #include "bpe.h"
 #include "report/index.h"
 
-
 /* The value of counter `spec` ("name" or "a+b") in a record; false when
  * the record lacks one of the names. O(counters). */
 bool report_counter_value(const bench_record *rec, const char *spec, uint64_t *value);
