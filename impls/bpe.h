@@ -172,7 +172,9 @@ typedef struct bpe_description bpe_description;
  * What a trainer's memory and time grow with, for `train --estimate` and
  * `--max-memory` (harness/run/estimate.h): the heap its create() and step()
  * hold at their peak, beside the word table, is fixed + per_word·W +
- * per_symbol·M bytes, and its setup and merge loop take ns_per_symbol·M +
+ * (per_symbol + per_symbol_merged·(1 − e^(−m/2500)))·M bytes — the last
+ * term for the pairs that merges make, which grow with m and level off
+ * after a few thousand merges — and its setup and merge loop take ns_per_symbol·M +
  * ns_per_merge_symbol·m·M nanoseconds (the second term for the trainers
  * that rescan every word at every merge). The figures are fitted to peak
  * RSS and times measured on the shipped and synthetic corpora
@@ -183,6 +185,7 @@ typedef struct {
     double fixed;               /* bytes held whatever the input */
     double per_word;            /* bytes per distinct word (W) */
     double per_symbol;          /* bytes per symbol position (M) */
+    double per_symbol_merged;   /* bytes per symbol that m merges add, at most (above) */
     double ns_per_symbol;       /* setup and merge time per symbol position (M) */
     double ns_per_merge_symbol; /* merge time per merge per symbol (m·M) */
 } bpe_memory_model;

@@ -9,8 +9,9 @@
  * since a run counts exactly as the estimate just did. The second is the
  * process before it read anything, plus the word table (its exact size),
  * plus the trainer's memory model (bpe_trainer.memory, impls/bpe.h) at the
- * run's W and M. The prediction is the larger of the two. Each trainer keeps its own formula
- * in its registry entry, so this file knows no trainer's layout.
+ * run's W, M and m. The prediction is the larger of the two. Each trainer
+ * keeps its own formula in its registry entry, so this file knows no
+ * trainer's layout.
  */
 #ifndef BPE_ESTIMATE_H
 #define BPE_ESTIMATE_H
