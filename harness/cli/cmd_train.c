@@ -48,8 +48,8 @@ static void train_usage(FILE *out)
           "                         tokens differ (tiktoken.json records it)\n"
           "  --out DIR              output directory, created with its parents if missing\n"
           "  --estimate             count INPUT, then print each trainer's predicted peak\n"
-          "                         memory (within 25% of the run's) and a rough merge\n"
-          "                         time at V, and stop: nothing is trained or written,\n"
+          "                         memory at V (within 25% of the run's) and a rough\n"
+          "                         time, and stop: nothing is trained or written,\n"
           "                         --out is not needed (docs/estimate.md)\n"
           "  --max-memory SIZE      refuse to train, after counting and before anything\n"
           "                         is written, when the trainer's predicted peak memory\n"
@@ -249,7 +249,7 @@ static void print_estimate(const train_request *req, const train_outcome *t)
             printf("%10s ", "-");
         printf("%16.3g\n", p.merge_seconds);
     }
-    printf("estimate   peak RSS within 25%%; the time is a rough model, within a few times "
+    printf("estimate   peak RSS within 25%%; the time is a rough floor that large V exceeds "
            "(docs/estimate.md)\n");
 }
 
