@@ -204,13 +204,22 @@ test-tsan:
 	done
 
 # What CI adds to `make test` (.ci/run), one pass after another: every test
-# under ASan+UBSan, the threaded ones under TSan, memcheck on train runs and
-# every fuzzer for FUZZ_SECONDS.
+# under ASan+UBSan, the threaded ones under TSan, memcheck on train runs,
+# every fuzzer for FUZZ_SECONDS, and the memory estimate's bound on 1 M and
+# 10 M distinct words.
 test-full: deps
 	@$(MAKE) --no-print-directory test-asan
 	@$(MAKE) --no-print-directory test-tsan
 	@$(MAKE) --no-print-directory valgrind
 	@$(MAKE) --no-print-directory fuzz
+	@$(MAKE) --no-print-directory test-estimate-large
+
+# train --estimate's 25% bound (tests/test_estimate.c) on synthetic corpora
+# of 1 M and 10 M distinct words as well (30 MB and 300 MB, written by
+# synth): about half an hour on two cores, so not in `make test`.
+.PHONY: test-estimate-large
+test-estimate-large: $(BUILD)/tests/test_estimate $(BUILD)/bpebench $(DATA)/.unpacked
+	BPE_ESTIMATE_LARGE=1 BPEBENCH=$(BUILD)/bpebench BPE_DATA=$(DATA) $(BUILD)/tests/test_estimate
 
 # The Python package's tests (tests/python/, pytest, run with $(PYTHON)): the package
 # against the command line and the CS336 fixtures, check and time, Ctrl-C and the GIL,

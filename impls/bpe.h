@@ -169,6 +169,28 @@ typedef struct {
 typedef struct bpe_description bpe_description;
 
 /*
+ * What a trainer's memory and time grow with, for `train --estimate` and
+ * `--max-memory` (harness/run/estimate.h): the heap its create() and step()
+ * hold at their peak, beside the word table, is fixed + per_word·W +
+ * (per_symbol + per_symbol_merged·(1 − e^(−m/2500)))·M bytes — the last
+ * term for the pairs that merges make, which grow with m and level off
+ * after a few thousand merges — and its setup and merge loop take ns_per_symbol·M +
+ * ns_per_merge_symbol·m·M nanoseconds (the second term for the trainers
+ * that rescan every word at every merge). The figures are fitted to peak
+ * RSS and times measured on the shipped and synthetic corpora
+ * (docs/estimate.md: the command, and how close each comes); the memory
+ * figures are ± 25%, the time figures this machine's and rough.
+ */
+typedef struct {
+    double fixed;               /* bytes held whatever the input */
+    double per_word;            /* bytes per distinct word (W) */
+    double per_symbol;          /* bytes per symbol position (M) */
+    double per_symbol_merged;   /* bytes per symbol that m merges add, at most (above) */
+    double ns_per_symbol;       /* setup and merge time per symbol position (M) */
+    double ns_per_merge_symbol; /* merge time per merge per symbol (m·M) */
+} bpe_memory_model;
+
+/*
  * A trainer is three functions and a description. The state it creates is
  * private; it reads `words` (which outlives it) and `config` (only during
  * create), appends exactly one token to `vocab` per successful step (with
@@ -195,6 +217,7 @@ typedef struct {
     const char *builds_on;
     const char *work_before; /* a counter of builds_on; NULL for the first */
     const char *work_after;  /* a counter of this trainer */
+    bpe_memory_model memory; /* its peak memory and time from W, M and m (above) */
 
     /* Setup phase: build the state from the words, on up to config->threads
      * threads. NULL when out of memory. */

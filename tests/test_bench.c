@@ -284,6 +284,36 @@ static void a_counting_grid_runs_every_strategy(void **state)
     assert_true(exists(path));
 }
 
+/* --min-frequency: every trainer stops at the same merge, before V, and
+ * each record says where (train --min-frequency's prefix, in results.json). */
+static void a_min_frequency_grid_stops_early_and_records_it(void **state)
+{
+    (void)state;
+    char out[128], path[256], tiny[160];
+    snprintf(out, sizeof out, "%s/minfreq", dir);
+    snprintf(tiny, sizeof tiny, "tiny=%s", corpus);
+    const char *bench[] = {"bench", "--corpus", tiny, "--sizes", "all", "--vocab", "400",
+                           "--repeats", "1", "--trainers", "naive,heap,cache-aware",
+                           "--min-frequency", "100", "--out", out, NULL};
+    assert_int_equal(test_run_status(bench), 0);
+    snprintf(path, sizeof path, "%s/results.json", out);
+    bench_results r;
+    char err[512];
+    if (!results_read(path, &r, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(r.n_records, 3);
+    for (size_t i = 0; i < r.n_records; i++) {
+        const bench_record *rec = &r.records[i];
+        assert_int_equal(rec->status, STATUS_OK);
+        assert_true(rec->verified);
+        assert_int_equal(rec->min_frequency, 100);
+        assert_false(rec->exhausted);
+        assert_true(rec->merges > 0 && rec->merges < rec->max_merges);
+        assert_int_equal(rec->merges, r.records[0].merges);
+    }
+    results_free(&r);
+}
+
 /* ============================================================ interruption */
 
 /* Records in results_path, or 0 while it does not parse (not written yet). */
@@ -411,6 +441,7 @@ int main(void)
         cmocka_unit_test(a_tiny_time_limit_times_out_and_skips),
         cmocka_unit_test(the_pretokenize_rate_pools_every_finished_repetition),
         cmocka_unit_test(a_counting_grid_runs_every_strategy),
+        cmocka_unit_test(a_min_frequency_grid_stops_early_and_records_it),
         cmocka_unit_test(an_interrupted_bench_keeps_finished_cells_and_leaves_nothing),
         cmocka_unit_test(bad_usage_exits_2),
     };

@@ -241,8 +241,9 @@ static void the_config_writer_round_trips(void **state)
     size_t len;
     char *default_grid = test_slurp("harness/bench/default-grid.conf", &len);
     assert_non_null(default_grid);
-    const char *texts[] = {default_grid, every_key, ""};
-    size_t lens[] = {len, sizeof every_key - 1, 0};
+    static const char min_frequency[] = "min-frequency = 10\n";
+    const char *texts[] = {default_grid, every_key, min_frequency, ""};
+    size_t lens[] = {len, sizeof every_key - 1, sizeof min_frequency - 1, 0};
     for (size_t i = 0; i < N(texts); i++) {
         bench_grid g, back;
         char err[512], why[256];
@@ -335,6 +336,29 @@ static void pretokenizer_is_lexer_pcre2_or_both(void **state)
     grid_free(&g);
 }
 
+/* min-frequency is a whole number, recorded in the grid; a grid with an
+ * external trainer refuses it, whichever comes first (the command would
+ * not stop where the trainers do). */
+static void min_frequency_is_a_whole_number_without_externals(void **state)
+{
+    (void)state;
+    bench_grid g;
+    assert_true(grid_init(&g));
+    assert_int_equal(g.min_frequency, 0);
+    static const char *const bad[] = {"", "x", "-1", "1.5", "10 ", "99999999999999999999"};
+    for (size_t i = 0; i < N(bad); i++)
+        assert_refused(&g, "min-frequency", bad[i], "is not a whole number");
+    char err[512];
+    assert_true(grid_set(&g, "min-frequency", "10", true, err, sizeof err));
+    assert_int_equal(g.min_frequency, 10);
+    assert_refused(&g, "external", "mine=true", "is not told of it");
+    grid_free(&g);
+    assert_true(grid_init(&g));
+    assert_true(grid_set(&g, "external", "mine=true", true, err, sizeof err));
+    assert_refused(&g, "min-frequency", "10", "is not told of it");
+    grid_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +369,7 @@ int main(void)
         cmocka_unit_test(config_lines_are_checked_like_the_command_line),
         cmocka_unit_test(odd_config_files_are_refused),
         cmocka_unit_test(the_config_writer_round_trips),
+        cmocka_unit_test(min_frequency_is_a_whole_number_without_externals),
         cmocka_unit_test(bench_refuses_hostile_corpus_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

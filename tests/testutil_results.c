@@ -24,7 +24,7 @@ static bool records_equal(const bench_record *a, const bench_record *b, size_t i
 #define FIELD(f) same(a->f == b->f, why, why_len, #f, i)
 #define TEXT(f) same(strcmp(a->f, b->f) == 0, why, why_len, #f, i)
     bool ok = TEXT(trainer) && TEXT(corpus) && FIELD(corpus_bytes) && FIELD(slice_bytes) &&
-              FIELD(threads) && TEXT(counting) &&
+              FIELD(threads) && FIELD(min_frequency) && TEXT(counting) &&
               FIELD(vocab_size) && FIELD(max_merges) && FIELD(merges) && FIELD(exhausted) &&
               FIELD(words_distinct) && FIELD(symbols) && FIELD(pretokens) &&
               FIELD(pairs_initial) && FIELD(n_reps) && FIELD(peak_rss_bytes) &&
@@ -106,6 +106,7 @@ bool test_grids_equal(const bench_grid *a, const bench_grid *b, char *why, size_
               same(a->repeats == b->repeats && a->repeat_time_s == b->repeat_time_s &&
                        a->time_limit_s == b->time_limit_s,
                    why, why_len, "repeats, repeat-time or time-limit", 0) &&
+              same(a->min_frequency == b->min_frequency, why, why_len, "min-frequency", 0) &&
               same(same_str(a->out_dir, b->out_dir) && same_str(a->data_dir, b->data_dir) &&
                        same_str(a->profile, b->profile) && !a->data_dir == !b->data_dir &&
                        !a->profile == !b->profile,

@@ -342,6 +342,7 @@ static void record_set_entrant(bench_record *rec, const bench_run *b, const benc
         snprintf(rec->pretokenizer, sizeof rec->pretokenizer, "%s",
                  pretok_engine_name(pretok_engine_used(&b->pretok)));
         rec->threads = b->threads;
+        rec->min_frequency = b->grid.min_frequency;
     }
 }
 
@@ -492,7 +493,8 @@ static bool run_cell(bench_run *b, const bench_entrant *e, const bench_slice *s,
     }
     run_config cfg = {.files = s->files, .n_files = s->n_files, .max_bytes = s->bytes,
                       .pretok = b->pretok, .counting = b->counting, .threads = b->threads,
-                      .trainer = e->builtin, .vocab_size = vocab};
+                      .trainer = e->builtin, .vocab_size = vocab,
+                      .min_frequency = b->grid.min_frequency};
     double start = clock_now();
     if (!run_repetitions(b, e, &cfg, s, rec, merges_out, err, err_len))
         return false;

@@ -200,6 +200,19 @@ static bool add_corpus(bench_grid *g, const char *value, bool from_cli, char *er
 
 /* NAME=COMMAND: appends an external trainer (external_parse's checks; a
  * NAME given before is refused: two commands cannot share a row). */
+/* False, with the reason, when the grid has both an external trainer and
+ * a min-frequency: the command would not stop where the trainers do, and
+ * every one of its runs would fail verification. */
+static bool external_with_min_frequency(const bench_grid *g, char *err, size_t err_len)
+{
+    if (g->min_frequency && g->n_externals)
+        return set_error(err, err_len, "min-frequency %llu: the external trainer \"%s\" is not "
+                         "told of it and would not stop where the built-in trainers do; drop "
+                         "one of the two", (unsigned long long)g->min_frequency,
+                         g->externals[0].name);
+    return true;
+}
+
 static bool add_external(bench_grid *g, const char *value, char *err, size_t err_len)
 {
     external_trainer t;
@@ -224,7 +237,7 @@ static bool add_external(bench_grid *g, const char *value, char *err, size_t err
     }
     g->externals = all;
     g->externals[g->n_externals++] = t;
-    return true;
+    return external_with_min_frequency(g, err, err_len);
 }
 
 /* LIST (global) or NAME=LIST (one corpus, which must already be named). */
@@ -399,6 +412,21 @@ static bool parse_seconds(const char *key, const char *value, bool zero_ok, doub
     return true;
 }
 
+/* min-frequency = N: a whole number; the grid's external trainers are told
+ * nothing of it, so a grid that runs one refuses it (checked when both are
+ * set, in either order). */
+static bool set_min_frequency(bench_grid *g, const char *value, char *err, size_t err_len)
+{
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(value, &end, 10);
+    if (value[0] < '0' || value[0] > '9' || *end || errno == ERANGE)
+        return set_error(err, err_len, "min-frequency: \"%s\" is not a whole number such as 10",
+                         value);
+    g->min_frequency = n;
+    return external_with_min_frequency(g, err, err_len);
+}
+
 bool grid_set(bench_grid *g, const char *key, const char *value, bool from_cli, char *err,
               size_t err_len)
 {
@@ -422,6 +450,8 @@ bool grid_set(bench_grid *g, const char *key, const char *value, bool from_cli, 
         return set_pretokenizers(g, value, err, err_len);
     if (strcmp(key, "time-limit") == 0)
         return parse_seconds(key, value, false, &g->time_limit_s, err, err_len);
+    if (strcmp(key, "min-frequency") == 0)
+        return set_min_frequency(g, value, err, err_len);
     if (strcmp(key, "repeat-time") == 0)
         return parse_seconds(key, value, true, &g->repeat_time_s, err, err_len);
     char **slot = strcmp(key, "out") == 0        ? &g->out_dir
@@ -431,8 +461,8 @@ bool grid_set(bench_grid *g, const char *key, const char *value, bool from_cli, 
     if (!slot)
         return set_error(err, err_len,
                     "unknown setting \"%s\"; known: trainers corpus external sizes vocab "
-                    "threads counting pretokenizer repeats repeat-time time-limit out data-dir "
-                    "profile",
+                    "threads counting pretokenizer min-frequency repeats repeat-time time-limit "
+                    "out data-dir profile",
                     key);
     if (!*value)
         return set_error(err, err_len, "%s: the value is empty", key);
@@ -666,6 +696,8 @@ char *grid_to_config(const bench_grid *g, char *err, size_t err_len)
         fprintf(out, "%s%s", i ? "," : "", pretok_engine_name(g->pretokenizers[i]));
     fprintf(out, "\nrepeats = %d\nrepeat-time = %.17g\ntime-limit = %.17g\n", g->repeats,
             g->repeat_time_s, g->time_limit_s);
+    if (g->min_frequency)
+        fprintf(out, "min-frequency = %llu\n", (unsigned long long)g->min_frequency);
     ok = ok && write_setting(out, "out", "", g->out_dir, err, err_len) &&
          (!g->data_dir || write_setting(out, "data-dir", "", g->data_dir, err, err_len)) &&
          (!g->profile || write_setting(out, "profile", "", g->profile, err, err_len));

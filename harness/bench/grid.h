@@ -73,6 +73,8 @@ typedef struct {
     pretok_engine pretokenizers[2];  /* what splits gpt2/gpt4 text (pretok.h), in the order
                                         given: lexer, pcre2 or both; each run once per entry */
     size_t n_pretokenizers;          /* entries in pretokenizers */
+    uint64_t min_frequency;          /* every run stops before a pair occurring fewer times
+                                        (train --min-frequency); 0: none */
     int repeats;                     /* repetitions per grid cell (at most) */
     double repeat_time_s;            /* no new repetition once a cell has used this long; 0: no cap */
     double time_limit_s;             /* per repetition, wall clock */

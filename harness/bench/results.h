@@ -80,6 +80,7 @@ typedef struct {
     uint64_t corpus_bytes;     /* n: bytes of the slice actually read */
     uint64_t slice_bytes;      /* the prefix asked for; 0 means the whole corpus */
     uint64_t threads;          /* threads counting words (0: not recorded, an older file) */
+    uint64_t min_frequency;    /* train --min-frequency the run stopped at (0: none) */
     char counting[16];         /* the counting strategy, a safe name ("" when not recorded) */
     char pretokenizer[8];      /* what split the text: "lexer" or "pcre2" (pretok.h; "" when
                                   not recorded: an older file, which used PCRE2) */

@@ -318,6 +318,7 @@ bool record_from_json(const cJSON *o, bench_record *rec, char *err, size_t err_l
               get_str(o, "corpus", true, rec->corpus, sizeof rec->corpus, err, err_len) &&
               get_u64(o, "slice_bytes", false, &rec->slice_bytes, err, err_len) &&
               get_u64(o, "threads", false, &rec->threads, err, err_len) &&
+              get_u64(o, "min_frequency", false, &rec->min_frequency, err, err_len) &&
               get_str(o, "counting", false, rec->counting, sizeof rec->counting, err, err_len) &&
               get_str(o, "pretokenizer", false, rec->pretokenizer, sizeof rec->pretokenizer, err,
                       err_len) &&

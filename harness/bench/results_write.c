@@ -142,6 +142,7 @@ static bool record_add_scalars(cJSON *o, const bench_record *rec)
            cJSON_AddStringToObject(o, "corpus", rec->corpus) &&
            add_u64(o, "slice_bytes", rec->slice_bytes) &&
            add_u64(o, "threads", rec->threads) &&
+           add_u64(o, "min_frequency", rec->min_frequency) &&
            cJSON_AddStringToObject(o, "counting", rec->counting) &&
            cJSON_AddStringToObject(o, "pretokenizer", rec->pretokenizer) &&
            add_u64(o, "vocab_size", rec->vocab_size) &&

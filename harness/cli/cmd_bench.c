@@ -47,6 +47,9 @@ static void bench_usage(FILE *out)
           "  --repeat-time SECONDS  start no further repetition of a run once its\n"
           "                         repetitions took this long (default 0: no cap)\n"
           "  --time-limit SECONDS   per repetition (default: 60); past it: timeout\n"
+          "  --min-frequency N      every run stops before merging a pair that occurs\n"
+          "                         fewer than N times, as train --min-frequency;\n"
+          "                         results.json records N (default: none)\n"
           "  --out DIR              output directory, created with its parents if missing\n"
           "                         (default: results/latest)\n"
           "  --data-dir DIR         resolve relative corpus paths in DIR\n"
@@ -93,6 +96,7 @@ static int parse_args(int argc, char **argv, bench_run *b, corpus_options *copts
         {"repeats", required_argument, NULL, OPT_GRID},
         {"repeat-time", required_argument, NULL, OPT_GRID},
         {"time-limit", required_argument, NULL, OPT_GRID},
+        {"min-frequency", required_argument, NULL, OPT_GRID},
         {"out", required_argument, NULL, OPT_GRID},
         {"data-dir", required_argument, NULL, OPT_GRID},
         {"profile", required_argument, NULL, OPT_GRID},

@@ -3,6 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
+#include "bench/grid.h"
 #include "run/train.h"
 #include "run/trainprogress.h"
 #include "base/untrusted.h"
@@ -46,6 +47,14 @@ static void train_usage(FILE *out)
           "  --force                with --init: go on although FROM's pattern or special\n"
           "                         tokens differ (tiktoken.json records it)\n"
           "  --out DIR              output directory, created with its parents if missing\n"
+          "  --estimate             count INPUT, then print each trainer's predicted peak\n"
+          "                         memory at V (within 25% of the run's) and a rough\n"
+          "                         time, and stop: nothing is trained or written,\n"
+          "                         --out is not needed (docs/estimate.md)\n"
+          "  --max-memory SIZE      refuse to train, after counting and before anything\n"
+          "                         is written, when the trainer's predicted peak memory\n"
+          "                         is over SIZE: bytes, or with K, M, G (10^3, 10^6,\n"
+          "                         10^9) or Ki, Mi, Gi (2^10, 2^20, 2^30): 4G, 500M\n"
           "  --special-token S      a special token, repeatable (default: <|endoftext|>)\n"
           "  --no-special-tokens    no special tokens at all\n"
           "  --pattern P            gpt2 (default), gpt4, or a PCRE2 pattern\n"
@@ -193,6 +202,57 @@ static void print_summary(const train_request *req, const train_outcome *t)
            req->min_frequency ? " (its \"training\" records --min-frequency)" : "");
 }
 
+/* --max-memory SIZE into *bytes: a positive size in bytes, with the
+ * suffixes of bench --sizes (bench/grid.h). False, after printing why, for
+ * anything else. */
+static bool parse_max_memory(const char *text, uint64_t *bytes)
+{
+    grid_sizes sizes = {0};
+    char err[256];
+    bool ok = !strchr(text, ',') && grid_parse_sizes(text, &sizes, err, sizeof err) &&
+              sizes.n == 1 && sizes.items[0].bytes > 0;
+    if (ok)
+        *bytes = sizes.items[0].bytes;
+    else
+        cli_error("bad --max-memory '%s': give a size in bytes such as 4G, 500M, 2Gi or "
+                  "1000000", text);
+    free(sizes.items);
+    return ok;
+}
+
+/* train --estimate: what the predictions are made from, then one line per
+ * trainer of the registry: its predicted peak memory (MB and times the
+ * corpus) and setup + merge time. */
+static void print_estimate(const train_request *req, const train_outcome *t)
+{
+    const estimate_input *e = &t->predicted;
+    const run_outcome *o = &t->run;
+    uint64_t corpus = req->counts ? 0 : o->corpus.bytes;
+    printf("input      ");
+    if (req->counts)
+        printf("%zu word-count file%s\n", t->n_files, t->n_files == 1 ? "" : "s");
+    else
+        printf("%llu bytes in %zu file%s\n", (unsigned long long)corpus, t->n_files,
+               t->n_files == 1 ? "" : "s");
+    printf("words      W = %llu, symbols M = %llu, merges m = %llu (V = %llu)\n",
+           (unsigned long long)e->words, (unsigned long long)e->symbols,
+           (unsigned long long)e->merges, (unsigned long long)req->vocab_size);
+    printf("memory     %.1f MB before reading, counting peaked at %.1f MB, word table %.1f MB\n",
+           (double)e->base / 1e6, (double)e->counted_peak / 1e6, (double)e->input_bytes / 1e6);
+    printf("%-15s %14s %10s %16s\n", "trainer", "peak RSS (MB)", "x corpus", "setup+merge (s)");
+    for (const bpe_trainer *const *tr = bpe_trainers; *tr; tr++) {
+        estimate p = estimate_trainer(*tr, e);
+        printf("%-15s %14.1f ", (*tr)->name, (double)p.peak_bytes / 1e6);
+        if (corpus)
+            printf("%10.2f ", (double)p.peak_bytes / (double)corpus);
+        else
+            printf("%10s ", "-");
+        printf("%16.3g\n", p.merge_seconds);
+    }
+    printf("estimate   peak RSS within 25%%; the time is a rough floor that large V exceeds "
+           "(docs/estimate.md)\n");
+}
+
 /* Starts train's status line on stderr (none with --quiet). It appears after
  * TRAIN_PROGRESS_AFTER seconds, or after BPEBENCH_PROGRESS_AFTER_MS
  * milliseconds when that is set (the tests show it on short runs). False,
@@ -248,15 +308,18 @@ int cmd_train(int argc, char **argv)
         {"counting", required_argument, NULL, OPT_COUNTING},
         {"pretokenizer", required_argument, NULL, OPT_PRETOKENIZER},
         {"counts", no_argument, NULL, 'c'},
+        {"estimate", no_argument, NULL, 'e'},
+        {"max-memory", required_argument, NULL, 'M'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
     corpus_options copts = {0};
     const char *trainer_name = NULL, *out_dir = NULL, *init_from = NULL;
-    uint64_t vocab_sizes[MAX_VOCAB_SIZES], min_frequency = 0;
+    uint64_t vocab_sizes[MAX_VOCAB_SIZES], min_frequency = 0, max_memory = 0;
     size_t n_vocab_sizes = 0;
-    bool have_vocab = false, from_counts = false, quiet = false, force = false;
+    bool have_vocab = false, from_counts = false, quiet = false, force = false,
+         estimate_only = false;
     int opt, status = EXIT_USAGE;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
@@ -276,6 +339,11 @@ int cmd_train(int argc, char **argv)
             out_dir = optarg;
         } else if (opt == 'c') {
             from_counts = true;
+        } else if (opt == 'e') {
+            estimate_only = true;
+        } else if (opt == 'M') {
+            if (!parse_max_memory(optarg, &max_memory))
+                goto done;
         } else if (opt == 'i') {
             init_from = optarg;
         } else if (opt == 'f') {
@@ -289,12 +357,12 @@ int cmd_train(int argc, char **argv)
         }
     }
     const bpe_trainer *trainer = trainer_name ? bpe_trainer_find(trainer_name) : bpe_default_trainer;
-    if (!have_vocab || !out_dir || optind >= argc) {
+    if (!have_vocab || (!out_dir && !estimate_only) || optind >= argc) {
         cli_error("train needs --vocab-size, --out and at least one INPUT; "
                   "see bpebench train --help");
         goto done;
     }
-    if (!*out_dir) {
+    if (out_dir && !*out_dir) {
         cli_error("--out is empty; give a directory");
         goto done;
     }
@@ -321,6 +389,7 @@ int cmd_train(int argc, char **argv)
                          .force = force,
                          .pretok = cli_pretok_config(&copts), .counting = copts.counting,
                          .threads = copts.threads, .out_dir = out_dir,
+                         .estimate = estimate_only, .max_memory = max_memory,
                          .progress = &shown.hooks};
     train_outcome outcome;
     char err[2 * PATH_MAX]; /* room for a message naming a long path whole */
@@ -331,7 +400,10 @@ int cmd_train(int argc, char **argv)
         status = verdict == RUN_REFUSED ? EXIT_USAGE : EXIT_FAIL;
         goto done;
     }
-    print_summary(&req, &outcome);
+    if (estimate_only)
+        print_estimate(&req, &outcome);
+    else
+        print_summary(&req, &outcome);
     train_outcome_free(&outcome);
     status = EXIT_OK;
 done:

@@ -179,11 +179,30 @@ static bool write_sets(const train_request *req, const run_config *cfg, const bp
     return ok;
 }
 
+/* --max-memory: false, with a one-line reason naming the prediction and
+ * the limit, when the trainer's predicted peak (run/estimate.h) on the
+ * counted input *in is over it. */
+static bool within_memory(const train_request *req, const run_input *in, uint64_t base,
+                          uint64_t max_merges, char *err, size_t err_len)
+{
+    estimate_input e;
+    estimate_measure(in, base, max_merges, &e);
+    uint64_t peak = estimate_trainer(req->trainer, &e).peak_bytes;
+    if (peak <= req->max_memory)
+        return true;
+    return set_error(err, err_len, "--max-memory %.1f MB: %s is predicted to peak at %.1f MB "
+                     "on these %llu words (W) and %llu symbols (M); nothing was trained or "
+                     "written; train --estimate compares the trainers: pick another trainer, "
+                     "a smaller corpus, or allow more memory", (double)req->max_memory / 1e6,
+                     req->trainer->name, (double)peak / 1e6, (unsigned long long)e.words,
+                     (unsigned long long)e.symbols);
+}
+
 /* Steps 4 to 8: the output directory, the input (*in: the counts read in
  * step 3 when have_input, else the corpus counted now, from `start`),
  * training, the files, the directory settled. *in is freed. */
 static run_verdict train_into(const train_request *req, const run_config *cfg, run_input *in,
-                              bool have_input, uint64_t max_merges, double start,
+                              bool have_input, uint64_t max_merges, double start, uint64_t base,
                               const char *forced, run_outcome *run, char *err, size_t err_len)
 {
     out_dir_made made_out = {0};
@@ -195,6 +214,7 @@ static run_verdict train_into(const train_request *req, const run_config *cfg, r
         start = clock_now();
         ok = have_input = run_count_input(cfg, in, err, err_len);
     }
+    ok = ok && (!req->max_memory || within_memory(req, in, base, max_merges, err, err_len));
     ok = ok && run_train_input(cfg, in, max_merges, run, err, err_len);
     if (have_input)
         run_input_free(in); /* before the files are made: the word table is done with */
@@ -210,6 +230,29 @@ static run_verdict train_into(const train_request *req, const run_config *cfg, r
     }
     out_dir_settle(&made_out, ok);
     return ok ? RUN_OK : RUN_FAILED;
+}
+
+/* --estimate, after steps 1 to 3b: the corpus counted (when *in does not
+ * hold word-count files read already) and the prediction's inputs put in
+ * *out; *in is freed. Nothing is written. */
+static run_verdict estimate_into(const run_config *cfg, run_input *in, bool have_input,
+                                 uint64_t base, uint64_t max_merges, train_outcome *out,
+                                 char *err, size_t err_len)
+{
+    if (!have_input && !run_count_input(cfg, in, err, err_len))
+        return RUN_FAILED;
+    estimate_measure(in, base, max_merges, &out->predicted);
+    run_outcome *run = &out->run;
+    run->max_merges = max_merges;
+    run->times.read = in->read_seconds;
+    run->times.pretokenize = in->pretokenize_seconds;
+    run->corpus = in->corpus;
+    run->counting = in->counting;
+    run->words_distinct = in->view.n_words;
+    run->symbols = in->view.n_symbols;
+    run->word_table_bytes = in->memory_bytes;
+    run_input_free(in);
+    return RUN_OK;
 }
 
 run_verdict train_run(const train_request *req, train_outcome *out, char *err, size_t err_len)
@@ -235,8 +278,8 @@ run_verdict train_run(const train_request *req, train_outcome *out, char *err, s
     char *paths = NULL;
     const char **outputs = NULL;
     size_t n_outputs = 0;
-    if (!output_dir_fits(req->out_dir, err, err_len) ||
-        !tokenizer_paths(req, &paths, &outputs, &n_outputs, err, err_len)) {
+    if (!req->estimate && (!output_dir_fits(req->out_dir, err, err_len) ||
+                           !tokenizer_paths(req, &paths, &outputs, &n_outputs, err, err_len))) {
         free(paths);
         free(outputs);
         return RUN_REFUSED;
@@ -250,6 +293,7 @@ run_verdict train_run(const train_request *req, train_outcome *out, char *err, s
     cfg.files = files;
     cfg.n_files = n_files;
     double start = clock_now();
+    uint64_t base = estimate_resident(); /* before any input is read (run/estimate.h) */
     run_input in;
     wordcount_meta meta = {0};
     if (verdict == RUN_OK && req->counts)
@@ -262,8 +306,11 @@ run_verdict train_run(const train_request *req, train_outcome *out, char *err, s
         cfg.start = &from.merges;
         out->n_init_merges = from.merges.n_merges;
     }
-    if (verdict == RUN_OK)
-        verdict = train_into(req, &cfg, &in, req->counts, max_merges, start, out->init_forced,
+    if (verdict == RUN_OK && req->estimate)
+        verdict = estimate_into(&cfg, &in, req->counts, base, max_merges, out, err, err_len);
+    else if (verdict == RUN_OK)
+        verdict = train_into(req, &cfg, &in, req->counts, max_merges, start, base,
+                             out->init_forced,
                              &out->run, err, err_len);
     start_tokenizer_free(&from);
     out->n_files = n_files;

@@ -24,11 +24,17 @@
  *      it (SPEC §2.9), so each set is the files a run to V alone writes;
  *   8. settle the output directory: kept when written, else what this call
  *      created is removed again.
+ * With max_memory, between 5 and 6: the trainer's peak predicted
+ * (run/estimate.h) and the run refused when it is over the limit. With
+ * estimate, steps 1 to 3b and 5 only, then the prediction's inputs: no
+ * output directory, no training.
+
  * A failure at any step leaves every old file as it was.
  */
 #ifndef BPE_TRAIN_H
 #define BPE_TRAIN_H
 
+#include "run/estimate.h"
 #include "run/run.h"
 
 /* What to train. Every pointer is borrowed for the call. */
@@ -49,7 +55,11 @@ typedef struct {
                                    files' own) */
     const count_strategy *counting; /* how to count a corpus; NULL: count_strategy_default() */
     unsigned threads;           /* threads counting and training; 0: every online core */
-    const char *out_dir;        /* where the tokenizer files go (created if missing) */
+    const char *out_dir;        /* where the tokenizer files go (created if missing); unused
+                                   with estimate */
+    bool estimate;              /* --estimate: count, predict (run/estimate.h), write nothing */
+    uint64_t max_memory;        /* --max-memory: refuse before training when the trainer's
+                                   predicted peak RSS is larger (bytes); 0: no limit */
     const run_progress *progress; /* told how far the run is, or NULL */
 } train_request;
 
@@ -61,6 +71,9 @@ typedef struct {
     const count_strategy *counting; /* how the corpus was counted; NULL with counts */
     size_t n_init_merges;           /* merges read from --init FROM (0 without) */
     const char *init_forced;        /* what --force let differ from FROM, or NULL */
+    estimate_input predicted;       /* with estimate: what each trainer's prediction is made
+                                       from (estimate_trainer); run then holds only the
+                                       input's figures (corpus, counting, W, M, phases) */
 } train_outcome;
 
 /* Does every step above. RUN_OK with *out filled (free it with

@@ -1,0 +1,188 @@
+/*
+ * test_estimate.c — `train --estimate` and `train --max-memory`
+ * (run/estimate.h), from the command line:
+ *   - the bound: each trainer's predicted peak RSS is within 25% of the
+ *     peak RSS (wait4's ru_maxrss) of a run of that trainer, on a shipped
+ *     corpus and on a synthetic one with many distinct words; counting on
+ *     one thread, whose peak does not depend on how the threads' timing
+ *     falls (parallel counting's does: docs/estimate.md). With
+ *     BPE_ESTIMATE_LARGE=1 (make test-estimate-large) also on synthetic
+ *     corpora of 1 M and 10 M distinct words, which take minutes;
+ *   - --estimate writes nothing and needs no --out;
+ *   - --max-memory below the prediction refuses after counting, before
+ *     anything is written, naming the prediction and the limit; above it
+ *     the run trains; a bad SIZE is bad usage.
+ * Under a sanitizer the binary's memory is the sanitizer's, not the
+ * model's: the bound is skipped there, the rest still runs.
+ */
+#define _DEFAULT_SOURCE /* realpath */
+#define _POSIX_C_SOURCE 200809L
+#include "testutil.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+#ifndef UNDER_SANITIZER
+#define UNDER_SANITIZER 0
+#endif
+
+enum { MAX_TRAINERS = 32 };
+
+/* The shipped corpus `name`, as an absolute path (the runs are made in a
+ * directory of their own). */
+static void data_corpus(char *path, size_t len, const char *name)
+{
+    char data[PATH_MAX];
+    assert_non_null(realpath(test_data_dir(), data));
+    assert_true((size_t)snprintf(path, len, "%s/%s", data, name) < len);
+}
+
+/* The predicted peak of trainer `name` in MB, from --estimate's table
+ * ("name   peak ..." lines); fails when it is missing. */
+static double predicted_mb(const char *table, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *line = table; line && *line; line = strchr(line, '\n'), line += !!line) {
+        double mb;
+        if (strncmp(line, name, len) == 0 && line[len] == ' ' &&
+            sscanf(line + len, "%lf", &mb) == 1)
+            return mb;
+    }
+    fail_msg("no prediction for %s in:\n%s", name, table);
+    return 0;
+}
+
+/* Every trainer on `input` at vocab_size (a string), counting on one
+ * thread: the prediction --estimate printed against each run's peak. */
+static void assert_within_bound(const char *root, const char *input, const char *vocab_size)
+{
+    const char *est_args[] = {"train", "--estimate", "--threads", "1", "--vocab-size",
+                              vocab_size, input, NULL};
+    test_output est = test_run_bpebench(est_args, root, NULL);
+    assert_succeeded_run(&est, "train --estimate");
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
+        const char *args[] = {"train", "--quiet", "--threads", "1", "--trainer", (*t)->name,
+                              "--vocab-size", vocab_size, "--out", "out", input, NULL};
+        test_output run = test_run_bpebench(args, root, NULL);
+        assert_succeeded_run(&run, (*t)->name);
+        double measured = (double)run.maxrss_kb * 1024 / 1e6;
+        double predicted = predicted_mb(est.out, (*t)->name);
+        printf("  %-15s %s V=%s: predicted %.1f MB, measured %.1f MB (%+.0f%%)\n", (*t)->name,
+               input, vocab_size, predicted, measured, 100 * (predicted / measured - 1));
+        if (predicted < 0.75 * measured || predicted > 1.25 * measured)
+            fail_msg("%s on %s: predicted %.1f MB, measured %.1f MB: outside 25%%", (*t)->name,
+                     input, predicted, measured);
+        test_output_free(&run);
+    }
+    test_output_free(&est);
+}
+
+/* bpebench synth into root/name: `words` word types of 8 letters, each as
+ * likely (so most of them occur), `bytes` long. */
+static void write_synthetic(const char *root, const char *name, const char *words,
+                            const char *bytes)
+{
+    const char *args[] = {"synth", "--words", words, "--zipf", "0", "--mean-len", "8",
+                          "--bytes", bytes, "--out", name, NULL};
+    test_output r = test_run_bpebench(args, root, NULL);
+    assert_int_equal(test_exit_status(&r), 0);
+    test_output_free(&r);
+}
+
+static void prediction_within_a_quarter(void **state)
+{
+    (void)state;
+    if (UNDER_SANITIZER)
+        skip();
+    char root[PATH_MAX], corpus[PATH_MAX + 64];
+    test_make_dir(root, sizeof root, "estimate");
+    data_corpus(corpus, sizeof corpus, "tinystories");
+    assert_within_bound(root, corpus, "1000");
+    write_synthetic(root, "words.txt", "200000", "6000000");
+    assert_within_bound(root, "words.txt", "300");
+    if (getenv("BPE_ESTIMATE_LARGE")) {
+        write_synthetic(root, "w1m.txt", "1000000", "30000000");
+        assert_within_bound(root, "w1m.txt", "300");
+        write_synthetic(root, "w10m.txt", "10000000", "300000000");
+        assert_within_bound(root, "w10m.txt", "300");
+    }
+    test_remove_tree(root);
+}
+
+static void estimate_writes_nothing(void **state)
+{
+    (void)state;
+    char root[PATH_MAX], corpus[PATH_MAX + 64];
+    test_make_dir(root, sizeof root, "estimate-nothing");
+    data_corpus(corpus, sizeof corpus, "cs336");
+    const char *args[] = {"train", "--estimate", "--vocab-size", "500", "--out", "out", corpus,
+                          NULL};
+    test_output r = test_run_bpebench(args, root, NULL);
+    assert_succeeded_run(&r, "train --estimate --out");
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
+        assert_true(predicted_mb(r.out, (*t)->name) > 0);
+    assert_int_equal(test_count_entries(root), 0); /* no out/, nothing else */
+    test_output_free(&r);
+    test_remove_tree(root);
+}
+
+static void max_memory_refuses_before_writing(void **state)
+{
+    (void)state;
+    char root[PATH_MAX], corpus[PATH_MAX + 64];
+    test_make_dir(root, sizeof root, "max-memory");
+    data_corpus(corpus, sizeof corpus, "cs336");
+    const char *tight[] = {"train", "--max-memory", "1M", "--vocab-size", "500", "--out", "out",
+                           corpus, NULL};
+    test_output r = test_run_bpebench(tight, root, NULL);
+    const char *keys[] = {"--max-memory 1.0 MB", "predicted", "cache-aware", "--estimate",
+                          NULL};
+    assert_failed_run(&r, 1, keys, "--max-memory 1M");
+    assert_int_equal(test_count_entries(root), 0);
+    test_output_free(&r);
+    const char *roomy[] = {"train", "--quiet", "--max-memory", "64Gi", "--vocab-size", "500",
+                           "--out", "out", corpus, NULL};
+    r = test_run_bpebench(roomy, root, NULL);
+    assert_succeeded_run(&r, "--max-memory 64Gi");
+    test_output_free(&r);
+    struct stat st;
+    char merges[PATH_MAX + 32];
+    snprintf(merges, sizeof merges, "%s/out/merges.txt", root);
+    assert_int_equal(stat(merges, &st), 0);
+    test_remove_tree(root);
+}
+
+static void bad_max_memory_is_bad_usage(void **state)
+{
+    (void)state;
+    const char *bad[] = {"4X", "0", "all", "", "-1", "1M,2M", "G"};
+    for (size_t i = 0; i < N(bad); i++) {
+        const char *args[] = {"train", "--max-memory", bad[i], "--vocab-size", "500", "--out",
+                              "/nonexistent/out", "/nonexistent/in", NULL};
+        test_output r = test_run_bpebench(args, NULL, NULL);
+        const char *keys[] = {"--max-memory", "4G", NULL};
+        assert_failed_run(&r, 2, keys, bad[i]);
+        test_output_free(&r);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(estimate_writes_nothing),
+        cmocka_unit_test(max_memory_refuses_before_writing),
+        cmocka_unit_test(bad_max_memory_is_bad_usage),
+        cmocka_unit_test(prediction_within_a_quarter),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
