@@ -227,6 +227,38 @@ static void invalid_utf8_as_bytes(void **state)
     check_split_cfg(&cfg, text2, sizeof text2 - 1, e2, N(e2));
 }
 
+/* utf8_valid_prefix of s[0, len) as a walk of utf8_sequence_length alone. */
+static size_t valid_prefix_by_sequences(const uint8_t *s, size_t len, int *stop)
+{
+    size_t i = 0;
+    int n = 1;
+    while (i < len && (n = utf8_sequence_length(s + i, len - i)) > 0)
+        i += (size_t)n;
+    *stop = i == len ? 0 : n == 0 ? 1 : -1;
+    return i;
+}
+
+/* utf8_valid_prefix checks 2- and 3-byte sequences in place, without
+ * utf8_sequence_length: every lead byte ≥ 0x80 and every two bytes after
+ * it, with room after them and at the very end, must be judged alike. */
+static void valid_prefix_agrees_with_sequence_length(void **state)
+{
+    (void)state;
+    for (unsigned lead = 0x80; lead <= 0xFF; lead++)
+        for (unsigned b1 = 0; b1 <= 0xFF; b1++)
+            for (unsigned b2 = 0; b2 <= 0xFF; b2++) {
+                const uint8_t text[5] = {(uint8_t)lead, (uint8_t)b1, (uint8_t)b2, 'a', 'b'};
+                for (size_t len = 1; len <= sizeof text; len++) {
+                    int stop, want_stop;
+                    size_t want = valid_prefix_by_sequences(text, len, &want_stop);
+                    if (utf8_valid_prefix(text, len, &stop) != want || stop != want_stop)
+                        fail_msg("%02X %02X %02X, %zu bytes: %zu/%d, want %zu/%d", lead, b1, b2,
+                                 len, utf8_valid_prefix(text, len, &stop), stop, want,
+                                 want_stop);
+                }
+            }
+}
+
 static void nul_bytes_are_text(void **state)
 {
     (void)state;
@@ -418,6 +450,7 @@ int main(void)
         cmocka_unit_test(specials_adjacent_and_at_edges),
         cmocka_unit_test(invalid_utf8_is_an_error_by_default),
         cmocka_unit_test(invalid_utf8_as_bytes),
+        cmocka_unit_test(valid_prefix_agrees_with_sequence_length),
         cmocka_unit_test(nul_bytes_are_text),
         cmocka_unit_test(bad_pattern_reports_offset),
         cmocka_unit_test(bad_special_tokens_are_refused),

@@ -51,7 +51,10 @@ int utf8_sequence_length(const uint8_t *s, size_t avail)
 
 /* How many bytes from s[0] are valid UTF-8; *stop says why it stopped:
  * 0 at the end, -1 at an incomplete sequence that reaches the end, 1 at an
- * invalid byte. ASCII runs go 8 bytes at a time. O(len). */
+ * invalid byte. ASCII runs go 8 bytes at a time, and the 2- and 3-byte
+ * sequences of most scripts are checked in place, as utf8_sequence_length
+ * checks them (no overlong form, no surrogate); anything else, and a
+ * sequence within 3 bytes of the end, is left to it. O(len). */
 size_t utf8_valid_prefix(const uint8_t *s, size_t len, int *stop)
 {
     size_t i = 0;
@@ -61,6 +64,18 @@ size_t utf8_valid_prefix(const uint8_t *s, size_t len, int *stop)
             memcpy(&eight, s + i, 8);
             if ((eight & 0x8080808080808080ull) == 0) {
                 i += 8;
+                continue;
+            }
+        }
+        uint8_t c = s[i], c1 = i + 3 <= len ? s[i + 1] : 0; /* 0: no room, see below */
+        if ((c1 & 0xC0) == 0x80) { /* a 2- or 3-byte sequence, checked in place */
+            if (c >= 0xC2 && c <= 0xDF) {
+                i += 2;
+                continue;
+            }
+            if ((c & 0xF0) == 0xE0 && (s[i + 2] & 0xC0) == 0x80 && (c != 0xE0 || c1 >= 0xA0) &&
+                (c != 0xED || c1 <= 0x9F)) {
+                i += 3;
                 continue;
             }
         }

@@ -44,12 +44,13 @@
  * The possessive `?+` and `++` already say "never give back": they are
  * what a hand-written loop does anyway.
  *
- * The hash (wordtable.h) is made while scanning: each byte a state takes is
- * fed to a word_hasher as it passes, so the word table gets the pretoken
- * with its hash, and nobody reads the bytes a second time before the table
- * compares them with the words it holds. SPACES, which may give back its
- * last character (or everything after gpt4's last newline), keeps a copy
- * of the hasher from before that point.
+ * The hash (wordtable.h) is made while scanning: each code point a state
+ * takes is fed to a word_hasher as it passes, its bytes as one value, so
+ * the word table gets the pretoken with its hash, and nobody reads the
+ * bytes a second time before the table compares them with the words it
+ * holds. SPACES, which may give back its last character (or everything
+ * after gpt4's last newline), keeps a copy of the hasher from before that
+ * point.
  *
  * Why it is faster than PCRE2 (which stays the definition: pretok.c still
  * runs it for every other pattern and under --pretokenizer pcre2):
@@ -139,11 +140,24 @@ static inline char class_at(const scanner *x, size_t j, size_t *width)
     return unicode_class(cp);
 }
 
-/* Takes the next `width` bytes into the pretoken. O(width). */
+/* The `width` (1 to 4) bytes at s, a code point's, as one little-endian
+ * value, zero above them: one step of word_hasher_bytes. */
+static inline uint64_t code_point_bytes(const uint8_t *s, size_t width)
+{
+    uint64_t v = s[0];
+    if (width > 1)
+        v |= (uint64_t)s[1] << 8;
+    if (width > 2)
+        v |= (uint64_t)s[2] << 16;
+    if (width > 3)
+        v |= (uint64_t)s[3] << 24;
+    return v;
+}
+
+/* Takes the next `width` (1 to 4) bytes into the pretoken. O(1). */
 static inline void take(scanner *x, size_t width)
 {
-    for (size_t k = 0; k < width; k++)
-        word_hasher_byte(&x->hash, x->s[x->at + k]);
+    word_hasher_bytes(&x->hash, code_point_bytes(x->s + x->at, width), (unsigned)width);
     x->at += width;
 }
 
@@ -182,9 +196,12 @@ static inline uint64_t first_bytes(const uint8_t *s, unsigned n)
 /* Takes code points while their class is `cls`; returns the class of the
  * one that stopped the run (MORE: undecided). ASCII goes eight bytes at a
  * time while eight bytes remain (run_in_eight), the hash taking them as one
- * block, then byte by byte; on copies of the scanner's fields in local
- * variables: a byte store into the hasher could otherwise alias the text,
- * and the compiler would reload everything after each one. O(run). */
+ * block, then byte by byte; a code point past ASCII (Cyrillic, Arabic, a
+ * Chinese character) is classified and handed to the hash whole, and the
+ * run stays in that loop while such code points follow one another. All on
+ * copies of the scanner's fields in local variables: a byte store into the
+ * hasher could otherwise alias the text, and the compiler would reload
+ * everything after each one. O(run). */
 static inline char take_run(scanner *x, char cls)
 {
     const uint8_t *s = x->s;
@@ -192,20 +209,22 @@ static inline char take_run(scanner *x, char cls)
     word_hasher hash = x->hash;
     char next;
     for (;;) {
-        for (unsigned n = 8; n == 8 && at + 8 <= len; at += n) {
+        for (unsigned n = 8; n == 8 && at + 8 <= len && s[at] < 0x80; at += n) {
             n = run_in_eight(s + at, cls);
             if (n > 0)
                 word_hasher_bytes(&hash, first_bytes(s + at, n), n);
         }
         while (at < len && ascii_class(s[at]) == cls)
             word_hasher_byte(&hash, s[at++]);
-        x->at = at;
-        x->hash = hash;
-        if ((next = class_at(x, at, &width)) != cls)
+        while ((next = class_at(x, at, &width)) == cls && width > 1) {
+            word_hasher_bytes(&hash, code_point_bytes(s + at, width), (unsigned)width);
+            at += width;
+        }
+        if (next != cls) {
+            x->at = at;
+            x->hash = hash;
             return next;
-        take(x, width);
-        at = x->at;
-        hash = x->hash;
+        }
     }
 }
 
@@ -633,7 +652,7 @@ size_t lexer_split(lexer_pattern pattern, const uint8_t *s, size_t len, size_t a
 {
     size_t n = 0;
     for (; n < max && at < len; at = pieces[n++].end) {
-        if (len - at >= 8) {
+        if (len - at >= 8 && s[at] < 0x80) {
             block_reader r = block_reader_at(s, len, at);
             if (pattern == LEXER_GPT2 ? gpt2_ascii_piece(&r, &pieces[n])
                                       : gpt4_ascii_piece(&r, &pieces[n]))

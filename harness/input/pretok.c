@@ -162,9 +162,12 @@ typedef struct {
  * 8-byte values, zero past its end (hot_key makes the same two from a
  * pretoken, with two whole loads: `pending` has HOT_BYTES readable bytes
  * past its end), and one more value, the tag, holds its length and the
- * input it belongs to. Memory: 64 KB, in the cache's reach.
+ * input it belongs to. Memory: 128 KB, more than a core's first-level
+ * cache holds but well within its second level: a lookup there costs a
+ * few nanoseconds, a word it catches saves the word table's far slower
+ * lookup, and a table half this size lets through a third more words.
  */
-enum { HOT_WORDS = 2048, HOT_BYTES = 16 };
+enum { HOT_WORDS = 4096, HOT_BYTES = 16 };
 
 /* A slot's tag: the input's number (pretokenizer.generation, from 1) and
  * the word's length (≤ HOT_BYTES) in one; 0 in an empty slot. */
