@@ -293,14 +293,14 @@ typedef struct {
     alignas(64) uint32_t *cell; /* its words: length, count, tokens; owned */
     size_t n_cells;             /* cells in use */
     bpe_postings postings;      /* its lists, naming words by their first cell; owned */
-    neighbour_line *line;       /* token → the deltas of the merge in progress; owned */
+    neighbour_line *line;       /* token → the deltas of the merge in progress; grown
+                                 * by the coordinator only (reserve_tokens); owned */
     size_t cap_line;            /* capacity of `line`, in tokens */
     bpe_pair *born, *lost;      /* pairs created / decreased by the merge in progress; owned */
     size_t n_born, cap_born;    /* in `born` */
     size_t n_lost, cap_lost;    /* in `lost` */
     change_list *out;           /* shard → the step's changes for it; owned */
-    merge_report *report;       /* merge i, shard h → report[i·N + h]; owned */
-    size_t cap_report;          /* capacity of `report` */
+    merge_report *report;       /* merge i, shard h → report[i·N + h]; BATCH_MAX·N, owned */
     uint64_t *affected;         /* per merge of the step: words rewritten (its
                                  * part of A_i); BATCH_MAX, owned */
     uint64_t updates;           /* pair count updates in the step */
@@ -820,7 +820,7 @@ static bool split_merge(word_split *sp, unsigned n_shards, const batch_merge *m,
     return true;
 }
 
-/* Gives every token of the batch a line in the split. False on OOM. */
+/* Gives tokens 0 … tokens − 1 a line in the split, zeroed. False on OOM. */
 static bool reserve_lines(word_split *sp, size_t tokens)
 {
     size_t old = sp->cap_line;
@@ -844,12 +844,7 @@ static bool split_batch(workers_state *s, unsigned k)
     for (unsigned h = 0; h < n; h++)
         sp->out[h].n = 0;
     sp->updates = sp->stale = 0;
-    merge_report *report = bpe_array_reserve(sp->report, &sp->cap_report, s->n_batch * n,
-                                             sizeof *report);
-    if (!report)
-        return false;
-    sp->report = report;
-    bool ok = reserve_lines(sp, s->ahead.n_tokens);
+    bool ok = true;
     for (size_t i = 0; ok && i < s->n_batch; i++)
         ok = split_merge(sp, n, &s->batch[i], s->batch[i].lists[k], sp->report + i * n,
                          &sp->affected[i]);
@@ -1114,7 +1109,11 @@ static void workers_destroy(void *opaque)
 
 /* ---------------------------------------------------- the buckets and the front */
 
-/* Gives every token up to the newest its per-token entries (zeroed). */
+/* Gives every token up to the newest its per-token entries (zeroed): the
+ * coordinator's, and every split's delta line. The lines grow here, on the
+ * coordinator, and never in a part: memory a part allocates lands in the
+ * malloc arena of whichever thread ran it, and growth split between arenas
+ * leaves freed blocks that neither thread's later requests can reuse. */
 static bool reserve_tokens(workers_state *s)
 {
     size_t need = s->ahead.n_tokens;
@@ -1132,6 +1131,9 @@ static bool reserve_tokens(workers_state *s)
         *arrays[i] = grown;
     }
     s->cap_tokens = cap;
+    for (unsigned k = 0; s->split && k < s->n_splits; k++)
+        if (!reserve_lines(&s->split[k], cap))
+            return false;
     return true;
 }
 
@@ -1612,7 +1614,9 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     for (unsigned k = 0; ok && k < s->n_splits; k++) {
         word_split *sp = &s->split[k];
         ok = (sp->out = calloc(s->n_splits, sizeof *sp->out)) != NULL &&
-             (sp->affected = calloc(BATCH_MAX, sizeof *sp->affected)) != NULL;
+             (sp->affected = calloc(BATCH_MAX, sizeof *sp->affected)) != NULL &&
+             (sp->report = calloc(BATCH_MAX * s->n_splits, sizeof *sp->report)) != NULL &&
+             reserve_lines(sp, s->cap_tokens);
     }
     for (unsigned k = 0; ok && k < s->n_splits; k++) {
         pair_slots *t = &s->shard[k].table;
