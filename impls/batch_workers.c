@@ -130,6 +130,13 @@
  * forty jobs alone bring it back to where the next one probes the workers
  * again. So it settles where a worker just arrives in time, on whatever
  * machine, however loaded, and follows the load as it changes (run_job).
+ * For that, a worker must not be asleep for want of work: it spins between
+ * jobs, and sleeps only after about 2 ms without a batch, shared or run
+ * alone (wait_for_step). Were a run of small batches, each run alone, to put
+ * it to sleep, the next large one would find it asleep, the coordinator
+ * would take its part and double the threshold, and more batches would
+ * run alone: a trap the threshold could not leave. The price is a core
+ * spinning while the coordinator works alone, as in threaded_walk.c.
  * A caller may fix the threshold instead (bpe_config.parallel_grain g: a
  * batch is shared when it names at least g words per thread); the tests
  * set g = 1, so that tiny inputs take the threaded path too.
@@ -392,6 +399,7 @@ struct workers_state {
     worker *workers;         /* room for n_splits − 1; owned */
     unsigned n_workers;      /* worker threads started */
     alignas(64) atomic_uint_fast64_t posted; /* jobs posted to the workers */
+    atomic_uint_fast64_t alone; /* jobs the coordinator ran alone: keeps the workers awake */
     atomic_uint sleepers;    /* workers asleep on `wake`, or about to be */
     atomic_bool quit;        /* the workers are to return */
     bool sync_ready;         /* lock and wake exist */
@@ -926,11 +934,23 @@ static unsigned claim_and_run(workers_state *s, unsigned own, uint64_t step)
     return taken + claim_phase(s, s->n_splits, own, step);
 }
 
-/* Waits until `posted` passes `seen` or `quit` is set; spins about 2 ms
- * first (cache_aware.c's wait_for_job says why). */
+/* Waits until `posted` passes `seen` or `quit` is set; spins first
+ * (threaded_walk.c's wait_for_job says why), and sleeps only after about
+ * 2 ms without a batch: a batch the coordinator runs alone restarts the
+ * spin, so a worker stays awake while the loop runs, however many batches
+ * in a row are too small to share, and is there in time for the next one
+ * that is not. (Were it asleep, the coordinator would take its part before
+ * it woke, and the threshold, doubling, would keep every later batch
+ * alone as well.) */
 static uint64_t wait_for_step(workers_state *s, uint64_t seen)
 {
+    uint_fast64_t beat = atomic_load_explicit(&s->alone, memory_order_relaxed);
     for (unsigned round = 0; round < SPIN_ROUNDS; round++) {
+        uint_fast64_t now = atomic_load_explicit(&s->alone, memory_order_relaxed);
+        if (now != beat) {
+            beat = now;
+            round = 0;
+        }
         for (unsigned k = 0; k < PAUSES_PER_ROUND; k++) {
             if (atomic_load_explicit(&s->posted, memory_order_relaxed) != seen)
                 break;
@@ -998,6 +1018,8 @@ static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
     if (size < *solo_below || s->n_workers == 0) {
         for (unsigned k = 0; k < parts; k++)
             run_part(s, k);
+        atomic_store_explicit(&s->alone, atomic_load_explicit(&s->alone, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
         if (!s->solo_fixed && s->n_workers > 0)
             *solo_below = lowered(*solo_below, SOLO_DRIFT);
     } else {
@@ -1024,6 +1046,7 @@ static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
 static void start_workers(workers_state *s)
 {
     atomic_init(&s->posted, 0);
+    atomic_init(&s->alone, 0);
     atomic_init(&s->sleepers, 0);
     atomic_init(&s->quit, false);
     if (s->n_splits < 2 || pthread_mutex_init(&s->lock, NULL) != 0)
