@@ -130,6 +130,13 @@
  * forty jobs alone bring it back to where the next one probes the workers
  * again. So it settles where a worker just arrives in time, on whatever
  * machine, however loaded, and follows the load as it changes (run_job).
+ * For that, a worker must not be asleep for want of work: it spins between
+ * jobs, and sleeps only after about 2 ms without a batch, shared or run
+ * alone (wait_for_step). Were a run of small batches, each run alone, to put
+ * it to sleep, the next large one would find it asleep, the coordinator
+ * would take its part and double the threshold, and more batches would
+ * run alone: a trap the threshold could not leave. The price is a core
+ * spinning while the coordinator works alone, as in threaded_walk.c.
  * A caller may fix the threshold instead (bpe_config.parallel_grain g: a
  * batch is shared when it names at least g words per thread); the tests
  * set g = 1, so that tiny inputs take the threaded path too.
@@ -293,14 +300,14 @@ typedef struct {
     alignas(64) uint32_t *cell; /* its words: length, count, tokens; owned */
     size_t n_cells;             /* cells in use */
     bpe_postings postings;      /* its lists, naming words by their first cell; owned */
-    neighbour_line *line;       /* token → the deltas of the merge in progress; owned */
+    neighbour_line *line;       /* token → the deltas of the merge in progress; grown
+                                 * by the coordinator only (reserve_tokens); owned */
     size_t cap_line;            /* capacity of `line`, in tokens */
     bpe_pair *born, *lost;      /* pairs created / decreased by the merge in progress; owned */
     size_t n_born, cap_born;    /* in `born` */
     size_t n_lost, cap_lost;    /* in `lost` */
     change_list *out;           /* shard → the step's changes for it; owned */
-    merge_report *report;       /* merge i, shard h → report[i·N + h]; owned */
-    size_t cap_report;          /* capacity of `report` */
+    merge_report *report;       /* merge i, shard h → report[i·N + h]; BATCH_MAX·N, owned */
     uint64_t *affected;         /* per merge of the step: words rewritten (its
                                  * part of A_i); BATCH_MAX, owned */
     uint64_t updates;           /* pair count updates in the step */
@@ -392,6 +399,7 @@ struct workers_state {
     worker *workers;         /* room for n_splits − 1; owned */
     unsigned n_workers;      /* worker threads started */
     alignas(64) atomic_uint_fast64_t posted; /* jobs posted to the workers */
+    atomic_uint_fast64_t alone; /* jobs the coordinator ran alone: keeps the workers awake */
     atomic_uint sleepers;    /* workers asleep on `wake`, or about to be */
     atomic_bool quit;        /* the workers are to return */
     bool sync_ready;         /* lock and wake exist */
@@ -820,7 +828,7 @@ static bool split_merge(word_split *sp, unsigned n_shards, const batch_merge *m,
     return true;
 }
 
-/* Gives every token of the batch a line in the split. False on OOM. */
+/* Gives tokens 0 … tokens − 1 a line in the split, zeroed. False on OOM. */
 static bool reserve_lines(word_split *sp, size_t tokens)
 {
     size_t old = sp->cap_line;
@@ -844,12 +852,7 @@ static bool split_batch(workers_state *s, unsigned k)
     for (unsigned h = 0; h < n; h++)
         sp->out[h].n = 0;
     sp->updates = sp->stale = 0;
-    merge_report *report = bpe_array_reserve(sp->report, &sp->cap_report, s->n_batch * n,
-                                             sizeof *report);
-    if (!report)
-        return false;
-    sp->report = report;
-    bool ok = reserve_lines(sp, s->ahead.n_tokens);
+    bool ok = true;
     for (size_t i = 0; ok && i < s->n_batch; i++)
         ok = split_merge(sp, n, &s->batch[i], s->batch[i].lists[k], sp->report + i * n,
                          &sp->affected[i]);
@@ -931,11 +934,23 @@ static unsigned claim_and_run(workers_state *s, unsigned own, uint64_t step)
     return taken + claim_phase(s, s->n_splits, own, step);
 }
 
-/* Waits until `posted` passes `seen` or `quit` is set; spins about 2 ms
- * first (cache_aware.c's wait_for_job says why). */
+/* Waits until `posted` passes `seen` or `quit` is set; spins first
+ * (threaded_walk.c's wait_for_job says why), and sleeps only after about
+ * 2 ms without a batch: a batch the coordinator runs alone restarts the
+ * spin, so a worker stays awake while the loop runs, however many batches
+ * in a row are too small to share, and is there in time for the next one
+ * that is not. (Were it asleep, the coordinator would take its part before
+ * it woke, and the threshold, doubling, would keep every later batch
+ * alone as well.) */
 static uint64_t wait_for_step(workers_state *s, uint64_t seen)
 {
+    uint_fast64_t beat = atomic_load_explicit(&s->alone, memory_order_relaxed);
     for (unsigned round = 0; round < SPIN_ROUNDS; round++) {
+        uint_fast64_t now = atomic_load_explicit(&s->alone, memory_order_relaxed);
+        if (now != beat) {
+            beat = now;
+            round = 0;
+        }
         for (unsigned k = 0; k < PAUSES_PER_ROUND; k++) {
             if (atomic_load_explicit(&s->posted, memory_order_relaxed) != seen)
                 break;
@@ -1003,6 +1018,8 @@ static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
     if (size < *solo_below || s->n_workers == 0) {
         for (unsigned k = 0; k < parts; k++)
             run_part(s, k);
+        atomic_store_explicit(&s->alone, atomic_load_explicit(&s->alone, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
         if (!s->solo_fixed && s->n_workers > 0)
             *solo_below = lowered(*solo_below, SOLO_DRIFT);
     } else {
@@ -1029,6 +1046,7 @@ static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
 static void start_workers(workers_state *s)
 {
     atomic_init(&s->posted, 0);
+    atomic_init(&s->alone, 0);
     atomic_init(&s->sleepers, 0);
     atomic_init(&s->quit, false);
     if (s->n_splits < 2 || pthread_mutex_init(&s->lock, NULL) != 0)
@@ -1114,7 +1132,11 @@ static void workers_destroy(void *opaque)
 
 /* ---------------------------------------------------- the buckets and the front */
 
-/* Gives every token up to the newest its per-token entries (zeroed). */
+/* Gives every token up to the newest its per-token entries (zeroed): the
+ * coordinator's, and every split's delta line. The lines grow here, on the
+ * coordinator, and never in a part: memory a part allocates lands in the
+ * malloc arena of whichever thread ran it, and growth split between arenas
+ * leaves freed blocks that neither thread's later requests can reuse. */
 static bool reserve_tokens(workers_state *s)
 {
     size_t need = s->ahead.n_tokens;
@@ -1132,6 +1154,9 @@ static bool reserve_tokens(workers_state *s)
         *arrays[i] = grown;
     }
     s->cap_tokens = cap;
+    for (unsigned k = 0; s->split && k < s->n_splits; k++)
+        if (!reserve_lines(&s->split[k], cap))
+            return false;
     return true;
 }
 
@@ -1612,7 +1637,9 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     for (unsigned k = 0; ok && k < s->n_splits; k++) {
         word_split *sp = &s->split[k];
         ok = (sp->out = calloc(s->n_splits, sizeof *sp->out)) != NULL &&
-             (sp->affected = calloc(BATCH_MAX, sizeof *sp->affected)) != NULL;
+             (sp->affected = calloc(BATCH_MAX, sizeof *sp->affected)) != NULL &&
+             (sp->report = calloc(BATCH_MAX * s->n_splits, sizeof *sp->report)) != NULL &&
+             reserve_lines(sp, s->cap_tokens);
     }
     for (unsigned k = 0; ok && k < s->n_splits; k++) {
         pair_slots *t = &s->shard[k].table;
