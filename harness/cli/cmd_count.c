@@ -67,32 +67,25 @@ int cmd_count(int argc, char **argv)
 {
     static const struct option options[] = {
         {"out", required_argument, NULL, 'o'},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"counting", required_argument, NULL, OPT_COUNTING},
-        {"pretokenizer", required_argument, NULL, OPT_PRETOKENIZER},
-        {"special-token", required_argument, NULL, OPT_SPECIAL_TOKEN},
-        {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
-        {"pattern", required_argument, NULL, OPT_PATTERN},
-        {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
+        CLI_COUNTING_OPTIONS,
+        CLI_TEXT_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
     corpus_options copts = {0};
     const char *out_file = NULL;
+    const cli_command count = {"count", options, count_usage};
     int opt, status = EXIT_USAGE;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (opt == 'h') {
-            count_usage(stdout);
-            cli_corpus_options_free(&copts);
-            return EXIT_OK;
-        } else if (opt == 'o') {
+    while ((opt = cli_next_option(&count, argc, argv)) > 0) {
+        if (opt == 'o')
             out_file = optarg;
-        } else if (!cli_corpus_option(&copts, opt, optarg)) {
-            if (opt == '?')
-                cli_bad_option("count", options, argv);
+        else if (!cli_corpus_option(&copts, opt, optarg))
             goto done;
-        }
+    }
+    if (opt < 0) {
+        status = cli_stop_status(opt);
+        goto done;
     }
     if (!out_file || optind >= argc) {
         cli_error("count needs --out and at least one INPUT; see bpebench count --help");
