@@ -73,6 +73,7 @@ int cmd_count(int argc, char **argv)
         {0, 0, 0, 0},
     };
     corpus_options copts = {0};
+    pretok_compiled *compiled = NULL; /* the pattern, compiled once for every thread */
     const char *out_file = NULL;
     const cli_command count = {"count", options, count_usage};
     int opt, status = EXIT_USAGE;
@@ -101,10 +102,11 @@ int cmd_count(int argc, char **argv)
                       .counting = copts.counting ? copts.counting : count_strategy_default(),
                       .threads = copts.threads ? copts.threads : count_online_cores()};
     char err[2 * PATH_MAX];
-    if (!run_check_settings(&cfg.pretok, true, 0, NULL, err, sizeof err)) {
+    if (!run_check_settings(&cfg.pretok, &compiled, 0, NULL, err, sizeof err)) {
         cli_error("%s", err);
         goto done;
     }
+    cfg.pretok.compiled = compiled;
     if (!header_can_hold(&cfg.pretok))
         goto done;
     char **files;
@@ -142,6 +144,7 @@ int cmd_count(int argc, char **argv)
     }
     corpus_free_files(files, n_files);
 done:
+    pretok_compiled_free(compiled);
     cli_corpus_options_free(&copts);
     return status;
 }

@@ -41,8 +41,11 @@ static void slice_usage(FILE *out)
 static bool check_special_tokens(const pretok_config *cfg)
 {
     char err[512];
-    if (run_check_settings(cfg, true, 0, NULL, err, sizeof err))
+    pretok_compiled *compiled; /* slice cuts at special tokens only: the pattern unused */
+    if (run_check_settings(cfg, &compiled, 0, NULL, err, sizeof err)) {
+        pretok_compiled_free(compiled);
         return true;
+    }
     cli_error("%s", err);
     return false;
 }

@@ -106,7 +106,7 @@ static bool merges_asked(const trace_options *o, const trace_input *in, uint64_t
     if (!o->have_vocab)
         return true;
     pretok_config specials = {.n_specials = in->n_specials}; /* all V − 256 − S needs */
-    if (!run_check_settings(&specials, false, o->vocab_size, &by_vocab, err, sizeof err)) {
+    if (!run_check_settings(&specials, NULL, o->vocab_size, &by_vocab, err, sizeof err)) {
         cli_command_error("trace", "%s", err);
         return false;
     }
