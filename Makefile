@@ -203,12 +203,21 @@ test-tsan:
 	    TSAN_OPTIONS=halt_on_error=1 BPE_DATA=$(DATA) $(TSAN_BUILD)/tests/$$t || exit 1; \
 	done
 
-# What CI adds to `make test` (.ci/run), one pass after another: every test
-# under ASan+UBSan, the threaded ones under TSan, memcheck on train runs,
-# every fuzzer for FUZZ_SECONDS, and the memory estimate's bound on 1 M and
-# 10 M distinct words.
+# What CI adds to `make test` (.ci/run): every test under ASan+UBSan, the
+# threaded ones under TSan, memcheck on train runs, every fuzzer for
+# FUZZ_SECONDS and the memory estimate's bound on 1 M and 10 M distinct
+# words. Each pass builds in a directory of its own, so with -j2 (.ci/run)
+# the ASan pass runs beside the others, which run one after another;
+# without -j, all of them in a row. The corpora are unpacked first, once.
+.PHONY: full-asan full-others
 test-full: deps
+	@$(MAKE) --no-print-directory data
+	@$(MAKE) --no-print-directory full-asan full-others
+
+full-asan:
 	@$(MAKE) --no-print-directory test-asan
+
+full-others:
 	@$(MAKE) --no-print-directory test-tsan
 	@$(MAKE) --no-print-directory valgrind
 	@$(MAKE) --no-print-directory fuzz
@@ -270,16 +279,18 @@ lecture: deps
 	@echo "make lecture: the report is $(LECTURE_OUT)/report.md"
 
 # Fuzzers (libFuzzer, clang): every tests/fuzz_<name>.c is one target, built
-# with ASan+UBSan under $(BUILD)/fuzz; `make fuzz` runs each for FUZZ_SECONDS,
-# starting from its seed files (below) and what it learnt before, kept in
+# with ASan+UBSan under $(BUILD)/fuzz; `make fuzz` runs each for FUZZ_SECONDS
+# (fuzz-run-<name>: one of them; with -j2, two at a time), starting from its
+# seed files (below) and what it learnt before, kept in
 # $(BUILD)/fuzz/corpus/<name>; any crashing input goes to $(BUILD)/fuzz/crash-*.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 30
 FUZZ_CFLAGS  := -std=c11 -O1 -g -Wall -Wextra -Iimpls -Iharness -Itests \
                 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_BINS    := $(patsubst tests/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz_*.c))
+FUZZ_RUNS    := $(patsubst tests/%.c,fuzz-run-%,$(wildcard tests/fuzz_*.c))
 FUZZ_OBJS    := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) $(wildcard tests/testutil_*.c))
-.PHONY: fuzz fuzz-deps
+.PHONY: fuzz fuzz-deps $(FUZZ_RUNS)
 
 # clang alone (installed without recommends) lacks libFuzzer's runtime.
 fuzz-deps:
@@ -315,11 +326,13 @@ $(BUILD)/fuzz/lexer-seeds/.made: $(DATA)/.unpacked
 	@for f in $(LEXER_SEED_TEXTS); do \
 	    head -c 2048 $(DATA)/$$f > $(dir $@)$$(echo $$f | tr / _) || exit 1; done; touch $@
 
-fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/lexer-seeds/.made
-	@$(foreach f,$(FUZZ_BINS),corpus=$(BUILD)/fuzz/corpus/$(notdir $f); mkdir -p $$corpus; \
-	    echo "== $f for $(FUZZ_SECONDS) s"; \
-	    $f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/ \
-	        $(addprefix -seed_inputs=,$(FUZZ_SEEDS_$(notdir $f))) $$corpus || exit 1;)
+fuzz: $(FUZZ_RUNS)
+
+$(FUZZ_RUNS): fuzz-run-%: $(BUILD)/fuzz/% $(BUILD)/fuzz/lexer-seeds/.made
+	@mkdir -p $(BUILD)/fuzz/corpus/$*
+	@echo "== $< for $(FUZZ_SECONDS) s"
+	@$< -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/ \
+	    $(addprefix -seed_inputs=,$(FUZZ_SEEDS_$*)) $(BUILD)/fuzz/corpus/$*
 
 # The tokenizer files in the real libraries (tests/interop/run.sh): Node.js,
 # npm and the pinned npm packages (tokenizers, js-tiktoken) are installed

@@ -33,9 +33,7 @@ static char corpus[128];/* the generated corpus */
 static int setup(void **state)
 {
     (void)state;
-    strcpy(dir, "/tmp/bpebench-test-bench-XXXXXX");
-    if (!mkdtemp(dir))
-        return -1;
+    test_make_dir(dir, sizeof dir, "test-bench");
     snprintf(corpus, sizeof corpus, "%s/tiny.txt", dir);
     FILE *f = fopen(corpus, "w");
     if (!f)

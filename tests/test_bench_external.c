@@ -40,9 +40,7 @@ static char tmp_dir[PATH_MAX]; /* the TMPDIR bench gets */
 static int setup(void **state)
 {
     (void)state;
-    strcpy(root, "/tmp/bpebench-test-bext-XXXXXX");
-    if (!mkdtemp(root))
-        return -1;
+    test_make_dir(root, sizeof root, "test-bext");
     snprintf(tmp_dir, sizeof tmp_dir, "%s/tmp", root);
     if (mkdir(tmp_dir, 0700) != 0)
         return -1;

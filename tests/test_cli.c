@@ -135,38 +135,41 @@ typedef struct {
 
 #define TEXT(s) s, sizeof(s) - 1 /* a string literal as content and length */
 
+/* root/corpus holding a text file, a.txt; `path` gets root/corpus/NAME,
+ * for the entry that the case adds beside it. */
+static void corpus_dir_beside(const char *root, const char *name, char path[PATH_MAX])
+{
+    snprintf(path, PATH_MAX, "%s/corpus", root);
+    assert_int_equal(mkdir(path, 0755), 0);
+    test_write_file_in(root, "corpus/a.txt", TEXT("hello world\n"));
+    snprintf(path, PATH_MAX, "%s/corpus/%s", root, name);
+}
+
+/* root/corpus holding a.txt and a symbolic link NAME to `target`. */
+static void corpus_dir_with_link(const char *root, const char *name, const char *target)
+{
+    char path[PATH_MAX];
+    corpus_dir_beside(root, name, path);
+    assert_int_equal(symlink(target, path), 0);
+}
+
 /* A directory holding a text file and a symbolic link that points nowhere. */
 static void dir_with_dangling_link(const char *root)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/corpus", root);
-    assert_int_equal(mkdir(path, 0755), 0);
-    test_write_file_in(root, "corpus/a.txt", TEXT("hello world\n"));
-    snprintf(path, sizeof path, "%s/corpus/broken", root);
-    assert_int_equal(symlink("does-not-exist", path), 0);
+    corpus_dir_with_link(root, "broken", "does-not-exist");
 }
 
 /* A directory holding a symbolic link to itself (ELOOP). */
 static void dir_with_link_loop(const char *root)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/corpus", root);
-    assert_int_equal(mkdir(path, 0755), 0);
-    test_write_file_in(root, "corpus/a.txt", TEXT("hello world\n"));
-    snprintf(path, sizeof path, "%s/corpus/loop", root);
-    assert_int_equal(symlink("loop", path), 0);
+    corpus_dir_with_link(root, "loop", "loop");
 }
 
 /* A directory holding a link to /proc/self/mem: it opens, but reading it at
  * offset 0 fails with EIO even for root — a truly unreadable file. */
 static void dir_with_unreadable_file(const char *root)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/corpus", root);
-    assert_int_equal(mkdir(path, 0755), 0);
-    test_write_file_in(root, "corpus/a.txt", TEXT("hello world\n"));
-    snprintf(path, sizeof path, "%s/corpus/mem", root);
-    assert_int_equal(symlink("/proc/self/mem", path), 0);
+    corpus_dir_with_link(root, "mem", "/proc/self/mem");
 }
 
 /* A directory holding a FIFO and a sub-directory beside the text: neither
@@ -174,10 +177,7 @@ static void dir_with_unreadable_file(const char *root)
 static void dir_with_fifo_and_subdir(const char *root)
 {
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/corpus", root);
-    assert_int_equal(mkdir(path, 0755), 0);
-    test_write_file_in(root, "corpus/a.txt", TEXT("hello world\n"));
-    snprintf(path, sizeof path, "%s/corpus/fifo", root);
+    corpus_dir_beside(root, "fifo", path);
     assert_int_equal(mkfifo(path, 0644), 0);
     snprintf(path, sizeof path, "%s/corpus/sub", root);
     assert_int_equal(mkdir(path, 0755), 0);

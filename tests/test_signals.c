@@ -61,12 +61,42 @@ static void track(const char *path, bool is_dir)
     signals_release(&saved);
 }
 
+/* In a child: creates a file and tracks it. */
+static void touch_tracked(const char *path)
+{
+    touch(path);
+    track(path, false);
+}
+
+/* Forks a case's child (0 in the child, its pid in the parent). */
+static pid_t fork_case(void)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    return pid;
+}
+
+/* In a child: installs the cleanup handlers; a failure exits with 97. */
+static void install_cleanup(void)
+{
+    if (!signals_install_cleanup())
+        _exit(97);
+}
+
 /* Waits for a child and returns its status. */
 static int wait_child(pid_t pid)
 {
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     return status;
+}
+
+/* Waits for a child that must exit with 0 (its checks passed). */
+static void assert_child_passed(pid_t pid)
+{
+    int status = wait_child(pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
 }
 
 static void assert_killed_by(int status, int signo)
@@ -89,14 +119,11 @@ static void tracked_paths_removed_on_signal(void **state)
     (void)state;
     case_paths p;
     make_paths(&p);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
+    pid_t pid = fork_case();
     if (pid == 0) {
-        if (!signals_install_cleanup())
-            _exit(97);
+        install_cleanup();
         track(p.dir, true);
-        touch(p.file);
-        track(p.file, false);
+        touch_tracked(p.file);
         raise(SIGTERM);
         _exit(0); /* not reached */
     }
@@ -115,15 +142,12 @@ static void every_terminating_signal_removes_tracked_paths(void **state)
     for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
         case_paths p;
         make_paths(&p);
-        pid_t pid = fork();
-        assert_true(pid >= 0);
+        pid_t pid = fork_case();
         if (pid == 0) {
             signal(signals[i], SIG_DFL); /* as from a terminal, whatever we inherited */
-            if (!signals_install_cleanup())
-                _exit(97);
+            install_cleanup();
             track(p.dir, true);
-            touch(p.file);
-            track(p.file, false);
+            touch_tracked(p.file);
             raise(signals[i]);
             _exit(0); /* not reached */
         }
@@ -140,14 +164,12 @@ static void untracked_paths_survive(void **state)
     (void)state;
     case_paths p;
     make_paths(&p);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
+    pid_t pid = fork_case();
     if (pid == 0) {
-        if (!signals_install_cleanup())
-            _exit(97);
+        signal(SIGINT, SIG_DFL); /* as from a terminal: a background job inherits it ignored */
+        install_cleanup();
         track(p.dir, true);
-        touch(p.file);
-        track(p.file, false);
+        touch_tracked(p.file);
         touch(p.other); /* never tracked */
         sigset_t saved;
         signals_hold(&saved);
@@ -170,19 +192,15 @@ static void parent_paths_survive_a_child_signal(void **state)
     (void)state;
     case_paths p;
     make_paths(&p);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
+    pid_t pid = fork_case();
     if (pid == 0) {
-        if (!signals_install_cleanup())
-            _exit(97);
-        touch(p.file);
-        track(p.file, false);
+        install_cleanup();
+        touch_tracked(p.file);
         pid_t grandchild = fork();
         if (grandchild < 0)
             _exit(96);
         if (grandchild == 0) {
-            touch(p.other);
-            track(p.other, false);
+            touch_tracked(p.other);
             raise(SIGTERM);
             _exit(0);
         }
@@ -192,9 +210,7 @@ static void parent_paths_survive_a_child_signal(void **state)
             _exit(95);
         _exit(exists(p.file) && !exists(p.other) ? 0 : 94);
     }
-    int status = wait_child(pid);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_child_passed(pid);
     remove_paths(&p);
 }
 
@@ -205,20 +221,15 @@ static void ignored_signal_stays_ignored(void **state)
     (void)state;
     case_paths p;
     make_paths(&p);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
+    pid_t pid = fork_case();
     if (pid == 0) {
         signal(SIGHUP, SIG_IGN);
-        if (!signals_install_cleanup())
-            _exit(97);
-        touch(p.file);
-        track(p.file, false);
+        install_cleanup();
+        touch_tracked(p.file);
         raise(SIGHUP);
         _exit(exists(p.file) ? 0 : 93);
     }
-    int status = wait_child(pid);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_child_passed(pid);
     remove_paths(&p);
 }
 
@@ -229,13 +240,10 @@ static void hold_defers_the_signal_to_release(void **state)
     (void)state;
     case_paths p;
     make_paths(&p);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
+    pid_t pid = fork_case();
     if (pid == 0) {
-        if (!signals_install_cleanup())
-            _exit(97);
-        touch(p.file);
-        track(p.file, false);
+        install_cleanup();
+        touch_tracked(p.file);
         sigset_t saved;
         signals_hold(&saved);
         raise(SIGTERM);
@@ -253,8 +261,7 @@ static void hold_defers_the_signal_to_release(void **state)
 static void track_refuses_what_does_not_fit(void **state)
 {
     (void)state;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
+    pid_t pid = fork_case();
     if (pid == 0) {
         static char long_path[PATH_MAX + 16];
         memset(long_path, 'x', sizeof long_path - 1);
@@ -265,9 +272,7 @@ static void track_refuses_what_does_not_fit(void **state)
             n++;
         _exit(n == SIGNALS_MAX_TRACKED ? 0 : 2);
     }
-    int status = wait_child(pid);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_child_passed(pid);
 }
 
 int main(void)

@@ -686,8 +686,10 @@ bool bench_check_settings(const bench_run *b, char *err, size_t err_len)
                          PATH_MAX - BENCH_OUT_ROOM);
     /* the grid's vocab sizes are sorted: the first is the smallest */
     uint64_t max_merges;
-    if (!run_check_settings(&b->pretok, true, b->grid.vocab[0], &max_merges, err, err_len))
+    pretok_compiled *compiled; /* checked here; each run, a process of its own, compiles its own */
+    if (!run_check_settings(&b->pretok, &compiled, b->grid.vocab[0], &max_merges, err, err_len))
         return false;
+    pretok_compiled_free(compiled);
     pretok_config lexer = b->pretok; /* a pattern of one's own runs on PCRE2 either way */
     lexer.engine = PRETOK_LEXER;
     if (b->grid.n_pretokenizers > 1 && pretok_engine_used(&lexer) != PRETOK_LEXER)

@@ -162,6 +162,27 @@ int cli_bad_option(const char *command, const struct option *options, char *cons
     return EXIT_USAGE;
 }
 
+int cli_next_option(const cli_command *command, int argc, char **argv)
+{
+    int code = getopt_long(argc, argv, "h", command->options, NULL);
+    if (code == -1)
+        return CLI_END;
+    if (code == 'h') {
+        command->usage(stdout);
+        return CLI_HELP_SHOWN;
+    }
+    if (code == '?') {
+        cli_bad_option(command->name, command->options, argv);
+        return CLI_BAD_OPTION;
+    }
+    return code;
+}
+
+int cli_stop_status(int code)
+{
+    return code == CLI_HELP_SHOWN ? EXIT_OK : EXIT_USAGE;
+}
+
 /* --special-token with --no-special-tokens: one of them is a mistake. */
 static bool contradicting_special_options(void)
 {

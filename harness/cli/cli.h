@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
@@ -30,6 +31,20 @@ enum {
     OPT_COUNTING,             /* --counting NAME (train, count; bench reads a list: grid.h) */
     OPT_PRETOKENIZER,         /* --pretokenizer lexer|pcre2 (train, count; bench: a list) */
 };
+
+/* The getopt_long entries of the shared options, one list per group, for a
+ * command's option table (cli_corpus_option applies them): how the text is
+ * read (train, count, trace, stats, bench) and how its words are counted
+ * (train, count). slice reads special tokens only and lists its own two. */
+#define CLI_TEXT_OPTIONS                                                 \
+    {"special-token", required_argument, NULL, OPT_SPECIAL_TOKEN},       \
+    {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},     \
+    {"pattern", required_argument, NULL, OPT_PATTERN},                   \
+    {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8}
+#define CLI_COUNTING_OPTIONS                                             \
+    {"threads", required_argument, NULL, OPT_THREADS},                   \
+    {"counting", required_argument, NULL, OPT_COUNTING},                 \
+    {"pretokenizer", required_argument, NULL, OPT_PRETOKENIZER}
 
 /* The SPEC §2 inputs besides the files: specials, pattern, UTF-8 mode. */
 typedef struct {
@@ -95,5 +110,27 @@ void cli_command_error(const char *command, const char *fmt, ...)
  * given to getopt_long; argv the command's. O(options).
  */
 int cli_bad_option(const char *command, const struct option *options, char *const *argv);
+
+/* A command's option table, for cli_next_option. The table holds
+ * {"help", no_argument, NULL, 'h'}. */
+typedef struct {
+    const char *name;              /* the command, as in "bpebench NAME: ..." */
+    const struct option *options;  /* its getopt_long table */
+    void (*usage)(FILE *out);      /* prints its --help text */
+} cli_command;
+
+/* What cli_next_option returns besides an option's code (which is > 0). */
+enum {
+    CLI_END = 0,          /* no option left: argv[optind] is the first INPUT, if any */
+    CLI_HELP_SHOWN = -1,  /* --help: usage printed on stdout; the command ends, exit 0 */
+    CLI_BAD_OPTION = -2,  /* cli_bad_option's line printed; the command ends, exit 2 */
+};
+
+/* The next option of a command's argv, the scan started by optind = 1: its
+ * code, with the two answers every command gives made here (--help, and an
+ * unknown or ill-formed option), or CLI_END. cli_stop_status(code) is the
+ * exit status for CLI_HELP_SHOWN and CLI_BAD_OPTION. */
+int cli_next_option(const cli_command *command, int argc, char **argv);
+int cli_stop_status(int code);
 
 #endif

@@ -76,22 +76,20 @@ int cmd_check(int argc, char **argv)
         {0, 0, 0, 0},
     };
     const char *trainer_name = NULL, *command = NULL, *data_dir = NULL;
+    const cli_command check = {"check", options, check_usage};
     int opt;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (opt == 'h') {
-            check_usage(stdout);
-            return EXIT_OK;
-        } else if (opt == 't') {
+    while ((opt = cli_next_option(&check, argc, argv)) > 0) {
+        if (opt == 't') {
             trainer_name = optarg;
         } else if (opt == 'e') {
             command = optarg;
         } else if (opt == 'd') {
             data_dir = optarg;
-        } else {
-            return cli_bad_option("check", options, argv);
         }
     }
+    if (opt < 0)
+        return cli_stop_status(opt);
     if ((trainer_name != NULL) == (command != NULL) || optind < argc) {
         cli_error("check needs one of --trainer NAME or --external COMMAND, and no other "
                   "arguments; see bpebench check --help");

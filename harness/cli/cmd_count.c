@@ -67,32 +67,26 @@ int cmd_count(int argc, char **argv)
 {
     static const struct option options[] = {
         {"out", required_argument, NULL, 'o'},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"counting", required_argument, NULL, OPT_COUNTING},
-        {"pretokenizer", required_argument, NULL, OPT_PRETOKENIZER},
-        {"special-token", required_argument, NULL, OPT_SPECIAL_TOKEN},
-        {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
-        {"pattern", required_argument, NULL, OPT_PATTERN},
-        {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
+        CLI_COUNTING_OPTIONS,
+        CLI_TEXT_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
     corpus_options copts = {0};
+    pretok_compiled *compiled = NULL; /* the pattern, compiled once for every thread */
     const char *out_file = NULL;
+    const cli_command count = {"count", options, count_usage};
     int opt, status = EXIT_USAGE;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (opt == 'h') {
-            count_usage(stdout);
-            cli_corpus_options_free(&copts);
-            return EXIT_OK;
-        } else if (opt == 'o') {
+    while ((opt = cli_next_option(&count, argc, argv)) > 0) {
+        if (opt == 'o')
             out_file = optarg;
-        } else if (!cli_corpus_option(&copts, opt, optarg)) {
-            if (opt == '?')
-                cli_bad_option("count", options, argv);
+        else if (!cli_corpus_option(&copts, opt, optarg))
             goto done;
-        }
+    }
+    if (opt < 0) {
+        status = cli_stop_status(opt);
+        goto done;
     }
     if (!out_file || optind >= argc) {
         cli_error("count needs --out and at least one INPUT; see bpebench count --help");
@@ -108,10 +102,11 @@ int cmd_count(int argc, char **argv)
                       .counting = copts.counting ? copts.counting : count_strategy_default(),
                       .threads = copts.threads ? copts.threads : count_online_cores()};
     char err[2 * PATH_MAX];
-    if (!run_check_settings(&cfg.pretok, true, 0, NULL, err, sizeof err)) {
+    if (!run_check_settings(&cfg.pretok, &compiled, 0, NULL, err, sizeof err)) {
         cli_error("%s", err);
         goto done;
     }
+    cfg.pretok.compiled = compiled;
     if (!header_can_hold(&cfg.pretok))
         goto done;
     char **files;
@@ -149,6 +144,7 @@ int cmd_count(int argc, char **argv)
     }
     corpus_free_files(files, n_files);
 done:
+    pretok_compiled_free(compiled);
     cli_corpus_options_free(&copts);
     return status;
 }

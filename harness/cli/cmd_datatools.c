@@ -41,8 +41,11 @@ static void slice_usage(FILE *out)
 static bool check_special_tokens(const pretok_config *cfg)
 {
     char err[512];
-    if (run_check_settings(cfg, true, 0, NULL, err, sizeof err))
+    pretok_compiled *compiled; /* slice cuts at special tokens only: the pattern unused */
+    if (run_check_settings(cfg, &compiled, 0, NULL, err, sizeof err)) {
+        pretok_compiled_free(compiled);
         return true;
+    }
     cli_error("%s", err);
     return false;
 }
@@ -92,23 +95,22 @@ int cmd_slice(int argc, char **argv)
     const char *out_path = NULL;
     uint64_t limit = 0;
     bool have_bytes = false;
+    const cli_command slice = {"slice", options, slice_usage};
     int opt, status = EXIT_USAGE;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (opt == 'h') {
-            slice_usage(stdout);
-            status = EXIT_OK;
-            goto done;
-        } else if (opt == 'b') {
+    while ((opt = cli_next_option(&slice, argc, argv)) > 0) {
+        if (opt == 'b') {
             if (!(have_bytes = cli_parse_u64(optarg, "--bytes", &limit)))
                 goto done;
         } else if (opt == 'o') {
             out_path = optarg;
         } else if (!cli_corpus_option(&copts, opt, optarg)) {
-            if (opt == '?')
-                cli_bad_option("slice", options, argv);
             goto done;
         }
+    }
+    if (opt < 0) {
+        status = cli_stop_status(opt);
+        goto done;
     }
     if (!have_bytes || !out_path || optind >= argc) {
         cli_error("slice needs --bytes, --out and at least one INPUT; see bpebench slice --help");
@@ -198,26 +200,20 @@ static void print_stats(const corpus_stats *s, size_t n_files)
 int cmd_stats(int argc, char **argv)
 {
     static const struct option options[] = {
-        {"special-token", required_argument, NULL, OPT_SPECIAL_TOKEN},
-        {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
-        {"pattern", required_argument, NULL, OPT_PATTERN},
-        {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
+        CLI_TEXT_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
     corpus_options copts = {0};
+    const cli_command stats = {"stats", options, stats_usage};
     int opt, status = EXIT_USAGE;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (opt == 'h') {
-            stats_usage(stdout);
-            status = EXIT_OK;
+    while ((opt = cli_next_option(&stats, argc, argv)) > 0)
+        if (!cli_corpus_option(&copts, opt, optarg))
             goto done;
-        } else if (!cli_corpus_option(&copts, opt, optarg)) {
-            if (opt == '?')
-                cli_bad_option("stats", options, argv);
-            goto done;
-        }
+    if (opt < 0) {
+        status = cli_stop_status(opt);
+        goto done;
     }
     if (optind >= argc) {
         cli_error("stats needs at least one INPUT; see bpebench stats --help");

@@ -121,17 +121,13 @@ int cmd_report(int argc, char **argv)
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     const char *out = NULL;
+    const cli_command report = {"report", longopts, report_usage};
     int code;
     optind = 1;
-    while ((code = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        if (code == 'h') {
-            report_usage(stdout);
-            return EXIT_OK;
-        }
-        if (code != 'o')
-            return cli_bad_option("report", longopts, argv);
-        out = optarg;
-    }
+    while ((code = cli_next_option(&report, argc, argv)) > 0)
+        out = optarg; /* --out, the one option besides --help */
+    if (code < 0)
+        return cli_stop_status(code);
     if (optind != argc - 1) {
         cli_error("report: give exactly one results file (bpebench report RESULTS.json --out DIR)");
         return EXIT_USAGE;
@@ -190,14 +186,12 @@ static int compare_options(int argc, char **argv, double *threshold, int *phase)
                                               {"phase", required_argument, NULL, 'p'},
                                               {"help", no_argument, NULL, 'h'},
                                               {NULL, 0, NULL, 0}};
+    const cli_command compare = {"compare", longopts, compare_usage};
     int code;
     optind = 1;
-    while ((code = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((code = cli_next_option(&compare, argc, argv)) > 0) {
         char *end;
-        if (code == 'h') {
-            compare_usage(stdout);
-            return -1;
-        } else if (code == 't') {
+        if (code == 't') {
             *threshold = strtod(optarg, &end) / 100;
             if (*end || end == optarg || !isfinite(*threshold) || *threshold < 0) {
                 cli_error("compare: bad --threshold '%s': give a percentage of 0 or more, such "
@@ -214,10 +208,10 @@ static int compare_options(int argc, char **argv, double *threshold, int *phase)
                           "total", optarg);
                 return EXIT_USAGE;
             }
-        } else {
-            return cli_bad_option("compare", longopts, argv);
         }
     }
+    if (code < 0)
+        return code == CLI_HELP_SHOWN ? -1 : EXIT_USAGE;
     if (argc - optind != 2) {
         cli_error("compare: give two results files: BASELINE.json CURRENT.json");
         return EXIT_USAGE;

@@ -99,7 +99,7 @@ static bool synth_option(synth_config *cfg, int opt, const char *arg, const char
         return true;
     case 's':
         return cli_parse_u64(arg, "--seed", &cfg->seed);
-    default: /* '?': reported by the caller */
+    default: /* none other: cli_next_option answers --help and bad options */
         return false;
     }
 }
@@ -153,17 +153,16 @@ int cmd_synth(int argc, char **argv)
     synth_config cfg = {.words = 10000, .zipf_milli = 1000, .mean_len = 5, .alphabet = "latin"};
     const char *out_path = NULL;
     bool have_bytes = false;
+    const cli_command synth = {"synth", options, synth_usage};
     int opt;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (opt == 'h') {
-            synth_usage(stdout);
-            return EXIT_OK;
-        }
+    while ((opt = cli_next_option(&synth, argc, argv)) > 0) {
         if (!synth_option(&cfg, opt, optarg, &out_path))
-            return opt == '?' ? cli_bad_option("synth", options, argv) : EXIT_USAGE;
+            return EXIT_USAGE;
         have_bytes |= opt == 'b';
     }
+    if (opt < 0)
+        return cli_stop_status(opt);
     if (optind < argc) {
         cli_error("synth takes no INPUT, but got '%s'; see bpebench synth --help", argv[optind]);
         return EXIT_USAGE;

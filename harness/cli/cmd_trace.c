@@ -106,7 +106,7 @@ static bool merges_asked(const trace_options *o, const trace_input *in, uint64_t
     if (!o->have_vocab)
         return true;
     pretok_config specials = {.n_specials = in->n_specials}; /* all V − 256 − S needs */
-    if (!run_check_settings(&specials, false, o->vocab_size, &by_vocab, err, sizeof err)) {
+    if (!run_check_settings(&specials, NULL, o->vocab_size, &by_vocab, err, sizeof err)) {
         cli_command_error("trace", "%s", err);
         return false;
     }
@@ -172,21 +172,16 @@ static int parse_options(int argc, char **argv, trace_options *o, corpus_options
         {"text", required_argument, NULL, 'x'},
         {"html", required_argument, NULL, 'o'},
         {"svg", required_argument, NULL, 's'},
-        {"special-token", required_argument, NULL, OPT_SPECIAL_TOKEN},
-        {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
-        {"pattern", required_argument, NULL, OPT_PATTERN},
-        {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
+        CLI_TEXT_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
     *o = (trace_options){.max_merges = UINT64_MAX};
+    const cli_command trace = {"trace", options, trace_usage};
     int opt;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (opt == 'h') {
-            trace_usage(stdout);
-            return EXIT_OK;
-        } else if (opt == 't') {
+    while ((opt = cli_next_option(&trace, argc, argv)) > 0) {
+        if (opt == 't') {
             o->trainer = optarg;
         } else if (opt == 'v') {
             if (!(o->have_vocab = cli_parse_u64(optarg, "--vocab-size", &o->vocab_size)))
@@ -200,12 +195,12 @@ static int parse_options(int argc, char **argv, trace_options *o, corpus_options
             o->html = optarg;
         } else if (opt == 's') {
             o->svg = optarg;
-        } else if (opt == '?') {
-            return cli_bad_option("trace", options, argv);
         } else if (!cli_corpus_option(copts, opt, optarg)) {
             return EXIT_USAGE;
         }
     }
+    if (opt < 0)
+        return cli_stop_status(opt);
     if (argc - optind > 1 || (o->text && argc - optind == 1)) {
         cli_command_error("trace", "give one input: a TEXT-FILE or --text STRING (see bpebench "
                           "trace --help)");

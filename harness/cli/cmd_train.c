@@ -300,13 +300,8 @@ int cmd_train(int argc, char **argv)
         {"init", required_argument, NULL, 'i'},
         {"force", no_argument, NULL, 'f'},
         {"out", required_argument, NULL, 'o'},
-        {"special-token", required_argument, NULL, OPT_SPECIAL_TOKEN},
-        {"no-special-tokens", no_argument, NULL, OPT_NO_SPECIAL_TOKENS},
-        {"pattern", required_argument, NULL, OPT_PATTERN},
-        {"invalid-utf8", required_argument, NULL, OPT_INVALID_UTF8},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"counting", required_argument, NULL, OPT_COUNTING},
-        {"pretokenizer", required_argument, NULL, OPT_PRETOKENIZER},
+        CLI_TEXT_OPTIONS,
+        CLI_COUNTING_OPTIONS,
         {"counts", no_argument, NULL, 'c'},
         {"estimate", no_argument, NULL, 'e'},
         {"max-memory", required_argument, NULL, 'M'},
@@ -320,14 +315,11 @@ int cmd_train(int argc, char **argv)
     size_t n_vocab_sizes = 0;
     bool have_vocab = false, from_counts = false, quiet = false, force = false,
          estimate_only = false;
+    const cli_command train = {"train", options, train_usage};
     int opt, status = EXIT_USAGE;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (opt == 'h') {
-            train_usage(stdout);
-            cli_corpus_options_free(&copts);
-            return EXIT_OK;
-        } else if (opt == 't') {
+    while ((opt = cli_next_option(&train, argc, argv)) > 0) {
+        if (opt == 't') {
             trainer_name = optarg;
         } else if (opt == 'v') {
             if (!(have_vocab = parse_vocab_sizes(optarg, vocab_sizes, &n_vocab_sizes)))
@@ -351,10 +343,12 @@ int cmd_train(int argc, char **argv)
         } else if (opt == 'q') {
             quiet = true;
         } else if (!cli_corpus_option(&copts, opt, optarg)) {
-            if (opt == '?')
-                cli_bad_option("train", options, argv);
             goto done;
         }
+    }
+    if (opt < 0) {
+        status = cli_stop_status(opt);
+        goto done;
     }
     const bpe_trainer *trainer = trainer_name ? bpe_trainer_find(trainer_name) : bpe_default_trainer;
     if (!have_vocab || (!out_dir && !estimate_only) || optind >= argc) {

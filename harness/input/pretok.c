@@ -188,13 +188,21 @@ typedef struct {
     uint32_t tag;        /* the tag it must have */
 } hot_key;
 
-struct pretokenizer {
+/* A PCRE2 pattern compiled once: read-only after pretok_compile, so the
+ * pretokenizers of every thread may share it (PCRE2 allows that; each has
+ * its own match data and JIT stack). */
+struct pretok_compiled {
     pcre2_code *code;             /* the compiled pattern; owned */
+    bool jit;                     /* the pattern is JIT-compiled */
+    uint32_t lookbehind;          /* code points of context a match may look back */
+};
+
+struct pretokenizer {
+    const pretok_compiled *pattern; /* the pattern it matches with (NULL for the lexer) */
+    pretok_compiled *own_pattern; /* the pattern when not given in the config; owned */
     pcre2_match_data *match;      /* reused for every match; owned */
     pcre2_match_context *mctx;    /* limits and the JIT stack; owned */
     pcre2_jit_stack *jit_stack;   /* owned; NULL when JIT is unavailable */
-    bool jit;                     /* the pattern is JIT-compiled */
-    uint32_t lookbehind;          /* code points of context a match may look back */
     bool use_lexer;               /* split with the lexer instead of PCRE2 (code is NULL) */
     lexer_pattern lexer;          /* which pattern the lexer runs */
 
@@ -457,9 +465,10 @@ static int match_once(pretokenizer *p, const uint8_t *subject, size_t len, size_
                       uint32_t options)
 {
     options |= PCRE2_NO_UTF_CHECK; /* validated by utf8_valid_prefix */
-    if (p->jit)
-        return pcre2_jit_match(p->code, subject, len, start, options, p->match, p->mctx);
-    return pcre2_match(p->code, subject, len, start, options, p->match, p->mctx);
+    const pcre2_code *code = p->pattern->code;
+    if (p->pattern->jit)
+        return pcre2_jit_match(code, subject, len, start, options, p->match, p->mctx);
+    return pcre2_match(code, subject, len, start, options, p->match, p->mctx);
 }
 
 /*
@@ -620,7 +629,7 @@ static special_match next_special(const pretokenizer *p, size_t from, bool final
 static void keep_tail(pretokenizer *p, size_t run, size_t consumed)
 {
     size_t keep = consumed;
-    uint32_t back = p->lookbehind > 0 ? p->lookbehind : 1;
+    uint32_t back = p->use_lexer || p->pattern->lookbehind == 0 ? 1 : p->pattern->lookbehind;
     while (back > 0 && keep > run) { /* step back whole code points within the run */
         keep--;
         if ((p->pending[keep] & 0xC0) != 0x80)
@@ -687,25 +696,55 @@ bool pretok_pattern_compiles(const char *pattern, char *why, size_t why_len)
     return code != NULL;
 }
 
-static bool compile_pattern(pretokenizer *p, const char *pattern)
+bool pretok_compile(const pretok_config *cfg, pretok_compiled **out, char *err,
+                    size_t err_len)
 {
+    *out = NULL;
+    if (pretok_engine_used(cfg) == PRETOK_LEXER)
+        return true;
+    pretok_compiled *c = calloc(1, sizeof *c);
+    if (!c)
+        return set_error(err, err_len, "out of memory compiling the pattern");
     char why[256];
-    p->code = compile_source(pattern, why, sizeof why);
-    if (!p->code)
-        return fail(p, "bad --pattern: %s; fix the pattern or use gpt2 or gpt4", why);
+    if (!(c->code = compile_source(pretok_pattern_source(cfg->pattern), why, sizeof why))) {
+        free(c);
+        return set_error(err, err_len, "bad --pattern: %s; fix the pattern or use gpt2 or gpt4",
+                         why);
+    }
     /* (*NO_JIT) in the pattern makes pcre2_jit_compile succeed without JIT
      * code; pcre2_jit_match would then fail on every match. */
     size_t jit_size = 0;
-    p->jit = pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE | PCRE2_JIT_PARTIAL_HARD) == 0 &&
-             pcre2_pattern_info(p->code, PCRE2_INFO_JITSIZE, &jit_size) == 0 && jit_size > 0;
-    pcre2_pattern_info(p->code, PCRE2_INFO_MAXLOOKBEHIND, &p->lookbehind);
-    p->match = pcre2_match_data_create_from_pattern(p->code, NULL);
+    c->jit = pcre2_jit_compile(c->code, PCRE2_JIT_COMPLETE | PCRE2_JIT_PARTIAL_HARD) == 0 &&
+             pcre2_pattern_info(c->code, PCRE2_INFO_JITSIZE, &jit_size) == 0 && jit_size > 0;
+    pcre2_pattern_info(c->code, PCRE2_INFO_MAXLOOKBEHIND, &c->lookbehind);
+    *out = c;
+    return true;
+}
+
+void pretok_compiled_free(pretok_compiled *c)
+{
+    if (c)
+        pcre2_code_free(c->code);
+    free(c);
+}
+
+/* The pattern cfg gives compiled (borrowed), or p's own; then p's match
+ * data, limits and JIT stack, which are never shared. */
+static bool compile_pattern(pretokenizer *p, const pretok_config *cfg)
+{
+    if (cfg->compiled)
+        p->pattern = cfg->compiled;
+    else if (!pretok_compile(cfg, &p->own_pattern, p->err, p->err_len))
+        return false;
+    else
+        p->pattern = p->own_pattern;
+    p->match = pcre2_match_data_create_from_pattern(p->pattern->code, NULL);
     p->mctx = pcre2_match_context_create(NULL);
     if (!p->match || !p->mctx)
         return fail(p, "out of memory compiling the pattern");
     pcre2_set_match_limit(p->mctx, MATCH_LIMIT);
     pcre2_set_depth_limit(p->mctx, DEPTH_LIMIT);
-    if (p->jit) {
+    if (p->pattern->jit) {
         p->jit_stack = pcre2_jit_stack_create(32 * 1024, JIT_STACK_MAX, NULL);
         if (!p->jit_stack)
             return fail(p, "out of memory for the JIT stack");
@@ -748,7 +787,7 @@ pretokenizer *pretok_new(const pretok_config *cfg, char *err, size_t err_len)
     p->use_lexer = pretok_engine_used(cfg) == PRETOK_LEXER;
     p->lexer = pretok_pattern_source(cfg->pattern) == GPT2_PATTERN ? LEXER_GPT2 : LEXER_GPT4;
     if (!load_specials(p, cfg) ||
-        (!p->use_lexer && !compile_pattern(p, pretok_pattern_source(cfg->pattern)))) {
+        (!p->use_lexer && !compile_pattern(p, cfg))) {
         pretok_free(p);
         return NULL;
     }
@@ -773,7 +812,7 @@ void pretok_free(pretokenizer *p)
     pcre2_match_data_free(p->match);
     pcre2_match_context_free(p->mctx);
     pcre2_jit_stack_free(p->jit_stack);
-    pcre2_code_free(p->code);
+    pretok_compiled_free(p->own_pattern);
     special_trie_free(p->specials);
     free(p->pending);
     free(p->hot);

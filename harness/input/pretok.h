@@ -28,6 +28,9 @@ typedef enum {
     PRETOK_PCRE2, /* PCRE2 with the pattern's source, JIT-compiled */
 } pretok_engine;
 
+/* A pattern compiled for PCRE2 once (pretok_compile below). */
+typedef struct pretok_compiled pretok_compiled;
+
 /* What to pretokenize with. Strings are borrowed for the pretokenizer's life. */
 typedef struct {
     const char *const *specials; /* special tokens, each non-empty and distinct */
@@ -35,6 +38,9 @@ typedef struct {
     const char *pattern;         /* "gpt2", "gpt4", or a PCRE2 pattern */
     invalid_utf8_mode invalid_utf8; /* what to do with bytes that are not UTF-8 */
     pretok_engine engine;        /* lexer or PCRE2, for gpt2 and gpt4 */
+    const pretok_compiled *compiled; /* `pattern` compiled by pretok_compile, borrowed and
+                                  * shared by every pretokenizer made with this config, on
+                                  * any thread; NULL: each compiles its own */
 } pretok_config;
 
 /* The PCRE2 source of a named pattern ("gpt2", "gpt4"), or `name` itself. */
@@ -71,6 +77,14 @@ typedef struct {
 } pretok_stats;
 
 typedef struct pretokenizer pretokenizer;
+
+/* Compiles cfg's pattern for PCRE2, JIT where the machine has it, once for a
+ * command: *out is read-only from then on, so the pretokenizers of all its
+ * threads borrow it (cfg.compiled) and each makes only its own match data
+ * and JIT stack. *out is NULL when the lexer splits cfg's text. False with
+ * PCRE2's reason and offset in err. Free with pretok_compiled_free. */
+bool pretok_compile(const pretok_config *cfg, pretok_compiled **out, char *err, size_t err_len);
+void pretok_compiled_free(pretok_compiled *c);
 
 /* Compiles the pattern (JIT) and the special-token matcher. On error returns
  * NULL with a one-line reason in err (e.g. the pattern's offset). */

@@ -155,7 +155,7 @@ static bool request_training(request *q, const char *trainer, unsigned long long
     if (!q->trainer)
         PyErr_Format(usage_error, "unknown trainer '%s'; bpebench.trainers() lists them",
                      trainer);
-    else if (!run_check_settings(&q->pretok, false, vocab_size, &max_merges, err, sizeof err))
+    else if (!run_check_settings(&q->pretok, NULL, vocab_size, &max_merges, err, sizeof err))
         PyErr_SetString(usage_error, err);
     return !PyErr_Occurred();
 }
@@ -678,7 +678,7 @@ static bool python_train(void *ctx, const check_input *in, bpe_result *merges, c
     if (c->raised)
         return set_error(why, why_len, "interrupted");
     return ran &&
-           run_check_settings(&in->pretok, false, in->vocab_size, &max_merges, why, why_len) &&
+           run_check_settings(&in->pretok, NULL, in->vocab_size, &max_merges, why, why_len) &&
            external_read_merges(path, max_merges, merges, why, why_len);
 }
 

@@ -164,17 +164,25 @@ static bool max_merges_of(uint64_t vocab_size, size_t n_specials, uint64_t *max_
     return true;
 }
 
-bool run_check_settings(const pretok_config *pretok, bool compile, uint64_t vocab_size,
-                        uint64_t *max_merges, char *err, size_t err_len)
+bool run_check_settings(const pretok_config *pretok, pretok_compiled **compiled,
+                        uint64_t vocab_size, uint64_t *max_merges, char *err, size_t err_len)
 {
     if (max_merges && !max_merges_of(vocab_size, pretok->n_specials, max_merges, err, err_len))
         return false;
-    if (!compile)
+    if (!compiled)
         return true;
-    pretokenizer *p = pretok_new(pretok, err, err_len);
-    bool compiles = p != NULL;
+    if (!pretok_compile(pretok, compiled, err, err_len))
+        return false;
+    pretok_config with = *pretok; /* the special tokens checked with the pattern just made */
+    with.compiled = *compiled;
+    pretokenizer *p = pretok_new(&with, err, err_len);
+    bool ok = p != NULL;
     pretok_free(p);
-    return compiles;
+    if (!ok) {
+        pretok_compiled_free(*compiled);
+        *compiled = NULL;
+    }
+    return ok;
 }
 
 run_verdict run_list_inputs(const char *const *inputs, size_t n_inputs, bool allow_stdin,

@@ -71,14 +71,18 @@ typedef enum {
  * usage and not a failure halfway:
  *   - with max_merges not NULL (a command that trains), V = vocab_size is
  *     at least 256 + S (SPEC §2.5), and *max_merges gets V − 256 − S;
- *   - with compile, the special tokens and the pattern build a pretokenizer
- *     (each token non-empty and given once, a pattern PCRE2 accepts): the
- *     pattern is compiled here, once (without compile, they come from
- *     word-count files, which the reader checked, input/wordcount.h).
- * False with a one-line reason (RUN_REFUSED). O(pattern + tokens).
+ *   - with compiled not NULL, the special tokens and the pattern build a
+ *     pretokenizer (each token non-empty and given once, a pattern PCRE2
+ *     accepts): the pattern is compiled here, once for the command, into
+ *     *compiled (NULL for the lexer), which the caller puts in its
+ *     pretok_config for every pretokenizer to share and frees with
+ *     pretok_compiled_free (with compiled NULL, they come from word-count
+ *     files, which the reader checked, input/wordcount.h).
+ * False with a one-line reason (RUN_REFUSED), *compiled then NULL.
+ * O(pattern + tokens).
  */
-bool run_check_settings(const pretok_config *pretok, bool compile, uint64_t vocab_size,
-                        uint64_t *max_merges, char *err, size_t err_len);
+bool run_check_settings(const pretok_config *pretok, pretok_compiled **compiled,
+                        uint64_t vocab_size, uint64_t *max_merges, char *err, size_t err_len);
 
 /*
  * A command's inputs (files, directories, "-" when allow_stdin) listed

@@ -59,13 +59,21 @@ static bool tokenizer_paths(const train_request *req, char **paths, const char *
 
 /* V checked against S: every size (the smallest is the first), and
  * *max_merges for the largest. */
-static bool check_sizes(const train_request *req, const pretok_config *pretok, bool compile,
-                        uint64_t *max_merges, char *err, size_t err_len)
+static bool check_sizes(const train_request *req, const pretok_config *pretok,
+                        pretok_compiled **compiled, uint64_t *max_merges, char *err,
+                        size_t err_len)
 {
     uint64_t smallest_merges;
-    return run_check_settings(pretok, compile, req->vocab_size, max_merges, err, err_len) &&
-           (!req->n_vocab_sizes || run_check_settings(pretok, false, req->vocab_sizes[0],
-                                                      &smallest_merges, err, err_len));
+    if (!run_check_settings(pretok, compiled, req->vocab_size, max_merges, err, err_len))
+        return false;
+    if (!req->n_vocab_sizes ||
+        run_check_settings(pretok, NULL, req->vocab_sizes[0], &smallest_merges, err, err_len))
+        return true;
+    if (compiled) {
+        pretok_compiled_free(*compiled);
+        *compiled = NULL;
+    }
+    return false;
 }
 
 /* Step 3: the word-count files read and summed into *in; their pattern and
@@ -87,7 +95,7 @@ static run_verdict read_counts(run_config *cfg, const train_request *req, run_in
             set_error(err, err_len, "%s: %s", cfg->files[0], why);
             verdict = RUN_FAILED;
         }
-    if (verdict == RUN_OK && !check_sizes(req, &cfg->pretok, false, max_merges, err, err_len))
+    if (verdict == RUN_OK && !check_sizes(req, &cfg->pretok, NULL, max_merges, err, err_len))
         verdict = RUN_REFUSED;
     if (verdict != RUN_OK)
         run_input_free(in);
@@ -262,11 +270,13 @@ run_verdict train_run(const train_request *req, train_outcome *out, char *err, s
                       .min_frequency = req->min_frequency, .progress = req->progress,
                       .threads = req->threads ? req->threads : count_online_cores()};
     uint64_t max_merges = 0;
+    pretok_compiled *compiled = NULL; /* the pattern, compiled once for every counting thread */
     if (!req->counts) {
         cfg.pretok = req->pretok;
         cfg.counting = req->counting ? req->counting : count_strategy_default();
-        if (!check_sizes(req, &cfg.pretok, true, &max_merges, err, err_len))
+        if (!check_sizes(req, &cfg.pretok, &compiled, &max_merges, err, err_len))
             return RUN_REFUSED;
+        cfg.pretok.compiled = compiled;
     }
     for (size_t i = 0; req->counts && i < req->n_inputs; i++)
         if (strcmp(req->inputs[i], CORPUS_STDIN) == 0) {
@@ -282,6 +292,7 @@ run_verdict train_run(const train_request *req, train_outcome *out, char *err, s
                            !tokenizer_paths(req, &paths, &outputs, &n_outputs, err, err_len))) {
         free(paths);
         free(outputs);
+        pretok_compiled_free(compiled);
         return RUN_REFUSED;
     }
     char **files;
@@ -318,6 +329,7 @@ run_verdict train_run(const train_request *req, train_outcome *out, char *err, s
     out->counting = cfg.counting;
     wordcount_meta_free(&meta);
     corpus_free_files(files, n_files);
+    pretok_compiled_free(compiled);
     return verdict;
 }
 
