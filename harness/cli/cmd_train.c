@@ -95,45 +95,41 @@ static void print_counting(const count_strategy *counting, const pretok_config *
     printf(k->fallback ? "; %s\n" : "\n", k->fallback);
 }
 
-enum { MAX_VOCAB_SIZES = 64 }; /* sizes one --vocab-size list may name */
-
-static int ascending(const void *pa, const void *pb)
-{
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return (a > b) - (a < b);
-}
-
 /* --vocab-size: one V, or a comma-separated list of them, sorted into
- * sizes[0, *n) ascending. False, after printing why, for a bad number, an
- * empty entry, a size given twice or too many sizes. */
+ * sizes[0, *n) ascending (train_sort_vocab_sizes). False, after printing
+ * why, for a bad number, an empty entry, a size given twice or too many
+ * sizes. */
 static bool parse_vocab_sizes(const char *text, uint64_t *sizes, size_t *n)
 {
-    char copy[32 * MAX_VOCAB_SIZES];
-    if (strlen(text) >= sizeof copy) {
-        cli_error("--vocab-size: at most %d sizes", MAX_VOCAB_SIZES);
+    char err[256];
+    size_t n_items = 1;
+    for (const char *comma = text; (comma = strchr(comma, ',')); comma++)
+        n_items++;
+    *n = n_items;
+    if (n_items > TRAIN_MAX_VOCAB_SIZES) { /* refused unread */
+        train_sort_vocab_sizes(sizes, n_items, err, sizeof err);
+        cli_error("%s", err);
         return false;
     }
-    strcpy(copy, text);
-    *n = 0;
-    for (char *item = copy, *comma; item; item = comma ? comma + 1 : NULL) {
+    char *copy = strdup(text);
+    if (!copy) {
+        cli_error("out of memory");
+        return false;
+    }
+    bool ok = true;
+    size_t i = 0;
+    for (char *item = copy, *comma; ok && item; item = comma ? comma + 1 : NULL) {
         comma = strchr(item, ',');
         if (comma)
             *comma = '\0';
-        if (*n == MAX_VOCAB_SIZES) {
-            cli_error("--vocab-size: at most %d sizes", MAX_VOCAB_SIZES);
-            return false;
-        }
-        if (!cli_parse_u64(item, "--vocab-size", &sizes[(*n)++]))
-            return false;
+        ok = cli_parse_u64(item, "--vocab-size", &sizes[i++]);
     }
-    qsort(sizes, *n, sizeof *sizes, ascending);
-    for (size_t i = 1; i < *n; i++)
-        if (sizes[i] == sizes[i - 1]) {
-            cli_error("--vocab-size names %llu twice; give each size once",
-                      (unsigned long long)sizes[i]);
-            return false;
-        }
-    return true;
+    free(copy);
+    if (ok && !train_sort_vocab_sizes(sizes, n_items, err, sizeof err)) {
+        cli_error("%s", err);
+        ok = false;
+    }
+    return ok;
 }
 
 /* The summary of SPEC §4: input (a corpus, or word-count files), words,
@@ -311,7 +307,7 @@ int cmd_train(int argc, char **argv)
     };
     corpus_options copts = {0};
     const char *trainer_name = NULL, *out_dir = NULL, *init_from = NULL;
-    uint64_t vocab_sizes[MAX_VOCAB_SIZES], min_frequency = 0, max_memory = 0;
+    uint64_t vocab_sizes[TRAIN_MAX_VOCAB_SIZES], min_frequency = 0, max_memory = 0;
     size_t n_vocab_sizes = 0;
     bool have_vocab = false, from_counts = false, quiet = false, force = false,
          estimate_only = false;

@@ -16,6 +16,26 @@
 
 enum { MAX_OUTPUTS = 8 }; /* more than output_tokenizer_file names */
 
+static int ascending(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+bool train_sort_vocab_sizes(uint64_t *sizes, size_t n, char *err, size_t err_len)
+{
+    if (n == 0)
+        return set_error(err, err_len, "--vocab-size names no size; give at least one");
+    if (n > TRAIN_MAX_VOCAB_SIZES)
+        return set_error(err, err_len, "--vocab-size: at most %d sizes", TRAIN_MAX_VOCAB_SIZES);
+    qsort(sizes, n, sizeof *sizes, ascending);
+    for (size_t i = 1; i < n; i++)
+        if (sizes[i] == sizes[i - 1])
+            return set_error(err, err_len, "--vocab-size names %llu twice; give each size once",
+                             (unsigned long long)sizes[i]);
+    return true;
+}
+
 /* The directory of the set for the i-th size: out_dir itself with one size,
  * out_dir/V with several. False when it does not fit PATH_MAX. */
 static bool set_dir(const train_request *req, size_t i, char dir[PATH_MAX], char *err,

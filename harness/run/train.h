@@ -44,10 +44,10 @@ typedef struct {
     bool counts;                /* inputs are word-count files (bpebench count) */
     const bpe_trainer *trainer; /* which trainer */
     uint64_t vocab_size;        /* V (with vocab_sizes: the largest, their last) */
-    const uint64_t *vocab_sizes; /* with n_vocab_sizes ≥ 2: every V to write, strictly
-                                    ascending, each set in out_dir/V/; else NULL: one set,
-                                    in out_dir */
-    size_t n_vocab_sizes;       /* entries in vocab_sizes (0 or ≥ 2) */
+    const uint64_t *vocab_sizes; /* with n_vocab_sizes ≥ 1: every V to write, strictly
+                                    ascending (train_sort_vocab_sizes), each set in
+                                    out_dir/V/; else NULL: one set, in out_dir */
+    size_t n_vocab_sizes;       /* entries in vocab_sizes (0: one set, in out_dir) */
     uint64_t min_frequency;     /* stop before a pair that occurs fewer times; 0: none */
     const char *init_from;      /* --init FROM (run/startfrom.h): start from its merges; or NULL */
     bool force;                 /* --force: take a FROM whose pattern or special tokens differ */
@@ -75,6 +75,14 @@ typedef struct {
                                        from (estimate_trainer); run then holds only the
                                        input's figures (corpus, counting, W, M, phases) */
 } train_outcome;
+
+enum { TRAIN_MAX_VOCAB_SIZES = 64 }; /* sizes one request may name */
+
+/* A list of vocabulary sizes made what train_request takes: sizes[0, n)
+ * sorted ascending in place. False, with a one-line reason, for an empty
+ * list, more than TRAIN_MAX_VOCAB_SIZES (sizes is then not read) or a size
+ * named twice. Each size is checked against S by train_run. */
+bool train_sort_vocab_sizes(uint64_t *sizes, size_t n, char *err, size_t err_len);
 
 /* Does every step above. RUN_OK with *out filled (free it with
  * train_outcome_free); RUN_REFUSED (bad usage, nothing touched) or
