@@ -62,7 +62,9 @@ typedef struct {
     const char **specials;      /* the special tokens (UTF-8); malloc'd array */
     pretok_config pretok;       /* specials, pattern, invalid-UTF-8 mode */
     const bpe_trainer *trainer; /* train, train_bpe: which trainer */
-    uint64_t vocab_size;        /* train, train_bpe: V */
+    uint64_t vocab_size;        /* train, train_bpe: V (with vocab_sizes: the largest) */
+    uint64_t vocab_sizes[TRAIN_MAX_VOCAB_SIZES]; /* train given a list: every V, ascending */
+    size_t n_vocab_sizes;       /* entries in vocab_sizes; 0: one V, one set in out */
     unsigned threads;           /* threads counting and setting up (≥ 1) */
     const char *out;            /* train: the directory; count: the word-count file; or NULL */
 } request;
@@ -145,17 +147,49 @@ static bool request_parse(PyObject *inputs, PyObject *specials, const char *patt
     return true;
 }
 
-/* The trainer and V of a training request; false with an exception set. */
-static bool request_training(request *q, const char *trainer, unsigned long long vocab_size)
+/* A list of sizes (train's vocab_size=[...]) into q->vocab_sizes, checked
+ * and sorted as the CLI's --vocab-size list (train_sort_vocab_sizes); each
+ * item is a whole number ≥ 0 (the Python side checked its type). False
+ * with an exception set. */
+static bool request_vocab_sizes(request *q, PyObject *sizes)
+{
+    char err[256];
+    Py_ssize_t n = PyList_GET_SIZE(sizes);
+    for (Py_ssize_t i = 0; i < n && i < TRAIN_MAX_VOCAB_SIZES; i++) {
+        q->vocab_sizes[i] = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(sizes, i));
+        if (PyErr_Occurred())
+            return false;
+    }
+    q->n_vocab_sizes = (size_t)n;
+    if (!train_sort_vocab_sizes(q->vocab_sizes, (size_t)n, err, sizeof err)) {
+        q->n_vocab_sizes = 0;
+        return raise_message(usage_error, err);
+    }
+    return true;
+}
+
+/* The trainer and V of a training request: vocab is one V (an int) or, for
+ * train, a list of them (every size checked against S, as train_run does);
+ * false with an exception set. */
+static bool request_training(request *q, const char *trainer, PyObject *vocab)
 {
     char err[256];
     uint64_t max_merges;
     q->trainer = trainer ? bpe_trainer_find(trainer) : bpe_default_trainer;
-    q->vocab_size = vocab_size;
-    if (!q->trainer)
+    if (!q->trainer) {
         PyErr_Format(usage_error, "unknown trainer '%s'; bpebench.trainers() lists them",
                      trainer);
-    else if (!run_check_settings(&q->pretok, NULL, vocab_size, &max_merges, err, sizeof err))
+        return false;
+    }
+    if (PyList_Check(vocab)) {
+        if (!request_vocab_sizes(q, vocab))
+            return false;
+        q->vocab_size = q->vocab_sizes[q->n_vocab_sizes - 1];
+    } else if ((q->vocab_size = PyLong_AsUnsignedLongLong(vocab)), PyErr_Occurred()) {
+        return false;
+    }
+    uint64_t smallest = q->n_vocab_sizes ? q->vocab_sizes[0] : q->vocab_size;
+    if (!run_check_settings(&q->pretok, NULL, smallest, &max_merges, err, sizeof err))
         PyErr_SetString(usage_error, err);
     return !PyErr_Occurred();
 }
@@ -246,7 +280,9 @@ static void train_child(const void *arg, int fd)
     const request *q = arg;
     child_report h = {.status = CHILD_FAILED};
     train_request req = {.inputs = q->inputs, .n_inputs = q->n_inputs, .trainer = q->trainer,
-                         .vocab_size = q->vocab_size, .pretok = q->pretok,
+                         .vocab_size = q->vocab_size,
+                         .vocab_sizes = q->n_vocab_sizes ? q->vocab_sizes : NULL,
+                         .n_vocab_sizes = q->n_vocab_sizes, .pretok = q->pretok,
                          .threads = q->threads, .out_dir = q->out};
     train_outcome o;
     run_verdict verdict = train_run(&req, &o, h.message, sizeof h.message);
@@ -389,23 +425,24 @@ static PyObject *summary_dict(const request *q, const child_report *h)
 /*
  * Parses a call's arguments into q: inputs, specials, pattern, invalid_utf8,
  * threads and out (request_parse), then, for a training, the trainer's name
- * (or None) and V (request_training). False with an exception set.
+ * (or None) and V, an int or a list of them (request_training). False with
+ * an exception set.
  */
 static bool parse_call(PyObject *args, bool training, request *q)
 {
     PyObject *inputs, *specials, *out;
     const char *pattern, *invalid, *trainer = NULL;
     unsigned threads;
-    unsigned long long vocab_size = 0;
-    bool parsed = training ? PyArg_ParseTuple(args, "O!O!ssIOzK", &PyList_Type, &inputs,
+    PyObject *vocab = NULL;
+    bool parsed = training ? PyArg_ParseTuple(args, "O!O!ssIOzO", &PyList_Type, &inputs,
                                               &PyList_Type, &specials, &pattern, &invalid,
-                                              &threads, &out, &trainer, &vocab_size)
+                                              &threads, &out, &trainer, &vocab)
                            : PyArg_ParseTuple(args, "O!O!ssIO", &PyList_Type, &inputs,
                                               &PyList_Type, &specials, &pattern, &invalid,
                                               &threads, &out);
     if (!parsed || !request_parse(inputs, specials, pattern, invalid, threads, out, q))
         return false;
-    if (training && !request_training(q, trainer, vocab_size)) {
+    if (training && !request_training(q, trainer, vocab)) {
         request_free(q);
         return false;
     }
@@ -469,6 +506,10 @@ static PyObject *py_train_bpe(PyObject *self, PyObject *args)
     request q;
     if (!parse_call(args, true, &q))
         return NULL;
+    if (q.n_vocab_sizes) { /* bpebench.train_bpe says why, before it calls */
+        request_free(&q);
+        return raise_message(usage_error, "train_bpe takes one vocab_size");
+    }
     runner_child_report rep = {0};
     const child_report *h;
     PyObject *result = run_in_child(train_bpe_child, &q, &rep, &h)
@@ -483,7 +524,9 @@ PyDoc_STRVAR(train_doc,
              "train(inputs, specials, pattern, invalid_utf8, threads, out_dir, trainer, "
              "vocab_size)\n--\n\n"
              "`bpebench train` in a child process: writes the tokenizer files into out_dir "
-             "(all of them or none) and returns the run's summary dict.");
+             "(all of them or none) and returns the run's summary dict. vocab_size is one V "
+             "or a list of them (`--vocab-size V1,V2,...`): one run to the largest, a set "
+             "per size in out_dir/V/; the summary is the largest's.");
 
 static PyObject *py_train(PyObject *self, PyObject *args)
 {

@@ -73,6 +73,34 @@ def test_bad_arguments_are_usage_errors(cli_args, call, bpebench_cli, data_dir, 
     assert isinstance(raised.value, ValueError)
 
 
+@pytest.mark.parametrize("sizes", [[300, 400, 300], [256, 300], list(range(300, 365)),
+                                   [300, 1000, 1]])
+def test_a_bad_list_of_sizes_is_the_cli_message(sizes, bpebench_cli, data_dir, tmp_path):
+    """vocab_size=[...] is refused as `--vocab-size V1,V2,...` is, before anything is read
+    or written."""
+    corpus = os.path.join(data_dir, "cs336", "corpus.en")
+    status, message = cli_message(bpebench_cli, "train", "--vocab-size",
+                                  ",".join(map(str, sizes)), "--out", str(tmp_path / "o"),
+                                  corpus)
+    assert status == 2
+    with pytest.raises(bpebench.UsageError) as raised:
+        bpebench.train(corpus, sizes, tmp_path / "o")
+    assert str(raised.value) == message
+    assert not (tmp_path / "o").exists()
+
+
+def test_train_bpe_takes_one_size(data_dir):
+    """CS336's train_bpe returns one (vocab, merges): a list is refused, saying how to get
+    each size (a prefix of the merges) or a tokenizer set per size (train)."""
+    corpus = os.path.join(data_dir, "cs336", "corpus.en")
+    with pytest.raises(bpebench.UsageError, match=r"one vocab_size.*merges\[:V - 256"):
+        bpebench.train_bpe(corpus, [300, 400], ["<|endoftext|>"])
+    with pytest.raises(bpebench.UsageError, match="names no size"):
+        bpebench.train(corpus, [], "unused")
+    with pytest.raises(TypeError, match="whole number"):
+        bpebench.train(corpus, [300, "400"], "unused")
+
+
 def test_arguments_of_the_wrong_type_are_type_errors(data_dir):
     corpus = os.path.join(data_dir, "cs336", "corpus.en")
     with pytest.raises(TypeError, match="list of str"):

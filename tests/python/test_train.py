@@ -4,13 +4,15 @@
   - the CS336 reference merges and vocabulary for corpus.en at V = 500 (the fixtures of
     stanford-cs336/assignment1-basics, tests/fixtures/) come back through the Python API,
     exactly as CS336's test_train_bpe compares them;
-  - train writes the CLI's files byte for byte; count_words equals the example trainer's
+  - train writes the CLI's files byte for byte, and with a list of sizes a set per size,
+    each the files of a CLI run of that size alone; count_words equals the example trainer's
     counting (regex.finditer) and its word-count file trains as `train --counts`;
   - trainers() is the registry `bpebench list` prints.
 """
 import json
 import os
 import subprocess
+from dataclasses import replace
 
 import pytest
 
@@ -123,6 +125,47 @@ def test_train_writes_the_cli_files(slices, bpebench_cli, tmp_path):
     assert summary.trainer == "bucket" and summary.merges == summary.max_merges == 700 - 257
     assert summary.bytes == os.path.getsize(text) and summary.files == 1
     assert summary.words > 0 and summary.total_s >= summary.merge_s >= 0
+
+
+SIZES_TRAINERS = [TRAINERS[0], bpebench.trainers()[[t.default for t in
+                                                    bpebench.trainers()].index(True)].name]
+
+
+@pytest.mark.parametrize("trainer", SIZES_TRAINERS)
+def test_several_sizes_are_the_cli_runs_of_each(trainer, slices, bpebench_cli, tmp_path):
+    """train(vocab_size=[...]) trains once and writes out/<V>/ per size: each the files of
+    `bpebench train --vocab-size V` alone, and each summary that run's."""
+    text = slices["tinystories"]
+    sizes = [700, 300, 500]  # any order, as --vocab-size 700,300,500
+    summaries = bpebench.train(text, sizes, tmp_path / "py", trainer=trainer, threads=1)
+    assert list(summaries) == [300, 500, 700]
+    assert sorted(os.listdir(tmp_path / "py")) == ["300", "500", "700"]
+    for size, summary in summaries.items():
+        alone = tmp_path / "cli" / str(size)
+        cli_train(bpebench_cli, str(alone), [text], size, trainer, ["--threads", "1"])
+        names = sorted(os.listdir(alone))
+        assert sorted(os.listdir(tmp_path / "py" / str(size))) == names
+        for name in names:
+            assert (tmp_path / "py" / str(size) / name).read_bytes() == \
+                (alone / name).read_bytes(), (size, name)
+        assert (summary.vocab_size, summary.merges, summary.max_merges, summary.exhausted) == \
+            (size, size - 257, size - 257, False)
+
+
+def test_sizes_past_the_last_pair_are_exhausted_as_alone(tmp_path):
+    """A size the text runs out of pairs for reports it as a run of that size alone."""
+    text = tmp_path / "tiny.txt"
+    text.write_text("low lower lowest newer wider\n")
+    summaries = bpebench.train(text, (258, 300, 280), tmp_path / "sets", special_tokens=[],
+                               threads=1)
+    untimed = {name: 0.0 for name in ("read_s", "pretokenize_s", "setup_s", "merge_s",
+                                      "total_s")}
+    for size, summary in summaries.items():
+        alone = bpebench.train(text, size, tmp_path / str(size), special_tokens=[], threads=1)
+        assert replace(summary, **untimed) == replace(alone, **untimed)
+        assert (tmp_path / "sets" / str(size) / "merges.txt").read_bytes() == \
+            (tmp_path / str(size) / "merges.txt").read_bytes()
+    assert [s.exhausted for s in summaries.values()] == [False, True, True]
 
 
 def test_count_words_counts_as_regex_does(data_dir, example):

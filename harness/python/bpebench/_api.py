@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, NamedTuple, Sequence, Union
 
 try:
@@ -95,6 +95,14 @@ def _whole(value, name: str, low: int) -> int:
     return value
 
 
+def _vocab_sizes(vocab_size) -> int | list[int]:
+    """One V (an int), or several (a list, tuple or range of ints) as a list; the C side
+    sorts the list and refuses it as `--vocab-size V1,V2,...` would (run/train.h)."""
+    if isinstance(vocab_size, (list, tuple, range)):
+        return [_whole(v, "vocab_size", 0) for v in vocab_size]
+    return _whole(vocab_size, "vocab_size", 0)
+
+
 def _threads(threads: int | None) -> int:
     """0 asks the C side for every online core, as `bpebench train` does by default."""
     return 0 if threads is None else _whole(threads, "threads", 1)
@@ -153,28 +161,53 @@ def train_bpe(input_path: PathLike | Iterable[PathLike], vocab_size: int,
     merges lists the merged pairs in order, as bytes. Raises BpeError with the command
     line's one-line message (UsageError, also a ValueError, for a bad argument).
     """
+    if isinstance(vocab_size, (list, tuple, range)):
+        raise UsageError(
+            "train_bpe takes one vocab_size (CS336's signature): train once to the largest "
+            "and keep merges[:V - 256 - len(special_tokens)] for each smaller V (the merges "
+            "for V are a prefix), or call bpebench.train(..., vocab_size=[...], out_dir=...) "
+            "for a tokenizer set per size")
     specials = _specials(special_tokens)
     tokens, merges, _ = _train(input_path, vocab_size, specials, trainer, threads, pattern)
     return _cs336(tokens, merges, specials)
 
 
-def train(input_path: PathLike | Iterable[PathLike], vocab_size: int, out_dir: PathLike,
-          special_tokens: Sequence[str] = DEFAULT_SPECIAL_TOKENS, *, trainer: str | None = None,
-          threads: int | None = None, pattern: str = "gpt2",
-          invalid_utf8: str = "error") -> TrainSummary:
+def train(input_path: PathLike | Iterable[PathLike], vocab_size: int | Sequence[int],
+          out_dir: PathLike, special_tokens: Sequence[str] = DEFAULT_SPECIAL_TOKENS, *,
+          trainer: str | None = None, threads: int | None = None, pattern: str = "gpt2",
+          invalid_utf8: str = "error") -> TrainSummary | dict[int, TrainSummary]:
     """`bpebench train`: trains and writes out_dir/vocab.json, merges.txt, tokenizer.json,
     tokenizer.tiktoken and tiktoken.json (docs/using-the-tokenizer.md), all of them or none.
 
     out_dir is created if missing; no file written may replace an input. invalid_utf8:
     "error" (stop at the first invalid byte, naming its offset) or "bytes" (keep each run
     of invalid bytes as a word of its own). Returns what the run did (TrainSummary).
+
+    vocab_size may be a list of sizes (`--vocab-size 1000,8000,32000`): one run to the
+    largest writes a set per size in out_dir/<V>/, each the files a run to V alone writes.
+    Returns then {V: TrainSummary}, smallest V first: each the summary a run to V alone
+    gives (vocab_size, merges, max_merges, exhausted), with the one run's counts and times.
     """
     if not isinstance(out_dir, (str, bytes, os.PathLike)):
         raise TypeError(f"out_dir is a path, not {out_dir!r}")
-    summary = _bpebench.train(*_request(input_path, special_tokens, pattern, invalid_utf8,
-                                        threads, out_dir),
-                              _trainer(trainer), _whole(vocab_size, "vocab_size", 0))
-    return TrainSummary(**summary)
+    sizes = _vocab_sizes(vocab_size)
+    summary = TrainSummary(**_bpebench.train(*_request(input_path, special_tokens, pattern,
+                                                       invalid_utf8, threads, out_dir),
+                                             _trainer(trainer), sizes))
+    return summary if isinstance(sizes, int) else _per_size(summary, sorted(sizes))
+
+
+def _per_size(largest: TrainSummary, sizes: list[int]) -> dict[int, TrainSummary]:
+    """The summary of each size's set from the run to the largest: its merges are the
+    first V - 256 - S of that run's (docs/spec.md section 2.9)."""
+    specials = largest.vocab_size - 256 - largest.max_merges
+    per_size = {}
+    for size in sizes:
+        max_merges = size - 256 - specials
+        per_size[size] = replace(largest, vocab_size=size, max_merges=max_merges,
+                                 merges=min(largest.merges, max_merges),
+                                 exhausted=largest.merges < max_merges)
+    return per_size
 
 
 def count_words(input_path: PathLike | Iterable[PathLike],
