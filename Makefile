@@ -223,9 +223,9 @@ full-others:
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory test-estimate-large
 
-# train --estimate's 25% bound (tests/test_estimate.c) on synthetic corpora
-# of 1 M and 10 M distinct words as well (30 MB and 300 MB, written by
-# synth): about half an hour on two cores, so not in `make test`.
+# train --estimate's 25% bound (tests/test_estimate.c) on the other shipped
+# corpora and on synthetic corpora of 1 M and 10 M distinct words as well
+# (30 MB and 300 MB, written by synth): minutes, so not in `make test`.
 .PHONY: test-estimate-large
 test-estimate-large: $(BUILD)/tests/test_estimate $(BUILD)/bpebench $(DATA)/.unpacked
 	BPE_ESTIMATE_LARGE=1 BPEBENCH=$(BUILD)/bpebench BPE_DATA=$(DATA) $(BUILD)/tests/test_estimate

@@ -6,8 +6,9 @@
  *     corpus and on a synthetic one with many distinct words; counting on
  *     one thread, whose peak does not depend on how the threads' timing
  *     falls (parallel counting's does: docs/estimate.md). With
- *     BPE_ESTIMATE_LARGE=1 (make test-estimate-large) also on synthetic
- *     corpora of 1 M and 10 M distinct words, which take minutes;
+ *     BPE_ESTIMATE_LARGE=1 (make test-estimate-large) also on the other
+ *     shipped corpora and on synthetic corpora of 1 M and 10 M distinct
+ *     words, which take minutes;
  *   - --estimate writes nothing and needs no --out;
  *   - --max-memory below the prediction refuses after counting, before
  *     anything is written, naming the prediction and the limit; above it
@@ -111,6 +112,11 @@ static void prediction_within_a_quarter(void **state)
     write_synthetic(root, "words.txt", "200000", "6000000");
     assert_within_bound(root, "words.txt", "300");
     if (getenv("BPE_ESTIMATE_LARGE")) {
+        const char *shipped[] = {"cs336", "gutenberg-en", "multilingual"};
+        for (size_t i = 0; i < N(shipped); i++) {
+            data_corpus(corpus, sizeof corpus, shipped[i]);
+            assert_within_bound(root, corpus, "300");
+        }
         write_synthetic(root, "w1m.txt", "1000000", "30000000");
         assert_within_bound(root, "w1m.txt", "300");
         write_synthetic(root, "w10m.txt", "10000000", "300000000");
