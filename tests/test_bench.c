@@ -76,6 +76,16 @@ static size_t registry_size(void)
     return n;
 }
 
+/* Reads out/results.json into r (the caller frees it); fails the test with
+ * the reader's message when it does not parse. */
+static void read_results_in(const char *out, bench_results *r)
+{
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/results.json", out);
+    if (!results_read(path, r, err, sizeof err))
+        fail_msg("%s: %s", path, err);
+}
+
 static void a_small_grid_runs_verifies_and_reports(void **state)
 {
     (void)state;
@@ -86,10 +96,8 @@ static void a_small_grid_runs_verifies_and_reports(void **state)
                            "--repeats", "2", "--time-limit", "120", "--profile", "auto", "--out",
                            out, NULL};
     assert_int_equal(test_run_status(bench), 0);
-    snprintf(path, sizeof path, "%s/results.json", out);
     bench_results r;
-    char err[512];
-    assert_true(results_read(path, &r, err, sizeof err));
+    read_results_in(out, &r);
     assert_int_equal(r.n_records, registry_size() * 2 * 2);
     /* The whole corpus's pretokens cover every byte but the special tokens'. */
     char *text = test_slurp(corpus, NULL);
@@ -165,10 +173,8 @@ static void a_tiny_time_limit_times_out_and_skips(void **state)
     const char *bench[] = {"bench", "--corpus", tiny, "--sizes", "10K,all", "--vocab", "300,400",
                            "--repeats", "1", "--time-limit", "0.0001", "--out", out, NULL};
     assert_int_equal(test_run_status(bench), 0);
-    snprintf(path, sizeof path, "%s/results.json", out);
     bench_results r;
-    char err[512];
-    assert_true(results_read(path, &r, err, sizeof err));
+    read_results_in(out, &r);
     assert_int_equal(r.n_records, registry_size() * 4);
     for (size_t i = 0; i < r.n_records; i++) {
         const bench_record *rec = &r.records[i];
@@ -241,11 +247,8 @@ static void a_counting_grid_runs_every_strategy(void **state)
                            "--repeats", "1", "--trainers", "naive,heap", "--threads", "1,2",
                            "--counting", "dedup,serial", "--out", out, NULL};
     assert_int_equal(test_run_status(bench), 0);
-    snprintf(path, sizeof path, "%s/results.json", out);
     bench_results r;
-    char err[512];
-    if (!results_read(path, &r, err, sizeof err))
-        fail_msg("%s", err);
+    read_results_in(out, &r);
     assert_int_equal(r.n_records, 2 * 2 * 2 * 2);
     static const char *const order[] = {"dedup", "serial"}; /* as given, per threads value */
     for (size_t i = 0; i < r.n_records; i++) { /* vocab, then threads, strategy, trainer */
@@ -260,6 +263,7 @@ static void a_counting_grid_runs_every_strategy(void **state)
         assert_string_equal(rec->trainer, i % 2 ? "heap" : "naive");
     }
     results_free(&r);
+    snprintf(path, sizeof path, "%s/results.json", out);
     assert_int_equal(test_run_status((const char *[]){"compare", path, path, NULL}), 0);
     /* report.md: a Pretokenization row per strategy and threads, then the figure */
     snprintf(path, sizeof path, "%s/report.md", out);
@@ -287,18 +291,15 @@ static void a_counting_grid_runs_every_strategy(void **state)
 static void a_min_frequency_grid_stops_early_and_records_it(void **state)
 {
     (void)state;
-    char out[128], path[256], tiny[160];
+    char out[128], tiny[160];
     snprintf(out, sizeof out, "%s/minfreq", dir);
     snprintf(tiny, sizeof tiny, "tiny=%s", corpus);
     const char *bench[] = {"bench", "--corpus", tiny, "--sizes", "all", "--vocab", "400",
                            "--repeats", "1", "--trainers", "naive,heap,cache-aware",
                            "--min-frequency", "100", "--out", out, NULL};
     assert_int_equal(test_run_status(bench), 0);
-    snprintf(path, sizeof path, "%s/results.json", out);
     bench_results r;
-    char err[512];
-    if (!results_read(path, &r, err, sizeof err))
-        fail_msg("%s", err);
+    read_results_in(out, &r);
     assert_int_equal(r.n_records, 3);
     for (size_t i = 0; i < r.n_records; i++) {
         const bench_record *rec = &r.records[i];
