@@ -106,7 +106,9 @@
  *     the splits filled for it), merge after merge, and
  *     hands back the pairs to file with their final counts. (First the
  *     coordinator applied every delta itself; a profile put a third of the
- *     1-thread loop there, which bounded 2 threads to about 1.4×.)
+ *     1-thread loop there, which bounded 2 threads to about 1.4×.) The
+ *     shards' tables double together, in one step (a_shard_may_fill), so
+ *     that no thread waits while another rehashes alone.
  *   - N − 1 worker threads, started once in create(): a job is posted, and
  *     every thread — the coordinator too — claims parts (a split, or a
  *     shard), its own first, then any not yet claimed. A worker late to wake
@@ -333,6 +335,8 @@ typedef struct {
     uint64_t *final;              /* the counts of born[], then fallen[], once applied
                                    * (0: dead); owned */
     size_t cap_final;             /* capacity of `final` */
+    size_t room;                  /* pairs the table could gain before it is 5/8 full,
+                                   * as the step began (apply_batch) */
 } pair_shard;
 
 /* A job has two phases, the splits' parts, then (once all are done) the
@@ -487,21 +491,27 @@ static size_t slots_place(pair_slots *t, const unsigned char *record)
     return i;
 }
 
+/* Doubles t's slots, moving every record. False on OOM, t untouched. O(cap). */
+static bool slots_grow(pair_slots *t)
+{
+    pair_slots old = *t;
+    if (!slots_alloc(t, old.cap * 2)) {
+        *t = old;
+        return false;
+    }
+    for (size_t i = 0; i < old.cap; i++)
+        if (*slot_key(&old, i) != BPE_PAIRMAP_EMPTY)
+            slots_place(t, old.slot + i * old.stride);
+    free(old.slot);
+    return true;
+}
+
 /* Adds (x, y), absent, with count 0 and no list in any split; returns its
  * slot, or SIZE_MAX on OOM. Doubles past 5/8 full. O(1) amortized. */
 static size_t pair_add(pair_slots *t, bpe_token x, bpe_token y)
 {
-    if ((t->used + 1) * 8 > t->cap * 5) {
-        pair_slots old = *t;
-        if (!slots_alloc(t, old.cap * 2)) {
-            *t = old;
-            return SIZE_MAX;
-        }
-        for (size_t i = 0; i < old.cap; i++)
-            if (*slot_key(&old, i) != BPE_PAIRMAP_EMPTY)
-                slots_place(t, old.slot + i * old.stride);
-        free(old.slot);
-    }
+    if ((t->used + 1) * 8 > t->cap * 5 && !slots_grow(t))
+        return SIZE_MAX;
     uint64_t key = bpe_pair_key(x, y);
     size_t i = home_slot(t, key);
     while (*slot_key(t, i) != BPE_PAIRMAP_EMPTY)
@@ -1501,6 +1511,30 @@ static bool apply_lost(workers_state *s, unsigned me, unsigned k, const merge_re
     return true;
 }
 
+/* Whether some shard's table could reach 5/8 full, where pair_add doubles
+ * it, in the step being applied: the creations the splits report for it (a
+ * bound on the pairs it gains: a pair born in two splits is reported by
+ * both) exceed its room. Then the shards double together: every shard at
+ * least half full doubles first thing in its part, side by side. Doubled
+ * alone, in the middle of its part, a table holds up every other thread
+ * (the last doubling on the multilingual corpus moves some 160,000 records
+ * per shard), and the shards, holding about as many pairs each, reach 5/8
+ * steps apart: each would stall a different step. Every shard's part
+ * computes the same answer from what the splits wrote. O(N²·batch). */
+static bool a_shard_may_fill(const workers_state *s)
+{
+    unsigned n = s->n_splits;
+    for (unsigned h = 0; h < n; h++) {
+        size_t born = 0;
+        for (unsigned k = 0; k < n; k++)
+            for (size_t i = 0; i < s->n_batch; i++)
+                born += s->split[k].report[i * n + h].n_born;
+        if (born > s->shard[h].room)
+            return true;
+    }
+    return false;
+}
+
 /* Shard `me`'s part of the batch: every split's deltas for the pairs it
  * holds, merge after merge (a pair born in one merge of the batch may lose
  * in a later one). The coordinator reads nothing else of the shard while it
@@ -1509,6 +1543,9 @@ static bool apply_shard(workers_state *s, unsigned me)
 {
     bpe_token first_new = s->batch[0].merged;
     unsigned n = s->n_splits;
+    pair_slots *table = &s->shard[me].table;
+    if (a_shard_may_fill(s) && table->used * 2 >= table->cap && !slots_grow(table))
+        return false;
     for (size_t i = 0; i < s->n_batch; i++) {
         for (unsigned k = 0; k < n; k++)
             if (!apply_born(s, me, k, &s->split[k].report[i * n + me]))
@@ -1580,6 +1617,10 @@ static bool file_changed(workers_state *s)
  * when small), then the coordinator files the changed pairs. False on OOM. */
 static bool apply_batch(workers_state *s)
 {
+    for (unsigned k = 0; k < s->n_splits; k++) {
+        const pair_slots *t = &s->shard[k].table;
+        s->shard[k].room = t->cap * 5 / 8 - t->used;
+    }
     if (!run_job(s, batch_words(s), &s->solo_words))
         return false;
     for (size_t i = 0; i < s->n_batch; i++) {
