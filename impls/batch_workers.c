@@ -79,18 +79,24 @@
  * counts tie, each is a comparison of token bytes. So the snapshots are
  * filed by count, bucket.c's way: counts below BUCKET_DENSE in a bucket
  * each (an append, O(1), no comparison), larger ones in a small heap, the
- * spill. A cursor stands at the highest bucket that may hold entries; to
- * fill the front, the coordinator checks that bucket's entries (a stale one
- * is filed again under its count, a dead one dropped) and sorts only the
- * live ones, the class. Unlike bucket.c the cursor may go up: a batch can
- * run from one class into the next, and a pair born of its first merges
- * can count more than the second class (filing raises the cursor).
+ * spill. Each shard keeps the buckets and the spill of its own pairs, so
+ * that filing a batch's changed pairs — about a million appends on the
+ * multilingual corpus, a third of what the coordinator did alone — is
+ * done by the shards, in parallel. A cursor per shard stands at its highest
+ * bucket that may hold entries; to fill the front, the coordinator checks
+ * the entries of the highest cursors' buckets (a stale one is filed again
+ * under its count, a dead one dropped) and sorts only the live ones, the
+ * class; the spills' tops it compares. Unlike bucket.c a cursor may go up:
+ * a batch can run from one class into the next, and a pair born of its
+ * first merges can count more than the second class (filing raises the
+ * cursor).
  *
  * Who does what. One step of the loop: the coordinator forms a batch; the
  * splits rewrite their words (in parallel), then the shards apply the
- * deltas (in parallel: one job of two phases, one hand-off); the
- * coordinator files the changed pairs in the buckets and the front.
- *   - the coordinator (the caller's thread): the buckets, the front, the batch,
+ * deltas and file the pairs that changed (in parallel: one job of two
+ * phases, one hand-off); the coordinator places what only it can: born
+ * pairs at or above the front's count.
+ *   - the coordinator (the caller's thread): the front, the batch,
  *     and our own copy of the vocabulary (a batch's tokens exist before
  *     step() hands them out one by one, and the tie-break needs their bytes);
  *   - N splits of the words (word w in split w mod N, so every list is
@@ -103,10 +109,13 @@
  *   - N shards of the pair table (a pair's shard is a function of its hash):
  *     the count, and the list in each split, of every live pair. A shard
  *     applies every split's deltas for its pairs (reading only the lists
- *     the splits filled for it), merge after merge, and
- *     hands back the pairs to file with their final counts. (First the
+ *     the splits filled for it), merge after merge, files each pair that
+ *     fell from the front and each born pair below the front's count in
+ *     its own buckets, and hands back the rest (file_own). (First the
  *     coordinator applied every delta itself; a profile put a third of the
- *     1-thread loop there, which bounded 2 threads to about 1.4×.)
+ *     1-thread loop there, which bounded 2 threads to about 1.4×.) The
+ *     shards' tables double together, in one step (a_shard_may_fill), so
+ *     that no thread waits while another rehashes alone.
  *   - N − 1 worker threads, started once in create(): a job is posted, and
  *     every thread — the coordinator too — claims parts (a split, or a
  *     shard), its own first, then any not yet claimed. A worker late to wake
@@ -148,18 +157,21 @@
  * Invariants, between steps: the shards hold every live pair with its count
  * and, per split, the list of that split's words holding it (and stale ones);
  * every live pair has exactly one entry, filed (a snapshot ≥ its count, as
- * in heap.c: in bucket[snapshot], or in the spill when that is ≥
- * BUCKET_DENSE) or in the front (when its count is the front's class,
- * `tied`); no bucket above the cursor holds an entry; the front's entries
- * from `head` on are sorted by rank, and every front pair ranks above every
- * filed entry; the front's per-token tallies count its live entries.
+ * in heap.c: in its shard's bucket[snapshot], or in its shard's spill when
+ * that is ≥ BUCKET_DENSE) or in the front (when its count is the front's
+ * class, `tied`); no bucket above its shard's cursor holds an entry; the
+ * front's entries from `head` on are sorted by rank, and every front pair
+ * ranks above every filed entry; the front's per-token tallies count its
+ * live entries.
  *
  * Complexity: the words as in heap.c, the max structure as in bucket.c:
  * O(M·(L + log F) + BUCKET_DENSE) time, F the largest class (log P for the
  * few counts in the spill), O(M + P + BUCKET_DENSE) memory, the words and
  * the deltas spread over N threads; plus O(P·N) for the lists' ids in the
- * table, O(k²) per batch of k for the poison checks, O(class) per front
- * insert, and O(N²) per merge of a batch for the per-shard reports.
+ * table, O(N·BUCKET_DENSE) for the shards' buckets, O(k²) per batch of k
+ * for the poison checks, O(class) per front insert, O(N) per bucket or
+ * spill top the front is filled from, and O(N²) per merge of a batch for
+ * the per-shard reports.
  *
  * Work counters (the same for any N):
  *   words_touched, postings_stale, pair_count_updates   as heap.c's, and equal
@@ -175,8 +187,9 @@
  *
  * Left out on purpose: speculation (a batch that could tie is cut, never
  * undone; the cuts are exact but cautious: a pair of the class that *could*
- * bear a tie ends the batch even if its words do not), and the filing on
- * the shards (the max structure stays the coordinator's).
+ * bear a tie ends the batch even if its words do not), and forming the next
+ * batch while the workers apply this one (its pairs are known only once
+ * the counts are).
  *
  * Run: bpebench train --trainer workers --threads 2 --vocab-size 32000 …
  * Trace: build/bpebench trace --trainer workers   (SPEC §2's example, merge by merge)
@@ -333,6 +346,15 @@ typedef struct {
     uint64_t *final;              /* the counts of born[], then fallen[], once applied
                                    * (0: dead); owned */
     size_t cap_final;             /* capacity of `final` */
+    size_t room;                  /* pairs the table could gain before it is 5/8 full,
+                                   * as the step began (apply_batch) */
+    /* its part of the max structure: one snapshot ≥ its count per live pair
+     * of the shard outside the front */
+    pair_bucket *bucket;          /* count k → the snapshots k, 1 ≤ k < BUCKET_DENSE; owned */
+    uint64_t cursor;              /* every bucket above it is empty */
+    size_t bucket_entries;        /* entries in all its buckets */
+    bpe_maxheap spill;            /* the snapshots ≥ BUCKET_DENSE, heap-ordered; owned */
+    uint64_t filed;               /* entries its part filed in the step (entries_filed) */
 } pair_shard;
 
 /* A job has two phases, the splits' parts, then (once all are done) the
@@ -361,11 +383,6 @@ struct workers_state {
     uint64_t max_merges;     /* merges asked for: a batch never runs past them */
     uint64_t merges_formed;  /* merges put into batches so far */
     pair_shard *shard;       /* n_splits shards of the live pairs; owned */
-    /* the max structure: one snapshot ≥ its count per live pair outside the front */
-    pair_bucket *bucket;     /* count k → the snapshots k, 1 ≤ k < BUCKET_DENSE; owned */
-    uint64_t cursor;         /* every bucket above it is empty */
-    size_t bucket_entries;   /* entries in all buckets */
-    bpe_maxheap spill;       /* the snapshots ≥ BUCKET_DENSE, heap-ordered; owned */
     bpe_maxheap sorter;      /* a bucket's class, put in rank order; owned */
     /* the front: the tie class being merged, sorted by rank */
     bpe_pair *front;         /* entries; owned */
@@ -487,21 +504,27 @@ static size_t slots_place(pair_slots *t, const unsigned char *record)
     return i;
 }
 
+/* Doubles t's slots, moving every record. False on OOM, t untouched. O(cap). */
+static bool slots_grow(pair_slots *t)
+{
+    pair_slots old = *t;
+    if (!slots_alloc(t, old.cap * 2)) {
+        *t = old;
+        return false;
+    }
+    for (size_t i = 0; i < old.cap; i++)
+        if (*slot_key(&old, i) != BPE_PAIRMAP_EMPTY)
+            slots_place(t, old.slot + i * old.stride);
+    free(old.slot);
+    return true;
+}
+
 /* Adds (x, y), absent, with count 0 and no list in any split; returns its
  * slot, or SIZE_MAX on OOM. Doubles past 5/8 full. O(1) amortized. */
 static size_t pair_add(pair_slots *t, bpe_token x, bpe_token y)
 {
-    if ((t->used + 1) * 8 > t->cap * 5) {
-        pair_slots old = *t;
-        if (!slots_alloc(t, old.cap * 2)) {
-            *t = old;
-            return SIZE_MAX;
-        }
-        for (size_t i = 0; i < old.cap; i++)
-            if (*slot_key(&old, i) != BPE_PAIRMAP_EMPTY)
-                slots_place(t, old.slot + i * old.stride);
-        free(old.slot);
-    }
+    if ((t->used + 1) * 8 > t->cap * 5 && !slots_grow(t))
+        return SIZE_MAX;
     uint64_t key = bpe_pair_key(x, y);
     size_t i = home_slot(t, key);
     while (*slot_key(t, i) != BPE_PAIRMAP_EMPTY)
@@ -1110,12 +1133,12 @@ static void workers_destroy(void *opaque)
         free(s->shard[k].born);
         free(s->shard[k].fallen);
         free(s->shard[k].final);
+        for (size_t c = 0; s->shard[k].bucket && c < BUCKET_DENSE; c++)
+            free(s->shard[k].bucket[c].pair);
+        free(s->shard[k].bucket);
+        bpe_maxheap_free(&s->shard[k].spill);
     }
     free(s->shard);
-    for (size_t k = 0; s->bucket && k < BUCKET_DENSE; k++)
-        free(s->bucket[k].pair);
-    free(s->bucket);
-    bpe_maxheap_free(&s->spill);
     bpe_maxheap_free(&s->sorter);
     bpe_vocab_free(&s->ahead);
     free(s->front);
@@ -1160,30 +1183,31 @@ static bool reserve_tokens(workers_state *s)
     return true;
 }
 
-/* Files a snapshot of (a, b) at `count` > 0: in its bucket, or in the spill
- * when the count is too large for one. Uncounted (setup, compaction). False
- * on OOM. O(1) amortized, or O(log spill). */
-static bool file_entry(workers_state *s, bpe_token a, bpe_token b, uint64_t count)
+/* Files a snapshot of (a, b), a pair of shard sh, at `count` > 0: in its
+ * bucket, or in the spill when the count is too large for one. Uncounted
+ * (setup, compaction). False on OOM. O(1) amortized, or O(log spill). */
+static bool file_entry(pair_shard *sh, bpe_token a, bpe_token b, uint64_t count)
 {
     if (count >= BUCKET_DENSE)
-        return bpe_maxheap_push(&s->spill, (bpe_heap_entry){.count = count, .a = a, .b = b});
-    pair_bucket *k = &s->bucket[count];
+        return bpe_maxheap_push(&sh->spill, (bpe_heap_entry){.count = count, .a = a, .b = b});
+    pair_bucket *k = &sh->bucket[count];
     bpe_pair *grown = bpe_array_reserve(k->pair, &k->cap, k->len + 1, sizeof *grown);
     if (!grown)
         return false;
     k->pair = grown;
     k->pair[k->len++] = (bpe_pair){.a = a, .b = b};
-    s->bucket_entries++;
-    if (count > s->cursor)
-        s->cursor = count;
+    sh->bucket_entries++;
+    if (count > sh->cursor)
+        sh->cursor = count;
     return true;
 }
 
-/* file_entry, counted: a pair born, fallen, sent back or found stale. */
+/* file_entry in the pair's shard, counted: by the coordinator, a pair sent
+ * back, found stale, or born above the front's count. */
 static bool file_pair(workers_state *s, bpe_token a, bpe_token b, uint64_t count)
 {
     s->counters->value[ENTRIES_FILED]++;
-    return file_entry(s, a, b, count);
+    return file_entry(&s->shard[shard_of(s->n_splits, a, b)], a, b, count);
 }
 
 /* Whether (a, b) is a live front entry: its count is the front's. */
@@ -1210,23 +1234,71 @@ static bool front_append(workers_state *s, bpe_pair p)
     return true;
 }
 
+/* The shard whose spill's top ranks highest, or NULL when every spill is
+ * empty. O(N). */
+static pair_shard *best_spill(const workers_state *s)
+{
+    pair_shard *best = NULL;
+    const bpe_heap_entry *top = NULL;
+    for (unsigned k = 0; k < s->n_splits; k++) {
+        const bpe_heap_entry *e = bpe_maxheap_top(&s->shard[k].spill);
+        if (e && (!top || bpe_pair_ranks_above(&s->ahead, e->count, e->a, e->b, top->count,
+                                               top->a, top->b))) {
+            best = &s->shard[k];
+            top = e;
+        }
+    }
+    return best;
+}
+
+/* The highest cursor of the shards: no bucket above it holds an entry. */
+static uint64_t highest_cursor(const workers_state *s)
+{
+    uint64_t top = 0;
+    for (unsigned k = 0; k < s->n_splits; k++)
+        if (s->shard[k].cursor > top)
+            top = s->shard[k].cursor;
+    return top;
+}
+
+/* Checks every entry of shard sh's bucket `count` (filed again when stale,
+ * dropped when dead), puts the live ones in the sorter and empties the
+ * bucket. False on OOM. */
+static bool take_bucket(workers_state *s, pair_shard *sh, uint64_t count)
+{
+    pair_bucket *k = &sh->bucket[count];
+    for (size_t i = 0; i < k->len; i++) {
+        s->counters->value[ENTRIES_EXAMINED]++;
+        bpe_pair e = k->pair[i];
+        uint64_t now = pair_count(s, e.a, e.b);
+        bpe_heap_entry live = {.count = now, .a = e.a, .b = e.b};
+        if (now == count ? !bpe_maxheap_append(&s->sorter, live)
+                         : now != 0 && !file_pair(s, e.a, e.b, now)) /* another bucket */
+            return false;
+    }
+    sh->bucket_entries -= k->len;
+    k->len = 0;
+    return true;
+}
+
 /* Moves the whole class of the highest count into the front, in rank
- * order: from the spill, heap.c's pops for every entry of the top count (a
- * stale top filed again, a dead one dropped); else from the highest bucket
- * holding a live snapshot, each entry checked (filed again when stale,
- * dropped when dead), the live ones sorted. False when no pair is left, or
- * on OOM (*nomem). O(class·log class + entries examined), plus log(spill)
+ * order: from the shards' spills, heap.c's pops (of the best top of all)
+ * for every entry of the top count (a stale top filed again, a dead one
+ * dropped); else from the highest buckets holding a live snapshot — bucket
+ * `count` of every shard whose cursor is there — each entry checked, the
+ * live ones sorted. False when no pair is left, or on OOM (*nomem).
+ * O(class·log class + entries examined + N per bucket), plus log(spill)
  * per spill pop. */
 static bool front_fill(workers_state *s, bool *nomem)
 {
     s->front_head = s->front_len = 0;
     s->tied = 0;
-    const bpe_heap_entry *top;
-    while ((top = bpe_maxheap_top(&s->spill)) != NULL && top->count >= s->tied) {
+    pair_shard *from;
+    while ((from = best_spill(s)) != NULL && bpe_maxheap_top(&from->spill)->count >= s->tied) {
         s->counters->value[ENTRIES_EXAMINED]++;
-        bpe_heap_entry e = *top;
+        bpe_heap_entry e = *bpe_maxheap_top(&from->spill);
         uint64_t count = pair_count(s, e.a, e.b);
-        bpe_maxheap_pop(&s->spill);
+        bpe_maxheap_pop(&from->spill);
         if (count == e.count) {
             s->tied = count;
             *nomem = !front_append(s, (bpe_pair){e.a, e.b});
@@ -1236,24 +1308,15 @@ static bool front_fill(workers_state *s, bool *nomem)
         if (*nomem)
             return false;
     }
-    for (; s->tied == 0 && s->cursor > 0; s->cursor--) {
-        pair_bucket *k = &s->bucket[s->cursor];
+    for (uint64_t count; s->tied == 0 && (count = highest_cursor(s)) > 0;) {
         bpe_maxheap_clear(&s->sorter);
-        for (size_t i = 0; i < k->len; i++) {
-            s->counters->value[ENTRIES_EXAMINED]++;
-            bpe_pair e = k->pair[i];
-            uint64_t count = pair_count(s, e.a, e.b);
-            bpe_heap_entry live = {.count = count, .a = e.a, .b = e.b};
-            if (count == s->cursor)
-                *nomem = !bpe_maxheap_append(&s->sorter, live);
-            else if (count != 0) /* below the cursor: another bucket */
-                *nomem = !file_pair(s, e.a, e.b, count);
-            if (*nomem)
+        for (unsigned k = 0; k < s->n_splits; k++)
+            if (s->shard[k].cursor == count && !take_bucket(s, &s->shard[k], count)) {
+                *nomem = true;
                 return false;
-        }
-        s->bucket_entries -= k->len;
-        k->len = 0;
+            }
         bpe_maxheap_heapify(&s->sorter);
+        const bpe_heap_entry *top;
         for (; (top = bpe_maxheap_top(&s->sorter)) != NULL; bpe_maxheap_pop(&s->sorter)) {
             s->tied = top->count;
             if (!front_append(s, (bpe_pair){top->a, top->b})) {
@@ -1261,8 +1324,9 @@ static bool front_fill(workers_state *s, bool *nomem)
                 return false;
             }
         }
-        if (s->tied != 0)
-            break; /* the cursor stays: bucket[cursor] may get entries again */
+        for (unsigned k = 0; s->tied == 0 && k < s->n_splits; k++)
+            if (s->shard[k].cursor == count)
+                s->shard[k].cursor--; /* else it stays: bucket[count] may get entries again */
     }
     return s->tied != 0;
 }
@@ -1324,23 +1388,26 @@ static bool front_insert(workers_state *s, bpe_pair p)
  * and each live pair outside the front is filed again. O(P + BUCKET_DENSE). */
 static bool compact_if_needed(workers_state *s)
 {
-    size_t live = 0;
-    for (unsigned k = 0; k < s->n_splits; k++)
-        live += s->shard[k].table.used;
-    if (s->spill.len + s->bucket_entries <= (1 + COMPACT_FACTOR) * live)
-        return true;
-    bpe_maxheap_clear(&s->spill);
-    for (size_t k = 0; k < BUCKET_DENSE; k++)
-        s->bucket[k].len = 0;
-    s->bucket_entries = 0;
-    s->cursor = 0;
+    size_t live = 0, entries = 0;
     for (unsigned k = 0; k < s->n_splits; k++) {
-        const pair_slots *t = &s->shard[k].table;
+        live += s->shard[k].table.used;
+        entries += s->shard[k].spill.len + s->shard[k].bucket_entries;
+    }
+    if (entries <= (1 + COMPACT_FACTOR) * live)
+        return true;
+    for (unsigned k = 0; k < s->n_splits; k++) {
+        pair_shard *sh = &s->shard[k];
+        bpe_maxheap_clear(&sh->spill);
+        for (size_t c = 0; c < BUCKET_DENSE; c++)
+            sh->bucket[c].len = 0;
+        sh->bucket_entries = 0;
+        sh->cursor = 0;
+        const pair_slots *t = &sh->table;
         for (size_t i = 0; i < t->cap; i++) {
             uint64_t key = *slot_key(t, i), count = *slot_count(t, i);
             if (key == BPE_PAIRMAP_EMPTY || count == s->tied)
                 continue;
-            if (!file_entry(s, bpe_pair_key_left(key), bpe_pair_key_right(key), count))
+            if (!file_entry(sh, bpe_pair_key_left(key), bpe_pair_key_right(key), count))
                 return false;
         }
     }
@@ -1477,7 +1544,7 @@ static bool apply_born(workers_state *s, unsigned me, unsigned k, const merge_re
 }
 
 /* Applies, in shard `me`, split k's decreases for one merge; a front pair
- * that falls is noted (file_changed files it again); a pair at 0
+ * that falls is noted (file_own files it again); a pair at 0
  * leaves the table. `first_new` is the batch's first new token: pairs
  * holding one were born in it, never in the front. False on OOM. */
 static bool apply_lost(workers_state *s, unsigned me, unsigned k, const merge_report *r,
@@ -1501,6 +1568,69 @@ static bool apply_lost(workers_state *s, unsigned me, unsigned k, const merge_re
     return true;
 }
 
+/* Whether some shard's table could reach 5/8 full, where pair_add doubles
+ * it, in the step being applied: the creations the splits report for it (a
+ * bound on the pairs it gains: a pair born in two splits is reported by
+ * both) exceed its room. Then the shards double together: every shard at
+ * least half full doubles first thing in its part, side by side. Doubled
+ * alone, in the middle of its part, a table holds up every other thread
+ * (the last doubling on the multilingual corpus moves some 160,000 records
+ * per shard), and the shards, holding about as many pairs each, reach 5/8
+ * steps apart: each would stall a different step. Every shard's part
+ * computes the same answer from what the splits wrote. O(N²·batch). */
+static bool a_shard_may_fill(const workers_state *s)
+{
+    unsigned n = s->n_splits;
+    for (unsigned h = 0; h < n; h++) {
+        size_t born = 0;
+        for (unsigned k = 0; k < n; k++)
+            for (size_t i = 0; i < s->n_batch; i++)
+                born += s->split[k].report[i * n + h].n_born;
+        if (born > s->shard[h].room)
+            return true;
+    }
+    return false;
+}
+
+/* Files, in shard sh's buckets and spill, what the coordinator need not see:
+ * each front pair that fell, at its final count (filed now, not at its first
+ * decrease, so that the filing does not depend on how the words are split),
+ * and each born pair still live whose count is below the front's. Keeps in
+ * born[], with their counts in final[], the born pairs at or above the
+ * front's count: file_changed places them. False on OOM. O(pairs noted). */
+static bool file_own(workers_state *s, pair_shard *sh)
+{
+    for (size_t j = 0; j < sh->n_fallen; j++) {
+        bpe_pair p = sh->fallen[j];
+        size_t at = pair_find(&sh->table, p.a, p.b);
+        if (at != SIZE_MAX && !file_entry(sh, p.a, p.b, *slot_count(&sh->table, at)))
+            return false;
+        sh->filed += at != SIZE_MAX;
+    }
+    uint64_t *final = bpe_array_reserve(sh->final, &sh->cap_final, sh->n_born, sizeof *final);
+    if (!final)
+        return false;
+    sh->final = final;
+    size_t kept = 0;
+    for (size_t j = 0; j < sh->n_born; j++) {
+        bpe_pair p = sh->born[j];
+        size_t at = pair_find(&sh->table, p.a, p.b);
+        if (at == SIZE_MAX)
+            continue; /* born and dead in one batch */
+        uint64_t count = *slot_count(&sh->table, at);
+        if (s->tied != 0 && count >= s->tied) {
+            sh->born[kept] = p;
+            final[kept++] = count;
+        } else if (!file_entry(sh, p.a, p.b, count)) {
+            return false;
+        } else {
+            sh->filed++;
+        }
+    }
+    sh->n_born = kept;
+    return true;
+}
+
 /* Shard `me`'s part of the batch: every split's deltas for the pairs it
  * holds, merge after merge (a pair born in one merge of the batch may lose
  * in a later one). The coordinator reads nothing else of the shard while it
@@ -1509,6 +1639,9 @@ static bool apply_shard(workers_state *s, unsigned me)
 {
     bpe_token first_new = s->batch[0].merged;
     unsigned n = s->n_splits;
+    pair_slots *table = &s->shard[me].table;
+    if (a_shard_may_fill(s) && table->used * 2 >= table->cap && !slots_grow(table))
+        return false;
     for (size_t i = 0; i < s->n_batch; i++) {
         for (unsigned k = 0; k < n; k++)
             if (!apply_born(s, me, k, &s->split[k].report[i * n + me]))
@@ -1517,43 +1650,24 @@ static bool apply_shard(workers_state *s, unsigned me)
             if (!apply_lost(s, me, k, &s->split[k].report[i * n + me], first_new))
                 return false;
     }
-    /* the final counts the coordinator files, looked up here, in parallel */
-    pair_shard *sh = &s->shard[me];
-    uint64_t *final = bpe_array_reserve(sh->final, &sh->cap_final, sh->n_born + sh->n_fallen,
-                                        sizeof *final);
-    if (!final)
-        return false;
-    sh->final = final;
-    for (size_t j = 0; j < sh->n_born; j++) {
-        size_t at = pair_find(&sh->table, sh->born[j].a, sh->born[j].b);
-        final[j] = at == SIZE_MAX ? 0 : *slot_count(&sh->table, at);
-    }
-    for (size_t j = 0; j < sh->n_fallen; j++) {
-        size_t at = pair_find(&sh->table, sh->fallen[j].a, sh->fallen[j].b);
-        final[sh->n_born + j] = at == SIZE_MAX ? 0 : *slot_count(&sh->table, at);
-    }
-    return true;
+    return file_own(s, &s->shard[me]);
 }
 
-/* Files the pairs the batch changed: each front pair that fell is filed
- * with its final count (pushed now, not at its first decrease, so
- * that the pushes do not depend on how the words are split), and each born
- * pair still live goes into the front when its count is the front's class
- * (after sending the front back when one passes it), else into its bucket.
- * False on OOM. O(pairs noted + front inserts). */
+/* Files what the shards left: the front forgets each pair that fell (the
+ * shard filed it), and each born pair at or above the front's count goes
+ * into the front when its count is the front's class (after sending the
+ * front back when one passes it), else into its bucket. False on OOM.
+ * O(pairs fallen and kept + front inserts). */
 static bool file_changed(workers_state *s)
 {
     uint64_t highest = 0;
     for (unsigned k = 0; k < s->n_splits; k++) {
         pair_shard *sh = &s->shard[k];
-        for (size_t j = 0; j < sh->n_fallen; j++) {
-            bpe_pair p = sh->fallen[j];
-            uint64_t count = sh->final[sh->n_born + j];
-            tally(s, p, -1);
-            if (count > 0 && !file_pair(s, p.a, p.b, count))
-                return false;
-        }
+        for (size_t j = 0; j < sh->n_fallen; j++)
+            tally(s, sh->fallen[j], -1);
         sh->n_fallen = 0;
+        s->counters->value[ENTRIES_FILED] += sh->filed;
+        sh->filed = 0;
         for (size_t j = 0; j < sh->n_born; j++)
             if (sh->final[j] > highest)
                 highest = sh->final[j];
@@ -1565,8 +1679,6 @@ static bool file_changed(workers_state *s)
         for (size_t j = 0; j < sh->n_born; j++) {
             bpe_pair p = sh->born[j];
             uint64_t count = sh->final[j];
-            if (count == 0)
-                continue;
             if (count == s->tied ? !front_insert(s, p) : !file_pair(s, p.a, p.b, count))
                 return false;
         }
@@ -1576,10 +1688,15 @@ static bool file_changed(workers_state *s)
 }
 
 /* Runs the batch: the splits rewrite their words, then the shards apply the
- * deltas (one job: each phase on every thread, or on the coordinator alone
- * when small), then the coordinator files the changed pairs. False on OOM. */
+ * deltas and file what changed (one job: each phase on every thread, or on
+ * the coordinator alone when small), then the coordinator places the rest.
+ * False on OOM. */
 static bool apply_batch(workers_state *s)
 {
+    for (unsigned k = 0; k < s->n_splits; k++) {
+        const pair_slots *t = &s->shard[k].table;
+        s->shard[k].room = t->cap * 5 / 8 - t->used;
+    }
     if (!run_job(s, batch_words(s), &s->solo_words))
         return false;
     for (size_t i = 0; i < s->n_batch; i++) {
@@ -1619,7 +1736,6 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     s->solo_fixed = SOLO_FIXED || config->parallel_grain != 0;
     s->solo_words = config->parallel_grain ? (uint64_t)config->parallel_grain * s->n_splits
                                            : BATCH_WORKERS_SOLO;
-    bpe_maxheap_init(&s->spill, &s->ahead);
     bpe_maxheap_init(&s->sorter, &s->ahead);
     bpe_initial_pairs initial = {0};
     bool from_bytes = !words->merged;
@@ -1628,7 +1744,6 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
               (s->split = calloc_lines(s->n_splits, sizeof *s->split)) != NULL &&
               (s->claim = calloc_lines(2 * s->n_splits, sizeof *s->claim)) != NULL &&
               (s->batch = calloc(BATCH_MAX, sizeof *s->batch)) != NULL &&
-              (s->bucket = calloc(BUCKET_DENSE, sizeof *s->bucket)) != NULL &&
               (s->affected = calloc(BATCH_MAX, sizeof *s->affected)) != NULL &&
               (s->batch_lists = calloc(BATCH_MAX * s->n_splits, sizeof *s->batch_lists)) != NULL &&
               (from_bytes ? (s->initial_index = calloc(1u << 16, sizeof *s->initial_index)) != NULL
@@ -1642,17 +1757,20 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
              reserve_lines(sp, s->cap_tokens);
     }
     for (unsigned k = 0; ok && k < s->n_splits; k++) {
-        pair_slots *t = &s->shard[k].table;
-        t->n_lists = s->n_splits;
-        t->stride = (16 + 4 * (size_t)s->n_splits + 7) / 8 * 8;
-        ok = slots_alloc(t, 1024);
+        pair_shard *sh = &s->shard[k];
+        bpe_maxheap_init(&sh->spill, &s->ahead);
+        sh->table.n_lists = s->n_splits;
+        sh->table.stride = (16 + 4 * (size_t)s->n_splits + 7) / 8 * 8;
+        ok = slots_alloc(&sh->table, 1024) &&
+             (sh->bucket = calloc(BUCKET_DENSE, sizeof *sh->bucket)) != NULL;
     }
     s->n_initial = initial.n_pairs;
     for (size_t j = 0; ok && j < initial.n_pairs; j++) {
         bpe_pair p = initial.pairs[j];
-        pair_slots *t = table_of(s, p.a, p.b);
+        pair_shard *sh = &s->shard[shard_of(s->n_splits, p.a, p.b)];
+        pair_slots *t = &sh->table;
         size_t at = pair_add(t, p.a, p.b);
-        ok = at != SIZE_MAX && file_entry(s, p.a, p.b, initial.counts[j]);
+        ok = at != SIZE_MAX && file_entry(sh, p.a, p.b, initial.counts[j]);
         if (ok) {
             *slot_count(t, at) = initial.counts[j];
             for (unsigned k = 0; k < s->n_splits; k++)
@@ -1798,27 +1916,31 @@ static void workers_describe(const void *opaque, bpe_description *d)
     }
     bpe_describe_section(d, BPE_SHOW_VALUES, BPE_SHOWS_NEXT,
                          "the cursor (no bucket above it holds an entry)", NULL, NULL, NULL);
-    bpe_describe_row(d, "at", 0, s->cursor);
-    bpe_describe_section(d, BPE_SHOW_HEAP, BPE_SHOWS_NEXT, "the spill (counts from 2^14)",
-                         "entry", "snapshot", "count");
-    for (size_t k = 0; k < s->spill.len; k++) {
-        bpe_heap_entry e = s->spill.entries[k];
-        uint64_t count = pair_count(s, e.a, e.b);
-        bpe_mark mark = count == 0 ? BPE_MARK_DEAD : count != e.count ? BPE_MARK_STALE
-                                                                      : BPE_MARK_NONE;
-        bpe_describe_pair(d, e.a, e.b, k, e.count, count, mark);
-    }
-    bpe_describe_section(d, BPE_SHOW_BUCKETS, BPE_SHOWS_NEXT, "the buckets, from the cursor down",
-                         "bucket", "snapshot", "count");
-    uint64_t top = s->cursor < BUCKET_DENSE ? s->cursor : BUCKET_DENSE - 1;
-    for (uint64_t k = top; k >= 1; k--)
-        for (size_t i = 0; i < s->bucket[k].len; i++) {
-            bpe_pair p = s->bucket[k].pair[i];
-            uint64_t count = pair_count(s, p.a, p.b);
-            bpe_mark mark = count == 0 ? BPE_MARK_DEAD : count != k ? BPE_MARK_STALE
-                                                                    : BPE_MARK_NONE;
-            bpe_describe_pair(d, p.a, p.b, k, k, count, mark);
+    uint64_t top = highest_cursor(s);
+    bpe_describe_row(d, "at", 0, top);
+    bpe_describe_section(d, BPE_SHOW_HEAP, BPE_SHOWS_NEXT,
+                         "the spills (counts from 2^14), shard after shard", "entry", "snapshot",
+                         "count");
+    for (unsigned j = 0, n = 0; j < s->n_splits; j++)
+        for (size_t k = 0; k < s->shard[j].spill.len; k++) {
+            bpe_heap_entry e = s->shard[j].spill.entries[k];
+            uint64_t count = pair_count(s, e.a, e.b);
+            bpe_mark mark = count == 0 ? BPE_MARK_DEAD : count != e.count ? BPE_MARK_STALE
+                                                                          : BPE_MARK_NONE;
+            bpe_describe_pair(d, e.a, e.b, n++, e.count, count, mark);
         }
+    bpe_describe_section(d, BPE_SHOW_BUCKETS, BPE_SHOWS_NEXT,
+                         "the buckets, from the cursor down, shard after shard", "bucket",
+                         "snapshot", "count");
+    for (uint64_t k = top < BUCKET_DENSE ? top : BUCKET_DENSE - 1; k >= 1; k--)
+        for (unsigned j = 0; j < s->n_splits; j++)
+            for (size_t i = 0; i < s->shard[j].bucket[k].len; i++) {
+                bpe_pair p = s->shard[j].bucket[k].pair[i];
+                uint64_t count = pair_count(s, p.a, p.b);
+                bpe_mark mark = count == 0 ? BPE_MARK_DEAD : count != k ? BPE_MARK_STALE
+                                                                        : BPE_MARK_NONE;
+                bpe_describe_pair(d, p.a, p.b, k, k, count, mark);
+            }
     describe_lists(s, places, d);
     bpe_describe_section(d, BPE_SHOW_TABLE, BPE_SHOWS_LAST, "the batch, as handed out", NULL,
                          "count", "A_i");
