@@ -49,13 +49,13 @@
  * snapshot below the cursor, which is ≤ the top's count; and every live pair
  * ranks at or below its own entry.
  *
- * Repeated on purpose. Everything but the buckets is heap.c's (and so
- * inverted_index.c's): count_add, count_sub, count_all_pairs, merge_word and
- * merge_listed_words are that file's, unchanged, so that this file reads
- * whole. The new code is the section "the buckets".
+ * The index is lesson 3's. Everything but the buckets is inverted_index.c's
+ * index, called here as heap.c calls it (pairindex.c, with its `born` list
+ * of the pairs each merge creates). The new code is the section "the
+ * buckets".
  *
  * Data structures (heap.c's, with the buckets in place of its heap).
- *   - seg, pairs, postings, born: as in heap.c;
+ *   - index (seg, pairs, postings) and index.born: as in heap.c;
  *   - bucket[k], 1 ≤ k < BUCKET_DENSE: the pairs filed under snapshot k, a
  *     plain growable array of bpe_pair (array.h), in no order;
  *   - front: maxheap.h entries (snapshot, a, b), every snapshot ≥ cursor;
@@ -97,11 +97,8 @@
 #include "bpe.h"
 #include "array.h"
 #include "describe.h"
-#include "initialpairs.h"
 #include "maxheap.h"
-#include "pairtable.h"
-#include "postings.h"
-#include "segmentation.h"
+#include "pairindex.h"
 
 #include <stdlib.h>
 
@@ -119,13 +116,6 @@ static const char *const bucket_counter_names[] = {
     "words_touched", "postings_stale", "pair_count_updates", "bucket_files", "front_pushes",
     "front_pops", "stale_pops", "cursor_moves", NULL};
 
-/* What this trainer keeps for each pair in the table (heap.c's). */
-typedef struct {
-    bpe_pair pair;  /* the pair (a, b) itself: the table's part of the record */
-    uint64_t count; /* count(a, b) ≥ 1 (SPEC §2.6) */
-    uint32_t words; /* its list in `postings`: the words holding it, and stale ones */
-} pair_record;
-
 /* The pairs filed under one count below the cursor, in no order. */
 typedef struct {
     bpe_pair *pairs; /* the entries; owned */
@@ -134,14 +124,8 @@ typedef struct {
 } count_bucket;
 
 typedef struct {
-    bpe_vocab *vocab;       /* token bytes for the tie-break; not owned */
     bpe_counters *counters; /* where work is counted; not owned */
-    bpe_segmentation seg;   /* every word's current tokens and its count; owned */
-    bpe_pairtable pairs;    /* the live pairs, a pair_record each; owned */
-    bpe_postings postings;  /* every posting list; owned */
-    bpe_pair *born;         /* the pairs created by the merge in progress; owned */
-    size_t n_born;          /* pairs in `born` */
-    size_t cap_born;        /* capacity of `born` */
+    bpe_pairindex index;    /* inverted_index.c's words, counts, lists, born; owned */
     count_bucket *bucket;   /* count k → its bucket, for 1 ≤ k < BUCKET_DENSE; owned */
     bpe_maxheap front;      /* entries with snapshot ≥ cursor, heap-ordered; owned */
     uint64_t cursor;        /* buckets ≥ this have been opened into the front */
@@ -152,10 +136,7 @@ static void bucket_destroy(void *opaque)
     bucket_state *s = opaque;
     if (!s)
         return;
-    bpe_segmentation_free(&s->seg);
-    bpe_pairtable_free(&s->pairs);
-    bpe_postings_free(&s->postings);
-    free(s->born);
+    bpe_pairindex_free(&s->index);
     if (s->bucket)
         for (size_t k = 0; k < BUCKET_DENSE; k++)
             free(s->bucket[k].pairs);
@@ -164,145 +145,10 @@ static void bucket_destroy(void *opaque)
     free(s);
 }
 
-/* ----------------------- the counts and the lists (as in heap.c) */
-
-/* The record of the pair at position i. O(1). */
-static pair_record *record_at(const bucket_state *s, size_t i)
+/* The record of the pair at position i in the index. O(1). */
+static bpe_pairindex_record *record_at(const bucket_state *s, size_t i)
 {
-    pair_record *records = bpe_pairtable_records(&s->pairs);
-    return &records[i];
-}
-
-/* Remembers that (x, y) was created by the merge in progress. False on OOM.
- * Amortized O(1). */
-static bool note_born(bucket_state *s, bpe_token x, bpe_token y)
-{
-    bpe_pair *born = bpe_array_reserve(s->born, &s->cap_born, s->n_born + 1, sizeof *born);
-    if (!born)
-        return false;
-    s->born = born;
-    s->born[s->n_born++] = (bpe_pair){.a = x, .b = y};
-    return true;
-}
-
-/* count(x, y) += c, adding the pair (with a new list, noted as born) if it is
- * new, and word w joins the pair's list (see inverted_index.c). False on OOM.
- * O(1) amortized. */
-static bool count_add(bucket_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t w)
-{
-    size_t i = bpe_pairtable_find(&s->pairs, x, y);
-    if (i == SIZE_MAX) {
-        uint32_t list = bpe_postings_open(&s->postings);
-        if (list == BPE_POSTINGS_NONE || (i = bpe_pairtable_add(&s->pairs, x, y)) == SIZE_MAX ||
-            !note_born(s, x, y))
-            return false;
-        *record_at(s, i) = (pair_record){.pair = {x, y}, .count = 0, .words = list};
-    }
-    record_at(s, i)->count += c;
-    s->counters->value[PAIR_COUNT_UPDATES]++;
-    return bpe_postings_gather(&s->postings, record_at(s, i)->words, w);
-}
-
-/* count(x, y) −= c, which it holds; the pair leaves the table when it reaches
- * 0, its entry staying behind in the front or a bucket. O(1) expected. */
-static void count_sub(bucket_state *s, bpe_token x, bpe_token y, uint64_t c)
-{
-    size_t i = bpe_pairtable_find(&s->pairs, x, y);
-    pair_record *p = record_at(s, i);
-    p->count -= c;
-    s->counters->value[PAIR_COUNT_UPDATES]++;
-    if (p->count == 0)
-        bpe_pairtable_remove(&s->pairs, i);
-}
-
-/* Merge 0, where every pair is born, as in heap.c: counted and listed on
- * `threads` threads by initialpairs.h, each pair enters the table with its
- * count and list. They are filed by file_all_pairs, not one by one as they
- * are born. False on OOM. O(M / threads + W + P). */
-static bool count_all_pairs(bucket_state *s, const bpe_words *words, unsigned threads)
-{
-    bpe_initial_pairs initial;
-    if (!bpe_initial_pairs_count(words, threads, BPE_LIST_WORDS, &s->postings, &initial))
-        return false;
-    bool ok = true;
-    for (size_t k = 0; ok && k < initial.n_pairs; k++) {
-        bpe_pair p = initial.pairs[k];
-        size_t i = bpe_pairtable_add(&s->pairs, p.a, p.b);
-        if ((ok = i != SIZE_MAX))
-            *record_at(s, i) =
-                (pair_record){.pair = p, .count = initial.counts[k], .words = (uint32_t)k};
-    }
-    s->counters->value[PAIR_COUNT_UPDATES] += initial.positions;
-    bpe_initial_pairs_free(&initial);
-    return ok;
-}
-
-/* --------------------------------------- a merge (as in inverted_index.c) */
-
-/* Merges (a, b) into `merged` in word w from its first occurrence at
- * `first`, with incremental.c's delta rule; each pair the word gains gets
- * the word on its list. False on OOM. O(len(w)). */
-static bool merge_word(bucket_state *s, uint32_t w, uint32_t first, bpe_token a, bpe_token b,
-                       bpe_token merged)
-{
-    bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
-    uint64_t c = s->seg.word[w].count;
-    uint32_t n = s->seg.word[w].len, out = first;
-    for (uint32_t i = first; i < n; i++) {
-        bool after_merge = out > 0 && t[out - 1] == merged;
-        if (i + 1 < n && t[i] == a && t[i + 1] == b) {
-            count_sub(s, a, b, c);
-            if (out > 0) {
-                count_sub(s, after_merge ? b : t[out - 1], a, c);
-                if (!count_add(s, t[out - 1], merged, c, w))
-                    return false;
-            }
-            t[out++] = merged;
-            i++; /* the b is consumed: occurrences never overlap */
-        } else {
-            if (after_merge) {
-                count_sub(s, b, t[i], c);
-                if (!count_add(s, merged, t[i], c, w))
-                    return false;
-            }
-            t[out++] = t[i];
-        }
-    }
-    s->seg.word[w].len = out;
-    return true;
-}
-
-/* The walk: merges the pair at position `best` in every word on its list
- * that still holds it, skipping and counting stale entries; fills *out.
- * False on OOM. O(Σ len(w) over the list). */
-static bool merge_listed_words(bucket_state *s, size_t best, bpe_merge *out)
-{
-    /* Copy the pair and its record now: the pair leaves the table during the
-     * walk, but its list stays where it is. */
-    pair_record record = *record_at(s, best);
-    bpe_pair chosen = record.pair;
-    bpe_token merged = bpe_vocab_add_merge(s->vocab, chosen.a, chosen.b);
-    if (merged == BPE_NO_TOKEN)
-        return false;
-    /* Valid for the whole walk: lists are only frozen after it. */
-    const uint32_t *ids = bpe_postings_ids(&s->postings, record.words);
-    uint32_t n = bpe_postings_len(&s->postings, record.words);
-    uint64_t affected = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t w = ids[k];
-        uint32_t first = bpe_find_pair(bpe_segmentation_tokens(&s->seg, w), s->seg.word[w].len,
-                                       chosen.a, chosen.b);
-        if (first == s->seg.word[w].len) {
-            s->counters->value[POSTINGS_STALE]++;
-            continue;
-        }
-        if (!merge_word(s, w, first, chosen.a, chosen.b, merged))
-            return false;
-        affected++;
-    }
-    *out = (bpe_merge){.left = chosen.a, .right = chosen.b, .id = merged, .count = record.count,
-                       .words_affected = affected};
-    return true;
+    return bpe_pairindex_at(&s->index, i);
 }
 
 /* ------------------------------------------------------------- the buckets */
@@ -326,13 +172,13 @@ static bool file_pair(bucket_state *s, uint64_t n, bpe_token x, bpe_token y)
     return true;
 }
 
-/* The first filing, after count_all_pairs: every pair of count ≥ the cursor
+/* The first filing, after the index has counted every pair: every pair of count ≥ the cursor
  * (BUCKET_DENSE) goes into the spill by one heapify, the others into their
  * buckets. False on OOM. O(P). */
 static bool file_all_pairs(bucket_state *s)
 {
-    for (size_t i = 0; i < bpe_pairtable_len(&s->pairs); i++) {
-        const pair_record *p = record_at(s, i);
+    for (size_t i = 0; i < bpe_pairtable_len(&s->index.pairs); i++) {
+        const bpe_pairindex_record *p = record_at(s, i);
         bool ok = p->count >= s->cursor
                       ? bpe_maxheap_append(&s->front, (bpe_heap_entry){.count = p->count,
                                                                         .a = p->pair.a,
@@ -393,7 +239,7 @@ static bpe_step_result pop_best_pair(bucket_state *s, size_t *best)
         }
         s->counters->value[FRONT_POPS]++;
         bpe_heap_entry e = *top;
-        size_t at = bpe_pairtable_find(&s->pairs, e.a, e.b);
+        size_t at = bpe_pairtable_find(&s->index.pairs, e.a, e.b);
         bpe_maxheap_pop(&s->front);
         if (at != SIZE_MAX && record_at(s, at)->count == e.count) {
             *best = at;
@@ -411,39 +257,36 @@ static bpe_step_result pop_best_pair(bucket_state *s, size_t *best)
  * O(born · log F). */
 static bool file_born_pairs(bucket_state *s)
 {
-    for (size_t k = 0; k < s->n_born; k++) {
-        bpe_pair p = s->born[k];
-        uint64_t count = record_at(s, bpe_pairtable_find(&s->pairs, p.a, p.b))->count;
+    for (size_t k = 0; k < s->index.n_born; k++) {
+        bpe_pair p = s->index.born[k];
+        uint64_t count = record_at(s, bpe_pairtable_find(&s->index.pairs, p.a, p.b))->count;
         if (!file_pair(s, count, p.a, p.b))
             return false;
     }
-    s->n_born = 0;
+    s->index.n_born = 0;
     return true;
 }
 
 /* -------------------------------------------------------------------- setup */
 
-/* Copies each word's bytes into the segmentation as single-byte tokens,
- * counts and lists their pairs on config->threads threads, and files them.
- * NULL on OOM, or when the input does not fit the 32-bit ids of the lists
- * (bpe_postings_fit). O(M + BUCKET_DENSE) time, O(M + P + BUCKET_DENSE)
- * memory. */
+/* Builds the index as heap.c does and files its pairs. NULL on OOM, or when
+ * the input does not fit the 32-bit ids of the lists (bpe_postings_fit).
+ * O(M + BUCKET_DENSE) time, O(M + P + BUCKET_DENSE) memory. */
 static void *bucket_create(const bpe_words *words, const bpe_config *config, bpe_vocab *vocab,
                            bpe_counters *counters)
 {
-    if (!bpe_postings_fit(words))
-        return NULL;
     bucket_state *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->vocab = vocab;
     s->counters = counters;
     s->cursor = BUCKET_DENSE;
     bpe_maxheap_init(&s->front, vocab);
     s->bucket = calloc(BUCKET_DENSE, sizeof *s->bucket);
-    if (!s->bucket || !bpe_pairtable_init(&s->pairs, sizeof(pair_record)) ||
-        !bpe_segmentation_init(&s->seg, words) ||
-        !count_all_pairs(s, words, config->threads) || !file_all_pairs(s)) {
+    if (!s->bucket ||
+        !bpe_pairindex_init(&s->index, words, config->threads, vocab, true,
+                            &counters->value[PAIR_COUNT_UPDATES],
+                            &counters->value[POSTINGS_STALE]) ||
+        !file_all_pairs(s)) {
         bucket_destroy(s);
         return NULL;
     }
@@ -452,8 +295,8 @@ static void *bucket_create(const bpe_words *words, const bpe_config *config, bpe
 
 /* ------------------------------------------------------------------ a merge */
 
-/* Takes the best pair from the front, walks its list as heap.c does, then
- * files the pairs born meanwhile and freezes their lists.
+/* Takes the best pair from the front, walks its list as heap.c does
+ * (freezing the lists it creates), then files the pairs born meanwhile.
  * O(log F per front operation + Σ len(w) over the list + buckets opened). */
 static bpe_step_result bucket_step(void *opaque, bpe_merge *out)
 {
@@ -462,8 +305,7 @@ static bpe_step_result bucket_step(void *opaque, bpe_merge *out)
     bpe_step_result found = pop_best_pair(s, &best);
     if (found != BPE_STEP_MERGED)
         return found;
-    if (!merge_listed_words(s, best, out) || !file_born_pairs(s) ||
-        !bpe_postings_freeze(&s->postings))
+    if (!bpe_pairindex_merge(&s->index, best, out) || !file_born_pairs(s))
         return BPE_STEP_NOMEM;
     s->counters->value[WORDS_TOUCHED] += out->words_affected;
     return BPE_STEP_MERGED;
@@ -474,7 +316,7 @@ static bpe_step_result bucket_step(void *opaque, bpe_merge *out)
 static bpe_mark entry_mark(const bucket_state *s, bpe_token a, bpe_token b, uint64_t snapshot,
                            uint64_t *count)
 {
-    size_t at = bpe_pairtable_find(&s->pairs, a, b);
+    size_t at = bpe_pairtable_find(&s->index.pairs, a, b);
     *count = at == SIZE_MAX ? 0 : record_at(s, at)->count;
     return at == SIZE_MAX ? BPE_MARK_DEAD : *count != snapshot ? BPE_MARK_STALE : BPE_MARK_NONE;
 }
@@ -489,7 +331,7 @@ static void bucket_describe(const void *opaque, bpe_description *d)
 {
     const bucket_state *s = opaque;
     uint64_t count;
-    bpe_segmentation_describe(&s->seg, d);
+    bpe_segmentation_describe(&s->index.seg, d);
     bpe_describe_section(d, BPE_SHOW_VALUES, BPE_SHOWS_NEXT,
                          "the cursor (the buckets from it up are open, in the front)", NULL, NULL,
                          NULL);
@@ -509,12 +351,7 @@ static void bucket_describe(const void *opaque, bpe_description *d)
             bpe_mark mark = entry_mark(s, p.a, p.b, k, &count);
             bpe_describe_pair(d, p.a, p.b, k, k, count, mark);
         }
-    bpe_describe_section(d, BPE_SHOW_WORD_LISTS, BPE_SHOWS_NEXT, "the posting lists", "list",
-                         NULL, NULL);
-    const pair_record *r = bpe_pairtable_records(&s->pairs);
-    for (size_t i = 0; i < bpe_pairtable_len(&s->pairs); i++)
-        bpe_segmentation_describe_list(&s->seg, &s->postings, r[i].words, r[i].pair.a,
-                                       r[i].pair.b, d);
+    bpe_pairindex_describe_lists(&s->index, d);
 }
 
 const bpe_trainer bpe_trainer_bucket = {

@@ -46,21 +46,17 @@
  * (`make bench`, results.json). It is kept for inputs whose pairs die faster
  * than they are born (test_heaps.c builds one and sees it rebuild).
  *
- * Repeated on purpose. Everything but the heap is inverted_index.c's, and is
- * repeated here so that this file reads whole: count_add, count_sub,
- * count_all_pairs, merge_word (incremental.c's delta rule) and
- * merge_listed_words (the walk) are that file's, unchanged but for one line:
- * count_add notes each pair it adds in `born`, the pairs whose entries are
- * pushed when the merge ends. The new code is the section "the heap".
+ * The index is lesson 3's. Everything but the heap is inverted_index.c's
+ * index, called here: the counts, the lists, the delta rule and the walk are
+ * in pairindex.c, with its `born` list switched on: the pairs created by the
+ * merge in progress, whose entries are pushed when the merge ends. The new
+ * code, all of this file, is the heap.
  *
  * Data structures (inverted_index.c's, plus the heap).
- *   - seg: every word's current segmentation in one flat array
- *     (segmentation.h), exactly as in inverted_index.c;
- *   - pairs: the pair table (pairtable.h), each record holding the pair's
- *     count and its posting list, exactly as in inverted_index.c. Its dense
- *     array of live pairs is also what a heap rebuild reads;
- *   - postings: the posting arena (postings.h), as in inverted_index.c;
- *   - born: the pairs created by the merge in progress;
+ *   - index: seg, pairs and postings exactly as in inverted_index.c
+ *     (pairindex.h). Its dense array of live pairs is also what a heap
+ *     rebuild reads;
+ *   - index.born: the pairs created by the merge in progress;
  *   - heap: maxheap.h entries (snapshot, a, b).
  * Invariants: inverted_index.c's, and after every step each live pair has
  * exactly one heap entry, whose snapshot is ≥ its count; every other entry
@@ -95,13 +91,9 @@
  * Trace: build/bpebench trace --trainer heap   (SPEC §2's example, merge by merge)
  */
 #include "bpe.h"
-#include "array.h"
 #include "describe.h"
-#include "initialpairs.h"
 #include "maxheap.h"
-#include "pairtable.h"
-#include "postings.h"
-#include "segmentation.h"
+#include "pairindex.h"
 
 #include <stdlib.h>
 
@@ -122,22 +114,9 @@ static const char *const heap_counter_names[] = {
     "words_touched", "postings_stale", "pair_count_updates", "heap_pushes", "heap_pops",
     "stale_pops", "compactions", NULL};
 
-/* What this trainer keeps for each pair in the table (inverted_index.c's). */
 typedef struct {
-    bpe_pair pair;  /* the pair (a, b) itself: the table's part of the record */
-    uint64_t count; /* count(a, b) ≥ 1 (SPEC §2.6) */
-    uint32_t words; /* its list in `postings`: the words holding it, and stale ones */
-} pair_record;
-
-typedef struct {
-    bpe_vocab *vocab;       /* token bytes for the tie-break; not owned */
     bpe_counters *counters; /* where work is counted; not owned */
-    bpe_segmentation seg;   /* every word's current tokens and its count; owned */
-    bpe_pairtable pairs;    /* the live pairs, a pair_record each; owned */
-    bpe_postings postings;  /* every posting list; owned */
-    bpe_pair *born;         /* the pairs created by the merge in progress; owned */
-    size_t n_born;          /* pairs in `born` */
-    size_t cap_born;        /* capacity of `born` */
+    bpe_pairindex index;    /* inverted_index.c's words, counts, lists, born; owned */
     bpe_maxheap heap;       /* one snapshot per live pair + dead entries; owned */
 } heap_state;
 
@@ -146,154 +125,15 @@ static void heap_destroy(void *opaque)
     heap_state *s = opaque;
     if (!s)
         return;
-    bpe_segmentation_free(&s->seg);
-    bpe_pairtable_free(&s->pairs);
-    bpe_postings_free(&s->postings);
-    free(s->born);
+    bpe_pairindex_free(&s->index);
     bpe_maxheap_free(&s->heap);
     free(s);
 }
 
-/* ----------------------- the counts and the lists (as in inverted_index.c) */
-
-/* The record of the pair at position i. O(1). */
-static pair_record *record_at(const heap_state *s, size_t i)
+/* The record of the pair at position i in the index. O(1). */
+static bpe_pairindex_record *record_at(const heap_state *s, size_t i)
 {
-    pair_record *records = bpe_pairtable_records(&s->pairs);
-    return &records[i];
-}
-
-/* Remembers that (x, y) was created by the merge in progress. False on OOM.
- * Amortized O(1). */
-static bool note_born(heap_state *s, bpe_token x, bpe_token y)
-{
-    bpe_pair *born = bpe_array_reserve(s->born, &s->cap_born, s->n_born + 1, sizeof *born);
-    if (!born)
-        return false;
-    s->born = born;
-    s->born[s->n_born++] = (bpe_pair){.a = x, .b = y};
-    return true;
-}
-
-/* count(x, y) += c, adding the pair (with a new list, noted as born) if it is
- * new, and word w joins the pair's list (see inverted_index.c). False on OOM.
- * O(1) amortized. */
-static bool count_add(heap_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t w)
-{
-    size_t i = bpe_pairtable_find(&s->pairs, x, y);
-    if (i == SIZE_MAX) {
-        uint32_t list = bpe_postings_open(&s->postings);
-        if (list == BPE_POSTINGS_NONE || (i = bpe_pairtable_add(&s->pairs, x, y)) == SIZE_MAX ||
-            !note_born(s, x, y))
-            return false;
-        *record_at(s, i) = (pair_record){.pair = {x, y}, .count = 0, .words = list};
-    }
-    record_at(s, i)->count += c;
-    s->counters->value[PAIR_COUNT_UPDATES]++;
-    return bpe_postings_gather(&s->postings, record_at(s, i)->words, w);
-}
-
-/* count(x, y) −= c, which it holds; the pair leaves the table when it reaches
- * 0, its heap entry staying behind. O(1) expected. */
-static void count_sub(heap_state *s, bpe_token x, bpe_token y, uint64_t c)
-{
-    size_t i = bpe_pairtable_find(&s->pairs, x, y);
-    pair_record *p = record_at(s, i);
-    p->count -= c;
-    s->counters->value[PAIR_COUNT_UPDATES]++;
-    if (p->count == 0)
-        bpe_pairtable_remove(&s->pairs, i);
-}
-
-/* Merge 0, where every pair is born, as in inverted_index.c: counted and
- * listed on `threads` threads by initialpairs.h, each pair enters the table
- * with its count and list. They enter the first heap by one heapify
- * (rebuild_heap), not by a push each. False on OOM.
- * O(M / threads + W + P). */
-static bool count_all_pairs(heap_state *s, const bpe_words *words, unsigned threads)
-{
-    bpe_initial_pairs initial;
-    if (!bpe_initial_pairs_count(words, threads, BPE_LIST_WORDS, &s->postings, &initial))
-        return false;
-    bool ok = true;
-    for (size_t k = 0; ok && k < initial.n_pairs; k++) {
-        bpe_pair p = initial.pairs[k];
-        size_t i = bpe_pairtable_add(&s->pairs, p.a, p.b);
-        if ((ok = i != SIZE_MAX))
-            *record_at(s, i) =
-                (pair_record){.pair = p, .count = initial.counts[k], .words = (uint32_t)k};
-    }
-    s->counters->value[PAIR_COUNT_UPDATES] += initial.positions;
-    bpe_initial_pairs_free(&initial);
-    return ok;
-}
-
-/* --------------------------------------- a merge (as in inverted_index.c) */
-
-/* Merges (a, b) into `merged` in word w from its first occurrence at
- * `first`, with incremental.c's delta rule; each pair the word gains gets
- * the word on its list. False on OOM. O(len(w)). */
-static bool merge_word(heap_state *s, uint32_t w, uint32_t first, bpe_token a, bpe_token b,
-                       bpe_token merged)
-{
-    bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
-    uint64_t c = s->seg.word[w].count;
-    uint32_t n = s->seg.word[w].len, out = first;
-    for (uint32_t i = first; i < n; i++) {
-        bool after_merge = out > 0 && t[out - 1] == merged;
-        if (i + 1 < n && t[i] == a && t[i + 1] == b) {
-            count_sub(s, a, b, c);
-            if (out > 0) {
-                count_sub(s, after_merge ? b : t[out - 1], a, c);
-                if (!count_add(s, t[out - 1], merged, c, w))
-                    return false;
-            }
-            t[out++] = merged;
-            i++; /* the b is consumed: occurrences never overlap */
-        } else {
-            if (after_merge) {
-                count_sub(s, b, t[i], c);
-                if (!count_add(s, merged, t[i], c, w))
-                    return false;
-            }
-            t[out++] = t[i];
-        }
-    }
-    s->seg.word[w].len = out;
-    return true;
-}
-
-/* The walk: merges the pair at position `best` in every word on its list
- * that still holds it, skipping and counting stale entries; fills *out.
- * False on OOM. O(Σ len(w) over the list). */
-static bool merge_listed_words(heap_state *s, size_t best, bpe_merge *out)
-{
-    /* Copy the pair and its record now: the pair leaves the table during the
-     * walk, but its list stays where it is. */
-    pair_record record = *record_at(s, best);
-    bpe_pair chosen = record.pair;
-    bpe_token merged = bpe_vocab_add_merge(s->vocab, chosen.a, chosen.b);
-    if (merged == BPE_NO_TOKEN)
-        return false;
-    /* Valid for the whole walk: lists are only frozen after it. */
-    const uint32_t *ids = bpe_postings_ids(&s->postings, record.words);
-    uint32_t n = bpe_postings_len(&s->postings, record.words);
-    uint64_t affected = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t w = ids[k];
-        uint32_t first = bpe_find_pair(bpe_segmentation_tokens(&s->seg, w), s->seg.word[w].len,
-                                       chosen.a, chosen.b);
-        if (first == s->seg.word[w].len) {
-            s->counters->value[POSTINGS_STALE]++;
-            continue;
-        }
-        if (!merge_word(s, w, first, chosen.a, chosen.b, merged))
-            return false;
-        affected++;
-    }
-    *out = (bpe_merge){.left = chosen.a, .right = chosen.b, .id = merged, .count = record.count,
-                       .words_affected = affected};
-    return true;
+    return bpe_pairindex_at(&s->index, i);
 }
 
 /* ----------------------------------------------------------------- the heap */
@@ -303,8 +143,8 @@ static bool merge_listed_words(heap_state *s, size_t best, bpe_merge *out)
 static bool rebuild_heap(heap_state *s)
 {
     bpe_maxheap_clear(&s->heap);
-    for (size_t i = 0; i < bpe_pairtable_len(&s->pairs); i++) {
-        const pair_record *p = record_at(s, i);
+    for (size_t i = 0; i < bpe_pairtable_len(&s->index.pairs); i++) {
+        const bpe_pairindex_record *p = record_at(s, i);
         bpe_heap_entry e = {.count = p->count, .a = p->pair.a, .b = p->pair.b};
         if (!bpe_maxheap_append(&s->heap, e))
             return false;
@@ -318,7 +158,7 @@ static bool rebuild_heap(heap_state *s)
  * O(1), or O(P) when it rebuilds. */
 static bool compact_if_needed(heap_state *s)
 {
-    size_t live = bpe_pairtable_len(&s->pairs);
+    size_t live = bpe_pairtable_len(&s->index.pairs);
     if (s->heap.len - live <= HEAP_COMPACT_FACTOR * live)
         return true;
     s->counters->value[COMPACTIONS]++;
@@ -336,7 +176,7 @@ static bool pop_best_pair(heap_state *s, size_t *best)
     const bpe_heap_entry *top;
     while ((top = bpe_maxheap_top(&s->heap)) != NULL) {
         s->counters->value[HEAP_POPS]++;
-        size_t at = bpe_pairtable_find(&s->pairs, top->a, top->b);
+        size_t at = bpe_pairtable_find(&s->index.pairs, top->a, top->b);
         if (at != SIZE_MAX && record_at(s, at)->count == top->count) {
             *best = at;
             bpe_maxheap_pop(&s->heap);
@@ -361,37 +201,34 @@ static bool pop_best_pair(heap_state *s, size_t *best)
  * Empties `born`. False on OOM. O(born · log P). */
 static bool push_born_pairs(heap_state *s)
 {
-    for (size_t k = 0; k < s->n_born; k++) {
-        bpe_pair p = s->born[k];
-        uint64_t count = record_at(s, bpe_pairtable_find(&s->pairs, p.a, p.b))->count;
+    for (size_t k = 0; k < s->index.n_born; k++) {
+        bpe_pair p = s->index.born[k];
+        uint64_t count = record_at(s, bpe_pairtable_find(&s->index.pairs, p.a, p.b))->count;
         if (!bpe_maxheap_push(&s->heap, (bpe_heap_entry){.count = count, .a = p.a, .b = p.b}))
             return false;
         s->counters->value[HEAP_PUSHES]++;
     }
-    s->n_born = 0;
+    s->index.n_born = 0;
     return true;
 }
 
 /* -------------------------------------------------------------------- setup */
 
-/* Copies each word's bytes into the segmentation as single-byte tokens,
- * counts and lists their pairs on config->threads threads, and heapifies
- * them. NULL on OOM, or when the input does not fit the 32-bit ids of the
- * lists (bpe_postings_fit). O(M) time, O(M + P) memory. */
+/* Builds the index as inverted_index.c does (born pairs noted), and
+ * heapifies its pairs. NULL on OOM, or when the input does not fit the
+ * 32-bit ids of the lists (bpe_postings_fit). O(M) time, O(M + P) memory. */
 static void *heap_create(const bpe_words *words, const bpe_config *config, bpe_vocab *vocab,
                          bpe_counters *counters)
 {
-    if (!bpe_postings_fit(words))
-        return NULL;
     heap_state *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->vocab = vocab;
     s->counters = counters;
     bpe_maxheap_init(&s->heap, vocab);
-    if (!bpe_pairtable_init(&s->pairs, sizeof(pair_record)) ||
-        !bpe_segmentation_init(&s->seg, words) ||
-        !count_all_pairs(s, words, config->threads) || !rebuild_heap(s)) {
+    if (!bpe_pairindex_init(&s->index, words, config->threads, vocab, true,
+                            &counters->value[PAIR_COUNT_UPDATES],
+                            &counters->value[POSTINGS_STALE]) ||
+        !rebuild_heap(s)) {
         heap_destroy(s);
         return NULL;
     }
@@ -400,8 +237,8 @@ static void *heap_create(const bpe_words *words, const bpe_config *config, bpe_v
 
 /* ------------------------------------------------------------------ a merge */
 
-/* Pops the best pair, walks its list as inverted_index.c does, then files the
- * pairs born meanwhile in the heap and freezes their lists.
+/* Pops the best pair, walks its list as inverted_index.c does (freezing the
+ * lists it creates), then files the pairs born meanwhile in the heap.
  * O(log P per heap operation + Σ len(w) over the list). */
 static bpe_step_result heap_step(void *opaque, bpe_merge *out)
 {
@@ -409,8 +246,8 @@ static bpe_step_result heap_step(void *opaque, bpe_merge *out)
     size_t best;
     if (!pop_best_pair(s, &best))
         return BPE_STEP_EXHAUSTED;
-    if (!merge_listed_words(s, best, out) || !push_born_pairs(s) ||
-        !bpe_postings_freeze(&s->postings) || !compact_if_needed(s))
+    if (!bpe_pairindex_merge(&s->index, best, out) || !push_born_pairs(s) ||
+        !compact_if_needed(s))
         return BPE_STEP_NOMEM;
     s->counters->value[WORDS_TOUCHED] += out->words_affected;
     return BPE_STEP_MERGED;
@@ -425,24 +262,19 @@ static bpe_step_result heap_step(void *opaque, bpe_merge *out)
 static void heap_describe(const void *opaque, bpe_description *d)
 {
     const heap_state *s = opaque;
-    bpe_segmentation_describe(&s->seg, d);
+    bpe_segmentation_describe(&s->index.seg, d);
     bpe_describe_section(d, BPE_SHOW_HEAP, BPE_SHOWS_NEXT, "the heap", "entry", "snapshot",
                          "count");
     for (size_t k = 0; k < s->heap.len; k++) {
         bpe_heap_entry e = s->heap.entries[k];
-        size_t at = bpe_pairtable_find(&s->pairs, e.a, e.b);
+        size_t at = bpe_pairtable_find(&s->index.pairs, e.a, e.b);
         uint64_t count = at == SIZE_MAX ? 0 : record_at(s, at)->count;
         bpe_mark mark = at == SIZE_MAX       ? BPE_MARK_DEAD
                         : count != e.count ? BPE_MARK_STALE
                                            : BPE_MARK_NONE;
         bpe_describe_pair(d, e.a, e.b, k, e.count, count, mark);
     }
-    bpe_describe_section(d, BPE_SHOW_WORD_LISTS, BPE_SHOWS_NEXT, "the posting lists", "list",
-                         NULL, NULL);
-    const pair_record *r = bpe_pairtable_records(&s->pairs);
-    for (size_t i = 0; i < bpe_pairtable_len(&s->pairs); i++)
-        bpe_segmentation_describe_list(&s->seg, &s->postings, r[i].words, r[i].pair.a,
-                                       r[i].pair.b, d);
+    bpe_pairindex_describe_lists(&s->index, d);
 }
 
 const bpe_trainer bpe_trainer_heap = {

@@ -6,9 +6,9 @@
  * inverted index, the classic structure of text search, answers that
  * question directly: pair → the words containing it (its "posting list").
  * A merge now walks the chosen pair's list and visits only those words
- * (merge_listed_words below: the new code of this file). This is the
- * "V4, inverted index" of the article "Building a Fast BPE Tokenizer from
- * Scratch" and the "pair locations" of "From Hours to Seconds".
+ * (bpe_pairindex_merge in pairindex.c: the new code of this lesson). This
+ * is the "V4, inverted index" of the article "Building a Fast BPE Tokenizer
+ * from Scratch" and the "pair locations" of "From Hours to Seconds".
  *
  * Keeping the lists exact is the subtle part. The article "Part 8:
  * Fine-Grained Updates" describes the trap: a word can hold a pair twice
@@ -31,22 +31,25 @@
  * per pair" that this fact makes possible: each list is one contiguous slice,
  * read with no pointer chasing.
  *
- * Repeated on purpose. The counts change by incremental.c's delta rule, and
- * merge_word, count_add and count_sub below are that file's, with one change:
- * a pair that gains a word puts the word on its list (count_add's last line).
- * best_pair_by_scan is incremental.c's, unchanged. So this file reads whole.
+ * Where the code is. The index is a building block that heap.c and bucket.c
+ * use too: pairindex.c holds it (read it beside this header; it is short).
+ * Its counts change by incremental.c's delta rule, and its merge_word and
+ * count_add are that file's, with one change: a pair that gains a word puts
+ * the word on its list (count_add's last line). The walk of the chosen
+ * pair's list, bpe_pairindex_merge, is this lesson's new code. What stays
+ * here is incremental.c's scan for the best pair and the trainer around them.
  *
  * Data structures.
  *   - seg: every word's current segmentation in one flat array, as in
  *     naive.c (segmentation.h);
- *   - pairs: the pair table (pairtable.h), each pair's record holding its
- *     count and its list: the P live pairs packed densely, found through a
- *     pair map;
+ *   - pairs: the pair table (pairtable.h), each pair's record
+ *     (bpe_pairindex_record) holding its count and its list: the P live pairs
+ *     packed densely, found through a pair map;
  *   - postings: the posting arena (postings.h), every list as a slice of word
  *     ids, ascending (every list is filled in word order).
- * The first counts and lists, in create(), come from initialpairs.h, on the
- * run's threads (the same pairs, lists and order for any number); the merges
- * run on one thread.
+ * All three are a bpe_pairindex (pairindex.h). The first counts and lists
+ * come from initialpairs.h, on the run's threads (the same pairs, lists and
+ * order for any number); the merges run on one thread.
  * Invariants: `pairs` holds exactly the P pairs with count ≥ 1, each count
  * equal to naive's recount (SPEC §2.6); every word that contains a pair is on
  * that pair's list exactly once; a list may also hold words that no longer
@@ -81,10 +84,7 @@
  */
 #include "bpe.h"
 #include "describe.h"
-#include "initialpairs.h"
-#include "pairtable.h"
-#include "postings.h"
-#include "segmentation.h"
+#include "pairindex.h"
 
 #include <stdlib.h>
 
@@ -93,19 +93,10 @@ static const char *const inverted_index_counter_names[] = {
     "words_touched", "postings_stale", "pair_count_updates", "pairs_compared",
     "postings_appended", NULL};
 
-/* What this trainer keeps for each pair in the table. */
-typedef struct {
-    bpe_pair pair;  /* the pair (a, b) itself: the table's part of the record */
-    uint64_t count; /* count(a, b) ≥ 1 (SPEC §2.6) */
-    uint32_t words; /* its list in `postings`: the words holding it, and stale ones */
-} pair_record;
-
 typedef struct {
     bpe_vocab *vocab;       /* token bytes for the tie-break; not owned */
     bpe_counters *counters; /* where work is counted; not owned */
-    bpe_segmentation seg;   /* every word's current tokens and its count; owned */
-    bpe_pairtable pairs;    /* the live pairs, a pair_record each; owned */
-    bpe_postings postings;  /* every posting list; owned */
+    bpe_pairindex index;    /* the words, the pair counts and the lists; owned */
 } inverted_state;
 
 static void inverted_destroy(void *opaque)
@@ -113,75 +104,8 @@ static void inverted_destroy(void *opaque)
     inverted_state *s = opaque;
     if (!s)
         return;
-    bpe_segmentation_free(&s->seg);
-    bpe_pairtable_free(&s->pairs);
-    bpe_postings_free(&s->postings);
+    bpe_pairindex_free(&s->index);
     free(s);
-}
-
-/* ------------------------------------------------- the counts and the lists */
-
-/* The record of the pair at position i. O(1). */
-static pair_record *record_at(const inverted_state *s, size_t i)
-{
-    pair_record *records = bpe_pairtable_records(&s->pairs);
-    return &records[i];
-}
-
-/* count(x, y) += c, adding the pair (with a new list) if it is new, and word
- * w joins the pair's list. Only a pair born in this merge gains (fact 1), and
- * a word is rewritten whole before the next, so a repeat can only be the
- * list's newest id, which bpe_postings_gather skips. False on OOM.
- * O(1) amortized. */
-static bool count_add(inverted_state *s, bpe_token x, bpe_token y, uint64_t c, uint32_t w)
-{
-    size_t i = bpe_pairtable_find(&s->pairs, x, y);
-    if (i == SIZE_MAX) {
-        uint32_t list = bpe_postings_open(&s->postings);
-        if (list == BPE_POSTINGS_NONE || (i = bpe_pairtable_add(&s->pairs, x, y)) == SIZE_MAX)
-            return false;
-        *record_at(s, i) = (pair_record){.pair = {x, y}, .count = 0, .words = list};
-    }
-    record_at(s, i)->count += c;
-    s->counters->value[PAIR_COUNT_UPDATES]++;
-    return bpe_postings_gather(&s->postings, record_at(s, i)->words, w);
-}
-
-/* count(x, y) −= c, which it holds; the pair leaves the table when it reaches
- * 0. A word that lost the pair stays on its list as a stale entry (fact 2).
- * O(1) expected. */
-static void count_sub(inverted_state *s, bpe_token x, bpe_token y, uint64_t c)
-{
-    size_t i = bpe_pairtable_find(&s->pairs, x, y);
-    pair_record *p = record_at(s, i);
-    p->count -= c;
-    s->counters->value[PAIR_COUNT_UPDATES]++;
-    if (p->count == 0)
-        bpe_pairtable_remove(&s->pairs, i);
-}
-
-/* Merge 0, where every pair is born: every adjacent pair of every word is
- * counted and listed on `threads` threads by initialpairs.h — its list, the
- * words holding it in word order, frozen in the arena as list k for the k-th
- * pair first seen, exactly what count_add would have gathered in one pass —
- * and enters the table with its count and list. Each position counted is one
- * update, as for count_add. False on OOM. O(M / threads + W + P). */
-static bool count_all_pairs(inverted_state *s, const bpe_words *words, unsigned threads)
-{
-    bpe_initial_pairs initial;
-    if (!bpe_initial_pairs_count(words, threads, BPE_LIST_WORDS, &s->postings, &initial))
-        return false;
-    bool ok = true;
-    for (size_t k = 0; ok && k < initial.n_pairs; k++) {
-        bpe_pair p = initial.pairs[k];
-        size_t i = bpe_pairtable_add(&s->pairs, p.a, p.b);
-        if ((ok = i != SIZE_MAX))
-            *record_at(s, i) =
-                (pair_record){.pair = p, .count = initial.counts[k], .words = (uint32_t)k};
-    }
-    s->counters->value[PAIR_COUNT_UPDATES] += initial.positions;
-    bpe_initial_pairs_free(&initial);
-    return ok;
 }
 
 /* The position of the live pair ranked highest by count, then SPEC §2.7;
@@ -189,8 +113,8 @@ static bool count_all_pairs(inverted_state *s, const bpe_words *words, unsigned 
 static size_t best_pair_by_scan(const inverted_state *s)
 {
     const bpe_vocab *vocab = s->vocab;
-    const pair_record *r = bpe_pairtable_records(&s->pairs);
-    size_t n = bpe_pairtable_len(&s->pairs), best = SIZE_MAX;
+    const bpe_pairindex_record *r = bpe_pairtable_records(&s->index.pairs);
+    size_t n = bpe_pairtable_len(&s->index.pairs), best = SIZE_MAX;
     for (size_t i = 0; i < n; i++)
         if (best == SIZE_MAX || bpe_pair_ranks_above(vocab, r[i].count, r[i].pair.a, r[i].pair.b,
                                                      r[best].count, r[best].pair.a,
@@ -199,106 +123,30 @@ static size_t best_pair_by_scan(const inverted_state *s)
     return best;
 }
 
-/* ------------------------------------------------------------------ a merge */
-
-/* Merges (a, b) into `merged` in word w from its first occurrence at
- * `first`, with incremental.c's delta rule (see the charges listed there);
- * each pair the word gains gets the word on its list. False on OOM.
- * O(len(w)). */
-static bool merge_word(inverted_state *s, uint32_t w, uint32_t first, bpe_token a, bpe_token b,
-                       bpe_token merged)
-{
-    bpe_token *t = bpe_segmentation_tokens(&s->seg, w);
-    uint64_t c = s->seg.word[w].count;
-    uint32_t n = s->seg.word[w].len, out = first;
-    for (uint32_t i = first; i < n; i++) {
-        bool after_merge = out > 0 && t[out - 1] == merged;
-        if (i + 1 < n && t[i] == a && t[i + 1] == b) {
-            count_sub(s, a, b, c);
-            if (out > 0) {
-                count_sub(s, after_merge ? b : t[out - 1], a, c);
-                if (!count_add(s, t[out - 1], merged, c, w))
-                    return false;
-            }
-            t[out++] = merged;
-            i++; /* the b is consumed: occurrences never overlap */
-        } else {
-            if (after_merge) {
-                count_sub(s, b, t[i], c);
-                if (!count_add(s, merged, t[i], c, w))
-                    return false;
-            }
-            t[out++] = t[i];
-        }
-    }
-    s->seg.word[w].len = out;
-    return true;
-}
-
-/*
- * The walk: merges the pair at position `best` in every word on its list
- * that still holds it; the others are stale entries, skipped and counted.
- * Defines the new token in the vocabulary and fills *out, A_i included. The
- * pair itself leaves the table on the way (its count reaches 0); the lists it
- * creates stay open until the caller freezes them. False on OOM.
- * O(Σ len(w) over the list).
- */
-static bool merge_listed_words(inverted_state *s, size_t best, bpe_merge *out)
-{
-    /* Copy the pair and its record now: the pair leaves the table during the
-     * walk, but its list stays where it is. */
-    pair_record record = *record_at(s, best);
-    bpe_pair chosen = record.pair;
-    bpe_token merged = bpe_vocab_add_merge(s->vocab, chosen.a, chosen.b);
-    if (merged == BPE_NO_TOKEN)
-        return false;
-    /* Valid for the whole walk: lists are only frozen after it. */
-    const uint32_t *ids = bpe_postings_ids(&s->postings, record.words);
-    uint32_t n = bpe_postings_len(&s->postings, record.words);
-    uint64_t affected = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t w = ids[k];
-        uint32_t first = bpe_find_pair(bpe_segmentation_tokens(&s->seg, w), s->seg.word[w].len,
-                                       chosen.a, chosen.b);
-        if (first == s->seg.word[w].len) {
-            s->counters->value[POSTINGS_STALE]++;
-            continue;
-        }
-        if (!merge_word(s, w, first, chosen.a, chosen.b, merged))
-            return false;
-        affected++;
-    }
-    *out = (bpe_merge){.left = chosen.a, .right = chosen.b, .id = merged, .count = record.count,
-                       .words_affected = affected};
-    return true;
-}
-
 /* Every posting list is in the arena, once: its size is the number of word
  * ids ever appended. O(1). */
 static void count_postings(inverted_state *s)
 {
-    s->counters->value[POSTINGS_APPENDED] = s->postings.n_ids;
+    s->counters->value[POSTINGS_APPENDED] = s->index.postings.n_ids;
 }
 
 /* ------------------------------------------------------------------- setup */
 
-/* Copies each word's bytes into the segmentation as single-byte tokens, then
- * counts and lists their pairs on config->threads threads. NULL on OOM, or
- * when the input does not fit the 32-bit ids of the lists
- * (bpe_postings_fit). O(M) time, O(M + P) memory. */
+/* Builds the index: each word's bytes as single-byte tokens, their pairs
+ * counted and listed on config->threads threads. NULL on OOM, or when the
+ * input does not fit the 32-bit ids of the lists (bpe_postings_fit). O(M)
+ * time, O(M + P) memory. */
 static void *inverted_create(const bpe_words *words, const bpe_config *config,
                              bpe_vocab *vocab, bpe_counters *counters)
 {
-    if (!bpe_postings_fit(words))
-        return NULL;
     inverted_state *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->vocab = vocab;
     s->counters = counters;
-    if (!bpe_pairtable_init(&s->pairs, sizeof(pair_record)) ||
-        !bpe_segmentation_init(&s->seg, words) ||
-        !count_all_pairs(s, words, config->threads)) {
+    if (!bpe_pairindex_init(&s->index, words, config->threads, vocab, false,
+                            &counters->value[PAIR_COUNT_UPDATES],
+                            &counters->value[POSTINGS_STALE])) {
         inverted_destroy(s);
         return NULL;
     }
@@ -312,11 +160,11 @@ static void *inverted_create(const bpe_words *words, const bpe_config *config,
 static bpe_step_result inverted_step(void *opaque, bpe_merge *out)
 {
     inverted_state *s = opaque;
-    s->counters->value[PAIRS_COMPARED] += bpe_pairtable_len(&s->pairs);
+    s->counters->value[PAIRS_COMPARED] += bpe_pairtable_len(&s->index.pairs);
     size_t best = best_pair_by_scan(s);
     if (best == SIZE_MAX)
         return BPE_STEP_EXHAUSTED;
-    if (!merge_listed_words(s, best, out) || !bpe_postings_freeze(&s->postings))
+    if (!bpe_pairindex_merge(&s->index, best, out))
         return BPE_STEP_NOMEM;
     s->counters->value[WORDS_TOUCHED] += out->words_affected;
     count_postings(s);
@@ -330,19 +178,15 @@ static bpe_step_result inverted_step(void *opaque, bpe_merge *out)
 static void inverted_describe(const void *opaque, bpe_description *d)
 {
     const inverted_state *s = opaque;
-    bpe_segmentation_describe(&s->seg, d);
-    const pair_record *r = bpe_pairtable_records(&s->pairs);
-    size_t n = bpe_pairtable_len(&s->pairs);
+    bpe_segmentation_describe(&s->index.seg, d);
+    const bpe_pairindex_record *r = bpe_pairtable_records(&s->index.pairs);
+    size_t n = bpe_pairtable_len(&s->index.pairs);
     bpe_describe_section(d, BPE_SHOW_TABLE, BPE_SHOWS_NEXT, "the pair table it scans", NULL,
                          "count", "list");
     for (size_t i = 0; i < n; i++)
         bpe_describe_pair(d, r[i].pair.a, r[i].pair.b, i, r[i].count, r[i].words,
                           BPE_MARK_NONE);
-    bpe_describe_section(d, BPE_SHOW_WORD_LISTS, BPE_SHOWS_NEXT, "the posting lists", "list",
-                         NULL, NULL);
-    for (size_t i = 0; i < n; i++)
-        bpe_segmentation_describe_list(&s->seg, &s->postings, r[i].words, r[i].pair.a,
-                                       r[i].pair.b, d);
+    bpe_pairindex_describe_lists(&s->index, d);
 }
 
 const bpe_trainer bpe_trainer_inverted_index = {

@@ -1,8 +1,9 @@
 /*
  * pairtable.h — the pair registry: the pairs a trainer is tracking, each with
  * a record whose type the trainer defines. incremental.c keeps a count in it,
- * inverted_index.c and heap.c a count and a posting list, linked_list.c an
- * occurrence list and its pending decrements. The table only stores, finds
+ * pairindex.c (the index of inverted_index.c, heap.c and bucket.c) a count
+ * and a posting list, linked_list.c an occurrence list and its pending
+ * decrements. The table only stores, finds
  * and forgets pairs; what a record means, and when a pair comes and goes, is
  * each trainer's lesson, in its own file.
  *

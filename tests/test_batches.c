@@ -57,6 +57,24 @@ static void assert_batches(const bpe_result *r, uint64_t batches, uint64_t large
     assert_int_equal(counter(workers, r, "batched_merges"), batched);
 }
 
+/* One hand-checked case: the table of n (string, count) pairs, trained by
+ * workers for max_merges merges (checked against naive on every thread
+ * count), gives `expected` and the batch counters of assert_batches. */
+static void assert_case_batches(size_t n, const char *const *strings, const uint64_t *counts,
+                                uint64_t max_merges, const char *label,
+                                const test_merge *expected, size_t n_expected, uint64_t batches,
+                                uint64_t largest, uint64_t batched)
+{
+    test_words tw;
+    test_words_init(&tw, n, strings, counts);
+    bpe_result r;
+    train_checked(&tw.table, max_merges, label, &r);
+    assert_merges_equal(bpe_trainer_find("workers"), &tw.table, max_merges, expected, n_expected);
+    assert_batches(&r, batches, largest, batched);
+    bpe_result_free(&r);
+    test_words_free(&tw);
+}
+
 /* (a, b) = 5, (c, d) = 4, (e, f) = 3: no token shared, no tie, so one batch
  * of three merges. */
 static void disjoint_pairs_form_one_batch(void **state)
@@ -64,14 +82,9 @@ static void disjoint_pairs_form_one_batch(void **state)
     (void)state;
     const char *strings[] = {"ab", "cd", "ef"};
     const uint64_t counts[] = {5, 4, 3};
-    test_words tw;
-    test_words_init(&tw, N(strings), strings, counts);
-    bpe_result r;
-    train_checked(&tw.table, 10, "disjoint", &r);
-    assert_int_equal(r.n_merges, 3);
-    assert_batches(&r, 1, 3, 3);
-    bpe_result_free(&r);
-    test_words_free(&tw);
+    const test_merge expected[] = {{"a", "b", 5}, {"c", "d", 4}, {"e", "f", 3}};
+    assert_case_batches(N(strings), strings, counts, 10, "disjoint", expected, N(expected), 1, 3,
+                        3);
 }
 
 /* {xab: 3, cd: 3}: (x, a), (c, d) and (a, b) tie at 3, in that order of
@@ -85,15 +98,9 @@ static void a_born_tie_ends_the_batch(void **state)
     (void)state;
     const char *strings[] = {"xab", "cd"};
     const uint64_t counts[] = {3, 3};
-    test_words tw;
-    test_words_init(&tw, N(strings), strings, counts);
-    bpe_result r;
-    train_checked(&tw.table, 10, "born tie", &r);
     const test_merge expected[] = {{"x", "a", 3}, {"xa", "b", 3}, {"c", "d", 3}};
-    assert_merges_equal(bpe_trainer_find("workers"), &tw.table, 10, expected, N(expected));
-    assert_batches(&r, 2, 2, 2);
-    bpe_result_free(&r);
-    test_words_free(&tw);
+    assert_case_batches(N(strings), strings, counts, 10, "born tie", expected, N(expected), 2, 2,
+                        2);
 }
 
 /* {aaa: 4, cd: 3}: (a, a) = 8 first; it is its own neighbour ([a a a] →
@@ -105,15 +112,9 @@ static void a_pair_of_one_token_twice_ends_the_batch(void **state)
     (void)state;
     const char *strings[] = {"aaa", "cd"};
     const uint64_t counts[] = {4, 3};
-    test_words tw;
-    test_words_init(&tw, N(strings), strings, counts);
-    bpe_result r;
-    train_checked(&tw.table, 2, "self pair", &r);
     const test_merge expected[] = {{"a", "a", 8}, {"aa", "a", 4}};
-    assert_merges_equal(bpe_trainer_find("workers"), &tw.table, 2, expected, N(expected));
-    assert_batches(&r, 2, 1, 0);
-    bpe_result_free(&r);
-    test_words_free(&tw);
+    assert_case_batches(N(strings), strings, counts, 2, "self pair", expected, N(expected), 2, 1,
+                        0);
 }
 
 /* Worst cases for the batch rule, each against naive on 1, 2, 3 and 7

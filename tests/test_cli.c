@@ -498,6 +498,36 @@ static void huge_vocab_size_stops_early(void **state)
 
 /* ============================================================ write failures */
 
+/* Trains `trainer` to V = 300 on a small in.txt in a fresh `root` (char[64];
+ * out/ made first when out_exists) under a 1000-byte file size limit, so a
+ * write passes it while the files are written. The run's output. */
+static test_output train_past_file_size_limit(char *root, const char *trainer, int out_exists,
+                                              bool ignore_sigxfsz)
+{
+    char out_dir[PATH_MAX];
+    test_make_dir(root, 64, "cli");
+    test_write_file_in(root, "in.txt", TEXT("the cat sat on the mat; the dog sat on the log\n"));
+    snprintf(out_dir, sizeof out_dir, "%s/out", root);
+    if (out_exists)
+        assert_int_equal(mkdir(out_dir, 0755), 0);
+    const char *args[] = {"train", "--trainer", trainer, "--vocab-size", "300", "--out", "out",
+                          "in.txt", NULL};
+    test_limits limits = {.file_size = 1000, .ignore_sigxfsz = ignore_sigxfsz};
+    return test_run_bpebench(args, root, &limits);
+}
+
+/* After train_past_file_size_limit: out/ is as before (empty, or absent),
+ * no temporary file is left; then removes root. */
+static void assert_nothing_written(const char *root, int out_exists)
+{
+    char out_dir[PATH_MAX], names[512];
+    snprintf(out_dir, sizeof out_dir, "%s/out", root);
+    list_dir(out_dir, names, sizeof names);
+    assert_string_equal(names, out_exists ? "" : "-");
+    assert_no_temporary_files(root);
+    test_remove_tree(root);
+}
+
 /* A write that fails midway (a file size limit; SIGXFSZ ignored, so write()
  * fails with EFBIG as on a full disk): a clean error, nothing left. */
 static void write_failing_midway(void **state)
@@ -505,23 +535,12 @@ static void write_failing_midway(void **state)
     (void)state;
     for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
         for (int exists = 0; exists < 2; exists++) {
-            char root[64], out_dir[PATH_MAX], names[512];
-            test_make_dir(root, sizeof root, "cli");
-            test_write_file_in(root, "in.txt", TEXT("the cat sat on the mat; the dog sat on the log\n"));
-            snprintf(out_dir, sizeof out_dir, "%s/out", root);
-            if (exists)
-                assert_int_equal(mkdir(out_dir, 0755), 0);
-            const char *args[] = {"train", "--trainer", (*t)->name, "--vocab-size", "300",
-                                  "--out", "out", "in.txt", NULL};
-            test_limits limits = {.file_size = 1000, .ignore_sigxfsz = true};
-            test_output r = test_run_bpebench(args, root, &limits);
+            char root[64];
+            test_output r = train_past_file_size_limit(root, (*t)->name, exists, true);
             const char *keys[] = {"vocab.json", "write failed", "File too large", "choose another", NULL};
             assert_failed_run(&r, 1, keys, "write failing midway");
-            list_dir(out_dir, names, sizeof names);
-            assert_string_equal(names, exists ? "" : "-");
-            assert_no_temporary_files(root);
             test_output_free(&r);
-            test_remove_tree(root);
+            assert_nothing_written(root, exists);
         }
 }
 
@@ -759,23 +778,12 @@ static void signal_while_writing_leaves_nothing(void **state)
 {
     (void)state;
     for (int exists = 0; exists < 2; exists++) {
-        char root[64], out_dir[PATH_MAX], names[512];
-        test_make_dir(root, sizeof root, "cli");
-        test_write_file_in(root, "in.txt", TEXT("the cat sat on the mat; the dog sat on the log\n"));
-        snprintf(out_dir, sizeof out_dir, "%s/out", root);
-        if (exists)
-            assert_int_equal(mkdir(out_dir, 0755), 0);
-        const char *args[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out",
-                              "out", "in.txt", NULL};
-        test_limits limits = {.file_size = 1000};
-        test_output r = test_run_bpebench(args, root, &limits);
+        char root[64];
+        test_output r = train_past_file_size_limit(root, "naive", exists, false);
         if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGXFSZ)
             fail_msg("expected death by SIGXFSZ, got status 0x%x; stderr: %s", r.status, r.err);
-        list_dir(out_dir, names, sizeof names);
-        assert_string_equal(names, exists ? "" : "-");
-        assert_no_temporary_files(root);
         test_output_free(&r);
-        test_remove_tree(root);
+        assert_nothing_written(root, exists);
     }
 }
 

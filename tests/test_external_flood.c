@@ -257,6 +257,18 @@ static void add_daemons(char *text, size_t room, int n, const char *pids, const 
 
 static const char WRITE_MERGES[] = "echo 'l o' > \"$BPE_OUT/merges.txt\"\n";
 
+/* Runs, under a time limit of `seconds`, the command `name` that leaves n
+ * daemons (add_daemons: pids in $1/PIDS, standard error as `err` says) and
+ * then runs `tail`; fills *out. */
+static void run_leaving_daemons(const char *name, int n, const char *pids, const char *err,
+                                const char *tail, double seconds, external_outcome *out)
+{
+    char body[2048] = "";
+    add_daemons(body, sizeof body, n, pids, err);
+    strcat(body, tail);
+    run_external(hostile_script(name, body), seconds, out);
+}
+
 static void daemons_are_killed_when_the_command_ends(void **state)
 {
     (void)state;
@@ -269,11 +281,9 @@ static void daemons_are_killed_when_the_command_ends(void **state)
         {"twenty-daemons", "twenty.pids", "2>&1", 20},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char body[2048] = "";
-        add_daemons(body, sizeof body, cases[i].n, cases[i].pids, cases[i].err);
-        strcat(body, WRITE_MERGES);
         external_outcome out;
-        run_external(hostile_script(cases[i].name, body), 60, &out);
+        run_leaving_daemons(cases[i].name, cases[i].n, cases[i].pids, cases[i].err, WRITE_MERGES,
+                            60, &out);
         if (out.status != EXTERNAL_OK || out.merges.n_merges != 1)
             fail_msg("%s: status %d, %s", cases[i].name, out.status, out.message);
         bpe_result_free(&out.merges);
@@ -300,11 +310,8 @@ static void daemons_are_killed_when_the_command_ends(void **state)
 static void a_command_that_kills_its_group_is_still_reaped(void **state)
 {
     (void)state;
-    char body[2048] = "";
-    add_daemons(body, sizeof body, 1, "group.pids", "2>&1");
-    strcat(body, "kill -9 0\n");
     external_outcome out;
-    run_external(hostile_script("kill-group", body), 60, &out);
+    run_leaving_daemons("kill-group", 1, "group.pids", "2>&1", "kill -9 0\n", 60, &out);
     assert_int_equal(out.status, EXTERNAL_ERROR);
     assert_non_null(strstr(out.message, "killed by signal 9"));
     bpe_result_free(&out.merges);
@@ -314,11 +321,9 @@ static void a_command_that_kills_its_group_is_still_reaped(void **state)
 static void daemons_are_killed_at_the_time_limit(void **state)
 {
     (void)state;
-    char body[2048] = "";
-    add_daemons(body, sizeof body, 2, "limit.pids", "2>&1");
-    strcat(body, "echo waiting >&2\nsleep 1000\n");
     external_outcome out;
-    run_external(hostile_script("limit", body), 1, &out);
+    run_leaving_daemons("limit", 2, "limit.pids", "2>&1", "echo waiting >&2\nsleep 1000\n", 1,
+                        &out);
     assert_int_equal(out.status, EXTERNAL_TIMEOUT);
     assert_string_equal(out.message, "killed at the time limit of 1 s; stderr: waiting");
     bpe_result_free(&out.merges);

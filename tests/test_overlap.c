@@ -62,11 +62,7 @@ static void run_of_seven_by_hand(void **state)
     const uint64_t counts[] = {1};
     const test_merge expected[] = {
         {"a", "a", 6}, {"aa", "aa", 2}, {"aaaa", "aa", 1}, {"aaaaaa", "a", 1}};
-    test_words tw;
-    test_words_init(&tw, N(words), words, counts);
-    for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
-        assert_merges_equal(*t, &tw.table, UNTIL_EXHAUSTED, expected, N(expected));
-    test_words_free(&tw);
+    assert_every_trainer_merges(N(words), words, counts, UNTIL_EXHAUSTED, expected, N(expected));
 }
 
 /* Hand-checked: "aaabaaa" ×3. (a,a)=3·4=12 → [aa,a,b,aa,a]. Then (aa,a)=6
@@ -79,11 +75,7 @@ static void two_runs_around_b_by_hand(void **state)
     const uint64_t counts[] = {3};
     const test_merge expected[] = {
         {"a", "a", 12}, {"aa", "a", 6}, {"b", "aaa", 3}, {"aaa", "baaa", 3}};
-    test_words tw;
-    test_words_init(&tw, N(words), words, counts);
-    for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
-        assert_merges_equal(*t, &tw.table, UNTIL_EXHAUSTED, expected, N(expected));
-    test_words_free(&tw);
+    assert_every_trainer_merges(N(words), words, counts, UNTIL_EXHAUSTED, expected, N(expected));
 }
 
 /* One word, a run of k a's, for k = 1 … 12, each trained to the end. */

@@ -47,6 +47,18 @@ static void write_corpus(const char *root)
     free(text);
 }
 
+/* A fresh root (char[64], named after `what`) with write_corpus's in.txt,
+ * trained by `trainer` to `sizes` (--vocab-size's list) into root/out_dir. */
+static void train_in_new_root(char *root, const char *what, const char *trainer,
+                              const char *sizes, const char *out_dir)
+{
+    test_make_dir(root, 64, what);
+    write_corpus(root);
+    const char *args[] = {"train", "--quiet", "--trainer", trainer, "--vocab-size", sizes,
+                          "--out", out_dir, "in.txt", NULL};
+    run_ok(root, args);
+}
+
 /* Fails unless dir_a/name and dir_b/name hold the same bytes. */
 static void assert_same_file(const char *dir_a, const char *dir_b, const char *name,
                              const char *label)
@@ -69,11 +81,7 @@ static void several_sizes_match_separate_runs(void **state)
     const char *sizes[] = {"260", "300", "400"};
     for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
         char root[64];
-        test_make_dir(root, sizeof root, "sizes");
-        write_corpus(root);
-        const char *many[] = {"train", "--quiet", "--trainer", (*t)->name, "--vocab-size",
-                              "400,260,300", "--out", "many", "in.txt", NULL};
-        run_ok(root, many);
+        train_in_new_root(root, "sizes", (*t)->name, "400,260,300", "many");
         char dir[PATH_MAX];
         snprintf(dir, sizeof dir, "%s/many", root);
         assert_int_equal(test_count_entries(dir), N(sizes));
@@ -101,11 +109,7 @@ static void min_frequency_keeps_a_prefix_and_records_it(void **state)
     (void)state;
     for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
         char root[64];
-        test_make_dir(root, sizeof root, "minfreq");
-        write_corpus(root);
-        const char *all[] = {"train", "--quiet", "--trainer", (*t)->name, "--vocab-size", "500",
-                             "--out", "all", "in.txt", NULL};
-        run_ok(root, all);
+        train_in_new_root(root, "minfreq", (*t)->name, "500", "all");
         const char *cut[] = {"train", "--quiet", "--trainer", (*t)->name, "--vocab-size", "500",
                              "--min-frequency", "40", "--out", "cut", "in.txt", NULL};
         test_output r = test_run_bpebench(cut, root, NULL);
@@ -235,11 +239,7 @@ static void init_from_a_prefix_gives_the_run(void **state)
     const char *froms[] = {"257", "258", "378", "500"};
     for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
         char root[64];
-        test_make_dir(root, sizeof root, "init");
-        write_corpus(root);
-        const char *sizes[] = {"train", "--quiet", "--trainer", (*t)->name, "--vocab-size",
-                               "257,258,378,500", "--out", "from", "in.txt", NULL};
-        run_ok(root, sizes);
+        train_in_new_root(root, "init", (*t)->name, "257,258,378,500", "from");
         for (size_t i = 0; i < N(froms); i++) {
             for (int as_json = 0; as_json < 2; as_json++) {
                 char from[64], out[PATH_MAX], want[PATH_MAX], label[96];

@@ -8,17 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Runs one golden case over every registered trainer. */
-static void check_all(size_t n, const char *const *words, const uint64_t *counts,
-                      uint64_t max_merges, const test_merge *expected, size_t n_expected)
-{
-    test_words tw;
-    test_words_init(&tw, n, words, counts);
-    for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
-        assert_merges_equal(*t, &tw.table, max_merges, expected, n_expected);
-    test_words_free(&tw);
-}
-
 static void worked_example_low_lower_widest_newest(void **state)
 {
     (void)state;
@@ -26,7 +15,7 @@ static void worked_example_low_lower_widest_newest(void **state)
     const uint64_t counts[] = {5, 2, 3, 6};
     const test_merge expected[] = {{"s", "t", 9},  {"e", "st", 9}, {"o", "w", 7},
                                    {"l", "ow", 7}, {"w", "est", 6}, {"n", "e", 6}};
-    check_all(N(words), words, counts, N(expected), expected, N(expected));
+    assert_every_trainer_merges(N(words), words, counts, N(expected), expected, N(expected));
 }
 
 static void worked_example_aaabdaaabac(void **state)
@@ -35,7 +24,7 @@ static void worked_example_aaabdaaabac(void **state)
     const char *words[] = {"aaabdaaabac"};
     const uint64_t counts[] = {1};
     const test_merge expected[] = {{"a", "a", 4}, {"aa", "a", 2}, {"aaa", "b", 2}};
-    check_all(N(words), words, counts, N(expected), expected, N(expected));
+    assert_every_trainer_merges(N(words), words, counts, N(expected), expected, N(expected));
 }
 
 static void worked_example_aaaaa(void **state)
@@ -46,7 +35,7 @@ static void worked_example_aaaaa(void **state)
     /* (a,a) occurs at 4 overlapping positions; applying gives [aa, aa, a],
      * whose pairs (aa,aa) and (aa,a) tie at 1: "aa"+"aa" > "aa"+"a". */
     const test_merge expected[] = {{"a", "a", 4}, {"aa", "aa", 1}};
-    check_all(N(words), words, counts, N(expected), expected, N(expected));
+    assert_every_trainer_merges(N(words), words, counts, N(expected), expected, N(expected));
 }
 
 /* [a,a,a] → [aa,a] and [a,a,a,a] → [aa,aa] (SPEC §2.8), weighted by count. */
@@ -58,7 +47,7 @@ static void overlapping_runs_apply_left_to_right(void **state)
     /* count(a,a) = 10·2 + 1·3 = 23. Then "aaa" is [aa,a] (×10) and "aaaa" is
      * [aa,aa] (×1): (aa,a)=10 beats (aa,aa)=1. */
     const test_merge expected[] = {{"a", "a", 23}, {"aa", "a", 10}, {"aa", "aa", 1}};
-    check_all(N(words), words, counts, 10, expected, N(expected));
+    assert_every_trainer_merges(N(words), words, counts, 10, expected, N(expected));
 }
 
 /* Equal counts: the greater (bytes(a), bytes(b)) wins (SPEC §2.7). */
@@ -70,7 +59,7 @@ static void tie_break_compares_left_bytes(void **state)
     const char *words[] = {"ab", "cab", "ca"};
     const uint64_t counts[] = {2, 2, 2};
     const test_merge expected[] = {{"c", "a", 4}, {"ca", "b", 2}, {"a", "b", 2}};
-    check_all(N(words), words, counts, 10, expected, N(expected));
+    assert_every_trainer_merges(N(words), words, counts, 10, expected, N(expected));
 }
 
 /* A longer token whose bytes extend a shorter one's is greater: "ab" > "a". */
@@ -82,7 +71,7 @@ static void tie_break_prefix_left_token(void **state)
     const char *words[] = {"ab", "abd", "ad"};
     const uint64_t counts[] = {5, 1, 1};
     const test_merge expected[] = {{"a", "b", 6}, {"ab", "d", 1}, {"a", "d", 1}};
-    check_all(N(words), words, counts, 10, expected, N(expected));
+    assert_every_trainer_merges(N(words), words, counts, 10, expected, N(expected));
 }
 
 /* Equal left tokens: the right token decides, prefix rule included. */
@@ -93,13 +82,13 @@ static void tie_break_on_right_token(void **state)
     const char *words[] = {"cd", "ce"};
     const uint64_t counts[] = {1, 1};
     const test_merge expected[] = {{"c", "e", 1}, {"c", "d", 1}};
-    check_all(N(words), words, counts, 10, expected, N(expected));
+    assert_every_trainer_merges(N(words), words, counts, 10, expected, N(expected));
 
     /* (a,b)=6 first; then (x,ab)=1 and (x,a)=1: "ab" > "a". */
     const char *prefix_words[] = {"ab", "xab", "xa"};
     const uint64_t prefix_counts[] = {5, 1, 1};
     const test_merge prefix_expected[] = {{"a", "b", 6}, {"x", "ab", 1}, {"x", "a", 1}};
-    check_all(N(prefix_words), prefix_words, prefix_counts, 10, prefix_expected,
+    assert_every_trainer_merges(N(prefix_words), prefix_words, prefix_counts, 10, prefix_expected,
               N(prefix_expected));
 }
 
@@ -217,7 +206,7 @@ static void counts_are_64_bit(void **state)
     const uint64_t counts[] = {3000000000ull, 2000000000ull};
     /* (a,b) = 3e9 + 2·2e9 = 7e9; (b,a) = 2e9. Then (ab,ab) = 2e9. */
     const test_merge expected[] = {{"a", "b", 7000000000ull}, {"ab", "ab", 2000000000ull}};
-    check_all(N(words), words, counts, 10, expected, N(expected));
+    assert_every_trainer_merges(N(words), words, counts, 10, expected, N(expected));
 }
 
 /* Counts near 2^62: sums are exact while they fit in 64 bits, and a table
@@ -269,14 +258,15 @@ static void counts_across_the_bucket_spill(void **state)
     const test_merge expected[] = {{"a", "b", big},   {"c", "d", 1000000000000ull},
                                    {"i", "j", 16385}, {"e", "f", 16384},
                                    {"g", "h", 16383}, {"k", "l", 1}};
-    check_all(N(words), words, counts, 10, expected, N(expected));
+    assert_every_trainer_merges(N(words), words, counts, 10, expected, N(expected));
 
     /* (b,c) = 17000 is merged from the spill; (a,b) falls from 16500 to 500
      * and (a,bc) is born at 16000, both below the spill. */
     const char *falling[] = {"abc", "bc", "ab"};
     const uint64_t falling_counts[] = {16000, 1000, 500};
     const test_merge falling_expected[] = {{"b", "c", 17000}, {"a", "bc", 16000}, {"a", "b", 500}};
-    check_all(N(falling), falling, falling_counts, 10, falling_expected, N(falling_expected));
+    assert_every_trainer_merges(N(falling), falling, falling_counts, 10, falling_expected,
+                                N(falling_expected));
 }
 
 /* The bound is exact at 2^64 − 1, for the product count · (len − 1) and for

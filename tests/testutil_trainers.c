@@ -216,6 +216,17 @@ void assert_merges_equal(const bpe_trainer *trainer, const bpe_words *words, uin
     bpe_result_free(&r);
 }
 
+void assert_every_trainer_merges(size_t n, const char *const *words, const uint64_t *counts,
+                                 uint64_t max_merges, const test_merge *expected,
+                                 size_t n_expected)
+{
+    test_words tw;
+    test_words_init(&tw, n, words, counts);
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
+        assert_merges_equal(*t, &tw.table, max_merges, expected, n_expected);
+    test_words_free(&tw);
+}
+
 void test_count_with(const count_strategy *s, const count_request *req, test_counted *out)
 {
     memset(out, 0, sizeof *out);

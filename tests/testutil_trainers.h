@@ -37,6 +37,12 @@ typedef struct {
 void assert_merges_equal(const bpe_trainer *trainer, const bpe_words *words, uint64_t max_merges,
                          const test_merge *expected, size_t n_expected);
 
+/* A golden case over every registered trainer: the table of n (string,
+ * count) pairs trained for max_merges merges by each gives `expected`. */
+void assert_every_trainer_merges(size_t n, const char *const *words, const uint64_t *counts,
+                                 uint64_t max_merges, const test_merge *expected,
+                                 size_t n_expected);
+
 /*
  * Compares two results merge by merge (bytes and counts). Returns -1 when they
  * are equal, else the index of the first difference, and describes it in
