@@ -436,8 +436,10 @@ static void apply_losses(cache_state *s)
         size_t i = pair_find(s, p.a, p.b);
         pair_record *r = record_at(s, i);
         r->count -= walker_lose_delta(w, p.a, p.b)->amount;
-        if (r->count == 0)
+        if (r->count == 0) {
+            bpe_postings_release(&s->postings, r->words); /* every word it lists is stale */
             pair_remove(s, i);
+        }
     }
     w->n_lost = 0;
 }
@@ -636,10 +638,14 @@ cache_state *bpe_cache_aware_create(const bpe_words *words, const bpe_config *co
 
 /* ------------------------------------------------------------------ a merge */
 
-/* The chosen pair leaves the table first: the walk takes all its count. */
+/* The chosen pair leaves the table first: the walk takes all its count.
+ * The list the last merge walked is released now, not when that merge
+ * ended, so that `trace` can show it in between (bpe_cache_aware_last_list). */
 bool bpe_cache_aware_begin_merge(cache_state *s, size_t best, const uint32_t **ids,
                                  uint32_t *n)
 {
+    if (s->walk.stamp > 0)
+        bpe_postings_release(&s->postings, s->chosen.words);
     s->chosen = *record_at(s, best);
     walker *w = &s->walk;
     w->a = bpe_pair_key_left(s->chosen.key);
