@@ -37,12 +37,16 @@
  *      earlier words are rewritten.
  *   3. The pair record in its hash slot. One open-addressing table holds
  *      (key, count, list) in each 24-byte slot (pair_record): the probe that
- *      finds the key has found the count. It grows at 5/8 full: with linear
- *      probing an insert's expected run is ½(1 + 1/(1 − load)²) slots
- *      (Knuth), 8.5 at 3/4 and 4.1 at 5/8 (one or two cache lines), while at
- *      1/2 (pairmap.c's rule) the multilingual corpus's table doubles once
- *      more near the end (2^21 slots of 24 bytes), and the peak memory
- *      passes heap.c's.
+ *      finds the key has found the count. It grows at 3/4 full. Where the
+ *      pairs multiply, its slots are most of the trainer's memory: a corpus
+ *      of 10 million distinct words (bpebench synth) ends V = 32000 with 11
+ *      million live pairs, and a table that doubles at 5/8 doubles once more
+ *      near the end, to 2^25 slots (805 MB), while at 3/4 it stays at 2^24.
+ *      The probes pay for it, but little: with linear probing a lookup that
+ *      finds its key reads ½(1 + 1/(1 − load)) slots on average (Knuth),
+ *      2.5 at 3/4 and 1.8 at 5/8, an insert ½(1 + 1/(1 − load)²), 8.5 and
+ *      4.1: a cache line or two either way. At 1/2 (pairmap.c's rule) the
+ *      multilingual corpus's table too doubles once more near the end.
  *   4. One cache line per neighbour token instead of a table lookup per count
  *      update. Every count a merge of (a, b) changes has one of four shapes:
  *      (x, a) and (b, y) lose, (x, ab) and (ab, y) are born. With a, b and ab
@@ -76,7 +80,7 @@
  *   - words: every word's current length, count and tokens, side by side
  *     (word_cells), named by the place of its first cell;
  *   - pairs: the live pairs, one slot each (pair_record) in an
- *     open-addressing table, linear probing, load ≤ 5/8, backward-shift
+ *     open-addressing table, linear probing, load ≤ 3/4, backward-shift
  *     deletion (pairmap.c's scheme, with the record in the slot);
  *   - postings, heap: as in heap.c;
  *   - walk (a walker, cache_aware.h): the merge in progress, and
@@ -249,13 +253,13 @@ static size_t slots_place(pair_slots *t, pair_record r)
 }
 
 /* Adds (x, y), which must be absent, with count 0 and list `words`, and
- * returns its slot, or SIZE_MAX on OOM. The table doubles past 5/8 full (so
- * every slot number is then void; the header's change 3 says why 5/8).
+ * returns its slot, or SIZE_MAX on OOM. The table doubles past 3/4 full (so
+ * every slot number is then void; the header's change 3 says why 3/4).
  * O(1) amortized. */
 static size_t pair_add(cache_state *s, bpe_token x, bpe_token y, uint32_t words)
 {
     pair_slots *t = &s->pairs;
-    if ((t->used + 1) * 8 > t->cap * 5) {
+    if ((t->used + 1) * 4 > t->cap * 3) {
         pair_slots old = *t;
         if (!slots_alloc(t, old.cap * 2))
             return SIZE_MAX;
