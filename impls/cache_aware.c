@@ -59,8 +59,8 @@
  *      pending deltas (pairmap.h) in place of the lines was slower than no
  *      batching at all: by then hashing, not missing, was the cost, and only
  *      direct indexing removes it.
- * The result: the merge loop in 0.51× heap's time, 174 MB peak against
- * 194 MB (multilingual, V = 32000, one thread; medians of 11 alternating runs
+ * The result: the merge loop in 0.54× heap's time, 122 MB peak against
+ * 187 MB (multilingual, V = 32000, one thread; medians of 11 alternating runs
  * on a 2-core machine shared with other jobs), F made once by
  *   build/bpebench count --out F build/data/multilingual
  *   build/bpebench train --trainer cache-aware --threads 1 --vocab-size 32000 --counts --out D F
@@ -78,11 +78,15 @@
  *
  * Data structures.
  *   - words: every word's current length, count and tokens, side by side
- *     (word_cells), named by the place of its first cell;
+ *     (word_cells), named by the place of its first cell: a copy of all that
+ *     the merges read of the input, so the run frees its word table once setup
+ *     is done (copies_words in the registry entry);
  *   - pairs: the live pairs, one slot each (pair_record) in an
  *     open-addressing table, linear probing, load ≤ 3/4, backward-shift
  *     deletion (pairmap.c's scheme, with the record in the slot);
- *   - postings, heap: as in heap.c;
+ *   - postings, heap: as in heap.c, but a list is released (postings.h)
+ *     once its pair is merged or its count falls to 0, and the arena
+ *     reclaims them once they are half of it: at most twice the live lists;
  *   - walk (a walker, cache_aware.h): the merge in progress, and
  *     - line: token x → its neighbour_line, the four deltas of the merge in
  *       progress that are named by x; a delta is valid only when its stamp is
@@ -802,7 +806,8 @@ const bpe_trainer bpe_trainer_cache_aware = {
     .work_after = "pair_count_updates",
     /* Peak memory beside the word table and time, fitted (docs/estimate.md). */
     .memory = {.fixed = 1e6, .per_word = 14.4, .per_symbol = 7.8,
-               .per_symbol_merged = 17.5, .ns_per_symbol = 170},
+               .per_symbol_merged = 12.8, .ns_per_symbol = 170},
+    .copies_words = true, /* its cells; only describe() reads the words again */
     .create = cache_create,
     .step = cache_step,
     .destroy = cache_destroy,
