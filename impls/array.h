@@ -22,7 +22,9 @@
  *
  * Growth: the capacity doubles, from BPE_ARRAY_FIRST elements, until it holds
  * `need`, so n appends cost O(n) copying in all (amortized O(1) each). Every
- * capacity is BPE_ARRAY_FIRST·2^k, whatever the order of the requests.
+ * capacity is BPE_ARRAY_FIRST·2^k, whatever the order of the requests, unless
+ * the owner shrinks its block itself (postings.c gives back what it
+ * reclaims): growth then doubles from that size.
  */
 #ifndef BPE_ARRAY_H
 #define BPE_ARRAY_H

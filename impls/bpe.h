@@ -192,7 +192,7 @@ typedef struct {
 
 /*
  * A trainer is three functions and a description. The state it creates is
- * private; it reads `words` (which outlives it) and `config` (only during
+ * private; it reads `words` (which outlives it, unless copies_words) and `config` (only during
  * create), appends exactly one token to `vocab` per successful step (with
  * bpe_vocab_add_merge), and adds to `counters` as it works. Threads, if it
  * uses any, start and end inside create(): none outlives it.
@@ -218,6 +218,11 @@ typedef struct {
     const char *work_before; /* a counter of builds_on; NULL for the first */
     const char *work_after;  /* a counter of this trainer */
     bpe_memory_model memory; /* its peak memory and time from W, M and m (above) */
+    /* Whether create() copies all that step() and destroy() read of the
+     * words, so that the caller may free them once it returns (a run does:
+     * then it does not hold the input twice while it merges). describe()
+     * may still read them; trace keeps them. */
+    bool copies_words;
 
     /* Setup phase: build the state from the words, on up to config->threads
      * threads. NULL when out of memory. */

@@ -37,12 +37,16 @@
  *      earlier words are rewritten.
  *   3. The pair record in its hash slot. One open-addressing table holds
  *      (key, count, list) in each 24-byte slot (pair_record): the probe that
- *      finds the key has found the count. It grows at 5/8 full: with linear
- *      probing an insert's expected run is ½(1 + 1/(1 − load)²) slots
- *      (Knuth), 8.5 at 3/4 and 4.1 at 5/8 (one or two cache lines), while at
- *      1/2 (pairmap.c's rule) the multilingual corpus's table doubles once
- *      more near the end (2^21 slots of 24 bytes), and the peak memory
- *      passes heap.c's.
+ *      finds the key has found the count. It grows at 3/4 full. Where the
+ *      pairs multiply, its slots are most of the trainer's memory: a corpus
+ *      of 10 million distinct words (bpebench synth) ends V = 32000 with 11
+ *      million live pairs, and a table that doubles at 5/8 doubles once more
+ *      near the end, to 2^25 slots (805 MB), while at 3/4 it stays at 2^24.
+ *      The probes pay for it, but little: with linear probing a lookup that
+ *      finds its key reads ½(1 + 1/(1 − load)) slots on average (Knuth),
+ *      2.5 at 3/4 and 1.8 at 5/8, an insert ½(1 + 1/(1 − load)²), 8.5 and
+ *      4.1: a cache line or two either way. At 1/2 (pairmap.c's rule) the
+ *      multilingual corpus's table too doubles once more near the end.
  *   4. One cache line per neighbour token instead of a table lookup per count
  *      update. Every count a merge of (a, b) changes has one of four shapes:
  *      (x, a) and (b, y) lose, (x, ab) and (ab, y) are born. With a, b and ab
@@ -55,8 +59,8 @@
  *      pending deltas (pairmap.h) in place of the lines was slower than no
  *      batching at all: by then hashing, not missing, was the cost, and only
  *      direct indexing removes it.
- * The result: the merge loop in 0.51× heap's time, 174 MB peak against
- * 194 MB (multilingual, V = 32000, one thread; medians of 11 alternating runs
+ * The result: the merge loop in 0.54× heap's time, 122 MB peak against
+ * 187 MB (multilingual, V = 32000, one thread; medians of 11 alternating runs
  * on a 2-core machine shared with other jobs), F made once by
  *   build/bpebench count --out F build/data/multilingual
  *   build/bpebench train --trainer cache-aware --threads 1 --vocab-size 32000 --counts --out D F
@@ -74,11 +78,15 @@
  *
  * Data structures.
  *   - words: every word's current length, count and tokens, side by side
- *     (word_cells), named by the place of its first cell;
+ *     (word_cells), named by the place of its first cell: a copy of all that
+ *     the merges read of the input, so the run frees its word table once setup
+ *     is done (copies_words in the registry entry);
  *   - pairs: the live pairs, one slot each (pair_record) in an
- *     open-addressing table, linear probing, load ≤ 5/8, backward-shift
+ *     open-addressing table, linear probing, load ≤ 3/4, backward-shift
  *     deletion (pairmap.c's scheme, with the record in the slot);
- *   - postings, heap: as in heap.c;
+ *   - postings, heap: as in heap.c, but a list is released (postings.h)
+ *     once its pair is merged or its count falls to 0, and the arena
+ *     reclaims them once they are half of it: at most twice the live lists;
  *   - walk (a walker, cache_aware.h): the merge in progress, and
  *     - line: token x → its neighbour_line, the four deltas of the merge in
  *       progress that are named by x; a delta is valid only when its stamp is
@@ -249,13 +257,13 @@ static size_t slots_place(pair_slots *t, pair_record r)
 }
 
 /* Adds (x, y), which must be absent, with count 0 and list `words`, and
- * returns its slot, or SIZE_MAX on OOM. The table doubles past 5/8 full (so
- * every slot number is then void; the header's change 3 says why 5/8).
+ * returns its slot, or SIZE_MAX on OOM. The table doubles past 3/4 full (so
+ * every slot number is then void; the header's change 3 says why 3/4).
  * O(1) amortized. */
 static size_t pair_add(cache_state *s, bpe_token x, bpe_token y, uint32_t words)
 {
     pair_slots *t = &s->pairs;
-    if ((t->used + 1) * 8 > t->cap * 5) {
+    if ((t->used + 1) * 4 > t->cap * 3) {
         pair_slots old = *t;
         if (!slots_alloc(t, old.cap * 2))
             return SIZE_MAX;
@@ -436,8 +444,10 @@ static void apply_losses(cache_state *s)
         size_t i = pair_find(s, p.a, p.b);
         pair_record *r = record_at(s, i);
         r->count -= walker_lose_delta(w, p.a, p.b)->amount;
-        if (r->count == 0)
+        if (r->count == 0) {
+            bpe_postings_release(&s->postings, r->words); /* every word it lists is stale */
             pair_remove(s, i);
+        }
     }
     w->n_lost = 0;
 }
@@ -636,10 +646,14 @@ cache_state *bpe_cache_aware_create(const bpe_words *words, const bpe_config *co
 
 /* ------------------------------------------------------------------ a merge */
 
-/* The chosen pair leaves the table first: the walk takes all its count. */
+/* The chosen pair leaves the table first: the walk takes all its count.
+ * The list the last merge walked is released now, not when that merge
+ * ended, so that `trace` can show it in between (bpe_cache_aware_last_list). */
 bool bpe_cache_aware_begin_merge(cache_state *s, size_t best, const uint32_t **ids,
                                  uint32_t *n)
 {
+    if (s->walk.stamp > 0)
+        bpe_postings_release(&s->postings, s->chosen.words);
     s->chosen = *record_at(s, best);
     walker *w = &s->walk;
     w->a = bpe_pair_key_left(s->chosen.key);
@@ -792,7 +806,8 @@ const bpe_trainer bpe_trainer_cache_aware = {
     .work_after = "pair_count_updates",
     /* Peak memory beside the word table and time, fitted (docs/estimate.md). */
     .memory = {.fixed = 1e6, .per_word = 14.4, .per_symbol = 7.8,
-               .per_symbol_merged = 17.5, .ns_per_symbol = 170},
+               .per_symbol_merged = 12.8, .ns_per_symbol = 170},
+    .copies_words = true, /* its cells; only describe() reads the words again */
     .create = cache_create,
     .step = cache_step,
     .destroy = cache_destroy,

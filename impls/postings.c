@@ -3,6 +3,7 @@
 #include "array.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void bpe_postings_free(bpe_postings *p)
 {
@@ -14,7 +15,7 @@ void bpe_postings_free(bpe_postings *p)
 
 void bpe_postings_clear(bpe_postings *p)
 {
-    p->n_lists = p->first_open = p->n_ids = p->n_scratch = 0;
+    p->n_lists = p->first_open = p->n_ids = p->n_released = p->n_scratch = 0;
 }
 
 /* Whether `need` elements can be counted and named by a uint32_t that never
@@ -61,8 +62,39 @@ bool bpe_postings_move_gathered(bpe_postings *to, bpe_postings *from, const uint
     return true;
 }
 
+void bpe_postings_release(bpe_postings *p, uint32_t list)
+{
+    p->n_released += p->lists[list].len;
+    p->lists[list].len = 0;
+}
+
+/* Slides every frozen slice down over the released ids, list by list (the
+ * slices lie in list order), then gives back the room past what the next
+ * freeze needs: touched pages the arena no longer uses would otherwise stay
+ * resident until it grew over them again. O(frozen lists + ids). */
+static void reclaim_released(bpe_postings *p)
+{
+    uint32_t kept = 0;
+    for (uint32_t list = 0; list < p->first_open; list++) {
+        bpe_posting_list *l = &p->lists[list];
+        memmove(p->ids + kept, p->ids + l->start, (size_t)l->len * sizeof *p->ids);
+        l->start = kept;
+        kept += l->len;
+    }
+    p->n_ids = kept;
+    p->n_released = 0;
+    size_t room = (size_t)kept + p->n_scratch + 1; /* + 1: never realloc(0) */
+    uint32_t *ids = realloc(p->ids, room * sizeof *ids);
+    if (ids) { /* a failed shrink leaves the arena as it was, and valid */
+        p->ids = ids;
+        p->cap_ids = room;
+    }
+}
+
 bool bpe_postings_freeze(bpe_postings *p)
 {
+    if (p->n_released > p->n_ids / 2)
+        reclaim_released(p);
     uint64_t need = (uint64_t)p->n_ids + p->n_scratch;
     if (!fits_32_bits(need))
         return false;

@@ -29,14 +29,21 @@
  * (bpe_postings_open_sized), and the ids are written straight into their
  * slices — by several threads at once, each into slots no other writes.
  *
- * Memory. Every id gathered is frozen once and slices are never reclaimed (a
- * dead pair's slice stays, unread). With at most 3·M ids over a run (M − W at
- * the start, ≤ 2 per merged occurrence) the main arena stays O(M); the
- * scratch arena is emptied by every freeze.
+ * Memory. Every id gathered is frozen once. A trainer that knows a list will
+ * never be read again (its pair was merged, or its count fell to 0) may
+ * release it (bpe_postings_release); once the released ids are more than half
+ * the arena, a freeze slides the kept slices down over them and gives the
+ * room back to the system, so the arena follows the lists still alive, not
+ * every list ever made. Each id released is moved at most once per halving:
+ * amortized O(1). Without releases the arena holds every id of the run, at
+ * most 3·M (M − W at the start, ≤ 2 per merged occurrence), O(M); the scratch
+ * arena is emptied by every freeze.
  *
  * Invariant: lists below `first_open` are frozen (start, len describe their
- * slice of `ids`); lists from `first_open` on are open, and their ids are the
- * scratch cells naming them, in order.
+ * slice of `ids`; slices lie in list order, a released list's is empty);
+ * lists from `first_open` on are open, and their ids are the scratch cells
+ * naming them, in order. n_released counts the ids in `ids` that belong to
+ * no list any more.
  *
  * Ownership: the three arrays are owned by the bpe_postings and freed only in
  * bpe_postings_free().
@@ -66,7 +73,8 @@ typedef struct {
     size_t cap_lists;          /* capacity of `lists` */
     uint32_t first_open;       /* lists ≥ this are open, the others frozen */
     uint32_t *ids;             /* every frozen slice, back to back; owned */
-    uint32_t n_ids;            /* ids in use */
+    uint32_t n_ids;            /* ids in use, released ones included */
+    uint32_t n_released;       /* ids of released lists, not yet reclaimed */
     size_t cap_ids;            /* capacity of `ids` */
     bpe_posting_cell *scratch; /* the ids of the open lists, in gathering order; owned */
     uint32_t n_scratch;        /* cells in use; 0 after every freeze */
@@ -125,9 +133,16 @@ static inline uint32_t bpe_postings_lists(const bpe_postings *p)
  * some of the ids). O(ids moved). */
 bool bpe_postings_move_gathered(bpe_postings *to, bpe_postings *from, const uint32_t *to_list);
 
-/* Freezes every open list into its slice. False on OOM or past 2^32 − 2 ids.
- * O(open lists + gathered ids), two sequential passes. */
+/* Freezes every open list into its slice, first reclaiming the released
+ * ids when they are more than half the arena (which moves the other slices:
+ * ids read before are then void). False on OOM or past 2^32 − 2 ids.
+ * O(open lists + gathered ids), two sequential passes; O(lists + ids) when
+ * it reclaims, amortized O(1) per id released. */
 bool bpe_postings_freeze(bpe_postings *p);
+
+/* Frozen list `list` will not be read again: its ids become room for the
+ * next freeze to reclaim, and it is left empty. O(1). */
+void bpe_postings_release(bpe_postings *p, uint32_t list);
 
 /* Opens n lists at once, already frozen: the k-th (k < n) gets a slice of
  * exactly len[k] ids, for the caller to fill (bpe_postings_slice) before the

@@ -202,6 +202,41 @@ static void postings_move_gathered_keeps_order(void **state)
     bpe_postings_free(&from);
 }
 
+/* Lists 0 to 4 hold ids 10·l to 10·l + l (15 ids), frozen. Releasing 1, 3
+ * and 0 (7 ids, not more than half) reclaims nothing at the next freeze;
+ * releasing 4 too (12 ids) does, at the freeze of a new list 5: list 2
+ * keeps its ids, list 5 follows them, and the arena holds those 5 ids. */
+static void postings_release_reclaims_and_keeps_lists(void **state)
+{
+    (void)state;
+    bpe_postings p = {0};
+    for (uint32_t l = 0; l < 5; l++) {
+        assert_int_equal(bpe_postings_open(&p), l);
+        for (uint32_t k = 0; k <= l; k++)
+            assert_true(bpe_postings_append(&p, l, 10 * l + k));
+    }
+    assert_true(bpe_postings_freeze(&p));
+    bpe_postings_release(&p, 1);
+    bpe_postings_release(&p, 3);
+    bpe_postings_release(&p, 0);
+    assert_true(bpe_postings_freeze(&p));
+    assert_int_equal(p.n_ids, 15);
+    bpe_postings_release(&p, 4);
+    assert_int_equal(bpe_postings_open(&p), 5);
+    assert_true(bpe_postings_append(&p, 5, 50));
+    assert_true(bpe_postings_append(&p, 5, 51));
+    assert_true(bpe_postings_freeze(&p));
+    assert_int_equal(p.n_ids, 5);
+    assert_int_equal(p.n_released, 0);
+    const uint32_t lens[] = {0, 0, 3, 0, 0, 2}, first[] = {0, 0, 20, 0, 0, 50};
+    for (uint32_t l = 0; l < 6; l++) {
+        assert_int_equal(bpe_postings_len(&p, l), lens[l]);
+        for (uint32_t k = 0; k < lens[l]; k++)
+            assert_int_equal(bpe_postings_ids(&p, l)[k], first[l] + k);
+    }
+    bpe_postings_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +244,7 @@ int main(void)
         cmocka_unit_test(array_reserve_refuses_sizes_that_overflow),
         cmocka_unit_test(pairtable_agrees_with_a_model),
         cmocka_unit_test(postings_move_gathered_keeps_order),
+        cmocka_unit_test(postings_release_reclaims_and_keeps_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,9 +41,14 @@ estimate estimate_trainer(const bpe_trainer *trainer, const estimate_input *e)
     const bpe_memory_model *k = &trainer->memory;
     double w = (double)e->words, sym = (double)e->symbols, m = (double)e->merges;
     double merged = 1 - exp(-m / MERGES_LEVEL_OFF);
-    double trainer_bytes = k->fixed + k->per_word * w + (k->per_symbol +
-                                                          k->per_symbol_merged * merged) * sym;
+    double setup_bytes = k->fixed + k->per_word * w + k->per_symbol * sym;
+    double trainer_bytes = setup_bytes + k->per_symbol_merged * merged * sym;
     double training = (double)(e->base + e->input_bytes) + trainer_bytes;
+    if (trainer->copies_words) { /* the input is freed once setup is done (run/run.h) */
+        double at_setup = (double)(e->base + e->input_bytes) + setup_bytes;
+        double merging = (double)e->base + trainer_bytes;
+        training = at_setup > merging ? at_setup : merging;
+    }
     double peak = training > (double)e->counted_peak ? training : (double)e->counted_peak;
     double ns = k->ns_per_symbol * sym + k->ns_per_merge_symbol * m * sym;
     return (estimate){.peak_bytes = (uint64_t)peak, .merge_seconds = ns / 1e9};

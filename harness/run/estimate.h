@@ -9,7 +9,10 @@
  * since a run counts exactly as the estimate just did. The second is the
  * process before it read anything, plus the word table (its exact size),
  * plus the trainer's memory model (bpe_trainer.memory, impls/bpe.h) at the
- * run's W, M and m. The prediction is the larger of the two. Each trainer
+ * run's W, M and m; for a trainer that copies the words (copies_words), whose
+ * run frees the word table once setup is done, the larger of the word table
+ * plus the model at m = 0 and the model at m alone. The prediction is the
+ * larger of the two. Each trainer
  * keeps its own formula in its registry entry, so this file knows no
  * trainer's layout.
  */

@@ -27,6 +27,7 @@ typedef struct {
     const run_progress *progress; /* told of each merge, or NULL */
     uint64_t merges_done;   /* merges seen so far */
     uint64_t max_merges;    /* V − 256 − S, for the progress display */
+    run_input *release;     /* freed once setup is done (the trainer copied the words), or NULL */
 } run_clock;
 
 /* Records the end of setup and, with a profile, each merge's time. */
@@ -39,6 +40,8 @@ static void on_trainer_event(void *ctx, bpe_event event, const bpe_merge *merge,
     (void)state;
     if (event == BPE_EVENT_SETUP_DONE) {
         c->setup_done = c->last_merge = now;
+        if (c->release)
+            run_input_free(c->release); /* the trainer holds its own copy now */
         return;
     }
     c->merges_done++;
@@ -234,7 +237,7 @@ bool run_training(const run_config *cfg, run_outcome *out, char *err, size_t err
     return ok;
 }
 
-bool run_train_input(const run_config *cfg, const run_input *in, uint64_t max_merges,
+bool run_train_input(const run_config *cfg, run_input *in, uint64_t max_merges,
                      run_outcome *out, char *err, size_t err_len)
 {
     memset(out, 0, sizeof *out);
@@ -248,7 +251,8 @@ bool run_train_input(const run_config *cfg, const run_input *in, uint64_t max_me
     out->symbols = view.n_symbols;
     out->word_table_bytes = in->memory_bytes;
     run_clock clock = {.profile = cfg->profile, .progress = cfg->progress,
-                       .max_merges = out->max_merges};
+                       .max_merges = out->max_merges,
+                       .release = cfg->trainer->copies_words && !cfg->start ? in : NULL};
     bpe_observer observer = {.on_event = on_trainer_event, .ctx = &clock};
     if (cfg->progress)
         cfg->progress->on_progress(cfg->progress->ctx, RUN_PHASE_SETUP, view.n_words, 0);

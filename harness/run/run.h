@@ -131,10 +131,14 @@ bool run_training(const run_config *cfg, run_outcome *out, char *err, size_t err
 
 /* Trains cfg's trainer for max_merges merges (run_check_settings) on an
  * input already counted (run_count_input or run_read_counts; cfg's files
- * are not read), which stays the caller's: out gets every phase but the
- * total, which the caller measures (it knows when the run began and ends).
- * False with a one-line reason in err; out then holds nothing. */
-bool run_train_input(const run_config *cfg, const run_input *in, uint64_t max_merges,
+ * are not read), which stays the caller's to free (run_input_free) — but
+ * when the trainer copies its words (bpe_trainer.copies_words) and there is
+ * no cfg->start, *in is freed as soon as the trainer's setup is done, so
+ * that the run does not hold the input twice while it merges. out gets
+ * every phase but the total, which the caller measures (it knows when the
+ * run began and ends). False with a one-line reason in err; out then holds
+ * nothing. */
+bool run_train_input(const run_config *cfg, run_input *in, uint64_t max_merges,
                      run_outcome *out, char *err, size_t err_len);
 void run_outcome_free(run_outcome *out);
 
