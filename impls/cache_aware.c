@@ -352,11 +352,12 @@ static bool words_init(cache_state *s, const bpe_words *words)
 
 /* -------------------------------------------------- merge 0: the first count */
 
-/* heap.c's count_all_pairs: every adjacent pair of every word, counted and
- * listed on `threads` threads by initialpairs.h (its list in the arena as
- * list k for the k-th pair first seen, naming each word by its place, as
- * words_init laid it out), enters the table with its count and list; each
- * position counted is one update. False on OOM. O(M / threads + W + P). */
+/* pairindex.c's count_all_pairs (heap.c's index): every adjacent pair of
+ * every word, counted and listed on `threads` threads by initialpairs.h (its
+ * list in the arena as list k for the k-th pair first seen, naming each word
+ * by its place, as words_init laid it out), enters the table with its count
+ * and list; each position counted is one update. False on OOM.
+ * O(M / threads + W + P). */
 static bool count_all_pairs(cache_state *s, const bpe_words *words, unsigned threads)
 {
     uint32_t *places = malloc((words->n_words + 1) * sizeof *places); /* never malloc(0) */
@@ -385,7 +386,7 @@ static bool count_all_pairs(cache_state *s, const bpe_words *words, unsigned thr
 
 /* --------------------------------------------- the deltas of one merge */
 
-/* count(x, y) −= c: heap.c's count_sub, summed in the pair's delta until
+/* count(x, y) −= c: pairindex.c's count_sub, summed in the pair's delta until
  * the merge ends (apply_losses). The chosen pair loses all its count in this
  * merge and has already left the table: only the update is counted. False on
  * OOM. O(1) amortized. */
@@ -403,7 +404,7 @@ static inline bool count_sub(walker *w, bpe_token x, bpe_token y, uint64_t c)
 }
 
 /* count(x, y) += c for a pair the merge creates, and the word at `place`
- * joins its list: heap.c's count_add, with the new pair kept in its delta
+ * joins its list: pairindex.c's count_add, with the new pair kept in its delta
  * until the merge ends (add_born_pairs). ab is new, so every pair holding it
  * is new: no table lookup. False on OOM. O(1) amortized. */
 static inline bool count_add(walker *w, bpe_token x, bpe_token y, uint64_t c, uint32_t place)
@@ -499,11 +500,12 @@ bool bpe_cache_walker_join(const cache_state *s, walker *w)
     return reserve_lines(s, w);
 }
 
-/* --------------------------------------------- a merge (heap.c's rewrite) */
+/* ---------------------------------------- a merge (pairindex.c's rewrite) */
 
 /* Merges (a, b) into `merged` in the word at `place` from its first
- * occurrence at `first`, with incremental.c's delta rule, exactly as heap.c's
- * merge_word; the deltas go to walker w. False on OOM. O(len(w)). */
+ * occurrence at `first`, with incremental.c's delta rule, exactly as
+ * pairindex.c's merge_word; the deltas go to walker w. False on OOM.
+ * O(len(w)). */
 static bool merge_word(const cache_state *s, walker *w, uint32_t place, uint32_t first)
 {
     bpe_token a = w->a, b = w->b, merged = w->merged;
@@ -531,10 +533,10 @@ static bool merge_word(const cache_state *s, walker *w, uint32_t place, uint32_t
     return true;
 }
 
-/* The walk: heap.c's merge_listed_words. Every listed word that still holds
- * the pair is rewritten, each prefetched WORD_AHEAD entries ahead (here, not
- * from a helper: prefetch.h says why), the first WORD_AHEAD before the walk
- * starts (most lists are short); the deltas go to walker w. */
+/* The walk: pairindex.c's bpe_pairindex_merge. Every listed word that still
+ * holds the pair is rewritten, each prefetched WORD_AHEAD entries ahead (here,
+ * not from a helper: prefetch.h says why), the first WORD_AHEAD before the
+ * walk starts (most lists are short); the deltas go to walker w. */
 bool bpe_cache_aware_walk(const cache_state *s, walker *w, const uint32_t *ids, uint32_t n)
 {
     for (uint32_t k = 0; k < n && k < WORD_AHEAD; k++) {
