@@ -474,6 +474,62 @@ static void a_failed_count_leaves_nothing_behind(void **state)
     pretok_free(fresh);
 }
 
+/* Counts `text` as the next input of `p` into `words`: pretok_continue_at
+ * when `go_on`, else pretok_begin. True when it was counted. */
+static bool count_part(pretokenizer *p, word_table *words, const char *text, bool go_on)
+{
+    char err[512];
+    if (go_on)
+        pretok_continue_at(p, "part", 0);
+    else
+        pretok_begin(p, "part", words);
+    for (size_t at = 0; text[at]; at++) /* a byte at a time: many rounds */
+        if (!pretok_feed(p, (const uint8_t *)text + at, 1, err, sizeof err))
+            return false;
+    return pretok_end(p, err, sizeof err);
+}
+
+/* Asserts that two word tables hold the same words, in the same order, with
+ * the same counts. */
+static void assert_same_table(const word_table *got, const word_table *want)
+{
+    assert_int_equal(got->n_entries, want->n_entries);
+    assert_int_equal(got->pretokens, want->pretokens);
+    for (size_t w = 0; w < want->n_entries; w++) {
+        assert_int_equal(got->entries[w].len, want->entries[w].len);
+        assert_memory_equal(got->arena + got->entries[w].offset,
+                            want->arena + want->entries[w].offset, want->entries[w].len);
+        assert_int_equal(got->entries[w].count, want->entries[w].count);
+    }
+}
+
+/* The parts of one count, continued (the hot words kept from one part to
+ * the next), make the table that parts begun afresh make; and after a part
+ * that failed with counts pending in the hot words, continuing drops them
+ * as beginning does. */
+static void continued_parts_count_as_begun_ones(void **state)
+{
+    (void)state;
+    static const char *const parts[] = {"the cat and the dog", " the cat, the dog and a bird",
+                                        "the the the cat \xff the", "a cat and the dog"};
+    static const bool ends_well[] = {true, true, false, true};
+    pretok_config cfg = {.pattern = "gpt2"};
+    char err[512];
+    pretokenizer *go_on = pretok_new(&cfg, err, sizeof err), *anew = pretok_new(&cfg, err, sizeof err);
+    assert_true(go_on && anew);
+    word_table continued, begun;
+    assert_true(word_table_init(&continued) && word_table_init(&begun));
+    for (size_t k = 0; k < N(parts); k++) {
+        assert_int_equal(count_part(go_on, &continued, parts[k], k > 0), ends_well[k]);
+        assert_int_equal(count_part(anew, &begun, parts[k], false), ends_well[k]);
+    }
+    assert_same_table(&continued, &begun);
+    word_table_free(&continued);
+    word_table_free(&begun);
+    pretok_free(go_on);
+    pretok_free(anew);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -481,6 +537,7 @@ int main(void)
         cmocka_unit_test(lexer_hash_is_the_word_tables),
         cmocka_unit_test(open_text_waits),
         cmocka_unit_test(a_failed_count_leaves_nothing_behind),
+        cmocka_unit_test(continued_parts_count_as_begun_ones),
         cmocka_unit_test(contractions_in_both_cases),
         cmocka_unit_test(whitespace_runs_before_everything),
         cmocka_unit_test(random_text_with_specials_and_invalid_bytes),

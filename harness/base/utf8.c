@@ -51,10 +51,11 @@ int utf8_sequence_length(const uint8_t *s, size_t avail)
 
 /* How many bytes from s[0] are valid UTF-8; *stop says why it stopped:
  * 0 at the end, -1 at an incomplete sequence that reaches the end, 1 at an
- * invalid byte. ASCII runs go 8 bytes at a time, and the 2- and 3-byte
- * sequences of most scripts are checked in place, as utf8_sequence_length
- * checks them (no overlong form, no surrogate); anything else, and a
- * sequence within 3 bytes of the end, is left to it. O(len). */
+ * invalid byte. ASCII runs go 8 bytes at a time (and the ASCII before a
+ * byte ≥ 0x80 in a tight loop), and the 2- and 3-byte sequences of most
+ * scripts are checked in place, as utf8_sequence_length checks them (no
+ * overlong form, no surrogate); anything else, and a sequence within 3
+ * bytes of the end, is left to it. O(len). */
 size_t utf8_valid_prefix(const uint8_t *s, size_t len, int *stop)
 {
     size_t i = 0;
@@ -66,6 +67,11 @@ size_t utf8_valid_prefix(const uint8_t *s, size_t len, int *stop)
                 i += 8;
                 continue;
             }
+            while (s[i] < 0x80) /* to the byte ≥ 0x80 among the eight */
+                i++;
+        } else if (s[i] < 0x80) {
+            i++;
+            continue;
         }
         uint8_t c = s[i], c1 = i + 3 <= len ? s[i + 1] : 0; /* 0: no room, see below */
         if ((c1 & 0xC0) == 0x80) { /* a 2- or 3-byte sequence, checked in place */

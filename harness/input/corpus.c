@@ -391,7 +391,7 @@ bool corpus_prefix_end(int fd, const char *name, uint64_t size, uint64_t budget,
 
 static bool count_file(pretokenizer *p, const pretok_config *cfg, const char *path,
                        uint8_t *chunk, uint64_t budget, corpus_read *opts, word_table *words,
-                       uint64_t *used, bool *cut, char *err, size_t err_len)
+                       bool first_file, uint64_t *used, bool *cut, char *err, size_t err_len)
 {
     int fd;
     struct stat at_open;
@@ -401,7 +401,10 @@ static bool count_file(pretokenizer *p, const pretok_config *cfg, const char *pa
     if (!corpus_open_input(path, &fd, &at_open, &name, err, err_len))
         return false;
     off_t start = S_ISREG(at_open.st_mode) ? lseek(fd, 0, SEEK_CUR) : 0;
-    pretok_begin(p, name, words);
+    if (first_file)
+        pretok_begin(p, name, words);
+    else
+        pretok_continue_at(p, name, 0);
     bool ok = true;
     uint64_t bytes_read = 0;
     while (!*cut) {
@@ -461,7 +464,8 @@ bool corpus_count_words(pretokenizer *p, const pretok_config *cfg, char *const *
             if (budget == 0)
                 break;
         }
-        ok = count_file(p, cfg, files[i], chunk, budget, opts, words, &used, &cut, err, err_len);
+        ok = count_file(p, cfg, files[i], chunk, budget, opts, words, i == 0, &used, &cut, err,
+                        err_len);
         opts->bytes_read += used;
         opts->files_read++;
     }

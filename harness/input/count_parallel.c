@@ -60,7 +60,9 @@
  *     TABLE_WORDS words); after the front they take segments in order from
  *     one atomic counter (dynamic scheduling: a slow segment, e.g. Chinese
  *     text, does not hold the others back), read them with pread and stream
- *     them through their pretokenizer;
+ *     them through their pretokenizer, whose hot words (pretok.c) carry
+ *     over from one segment to the next counted into the same table
+ *     (pretok_continue_at), instead of being found again in each segment;
  *   - per segment, which worker counted it, into which table, and the range
  *     of that table's entries first seen in it, published by a release
  *     store of `done`. A merge reads those entries where they are, while
@@ -198,6 +200,8 @@ typedef struct {
     pthread_mutex_t table_lock; /* held while run->words.entries or .arena may move (the
                               * worker growing them) or are read (a merge of its words) */
     bool lock_made;          /* table_lock was initialized and must be destroyed */
+    word_table *counted_into; /* the table its last segment was counted into, until it
+                              * starts another (pretok_continue_at), else NULL */
     uint8_t *buf;            /* READ_BYTES for pread; owned */
     double read_seconds;     /* time inside pread */
     uint64_t backlog_waits;  /* times it waited for the merge (wait_for_merge) */
@@ -361,7 +365,11 @@ static bool count_segment(worker *w, size_t s, word_table *into)
 {
     segment *seg = &w->plan->segments[s];
     const input_file *in = &w->plan->files[seg->file];
-    pretok_begin_at(w->pretok, in->name, into, seg->start);
+    if (into == w->counted_into) /* its frequent words stay at hand */
+        pretok_continue_at(w->pretok, in->name, seg->start);
+    else
+        pretok_begin_at(w->pretok, in->name, into, seg->start);
+    w->counted_into = into;
     for (uint64_t at = seg->start; seg->to_eof || at < seg->end;) {
         size_t want = seg->to_eof || seg->end - at >= READ_BYTES ? READ_BYTES
                                                                  : (size_t)(seg->end - at), got;
@@ -622,6 +630,7 @@ static bool start_table(worker *w)
         atomic_store_explicit(&w->run->closed, true, memory_order_release);
     }
     w->runs[w->n_runs++] = w->run = next;
+    w->counted_into = NULL;
     return true;
 }
 

@@ -647,8 +647,10 @@ static bool state_pretoken(lexer_pattern pattern, const uint8_t *s, size_t len, 
     return true;
 }
 
-size_t lexer_split(lexer_pattern pattern, const uint8_t *s, size_t len, size_t at, bool open,
-                   lexer_piece *pieces, size_t max)
+/* lexer_split for one pattern; inlined twice, so that each copy knows its
+ * pattern and tests it nowhere. */
+static inline size_t split_with(lexer_pattern pattern, const uint8_t *s, size_t len, size_t at,
+                                bool open, lexer_piece *pieces, size_t max)
 {
     size_t n = 0;
     for (; n < max && at < len; at = pieces[n++].end) {
@@ -662,4 +664,11 @@ size_t lexer_split(lexer_pattern pattern, const uint8_t *s, size_t len, size_t a
             break;
     }
     return n;
+}
+
+size_t lexer_split(lexer_pattern pattern, const uint8_t *s, size_t len, size_t at, bool open,
+                   lexer_piece *pieces, size_t max)
+{
+    return pattern == LEXER_GPT2 ? split_with(LEXER_GPT2, s, len, at, open, pieces, max)
+                                 : split_with(LEXER_GPT4, s, len, at, open, pieces, max);
 }

@@ -155,7 +155,10 @@ typedef struct {
  * A word enters it only after the word table has it (count_one), so the
  * table's first-seen order is untouched; a slot's pending count is added to
  * the table when another word takes the slot, and every slot's before the
- * table can be read (flush_hot_words, at the end of each round).
+ * table can be read (flush_hot_words, at the end of each round). The slots
+ * name entries of one table: they stay from one input to the next counted
+ * into it (pretok_continue_at: the next file, the next segment of a
+ * thread), and start empty for another table (a new generation).
  *
  * A slot is 32 bytes, two to a cache line, and is matched with three
  * comparisons and no loop: the word's first 16 bytes are kept as two
@@ -165,7 +168,9 @@ typedef struct {
  * input it belongs to. Memory: 128 KB, more than a core's first-level
  * cache holds but well within its second level: a lookup there costs a
  * few nanoseconds, a word it catches saves the word table's far slower
- * lookup, and a table half this size lets through a third more words.
+ * lookup, and a table half this size lets through a third more words
+ * (one twice this size lets through nearly a third fewer, but its lookups
+ * leave the second-level cache more often: the count takes no less time).
  */
 enum { HOT_WORDS = 4096, HOT_BYTES = 16 };
 
@@ -218,6 +223,8 @@ struct pretokenizer {
     uint32_t *dirty;              /* the hot slots whose pending count may be nonzero; owned */
     size_t n_dirty;               /* entries in dirty (at most HOT_WORDS) */
     uint32_t generation;          /* the current input's number, from 1 (hot_word.tag) */
+    bool exact;                   /* the last input ended well: `words` holds every count
+                                   * and the hot words name its entries (pretok_continue_at) */
     uint64_t multiplicity;        /* each pretoken counts this many times (dedup's chunks) */
     pretok_emit_fn emit;          /* or: where pretokens are passed */
     void *emit_ctx;               /* passed to emit */
@@ -336,12 +343,13 @@ static bool make_hot(pretokenizer *p, const uint8_t *piece, size_t len, uint64_t
     return true;
 }
 
-/* Counts ring position i's pretoken in the word table. */
+/* Counts ring position i's pretoken in the word table; a word that became
+ * hot while it waited is counted there too (make_hot adds what its slot
+ * had pending and takes the slot again): looking first cost more, on every
+ * pretoken that waits, than the few table lookups it saved. */
 static bool count_one(pretokenizer *p, size_t i)
 {
     word_batch *b = &p->batch;
-    if (count_hot(p, b->piece[i], b->len[i], b->hash[i]))
-        return true; /* it became hot while it waited */
     size_t index = word_table_insert(p->words, b->piece[i], b->len[i], b->hash[i],
                                      p->multiplicity);
     if (index != SIZE_MAX)
@@ -825,9 +833,18 @@ void pretok_begin(pretokenizer *p, const char *name, word_table *words)
     pretok_begin_at(p, name, words, 0);
 }
 
-void pretok_begin_at(pretokenizer *p, const char *name, word_table *words, uint64_t offset)
+/* Starts an input at `offset`; the hot words stay when `keep_hot` (the
+ * same table, exact, pretok_continue_at). */
+static void begin_input(pretokenizer *p, const char *name, word_table *words, uint64_t offset,
+                        bool keep_hot)
 {
     p->name = name;
+    p->pending_len = p->context = p->retry_len = 0;
+    p->pending_offset = offset;
+    p->multiplicity = 1;
+    p->exact = false;
+    if (keep_hot)
+        return; /* the batch and the dirty slots are empty: the last input ended well */
     p->words = words;
     p->batch.n = 0; /* what a failed run left waiting points into bytes now gone */
     for (size_t k = 0; k < p->n_dirty; k++) /* what a failed run left pending is dropped */
@@ -839,9 +856,16 @@ void pretok_begin_at(pretokenizer *p, const char *name, word_table *words, uint6
         memset(p->hot, 0, HOT_WORDS * sizeof *p->hot);
         p->generation = 1;
     }
-    p->pending_len = p->context = p->retry_len = 0;
-    p->pending_offset = offset;
-    p->multiplicity = 1;
+}
+
+void pretok_begin_at(pretokenizer *p, const char *name, word_table *words, uint64_t offset)
+{
+    begin_input(p, name, words, offset, false);
+}
+
+void pretok_continue_at(pretokenizer *p, const char *name, uint64_t offset)
+{
+    begin_input(p, name, p->words, offset, p->exact && p->words && !p->emit);
 }
 
 void pretok_set_multiplicity(pretokenizer *p, uint64_t times)
@@ -877,7 +901,8 @@ bool pretok_end(pretokenizer *p, char *err, size_t err_len)
 {
     p->err = err;
     p->err_len = err_len;
-    return process_pending(p, true);
+    p->exact = process_pending(p, true);
+    return p->exact;
 }
 
 bool pretok_split(pretokenizer *p, const char *name, const uint8_t *text, size_t len, size_t chunk,

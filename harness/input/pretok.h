@@ -101,6 +101,12 @@ void pretok_begin(pretokenizer *p, const char *name, word_table *words);
 /* The same for a part of an input that starts at byte `offset` of it (a
  * chunk cut at a safe place, cut.h): errors name offsets in the whole input. */
 void pretok_begin_at(pretokenizer *p, const char *name, word_table *words, uint64_t offset);
+/* The same for the next part of one count, into the table the last part
+ * was counted into: when that part's pretok_end returned true and nothing
+ * else has changed the table since, the frequent words it kept at hand
+ * (pretok.c's hot words) stay there, instead of being found again one by
+ * one; else it is pretok_begin_at. */
+void pretok_continue_at(pretokenizer *p, const char *name, uint64_t offset);
 /* After pretok_begin(_at): every pretoken of this input is counted `times`
  * times (a text that occurs that often; pretok_stats still count it once). */
 void pretok_set_multiplicity(pretokenizer *p, uint64_t times);
