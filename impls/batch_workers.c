@@ -379,7 +379,8 @@ struct workers_state {
     bpe_vocab ahead;         /* our own copy, ahead by the batch in progress; owned */
     bpe_counters *counters;  /* not owned */
     const bpe_words *words;  /* the input: laid out by setup, its lengths read by describe
-                              * (where each word's cells end); not owned */
+                              * (where each word's cells end); not owned, and freed by a
+                              * run once setup is done (copies_words) */
     uint64_t max_merges;     /* merges asked for: a batch never runs past them */
     uint64_t merges_formed;  /* merges put into batches so far */
     pair_shard *shard;       /* n_splits shards of the live pairs; owned */
@@ -1964,6 +1965,7 @@ const bpe_trainer bpe_trainer_batch_workers = {
     /* Peak memory beside the word table and time, fitted (docs/estimate.md). */
     .memory = {.fixed = 1e6, .per_word = 11.3, .per_symbol = 8.2,
                .per_symbol_merged = 14.6, .ns_per_symbol = 130},
+    .copies_words = true, /* the splits' cells; only describe() reads the words again */
     .create = workers_create,
     .step = workers_step,
     .destroy = workers_destroy,
