@@ -60,8 +60,8 @@
  *      batching at all: by then hashing, not missing, was the cost, and only
  *      direct indexing removes it.
  * The result: the merge loop in 0.54× heap's time, 122 MB peak against
- * 187 MB (multilingual, V = 32000, one thread; medians of 11 alternating runs
- * on a 2-core machine shared with other jobs), F made once by
+ * 187 MB (multilingual, V = 32000, one thread, the median of 11 runs of
+ * each), F made once by
  *   build/bpebench count --out F build/data/multilingual
  *   build/bpebench train --trainer cache-aware --threads 1 --vocab-size 32000 --counts --out D F
  * and the same with --trainer heap; `merge` in the summary is the loop.
