@@ -119,19 +119,33 @@ $(BUILD)/tests/test_progress: LDLIBS += -lutil
 # `make test`: the packages, then test-run: the include-layer check
 # (harness/README.md), every test program, run from the top of the tree,
 # docs/scaling.md's map/reduce over 8 shards (tests/test_scaling.sh, GNU
-# parallel), then the hostile sweep (195 abusive command lines,
+# parallel) and the hostile sweep (195 abusive command lines,
 # tests/hostile_sweep.sh), then the Python package's pytest suite
 # (test-python); stops at the first failure. Tests: tests/README.md.
+# The programs run TEST_JOBS at a time (default: one per core), each
+# target's output printed whole when it ends: every test works in a
+# temporary directory of its own, and test-load shows them indifferent to
+# a busy machine. TEST_JOBS=1 runs them one after another.
+TEST_JOBS ?= $(shell getconf _NPROCESSORS_ONLN)
+RUN_TESTS := $(TEST_BINS:$(BUILD)/tests/%=run-%) run-test_scaling run-hostile_sweep
+.PHONY: $(RUN_TESTS)
+
 test: deps
 	@$(MAKE) --no-print-directory test-run
 	@$(MAKE) --no-print-directory test-python
 
 test-run: $(TEST_BINS) $(BUILD)/bpebench $(DATA)/.unpacked
 	@sh tests/check_layers.sh
-	@for t in $(TEST_BINS); do \
-	    echo "== $$t"; BPEBENCH=$(BUILD)/bpebench BPE_DATA=$(DATA) $$t || exit 1; \
-	done
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(RUN_TESTS)
+
+# One test program.
+$(filter-out run-test_scaling run-hostile_sweep,$(RUN_TESTS)): run-%:
+	@echo "== $(BUILD)/tests/$*"; BPEBENCH=$(BUILD)/bpebench BPE_DATA=$(DATA) $(BUILD)/tests/$*
+
+run-test_scaling:
 	@echo "== tests/test_scaling.sh"; BPEBENCH=$(BUILD)/bpebench BPE_DATA=$(DATA) sh tests/test_scaling.sh
+
+run-hostile_sweep:
 	@BPEBENCH=$(BUILD)/bpebench bash tests/hostile_sweep.sh > $(BUILD)/hostile_sweep.log || \
 	    { grep DEFECT $(BUILD)/hostile_sweep.log; exit 1; }
 	@tail -n 1 $(BUILD)/hostile_sweep.log
@@ -207,8 +221,9 @@ test-tsan:
 # threaded ones under TSan, memcheck on train runs, every fuzzer for
 # FUZZ_SECONDS and the memory estimate's bound on 1 M and 10 M distinct
 # words. Each pass builds in a directory of its own, so with -j2 (.ci/run)
-# the ASan pass runs beside the others, which run one after another;
-# without -j, all of them in a row. The corpora are unpacked first, once.
+# two chains of about equal length run side by side: the ASan pass and then
+# the estimate's bound, beside TSan, memcheck and the fuzzers; without -j,
+# all of them in a row. The corpora are unpacked first, once.
 .PHONY: full-asan full-others
 test-full: deps
 	@$(MAKE) --no-print-directory data
@@ -216,12 +231,12 @@ test-full: deps
 
 full-asan:
 	@$(MAKE) --no-print-directory test-asan
+	@$(MAKE) --no-print-directory test-estimate-large
 
 full-others:
 	@$(MAKE) --no-print-directory test-tsan
 	@$(MAKE) --no-print-directory valgrind
 	@$(MAKE) --no-print-directory fuzz
-	@$(MAKE) --no-print-directory test-estimate-large
 
 # train --estimate's 25% bound (tests/test_estimate.c) on the other shipped
 # corpora and on synthetic corpora of 1 M and 10 M distinct words as well
