@@ -27,9 +27,7 @@
  * Repeated on purpose, so that this file reads whole: the pair table in its
  * slots (slots_alloc … pair_remove, with a list id per split in each record),
  * the word cells, merge_word with its delta lines and count_add/count_sub
- * are cache_aware.c's, the spin-then-sleep wait threaded_walk.c's; the
- * delta of the chosen merge is keyed by the merge's new token instead of a
- * merge counter.
+ * are cache_aware.c's, the spin-then-sleep wait threaded_walk.c's.
  *
  * Why a batch gives the sequential merges. Let p_1, …, p_k be the batch,
  * popped in rank order (SPEC §2.7: count, then bytes; bpe_pair_ranks_above)
@@ -102,10 +100,9 @@
  *   - N splits of the words (word w in split w mod N, so every list is
  *     shared about evenly), each with its words laid out as cache_aware.c
  *     lays them (length, count, tokens side by side: word cells), its own
- *     posting lists (its occurrence index), its neighbour delta lines
- *     (cache_aware.c's), and its deltas out, one list per shard (the
- *     shard of each pair), per merge of the batch: the pairs it
- *     decreased, and those it created with their new lists;
+ *     posting lists (its occurrence index), and its deltas out, one list
+ *     per shard (the shard of each pair), per merge of the batch: the
+ *     pairs it decreased, and those it created with their new lists;
  *   - N shards of the pair table (a pair's shard is a function of its hash):
  *     the count, and the list in each split, of every live pair. A shard
  *     applies every split's deltas for its pairs (reading only the lists
@@ -119,7 +116,14 @@
  *   - N − 1 worker threads, started once in create(): a job is posted, and
  *     every thread — the coordinator too — claims parts (a split, or a
  *     shard), its own first, then any not yet claimed. A worker late to wake
- *     never holds a step up: the coordinator takes its part.
+ *     never holds a step up: the coordinator takes its part. Each thread
+ *     has its own neighbour delta lines (cache_aware.c's), stamped per
+ *     merge it runs, and uses them for whichever split it runs: a split's
+ *     deltas are handed out at the end of each merge, so its lines are
+ *     scratch. Lines per split would move between cores with the split's
+ *     part, and a thread running two splits' parts of one merge (a batch
+ *     run alone) would miss in the second split's lines on the very
+ *     tokens it has just touched in the first's.
  * Parts are data, not threads: whoever runs a part writes the same deltas,
  * so the merges and every work counter are the same for any N.
  *
@@ -264,7 +268,7 @@ typedef struct {
 
 /* One pair's change in the merge in progress (cache_aware.c's). */
 typedef struct {
-    uint32_t stamp;  /* the merge number that last touched it; older: the rest is void */
+    uint32_t stamp;  /* the merge that last touched it (delta_lines); older: the rest is void */
     uint32_t words;  /* a born pair: its new list in the split */
     uint64_t amount; /* a born pair: its count so far; a losing pair: its decrease so far */
 } pair_delta;
@@ -276,6 +280,18 @@ typedef struct {
     pair_delta lose_right; /* (b, x) */
     pair_delta gain_right; /* (ab, x) */
 } neighbour_line;
+
+/* A thread's delta lines: whichever split's part the thread runs, the
+ * deltas of the merge in progress are kept here, so a thread keeps one
+ * set of lines warm in its own cache (a split's part moves between
+ * threads; its lines would move with it). Aligned to a cache line. */
+typedef struct {
+    alignas(64) neighbour_line *line; /* token → its four deltas; grown by the coordinator
+                                       * only (reserve_tokens); owned */
+    size_t cap_line;                  /* capacity of `line`, in tokens */
+    uint32_t stamp;                   /* one per merge of a split the thread ran: the
+                                       * stamp of the merge in progress */
+} delta_lines;
 
 /* One pair's delta as a split hands it back. */
 typedef struct {
@@ -313,9 +329,8 @@ typedef struct {
     alignas(64) uint32_t *cell; /* its words: length, count, tokens; owned */
     size_t n_cells;             /* cells in use */
     bpe_postings postings;      /* its lists, naming words by their first cell; owned */
-    neighbour_line *line;       /* token → the deltas of the merge in progress; grown
-                                 * by the coordinator only (reserve_tokens); owned */
-    size_t cap_line;            /* capacity of `line`, in tokens */
+    neighbour_line *line;       /* token → the deltas of the merge in progress: the
+                                 * lines of the thread running its part; borrowed */
     bpe_pair *born, *lost;      /* pairs created / decreased by the merge in progress; owned */
     size_t n_born, cap_born;    /* in `born` */
     size_t n_lost, cap_lost;    /* in `lost` */
@@ -370,7 +385,7 @@ typedef struct workers_state workers_state;
 /* A worker thread. */
 typedef struct {
     workers_state *state; /* borrowed */
-    unsigned own;         /* the split it claims first */
+    unsigned own;         /* the split it claims first, and its delta lines */
     pthread_t thread;     /* the thread */
 } worker;
 
@@ -404,6 +419,8 @@ struct workers_state {
     uint64_t *affected;      /* per batch merge: A_i; owned */
     /* the splits and the threads */
     word_split *split;       /* n_splits; owned */
+    delta_lines *lines;      /* thread → its delta lines: 0 the coordinator's, i worker
+                              * i's (worker.own); n_splits, owned */
     unsigned n_splits;       /* N: splits, shards and threads (workers + the coordinator) */
     part_claim *claim;       /* one per part: 2·n_splits (splits, then shards); owned */
     uint32_t *initial_index; /* setup, words of bytes: pair a·256 + b → its initial list; owned */
@@ -801,10 +818,16 @@ static bool put_change(change_list *out, bpe_token a, bpe_token b, uint32_t list
  * each in the list of the shard that holds its pair, with report[h] saying
  * where they are in shard h's list, and the words rewritten in *affected.
  * False on OOM. O(Σ len(w) over the list + pairs changed). */
-static bool split_merge(word_split *sp, unsigned n_shards, const batch_merge *m, uint32_t list,
-                        merge_report *report, uint64_t *affected)
+static bool split_merge(word_split *sp, delta_lines *lines, unsigned n_shards,
+                        const batch_merge *m, uint32_t list, merge_report *report,
+                        uint64_t *affected)
 {
-    uint32_t stamp = m->merged; /* a new token per merge: a stamp no other merge has */
+    if (++lines->stamp == 0) { /* 2^32 merges on one thread: the stamps start over */
+        memset(lines->line, 0, lines->cap_line * sizeof *lines->line);
+        lines->stamp = 1;
+    }
+    uint32_t stamp = lines->stamp; /* no other merge the thread ran has it */
+    sp->line = lines->line;
     for (unsigned h = 0; h < n_shards; h++)
         report[h] = (merge_report){.start = sp->out[h].n};
     *affected = 0;
@@ -852,24 +875,24 @@ static bool split_merge(word_split *sp, unsigned n_shards, const batch_merge *m,
     return true;
 }
 
-/* Gives tokens 0 … tokens − 1 a line in the split, zeroed. False on OOM. */
-static bool reserve_lines(word_split *sp, size_t tokens)
+/* Gives tokens 0 … tokens − 1 a delta line, zeroed. False on OOM. */
+static bool reserve_lines(delta_lines *dl, size_t tokens)
 {
-    size_t old = sp->cap_line;
-    neighbour_line *line = bpe_array_reserve(sp->line, &sp->cap_line, tokens, sizeof *line);
+    size_t old = dl->cap_line;
+    neighbour_line *line = bpe_array_reserve(dl->line, &dl->cap_line, tokens, sizeof *line);
     if (!line)
         return false;
-    sp->line = line;
-    for (size_t t = old; t < sp->cap_line; t++)
-        sp->line[t] = (neighbour_line){0};
+    dl->line = line;
+    for (size_t t = old; t < dl->cap_line; t++)
+        dl->line[t] = (neighbour_line){0};
     return true;
 }
 
 static bool apply_shard(workers_state *s, unsigned me);
 
-/* Split k's part of the batch: its part of every merge, in batch order,
- * then the freeze of its new lists. False on OOM. */
-static bool split_batch(workers_state *s, unsigned k)
+/* Split k's part of the batch, run by thread `thread`: its part of every
+ * merge, in batch order, then the freeze of its new lists. False on OOM. */
+static bool split_batch(workers_state *s, unsigned k, unsigned thread)
 {
     word_split *sp = &s->split[k];
     unsigned n = s->n_splits;
@@ -878,8 +901,8 @@ static bool split_batch(workers_state *s, unsigned k)
     sp->updates = sp->stale = 0;
     bool ok = true;
     for (size_t i = 0; ok && i < s->n_batch; i++)
-        ok = split_merge(sp, n, &s->batch[i], s->batch[i].lists[k], sp->report + i * n,
-                         &sp->affected[i]);
+        ok = split_merge(sp, &s->lines[thread], n, &s->batch[i], s->batch[i].lists[k],
+                         sp->report + i * n, &sp->affected[i]);
     return ok && bpe_postings_freeze(&sp->postings);
 }
 
@@ -892,15 +915,16 @@ static bool splits_ok(const workers_state *s)
     return true;
 }
 
-/* Runs part k of the posted job: split k's setup, or its part of the batch;
- * or (k ≥ N) shard k − N's application of the deltas, once every split has
- * done its part (nothing at setup). */
-static void run_part(workers_state *s, unsigned k)
+/* Runs part k of the posted job on thread `thread` (0: the coordinator):
+ * split k's setup, or its part of the batch; or (k ≥ N) shard k − N's
+ * application of the deltas, once every split has done its part (nothing at
+ * setup). */
+static void run_part(workers_state *s, unsigned k, unsigned thread)
 {
     unsigned n = s->n_splits;
     bool ok;
     if (k < n)
-        ok = s->job == JOB_SETUP ? setup_split(s, k) : split_batch(s, k);
+        ok = s->job == JOB_SETUP ? setup_split(s, k) : split_batch(s, k, thread);
     else
         ok = s->job == JOB_SETUP || (splits_ok(s) && apply_shard(s, k - n));
     s->claim[k].ok = ok;
@@ -932,14 +956,15 @@ static void wait_parts(workers_state *s, unsigned from, unsigned n, uint64_t ste
 }
 
 /* Runs every part [from, from + N) of step `step` not yet claimed, starting
- * at from + own, and returns how many of them were another thread's own. */
+ * at from + own, on the delta lines of thread `own`, and returns how many of
+ * them were another thread's own. */
 static unsigned claim_phase(workers_state *s, unsigned from, unsigned own, uint64_t step)
 {
     unsigned taken = 0, n = s->n_splits;
     for (unsigned i = 0; i < n; i++) {
         unsigned k = from + (own + i) % n;
         if (claim_part(s, k, step)) {
-            run_part(s, k);
+            run_part(s, k, own);
             atomic_store_explicit(&s->claim[k].done, step, memory_order_release);
             taken += i > 0;
         }
@@ -1041,7 +1066,7 @@ static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
     unsigned parts = 2 * s->n_splits;
     if (size < *solo_below || s->n_workers == 0) {
         for (unsigned k = 0; k < parts; k++)
-            run_part(s, k);
+            run_part(s, k, 0);
         atomic_store_explicit(&s->alone, atomic_load_explicit(&s->alone, memory_order_relaxed) + 1,
                               memory_order_relaxed);
         if (!s->solo_fixed && s->n_workers > 0)
@@ -1118,7 +1143,6 @@ static void workers_destroy(void *opaque)
         word_split *sp = &s->split[k];
         free(sp->cell);
         bpe_postings_free(&sp->postings);
-        free(sp->line);
         free(sp->born);
         free(sp->lost);
         for (unsigned h = 0; sp->out && h < s->n_splits; h++)
@@ -1128,6 +1152,9 @@ static void workers_destroy(void *opaque)
         free(sp->report);
     }
     free(s->split);
+    for (unsigned t = 0; s->lines && t < s->n_splits; t++)
+        free(s->lines[t].line);
+    free(s->lines);
     free(s->claim);
     for (unsigned k = 0; s->shard && k < s->n_splits; k++) {
         free(s->shard[k].table.slot);
@@ -1157,7 +1184,7 @@ static void workers_destroy(void *opaque)
 /* ---------------------------------------------------- the buckets and the front */
 
 /* Gives every token up to the newest its per-token entries (zeroed): the
- * coordinator's, and every split's delta line. The lines grow here, on the
+ * coordinator's, and every thread's delta line. The lines grow here, on the
  * coordinator, and never in a part: memory a part allocates lands in the
  * malloc arena of whichever thread ran it, and growth split between arenas
  * leaves freed blocks that neither thread's later requests can reuse. */
@@ -1178,8 +1205,8 @@ static bool reserve_tokens(workers_state *s)
         *arrays[i] = grown;
     }
     s->cap_tokens = cap;
-    for (unsigned k = 0; s->split && k < s->n_splits; k++)
-        if (!reserve_lines(&s->split[k], cap))
+    for (unsigned t = 0; s->lines && t < s->n_splits; t++)
+        if (!reserve_lines(&s->lines[t], cap))
             return false;
     return true;
 }
@@ -1743,6 +1770,7 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     bool ok = bpe_vocab_copy(&s->ahead, vocab) && reserve_tokens(s) &&
               (s->shard = calloc_lines(s->n_splits, sizeof *s->shard)) != NULL &&
               (s->split = calloc_lines(s->n_splits, sizeof *s->split)) != NULL &&
+              (s->lines = calloc_lines(s->n_splits, sizeof *s->lines)) != NULL &&
               (s->claim = calloc_lines(2 * s->n_splits, sizeof *s->claim)) != NULL &&
               (s->batch = calloc(BATCH_MAX, sizeof *s->batch)) != NULL &&
               (s->affected = calloc(BATCH_MAX, sizeof *s->affected)) != NULL &&
@@ -1755,7 +1783,7 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
         ok = (sp->out = calloc(s->n_splits, sizeof *sp->out)) != NULL &&
              (sp->affected = calloc(BATCH_MAX, sizeof *sp->affected)) != NULL &&
              (sp->report = calloc(BATCH_MAX * s->n_splits, sizeof *sp->report)) != NULL &&
-             reserve_lines(sp, s->cap_tokens);
+             reserve_lines(&s->lines[k], s->cap_tokens);
     }
     for (unsigned k = 0; ok && k < s->n_splits; k++) {
         pair_shard *sh = &s->shard[k];
