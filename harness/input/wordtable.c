@@ -244,8 +244,10 @@ static const word_entry *first_candidate(const word_table *t, uint32_t hash)
 void word_table_prefetch_entry(const word_table *t, uint64_t hash)
 {
     const word_entry *e = first_candidate(t, (uint32_t)hash);
-    if (e)
+    if (e) { /* an entry (24 bytes) may straddle two cache lines: ask for both */
         bpe_prefetch(e);
+        bpe_prefetch((const uint8_t *)(e + 1) - 1);
+    }
 }
 
 void word_table_prefetch_bytes(const word_table *t, uint64_t hash)

@@ -147,6 +147,13 @@ size_t word_table_insert(word_table *t, const uint8_t *bytes, size_t len, uint64
  * and the table unchanged, when a count would pass 2^64 − 1. */
 bool word_table_add_count(word_table *t, size_t index, uint64_t count);
 
+/* Starts loading the count of the word at `index` (< n_entries), for a
+ * word_table_add_count a little later. O(1). */
+static inline void word_table_prefetch_count(const word_table *t, size_t index)
+{
+    bpe_prefetch(&t->entries[index].count);
+}
+
 /* The index in `entries` of the word bytes[0, len), or SIZE_MAX when the
  * table does not hold it. O(len) expected. */
 size_t word_table_find(const word_table *t, const uint8_t *bytes, size_t len);
