@@ -139,6 +139,7 @@ typedef struct {
     const uint8_t *piece[RING_WORDS]; /* the pretokens' bytes, inside pending */
     size_t len[RING_WORDS];           /* their lengths */
     uint64_t hash[RING_WORDS];        /* word_table_hash of each */
+    size_t entry[RING_WORDS];         /* its candidate entry, once ENTRY_AGE old (or SIZE_MAX) */
     size_t n;                         /* pretokens waiting */
     size_t next;                      /* where the next one goes; the oldest is n places back */
 } word_batch;
@@ -398,10 +399,12 @@ static bool count_in_table(pretokenizer *p, const uint8_t *piece, size_t len, ui
     hot_word *h = hot_slot(p, hash); /* make_hot will add its word's pending count */
     if (len <= HOT_BYTES && h->pending && (h->tag >> HOT_LEN_BITS) == p->generation)
         word_table_prefetch_count(p->words, h->index);
-    if (b->n >= ENTRY_AGE)
-        word_table_prefetch_entry(p->words, b->hash[(b->next + RING_WORDS - ENTRY_AGE) % RING_WORDS]);
+    if (b->n >= ENTRY_AGE) {
+        size_t i = (b->next + RING_WORDS - ENTRY_AGE) % RING_WORDS;
+        b->entry[i] = word_table_prefetch_entry(p->words, b->hash[i]);
+    }
     if (b->n >= BYTES_AGE)
-        word_table_prefetch_bytes(p->words, b->hash[(b->next + RING_WORDS - BYTES_AGE) % RING_WORDS]);
+        word_table_prefetch_bytes(p->words, b->entry[(b->next + RING_WORDS - BYTES_AGE) % RING_WORDS]);
     b->piece[b->next] = piece;
     b->len[b->next] = len;
     b->hash[b->next] = hash;

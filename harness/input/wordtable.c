@@ -270,20 +270,20 @@ static const word_entry *first_candidate(const word_table *t, uint32_t hash)
     return NULL;
 }
 
-void word_table_prefetch_entry(const word_table *t, uint64_t hash)
+size_t word_table_prefetch_entry(const word_table *t, uint64_t hash)
 {
     const word_entry *e = first_candidate(t, (uint32_t)hash);
-    if (e) { /* an entry (24 bytes) may straddle two cache lines: ask for both */
-        bpe_prefetch(e);
-        bpe_prefetch((const uint8_t *)(e + 1) - 1);
-    }
+    if (!e)
+        return SIZE_MAX;
+    bpe_prefetch(e); /* an entry (24 bytes) may straddle two cache lines: ask for both */
+    bpe_prefetch((const uint8_t *)(e + 1) - 1);
+    return (size_t)(e - t->entries);
 }
 
-void word_table_prefetch_bytes(const word_table *t, uint64_t hash)
+void word_table_prefetch_bytes(const word_table *t, size_t index)
 {
-    const word_entry *e = first_candidate(t, (uint32_t)hash);
-    if (e)
-        bpe_prefetch(t->arena + e->offset);
+    if (index < t->n_entries)
+        bpe_prefetch(t->arena + t->entries[index].offset);
 }
 
 /* Whether a[0, len) and b[0, len) hold the same bytes: memcmp for the
