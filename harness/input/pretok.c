@@ -139,6 +139,7 @@ typedef struct {
     const uint8_t *piece[RING_WORDS]; /* the pretokens' bytes, inside pending */
     size_t len[RING_WORDS];           /* their lengths */
     uint64_t hash[RING_WORDS];        /* word_table_hash of each */
+    size_t entry[RING_WORDS];         /* its candidate entry, once ENTRY_AGE old (or SIZE_MAX) */
     size_t n;                         /* pretokens waiting */
     size_t next;                      /* where the next one goes; the oldest is n places back */
 } word_batch;
@@ -290,11 +291,16 @@ static bool flush_slot(pretokenizer *p, hot_word *h)
     return true;
 }
 
-/* Makes the word table exact: every pending count added to it. */
+/* Makes the word table exact: every pending count added to it, each
+ * count prefetched FLUSH_AHEAD slots before it is added (the entries of
+ * the hot words lie anywhere in the table). */
+enum { FLUSH_AHEAD = 8 };
 static bool flush_hot_words(pretokenizer *p)
 {
     bool ok = true;
     for (size_t k = 0; k < p->n_dirty; k++) {
+        if (k + FLUSH_AHEAD < p->n_dirty)
+            word_table_prefetch_count(p->words, p->hot[p->dirty[k + FLUSH_AHEAD]].index);
         hot_word *h = &p->hot[p->dirty[k]];
         ok = ok && flush_slot(p, h);
         h->dirty = 0;
@@ -390,10 +396,15 @@ static bool count_in_table(pretokenizer *p, const uint8_t *piece, size_t len, ui
         b->n--;
     }
     word_table_prefetch(p->words, hash);
-    if (b->n >= ENTRY_AGE)
-        word_table_prefetch_entry(p->words, b->hash[(b->next + RING_WORDS - ENTRY_AGE) % RING_WORDS]);
+    hot_word *h = hot_slot(p, hash); /* make_hot will add its word's pending count */
+    if (len <= HOT_BYTES && h->pending && (h->tag >> HOT_LEN_BITS) == p->generation)
+        word_table_prefetch_count(p->words, h->index);
+    if (b->n >= ENTRY_AGE) {
+        size_t i = (b->next + RING_WORDS - ENTRY_AGE) % RING_WORDS;
+        b->entry[i] = word_table_prefetch_entry(p->words, b->hash[i]);
+    }
     if (b->n >= BYTES_AGE)
-        word_table_prefetch_bytes(p->words, b->hash[(b->next + RING_WORDS - BYTES_AGE) % RING_WORDS]);
+        word_table_prefetch_bytes(p->words, b->entry[(b->next + RING_WORDS - BYTES_AGE) % RING_WORDS]);
     b->piece[b->next] = piece;
     b->len[b->next] = len;
     b->hash[b->next] = hash;
@@ -421,8 +432,11 @@ static bool take_piece(pretokenizer *p, const uint8_t *piece, size_t len)
 
 /* ---------------------------------------------------------------- lexer */
 
-/* How many pretokens the lexer finds in one call (lexer_split). */
-enum { LEXED_PIECES = 64 };
+/* How many pretokens the lexer finds in one call (lexer_split), and how
+ * many places ahead of the one being counted a pretoken's hot slot is
+ * prefetched: the hot words (128 KB) outgrow the first-level cache, and a
+ * lookup waited there for the slot more than for anything else. */
+enum { LEXED_PIECES = 64, HOT_AHEAD = 8 };
 
 /* split_valid_run (below) with the lexer: each pretoken counted as the
  * lexer emits it, with the hash it made while scanning. O(end − from). */
@@ -439,7 +453,11 @@ static bool lex_valid_run(pretokenizer *p, size_t run, size_t from, size_t end, 
                 take_hashed_piece(p, text + at, pieces[k].end - at, pieces[k].hash);
         } else {
             p->stats.pretokens += n;
+            for (size_t k = 0; k < n && k < HOT_AHEAD; k++)
+                bpe_prefetch(hot_slot(p, pieces[k].hash));
             for (size_t k = 0; k < n; at = pieces[k++].end) {
+                if (k + HOT_AHEAD < n)
+                    bpe_prefetch(hot_slot(p, pieces[k + HOT_AHEAD].hash));
                 const uint8_t *piece = text + at;
                 size_t piece_len = pieces[k].end - at;
                 if (!count_hot(p, piece, piece_len, pieces[k].hash) &&

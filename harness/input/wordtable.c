@@ -77,7 +77,13 @@ uint64_t word_table_hash(const uint8_t *p, size_t len)
  * 2 MiB page covers 512 times what a 4 KiB page does. Reading the count
  * file of 10.5 million distinct words (train --counts) took 27% less CPU
  * time with it (medians of 3 alternating runs); counting multilingual, no
- * change beyond the noise.
+ * change beyond the noise. The kernel backs with huge pages only the
+ * aligned 2 MiB stretches of a mapping, and mremap puts the array wherever
+ * it likes: so an array of 2 MiB or more is mapped anew at a 2 MiB
+ * boundary instead of moved (reserve_slots), the old one unmapped before
+ * the new one is written, so that no more memory is held at once.
+ * Otherwise half of the Gutenberg books' 4 MiB of slots sits on small
+ * pages, and the slot prefetch waits for its address translation.
  *
  * ThreadSanitizer does not intercept mremap (google/sanitizers#1099): a range
  * it moves keeps the access history of whatever was mapped there before, and
@@ -95,15 +101,37 @@ uint64_t word_table_hash(const uint8_t *p, size_t len)
 #define UNDER_TSAN 0
 #endif
 
+/* A transparent huge page on x86-64 and on most ARM64 kernels. */
+#define HUGE_PAGE_BYTES ((size_t)2 << 20)
+
+/* A new array of `cap` slots, not written yet, at a huge-page boundary when
+ * it is at least a huge page long (the kernel can then back all of it with
+ * huge pages); NULL when memory runs out. */
+static uint64_t *reserve_slots(size_t cap)
+{
+    size_t bytes = cap * sizeof(uint64_t);
+    size_t slack = bytes >= HUGE_PAGE_BYTES ? HUGE_PAGE_BYTES : 0;
+    uint8_t *raw = mmap(NULL, bytes + slack, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED)
+        return NULL;
+    uint8_t *start = raw;
+    if (slack && (uintptr_t)raw % HUGE_PAGE_BYTES)
+        start += HUGE_PAGE_BYTES - (uintptr_t)raw % HUGE_PAGE_BYTES;
+    if (start > raw) /* the slack before the boundary and after the array */
+        munmap(raw, (size_t)(start - raw));
+    if (raw + slack > start)
+        munmap(start + bytes, (size_t)(raw + slack - start));
+    madvise(start, bytes, MADV_HUGEPAGE);
+    return (uint64_t *)(void *)start;
+}
+
 /* A new array of `cap` free slots, or NULL when memory runs out. */
 static uint64_t *map_slots(size_t cap)
 {
-    void *p = mmap(NULL, cap * sizeof(uint64_t), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
-    madvise(p, cap * sizeof(uint64_t), MADV_HUGEPAGE);
-    memset(p, 0, cap * sizeof(uint64_t));
+    uint64_t *p = reserve_slots(cap);
+    if (p)
+        memset(p, 0, cap * sizeof(uint64_t));
     return p;
 }
 
@@ -114,11 +142,12 @@ static void unmap_slots(uint64_t *slots, size_t cap)
 }
 
 /* The array grown from `cap` to `new_cap` slots, whose contents are to be
- * rebuilt; NULL when memory runs out, `slots` then unchanged. */
+ * rebuilt; NULL when memory runs out, `slots` then unchanged. A new array
+ * is not written before the old one is unmapped: no more memory is held. */
 static uint64_t *remap_slots(uint64_t *slots, size_t cap, size_t new_cap)
 {
-    if (UNDER_TSAN) {
-        uint64_t *moved = map_slots(new_cap);
+    if (UNDER_TSAN || new_cap * sizeof *slots >= HUGE_PAGE_BYTES) {
+        uint64_t *moved = reserve_slots(new_cap);
         if (moved)
             unmap_slots(slots, cap);
         return moved;
@@ -241,18 +270,20 @@ static const word_entry *first_candidate(const word_table *t, uint32_t hash)
     return NULL;
 }
 
-void word_table_prefetch_entry(const word_table *t, uint64_t hash)
+size_t word_table_prefetch_entry(const word_table *t, uint64_t hash)
 {
     const word_entry *e = first_candidate(t, (uint32_t)hash);
-    if (e)
-        bpe_prefetch(e);
+    if (!e)
+        return SIZE_MAX;
+    bpe_prefetch(e); /* an entry (24 bytes) may straddle two cache lines: ask for both */
+    bpe_prefetch((const uint8_t *)(e + 1) - 1);
+    return (size_t)(e - t->entries);
 }
 
-void word_table_prefetch_bytes(const word_table *t, uint64_t hash)
+void word_table_prefetch_bytes(const word_table *t, size_t index)
 {
-    const word_entry *e = first_candidate(t, (uint32_t)hash);
-    if (e)
-        bpe_prefetch(t->arena + e->offset);
+    if (index < t->n_entries)
+        bpe_prefetch(t->arena + t->entries[index].offset);
 }
 
 /* Whether a[0, len) and b[0, len) hold the same bytes: memcmp for the

@@ -58,10 +58,12 @@ static inline void word_table_prefetch(const word_table *t, uint64_t hash)
     bpe_prefetch(&t->slots[(uint32_t)hash & (t->slot_cap - 1)]);
 }
 /* The later steps of a longer pipeline (pretok.c): once the slot has
- * arrived, start loading the entry of the word it names, if any; once that
- * has arrived, the word's bytes in the arena. O(probe). */
-void word_table_prefetch_entry(const word_table *t, uint64_t hash);
-void word_table_prefetch_bytes(const word_table *t, uint64_t hash);
+ * arrived, start loading the entry of the first word it names with that
+ * hash, and return its index (SIZE_MAX: none, a new word); once that entry
+ * has arrived, the word's bytes in the arena, by that index (SIZE_MAX:
+ * nothing). O(probe), then O(1). */
+size_t word_table_prefetch_entry(const word_table *t, uint64_t hash);
+void word_table_prefetch_bytes(const word_table *t, size_t index);
 bool word_table_add_hashed(word_table *t, const uint8_t *bytes, size_t len, uint64_t full_hash,
                            uint64_t count);
 
@@ -146,6 +148,13 @@ size_t word_table_insert(word_table *t, const uint8_t *bytes, size_t len, uint64
 /* Adds `count` more occurrences to the word at `index` (< n_entries). False,
  * and the table unchanged, when a count would pass 2^64 − 1. */
 bool word_table_add_count(word_table *t, size_t index, uint64_t count);
+
+/* Starts loading the count of the word at `index` (< n_entries), for a
+ * word_table_add_count a little later. O(1). */
+static inline void word_table_prefetch_count(const word_table *t, size_t index)
+{
+    bpe_prefetch(&t->entries[index].count);
+}
 
 /* The index in `entries` of the word bytes[0, len), or SIZE_MAX when the
  * table does not hold it. O(len) expected. */
