@@ -56,26 +56,12 @@ static void assert_refused(const char *const *args, const char *root, int code, 
     test_output_free(&out);
 }
 
-/* cmocka setup: a fresh directory, its path in *state (the teardown removes it). */
-static int setup_root(void **state)
-{
-    static char root[64];
-    test_make_dir(root, sizeof root, "hostile");
-    *state = root;
-    return 0;
-}
-
-/* cmocka setup: a fresh directory holding the small corpus c.txt. */
+/* cmocka setup: a fresh directory (test_setup_dir) holding the small
+ * corpus c.txt; test_teardown_dir removes it. */
 static int setup_root_with_corpus(void **state)
 {
-    setup_root(state);
+    test_setup_dir(state);
     write_corpus(*state);
-    return 0;
-}
-
-static int teardown_root(void **state)
-{
-    test_remove_tree(*state);
     return 0;
 }
 
@@ -276,19 +262,19 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(negative_vocab_sizes_are_refused, setup_root_with_corpus,
-                                        teardown_root),
+                                        test_teardown_dir),
         cmocka_unit_test_setup_teardown(an_empty_out_is_bad_usage, setup_root_with_corpus,
-                                        teardown_root),
+                                        test_teardown_dir),
         cmocka_unit_test_setup_teardown(a_bench_whose_reader_went_away_leaves_nothing,
-                                        setup_root_with_corpus, teardown_root),
-        cmocka_unit_test_setup_teardown(fifos_and_devices_are_refused_at_once, setup_root,
-                                        teardown_root),
+                                        setup_root_with_corpus, test_teardown_dir),
+        cmocka_unit_test_setup_teardown(fifos_and_devices_are_refused_at_once, test_setup_dir,
+                                        test_teardown_dir),
         cmocka_unit_test_setup_teardown(long_legal_paths_keep_the_reason, setup_root_with_corpus,
-                                        teardown_root),
+                                        test_teardown_dir),
         cmocka_unit_test_setup_teardown(a_file_listed_twice_is_refused, setup_root_with_corpus,
-                                        teardown_root),
-        cmocka_unit_test_setup_teardown(scripts_above_the_binary_are_not_run, setup_root,
-                                        teardown_root),
+                                        test_teardown_dir),
+        cmocka_unit_test_setup_teardown(scripts_above_the_binary_are_not_run, test_setup_dir,
+                                        test_teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
