@@ -160,6 +160,21 @@ static bool stop_child(pid_t pid)
     return false;
 }
 
+/* Runs args (command first) under a file size limit of `limit` bytes:
+ * SIGXFSZ must kill it, leaving neither out nor a temporary file in root. */
+static void assert_file_size_limit_leaves_nothing(const char *const *args, uint64_t limit,
+                                                  const char *root, const char *out)
+{
+    test_limits limits = {.file_size = limit};
+    run_result r;
+    run(args, &limits, &r);
+    char what[64];
+    snprintf(what, sizeof what, "%s past a file size limit", args[0]);
+    assert_killed_by(&r, SIGXFSZ, what);
+    assert_false(exists(out));
+    assert_no_temporary_files(root);
+}
+
 /* Runs `args` and sends it `signo` at a moment when its temporary output
  * file exists under dir: the child is stopped (SIGSTOP) until it is caught
  * with the file there, gets the signal while stopped and takes it when let
@@ -455,12 +470,7 @@ static void slice_signals_leave_nothing(void **state)
         unlink(out);
     }
     write_corpus(in, 200000);
-    test_limits limits = {.file_size = 50000};
-    run_result r;
-    run(args, &limits, &r);
-    assert_killed_by(&r, SIGXFSZ, "slice past a file size limit");
-    assert_false(exists(out));
-    assert_no_temporary_files(root);
+    assert_file_size_limit_leaves_nothing(args, 50000, root, out);
 }
 
 /* ============================================================ synth */
@@ -503,12 +513,7 @@ static void synth_signals_leave_nothing(void **state)
         assert_no_temporary_files(root);
     }
     const char *args[] = {"synth", "--bytes", "1000000", "--out", out, NULL};
-    test_limits limits = {.file_size = 100000};
-    run_result r;
-    run(args, &limits, &r);
-    assert_killed_by(&r, SIGXFSZ, "synth past a file size limit");
-    assert_false(exists(out));
-    assert_no_temporary_files(root);
+    assert_file_size_limit_leaves_nothing(args, 100000, root, out);
 }
 
 /* The number after "give --words " in a message. */
