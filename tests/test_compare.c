@@ -39,6 +39,26 @@ static void one_run(bench_results *r, const char *trainer, double t, double spre
     }
 }
 
+enum { N_SIDES = 4 }; /* results files a test may need at most */
+
+/* cmocka setup: N_SIDES empty results files, an array in *state. */
+static int setup_results(void **state)
+{
+    static bench_results sides[N_SIDES];
+    for (int i = 0; i < N_SIDES; i++)
+        results_init(&sides[i]);
+    *state = sides;
+    return 0;
+}
+
+static int teardown_results(void **state)
+{
+    bench_results *sides = *state;
+    for (int i = 0; i < N_SIDES; i++)
+        results_free(&sides[i]);
+    return 0;
+}
+
 static compare_summary compare(const bench_results *a, const bench_results *b)
 {
     compare_summary sum;
@@ -64,226 +84,173 @@ static void assert_fails_saying(const compare_summary *s, const char *const *nee
 
 static void identical_results_pass(void **state)
 {
-    (void)state;
-    bench_results a;
-    results_init(&a);
-    one_run(&a, "heap", 1.0, 0.02);
-    one_run(&a, "naive", 9.0, 0.02);
-    compare_summary s = compare(&a, &a);
+    bench_results *a = *state;
+    one_run(a, "heap", 1.0, 0.02);
+    one_run(a, "naive", 9.0, 0.02);
+    compare_summary s = compare(a, a);
     assert_int_equal(s.matched, 2);
     assert_int_equal(s.regressions + s.digest_changes + s.counter_changes + s.noisy, 0);
     assert_true(s.geomean > 0.999999 && s.geomean < 1.000001);
     assert_true(passes(&s));
-    results_free(&a);
 }
 
 static void twice_as_slow_is_a_regression(void **state)
 {
-    (void)state;
-    bench_results a, b;
-    results_init(&a);
-    results_init(&b);
-    one_run(&a, "heap", 1.0, 0.02);
-    one_run(&b, "heap", 2.0, 0.02);
-    compare_summary s = compare(&a, &b);
+    bench_results *a = *state, *b = a + 1;
+    one_run(a, "heap", 1.0, 0.02);
+    one_run(b, "heap", 2.0, 0.02);
+    compare_summary s = compare(a, b);
     assert_int_equal(s.regressions, 1);
     assert_true(s.geomean > 1.99 && s.geomean < 2.01);
     assert_false(passes(&s));
     /* and the other way round it is an improvement, not a failure */
-    s = compare(&b, &a);
+    s = compare(b, a);
     assert_int_equal(s.improvements, 1);
     assert_true(passes(&s));
-    results_free(&a);
-    results_free(&b);
 }
 
 static void a_digest_change_fails_even_when_faster(void **state)
 {
-    (void)state;
-    bench_results a, b;
-    results_init(&a);
-    results_init(&b);
-    one_run(&a, "heap", 1.0, 0.02);
-    one_run(&b, "heap", 0.5, 0.02);
-    b.records[0].digest ^= 1;
-    compare_summary s = compare(&a, &b);
+    bench_results *a = *state, *b = a + 1;
+    one_run(a, "heap", 1.0, 0.02);
+    one_run(b, "heap", 0.5, 0.02);
+    b->records[0].digest ^= 1;
+    compare_summary s = compare(a, b);
     assert_int_equal(s.digest_changes, 1);
     assert_int_equal(s.counter_changes, 0);
     assert_false(passes(&s));
-    results_free(&a);
-    results_free(&b);
 }
 
 static void a_counter_change_fails(void **state)
 {
-    (void)state;
-    bench_results a, b, c;
-    results_init(&a);
-    results_init(&b);
-    results_init(&c);
-    one_run(&a, "heap", 1.0, 0.02);
-    one_run(&b, "heap", 1.0, 0.02);
-    b.records[0].counters[1].value++;
-    compare_summary s = compare(&a, &b);
+    bench_results *a = *state, *b = a + 1, *c = a + 2;
+    one_run(a, "heap", 1.0, 0.02);
+    one_run(b, "heap", 1.0, 0.02);
+    b->records[0].counters[1].value++;
+    compare_summary s = compare(a, b);
     assert_int_equal(s.counter_changes, 1);
     assert_int_equal(s.digest_changes, 0);
     assert_false(passes(&s));
-    one_run(&c, "heap", 1.0, 0.02); /* a counter that disappeared also counts */
-    c.records[0].n_counters = 1;
-    s = compare(&a, &c);
+    one_run(c, "heap", 1.0, 0.02); /* a counter that disappeared also counts */
+    c->records[0].n_counters = 1;
+    s = compare(a, c);
     assert_int_equal(s.counter_changes, 1);
     assert_false(passes(&s));
-    results_free(&a);
-    results_free(&b);
-    results_free(&c);
 }
 
 /* A digest or counters on one side only: a change, both ways round, and the
  * reason names the run. */
 static void a_field_missing_on_one_side_is_a_change(void **state)
 {
-    (void)state;
     const char *digest_reason[] = {"1 merge digest change, first heap/gutenberg-en@5M/V=2000",
                                    NULL};
     const char *counter_reason[] = {"1 counter change, first heap/gutenberg-en@5M/V=2000",
                                     NULL};
-    bench_results whole, lacking;
-    results_init(&whole);
-    one_run(&whole, "naive", 1.0, 0.02);
-    one_run(&whole, "heap", 1.0, 0.02);
+    bench_results *whole = *state;
+    one_run(whole, "naive", 1.0, 0.02);
+    one_run(whole, "heap", 1.0, 0.02);
     for (int field = 0; field < 2; field++) {
-        results_init(&lacking);
-        one_run(&lacking, "naive", 1.0, 0.02);
-        one_run(&lacking, "heap", 1.0, 0.02);
+        bench_results *lacking = whole + 1 + field;
+        one_run(lacking, "naive", 1.0, 0.02);
+        one_run(lacking, "heap", 1.0, 0.02);
         if (field == 0)
-            lacking.records[1].has_digest = false;
+            lacking->records[1].has_digest = false;
         else
-            lacking.records[1].n_counters = 0;
-        compare_summary there = compare(&whole, &lacking), back = compare(&lacking, &whole);
+            lacking->records[1].n_counters = 0;
+        compare_summary there = compare(whole, lacking), back = compare(lacking, whole);
         for (int side = 0; side < 2; side++) {
             const compare_summary *s = side ? &back : &there;
             assert_int_equal(s->digest_changes, field == 0);
             assert_int_equal(s->counter_changes, field == 1);
             assert_fails_saying(s, field == 0 ? digest_reason : counter_reason);
         }
-        results_free(&lacking);
     }
-    results_free(&whole);
 }
 
 static void a_slowdown_within_noise_passes(void **state)
 {
-    (void)state;
-    bench_results a, b, c;
-    results_init(&a);
-    results_init(&b);
-    results_init(&c);
-    one_run(&a, "heap", 1.0, 0.20); /* repetitions 0.8 .. 1.2 */
-    one_run(&b, "heap", 1.15, 0.20); /* 15% slower median, repetitions 0.92 .. 1.38: overlap */
-    compare_summary s = compare(&a, &b);
+    bench_results *a = *state, *b = a + 1, *c = a + 2;
+    one_run(a, "heap", 1.0, 0.20); /* repetitions 0.8 .. 1.2 */
+    one_run(b, "heap", 1.15, 0.20); /* 15% slower median, repetitions 0.92 .. 1.38: overlap */
+    compare_summary s = compare(a, b);
     assert_int_equal(s.regressions, 0);
     assert_int_equal(s.noisy, 1);
     assert_true(passes(&s));
-    one_run(&c, "heap", 1.05, 0.01); /* 5%: under the threshold */
-    s = compare(&a, &c);
+    one_run(c, "heap", 1.05, 0.01); /* 5%: under the threshold */
+    s = compare(a, c);
     assert_int_equal(s.regressions + s.noisy, 0);
     assert_true(passes(&s));
-    results_free(&a);
-    results_free(&b);
-    results_free(&c);
 }
 
 static void finishing_no_longer_is_a_regression(void **state)
 {
-    (void)state;
-    bench_results a, b;
-    results_init(&a);
-    results_init(&b);
-    one_run(&a, "heap", 1.0, 0.02);
-    one_run(&b, "heap", 1.0, 0.02);
-    b.records[0].status = STATUS_TIMEOUT;
-    compare_summary s = compare(&a, &b);
+    bench_results *a = *state, *b = a + 1;
+    one_run(a, "heap", 1.0, 0.02);
+    one_run(b, "heap", 1.0, 0.02);
+    b->records[0].status = STATUS_TIMEOUT;
+    compare_summary s = compare(a, b);
     assert_int_equal(s.regressions, 1);
     assert_false(passes(&s));
-    results_free(&a);
-    results_free(&b);
 }
 
 /* Runs only in the current file are new runs: fine. Runs of the baseline
  * missing from the current file fail the check, the first one named. */
 static void missing_runs_fail_new_runs_do_not(void **state)
 {
-    (void)state;
-    bench_results a, b;
-    results_init(&a);
-    results_init(&b);
-    one_run(&a, "heap", 1.0, 0.02);
-    one_run(&a, "naive", 9.0, 0.02);
-    one_run(&a, "inverted-index", 2.0, 0.02);
-    one_run(&b, "heap", 1.0, 0.02);
-    one_run(&b, "linked-list", 1.0, 0.02);
-    compare_summary s = compare(&a, &b);
+    bench_results *a = *state, *b = a + 1, *heap = a + 2;
+    one_run(a, "heap", 1.0, 0.02);
+    one_run(a, "naive", 9.0, 0.02);
+    one_run(a, "inverted-index", 2.0, 0.02);
+    one_run(b, "heap", 1.0, 0.02);
+    one_run(b, "linked-list", 1.0, 0.02);
+    compare_summary s = compare(a, b);
     assert_int_equal(s.matched, 1);
     assert_int_equal(s.only_base, 2);
     assert_int_equal(s.only_current, 1);
     const char *const missing[] = {"2 runs of the baseline are missing from cur.json",
                                    "first naive/gutenberg-en@5M/V=2000", NULL};
     assert_fails_saying(&s, missing);
-    one_run(&b, "naive", 9.0, 0.02);
-    s = compare(&a, &b);
+    one_run(b, "naive", 9.0, 0.02);
+    s = compare(a, b);
     const char *const one[] = {"1 run of the baseline is missing", "first inverted-index/", NULL};
     assert_fails_saying(&s, one);
-    bench_results heap;
-    results_init(&heap);
-    one_run(&heap, "heap", 1.0, 0.02);
-    s = compare(&heap, &b); /* b has new runs beside heap's: that passes */
+    one_run(heap, "heap", 1.0, 0.02);
+    s = compare(heap, b); /* b has new runs beside heap's: that passes */
     assert_int_equal(s.only_current, 2);
     assert_true(passes(&s));
-    results_free(&a);
-    results_free(&b);
-    results_free(&heap);
 }
 
 /* A check that compared nothing is not a pass: no results, no match, or
  * no run finished on both sides. */
 static void comparing_nothing_fails(void **state)
 {
-    (void)state;
-    bench_results a, b, empty, other;
-    results_init(&a);
-    results_init(&b);
-    results_init(&empty);
-    results_init(&other);
-    one_run(&a, "heap", 1.0, 0.02);
-    one_run(&b, "heap", 1.0, 0.02);
-    one_run(&other, "linked-list", 1.0, 0.02);
-    compare_summary s = compare(&a, &empty);
+    bench_results *a = *state, *b = a + 1, *empty = a + 2, *other = a + 3;
+    one_run(a, "heap", 1.0, 0.02);
+    one_run(b, "heap", 1.0, 0.02);
+    one_run(other, "linked-list", 1.0, 0.02);
+    compare_summary s = compare(a, empty);
     const char *const no_current[] = {"cur.json has no results", NULL};
     assert_fails_saying(&s, no_current);
-    s = compare(&empty, &a);
+    s = compare(empty, a);
     const char *const no_base[] = {"base.json has no results", NULL};
     assert_fails_saying(&s, no_base);
-    s = compare(&empty, &empty);
+    s = compare(empty, empty);
     const char *const neither[] = {"base.json has no results", "cur.json has no results", NULL};
     assert_fails_saying(&s, neither);
-    s = compare(&a, &other);
+    s = compare(a, other);
     const char *const no_match[] = {"no run of base.json is in cur.json", NULL};
     assert_fails_saying(&s, no_match);
-    a.records[0].status = b.records[0].status = STATUS_TIMEOUT;
-    s = compare(&a, &b);
+    a->records[0].status = b->records[0].status = STATUS_TIMEOUT;
+    s = compare(a, b);
     assert_int_equal(s.matched, 1);
     assert_int_equal(s.compared, 0);
     const char *const unfinished[] = {"no matched run finished on both sides", NULL};
     assert_fails_saying(&s, unfinished);
-    a.records[0].status = STATUS_OK; /* finished before, not now: compared, a regression */
-    s = compare(&a, &b);
+    a->records[0].status = STATUS_OK; /* finished before, not now: compared, a regression */
+    s = compare(a, b);
     assert_int_equal(s.compared, 1);
     const char *const regression[] = {"1 regression", NULL};
     assert_fails_saying(&s, regression);
-    results_free(&a);
-    results_free(&b);
-    results_free(&empty);
-    results_free(&other);
 }
 
 /* A baseline time so small (a denormal, 1e-320 s) that new ÷ old overflows
@@ -292,20 +259,15 @@ static void comparing_nothing_fails(void **state)
  * other run alone. */
 static void an_overflowing_ratio_is_a_regression(void **state)
 {
-    (void)state;
-    bench_results a, b;
-    results_init(&a);
-    results_init(&b);
-    one_run(&a, "heap", 1e-320, 0);
-    one_run(&a, "naive", 9.0, 0.02);
-    one_run(&b, "heap", 1.0, 0);
-    one_run(&b, "naive", 9.0, 0.02);
-    compare_summary s = compare(&a, &b);
+    bench_results *a = *state, *b = a + 1;
+    one_run(a, "heap", 1e-320, 0);
+    one_run(a, "naive", 9.0, 0.02);
+    one_run(b, "heap", 1.0, 0);
+    one_run(b, "naive", 9.0, 0.02);
+    compare_summary s = compare(a, b);
     assert_int_equal(s.compared, 2);
     assert_int_equal(s.regressions, 1);
     assert_fails_saying(&s, (const char *const[]){"1 regression", NULL});
-    results_free(&a);
-    results_free(&b);
 }
 
 /* The last run of r, counted with `threads` threads by `counting`. */
@@ -321,75 +283,77 @@ static void counted_by(bench_results *r, uint64_t threads, const char *counting)
  * strategy missing from the current file is named. */
 static void runs_are_matched_by_counting_strategy(void **state)
 {
-    (void)state;
-    bench_results a, b;
-    results_init(&a);
-    results_init(&b);
-    one_run(&a, "heap", 1.0, 0.02);
-    counted_by(&a, 2, "parallel");
-    one_run(&a, "heap", 2.0, 0.02);
-    counted_by(&a, 2, "dedup");
-    one_run(&b, "heap", 2.0, 0.02);
-    counted_by(&b, 2, "dedup");
-    one_run(&b, "heap", 1.0, 0.02);
-    counted_by(&b, 2, "parallel");
-    compare_summary s = compare(&a, &b);
+    bench_results *a = *state, *b = a + 1;
+    one_run(a, "heap", 1.0, 0.02);
+    counted_by(a, 2, "parallel");
+    one_run(a, "heap", 2.0, 0.02);
+    counted_by(a, 2, "dedup");
+    one_run(b, "heap", 2.0, 0.02);
+    counted_by(b, 2, "dedup");
+    one_run(b, "heap", 1.0, 0.02);
+    counted_by(b, 2, "parallel");
+    compare_summary s = compare(a, b);
     assert_int_equal(s.matched, 2);
     assert_int_equal(s.regressions, 0);
     assert_true(passes(&s));
-    one_run(&a, "heap", 1.0, 0.02);
-    counted_by(&a, 2, "serial");
-    s = compare(&a, &b);
+    one_run(a, "heap", 1.0, 0.02);
+    counted_by(a, 2, "serial");
+    s = compare(a, b);
     const char *const missing[] = {"1 run of the baseline is missing",
                                    "first heap/gutenberg-en@5M/V=2000/threads=2/serial", NULL};
     assert_fails_saying(&s, missing);
-    results_free(&a);
-    results_free(&b);
 }
 
 /* A pretokenizer grid's runs are matched by pretokenizer; a baseline from
  * before the field (none recorded) matches the default's, the lexer's. */
 static void runs_are_matched_by_pretokenizer(void **state)
 {
-    (void)state;
-    bench_results a, b;
-    results_init(&a);
-    results_init(&b);
-    one_run(&a, "heap", 1.0, 0.02); /* an older file: no pretokenizer */
-    counted_by(&a, 2, "parallel");
+    bench_results *a = *state, *b = a + 1;
+    one_run(a, "heap", 1.0, 0.02); /* an older file: no pretokenizer */
+    counted_by(a, 2, "parallel");
     static const char *const pretokenizers[] = {"pcre2", "lexer"};
     for (size_t k = 0; k < 2; k++) {
-        one_run(&b, "heap", k ? 1.0 : 2.0, 0.02);
-        counted_by(&b, 2, "parallel");
-        snprintf(b.records[b.n_records - 1].pretokenizer, 8, "%s", pretokenizers[k]);
+        one_run(b, "heap", k ? 1.0 : 2.0, 0.02);
+        counted_by(b, 2, "parallel");
+        snprintf(b->records[b->n_records - 1].pretokenizer, 8, "%s", pretokenizers[k]);
     }
-    compare_summary s = compare(&a, &b);
+    compare_summary s = compare(a, b);
     assert_int_equal(s.matched, 1);
     assert_int_equal(s.regressions, 0); /* matched with the lexer's 1.0 s, not PCRE2's 2.0 */
     assert_true(passes(&s));
-    snprintf(a.records[0].pretokenizer, 8, "pcre2");
-    s = compare(&a, &b);
+    snprintf(a->records[0].pretokenizer, 8, "pcre2");
+    s = compare(a, b);
     assert_int_equal(s.matched, 1);
     assert_int_equal(s.regressions, 1); /* now PCRE2's run: twice as slow */
-    results_free(&a);
-    results_free(&b);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(identical_results_pass),
-        cmocka_unit_test(twice_as_slow_is_a_regression),
-        cmocka_unit_test(a_digest_change_fails_even_when_faster),
-        cmocka_unit_test(a_counter_change_fails),
-        cmocka_unit_test(a_field_missing_on_one_side_is_a_change),
-        cmocka_unit_test(a_slowdown_within_noise_passes),
-        cmocka_unit_test(finishing_no_longer_is_a_regression),
-        cmocka_unit_test(missing_runs_fail_new_runs_do_not),
-        cmocka_unit_test(comparing_nothing_fails),
-        cmocka_unit_test(an_overflowing_ratio_is_a_regression),
-        cmocka_unit_test(runs_are_matched_by_counting_strategy),
-        cmocka_unit_test(runs_are_matched_by_pretokenizer),
+        cmocka_unit_test_setup_teardown(identical_results_pass, setup_results,
+                                        teardown_results),
+        cmocka_unit_test_setup_teardown(twice_as_slow_is_a_regression, setup_results,
+                                        teardown_results),
+        cmocka_unit_test_setup_teardown(a_digest_change_fails_even_when_faster, setup_results,
+                                        teardown_results),
+        cmocka_unit_test_setup_teardown(a_counter_change_fails, setup_results,
+                                        teardown_results),
+        cmocka_unit_test_setup_teardown(a_field_missing_on_one_side_is_a_change, setup_results,
+                                        teardown_results),
+        cmocka_unit_test_setup_teardown(a_slowdown_within_noise_passes, setup_results,
+                                        teardown_results),
+        cmocka_unit_test_setup_teardown(finishing_no_longer_is_a_regression, setup_results,
+                                        teardown_results),
+        cmocka_unit_test_setup_teardown(missing_runs_fail_new_runs_do_not, setup_results,
+                                        teardown_results),
+        cmocka_unit_test_setup_teardown(comparing_nothing_fails, setup_results,
+                                        teardown_results),
+        cmocka_unit_test_setup_teardown(an_overflowing_ratio_is_a_regression, setup_results,
+                                        teardown_results),
+        cmocka_unit_test_setup_teardown(runs_are_matched_by_counting_strategy, setup_results,
+                                        teardown_results),
+        cmocka_unit_test_setup_teardown(runs_are_matched_by_pretokenizer, setup_results,
+                                        teardown_results),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

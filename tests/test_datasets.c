@@ -93,6 +93,15 @@ static void profile(const uint8_t *text, size_t len, bool utf8, text_profile *p)
     }
 }
 
+/* The profile of what cfg generates (UTF-8 text); free p->words. */
+static void profile_generated(const synth_config *cfg, text_profile *p)
+{
+    size_t len;
+    uint8_t *text = generate(cfg, &len);
+    profile(text, len, true, p);
+    free(text);
+}
+
 /* Runs a shell command with stderr folded into stdout; returns its exit
  * status and leaves its output in out. */
 static int run(const char *cmd, char *out, size_t out_len)
@@ -200,23 +209,18 @@ static void synth_follows_zipf(void **state)
     (void)state;
     synth_config cfg = {.words = 1000, .zipf_milli = 1000, .mean_len = 5, .alphabet = "latin",
                         .bytes = 1000000, .seed = 5};
-    size_t len;
     text_profile p;
-    uint8_t *text = generate(&cfg, &len);
-    profile(text, len, true, &p);
+    profile_generated(&cfg, &p);
     double ratio = (double)p.top[0] / (double)p.top[1];
     if (ratio < 1.9 || ratio > 2.1)
         fail_msg("S=1: top counts %llu and %llu, ratio %.3f, expected near 2",
                  (unsigned long long)p.top[0], (unsigned long long)p.top[1], ratio);
     word_table_free(&p.words);
-    free(text);
     cfg.zipf_milli = 0;
-    text = generate(&cfg, &len);
-    profile(text, len, true, &p);
+    profile_generated(&cfg, &p);
     ratio = (double)p.top[0] / (double)p.top[1];
     assert_true(ratio < 1.2);
     word_table_free(&p.words);
-    free(text);
 }
 
 /* The integer-only r^−S against the C library's pow(): within 1e-6 relative
@@ -276,14 +280,11 @@ static void synth_one_character_alphabet_still_distinct(void **state)
     (void)state;
     synth_config cfg = {.words = 20, .zipf_milli = 0, .mean_len = 3, .alphabet = "a",
                         .bytes = 100000, .seed = 1};
-    size_t len;
     text_profile p;
-    uint8_t *text = generate(&cfg, &len);
-    profile(text, len, true, &p);
+    profile_generated(&cfg, &p);
     assert_int_equal(p.words.n_entries, 20);
     assert_int_equal(p.chars, 20 * 21 / 2);
     word_table_free(&p.words);
-    free(text);
 }
 
 /* The command line writes exactly what synth_generate makes, and names a bad

@@ -47,48 +47,50 @@ static void write_corpus(const char *root)
     test_write_file_in(root, "c.txt", text, sizeof text);
 }
 
+/* Runs bpebench in root and checks it refused the command line: one line
+ * holding says, exit status code. */
+static void assert_refused(const char *const *args, const char *root, int code, const char *says)
+{
+    test_output out = test_run_bpebench(args, root, &HANG_LIMIT);
+    assert_one_line_error(&out, code, says);
+    test_output_free(&out);
+}
+
+/* cmocka setup: a fresh directory (test_setup_dir) holding the small
+ * corpus c.txt; test_teardown_dir removes it. */
+static int setup_root_with_corpus(void **state)
+{
+    test_setup_dir(state);
+    write_corpus(*state);
+    return 0;
+}
+
 /* strtoull reads "-18446744073709551000" as 616: bench used to run V = 616. */
 static void negative_vocab_sizes_are_refused(void **state)
 {
-    (void)state;
-    char root[64];
-    test_make_dir(root, sizeof root, "hostile");
-    write_corpus(root);
+    const char *root = *state;
     static const char *const values[] = {"-18446744073709551000", "300,-18446744073709551000",
                                          "+300", " 300", "4294967296"};
     for (size_t i = 0; i < N(values); i++) {
         const char *const args[] = {"bench", "--corpus", "c=c.txt", "--vocab", values[i], "--out",
                                     "o", NULL};
-        test_output out = test_run_bpebench(args, root, &HANG_LIMIT);
-        assert_one_line_error(&out, 2, "each a whole number from 257 to 4294967295");
+        assert_refused(args, root, 2, "each a whole number from 257 to 4294967295");
         assert_int_equal(test_count_entries(root), 1); /* c.txt: no --out made */
-        test_output_free(&out);
     }
-    test_remove_tree(root);
 }
 
 /* train said "--out : cannot create the directory: No such file or directory", exit 1. */
 static void an_empty_out_is_bad_usage(void **state)
 {
-    (void)state;
-    char root[64];
-    test_make_dir(root, sizeof root, "hostile");
-    write_corpus(root);
-    const char *const train[] = {"train", "--trainer", "heap", "--vocab-size", "300", "--out",
-                                 "", "c.txt", NULL};
-    test_output out = test_run_bpebench(train, root, &HANG_LIMIT);
-    assert_one_line_error(&out, 2, "--out is empty");
-    test_output_free(&out);
+    const char *root = *state;
     /* slice and synth said "the output path is empty" with exit 1 */
-    const char *const slice[] = {"slice", "--bytes", "100", "--out", "", "c.txt", NULL};
-    out = test_run_bpebench(slice, root, &HANG_LIMIT);
-    assert_one_line_error(&out, 2, "--out is empty");
-    test_output_free(&out);
-    const char *const synth[] = {"synth", "--bytes", "100", "--out", "", NULL};
-    out = test_run_bpebench(synth, root, &HANG_LIMIT);
-    assert_one_line_error(&out, 2, "--out is empty");
-    test_output_free(&out);
-    test_remove_tree(root);
+    static const char *const commands[][9] = {
+        {"train", "--trainer", "heap", "--vocab-size", "300", "--out", "", "c.txt", NULL},
+        {"slice", "--bytes", "100", "--out", "", "c.txt", NULL},
+        {"synth", "--bytes", "100", "--out", "", NULL},
+    };
+    for (size_t i = 0; i < N(commands); i++)
+        assert_refused(commands[i], root, 2, "--out is empty");
 }
 
 /* `bpebench bench ... 2>&1 | head -1`: once head exits, bench's next
@@ -96,10 +98,7 @@ static void an_empty_out_is_bad_usage(void **state)
  * (before, SIGPIPE was not handled and the empty directory stayed). */
 static void a_bench_whose_reader_went_away_leaves_nothing(void **state)
 {
-    (void)state;
-    char root[64];
-    test_make_dir(root, sizeof root, "hostile");
-    write_corpus(root);
+    const char *root = *state;
     int p[2];
     assert_int_equal(pipe(p), 0);
     close(p[0]); /* the reader is gone before bench writes a byte */
@@ -128,16 +127,13 @@ static void a_bench_whose_reader_went_away_leaves_nothing(void **state)
         fail_msg("left a temporary file: %s", found);
     if (test_count_entries(root) != 1)
         fail_msg("left %zu entries in %s (the --out it made?)", test_count_entries(root), root);
-    test_remove_tree(root);
 }
 
 /* open() of a FIFO without a writer blocks for ever: bench --config, report
  * and compare used to hang; /dev/zero was read to 256 MiB before refused. */
 static void fifos_and_devices_are_refused_at_once(void **state)
 {
-    (void)state;
-    char root[64];
-    test_make_dir(root, sizeof root, "hostile");
+    const char *root = *state;
     char fifo[PATH_MAX], fixture[PATH_MAX];
     snprintf(fifo, sizeof fifo, "%s/fifo", root);
     assert_int_equal(mkfifo(fifo, 0600), 0);
@@ -155,22 +151,16 @@ static void fifos_and_devices_are_refused_at_once(void **state)
         {{"compare", fixture, "/dev/zero", NULL}, 1, "is a character device"},
     };
     for (size_t i = 0; i < N(cases); i++) {
-        test_output out = test_run_bpebench(cases[i].args, root, &HANG_LIMIT);
-        assert_one_line_error(&out, cases[i].code, cases[i].says);
-        test_output_free(&out);
+        assert_refused(cases[i].args, root, cases[i].code, cases[i].says);
         assert_int_equal(test_count_entries(root), 1); /* the FIFO alone */
     }
-    test_remove_tree(root);
 }
 
 /* A path of 1.5 KB is legal (PATH_MAX is 4 KB), but messages were cut at
  * 512 or 1024 bytes: the user saw the path and no reason. */
 static void long_legal_paths_keep_the_reason(void **state)
 {
-    (void)state;
-    char root[64];
-    test_make_dir(root, sizeof root, "hostile");
-    write_corpus(root);
+    const char *root = *state;
     char path[1600];
     size_t at = (size_t)snprintf(path, sizeof path, "%s", root);
     while (at + 130 < sizeof path - 8) {
@@ -203,16 +193,12 @@ static void long_legal_paths_keep_the_reason(void **state)
                      cases[i].reason, out.err + (len > 120 ? len - 120 : 0));
         test_output_free(&out);
     }
-    test_remove_tree(root);
 }
 
 /* Standard input given twice was refused; a file given twice was read twice. */
 static void a_file_listed_twice_is_refused(void **state)
 {
-    (void)state;
-    char root[64];
-    test_make_dir(root, sizeof root, "hostile");
-    write_corpus(root);
+    const char *root = *state;
     char dir[96], file[96], linked[128];
     snprintf(dir, sizeof dir, "%s/d", root);
     snprintf(file, sizeof file, "%s/c.txt", root);
@@ -223,15 +209,10 @@ static void a_file_listed_twice_is_refused(void **state)
     for (size_t i = 0; i < N(inputs); i++) {
         const char *const train[] = {"train", "--trainer", "heap", "--vocab-size", "300", "--out",
                                      "o", inputs[i][0], inputs[i][1], NULL};
-        test_output out = test_run_bpebench(train, root, &HANG_LIMIT);
-        assert_one_line_error(&out, 1, "are the same file, which would be read twice");
-        test_output_free(&out);
+        assert_refused(train, root, 1, "are the same file, which would be read twice");
         const char *const stats[] = {"stats", inputs[i][0], inputs[i][1], NULL};
-        out = test_run_bpebench(stats, root, &HANG_LIMIT);
-        assert_one_line_error(&out, 1, "are the same file");
-        test_output_free(&out);
+        assert_refused(stats, root, 1, "are the same file");
     }
-    test_remove_tree(root);
 }
 
 /* A copy of the binary in root/bin, and in root/plots a script of every
@@ -239,9 +220,7 @@ static void a_file_listed_twice_is_refused(void **state)
  * its scripts beside it and up to three levels above it. */
 static void scripts_above_the_binary_are_not_run(void **state)
 {
-    (void)state;
-    char root[64];
-    test_make_dir(root, sizeof root, "hostile");
+    const char *root = *state;
     char bin[PATH_MAX], exe[PATH_MAX + 16], plots[PATH_MAX], fixture[PATH_MAX], canary[PATH_MAX];
     snprintf(bin, sizeof bin, "%s/bin", root);
     snprintf(exe, sizeof exe, "%s/bpebench", bin);
@@ -277,19 +256,25 @@ static void scripts_above_the_binary_are_not_run(void **state)
     if (!WIFEXITED(out.status) || WEXITSTATUS(out.status) != 0)
         fail_msg("report failed: %s", out.err);
     test_output_free(&out);
-    test_remove_tree(root);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(negative_vocab_sizes_are_refused),
-        cmocka_unit_test(an_empty_out_is_bad_usage),
-        cmocka_unit_test(a_bench_whose_reader_went_away_leaves_nothing),
-        cmocka_unit_test(fifos_and_devices_are_refused_at_once),
-        cmocka_unit_test(long_legal_paths_keep_the_reason),
-        cmocka_unit_test(a_file_listed_twice_is_refused),
-        cmocka_unit_test(scripts_above_the_binary_are_not_run),
+        cmocka_unit_test_setup_teardown(negative_vocab_sizes_are_refused, setup_root_with_corpus,
+                                        test_teardown_dir),
+        cmocka_unit_test_setup_teardown(an_empty_out_is_bad_usage, setup_root_with_corpus,
+                                        test_teardown_dir),
+        cmocka_unit_test_setup_teardown(a_bench_whose_reader_went_away_leaves_nothing,
+                                        setup_root_with_corpus, test_teardown_dir),
+        cmocka_unit_test_setup_teardown(fifos_and_devices_are_refused_at_once, test_setup_dir,
+                                        test_teardown_dir),
+        cmocka_unit_test_setup_teardown(long_legal_paths_keep_the_reason, setup_root_with_corpus,
+                                        test_teardown_dir),
+        cmocka_unit_test_setup_teardown(a_file_listed_twice_is_refused, setup_root_with_corpus,
+                                        test_teardown_dir),
+        cmocka_unit_test_setup_teardown(scripts_above_the_binary_are_not_run, test_setup_dir,
+                                        test_teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -90,6 +90,19 @@ static bool count_pairs(const bpe_words *words, unsigned threads, bpe_list_kind 
     return bpe_initial_pairs_count(words, threads, kind, lists, got);
 }
 
+/* count_pairs into fresh lists with a failure armed (failalloc.h) for its
+ * duration. */
+static bool count_pairs_failing(failure_mode mode, long nth, const bpe_words *words,
+                                unsigned threads, bpe_list_kind kind, const uint32_t *names,
+                                bpe_postings *lists, bpe_initial_pairs *got)
+{
+    *lists = (bpe_postings){0};
+    fail_from_now(mode, nth);
+    bool ok = count_pairs(words, threads, kind, names, lists, got);
+    fail_nothing();
+    return ok;
+}
+
 static void model_count(model *m, const bpe_words *words, bpe_list_kind kind)
 {
     uint32_t *names = word_names(words);
@@ -290,11 +303,10 @@ static void every_failing_allocation_is_reported(void **state)
             bool ok = false;
             for (long nth = 1; !ok; nth++) {
                 assert_true(nth < 10000);
-                bpe_postings lists = {0};
+                bpe_postings lists;
                 bpe_initial_pairs got;
-                fail_from_now(FAIL_NTH, nth);
-                ok = count_pairs(&t.table, threads, kinds[k], names, &lists, &got);
-                fail_nothing();
+                ok = count_pairs_failing(FAIL_NTH, nth, &t.table, threads, kinds[k], names,
+                                         &lists, &got);
                 if (!ok) {
                     assert_null(got.pairs);
                     assert_int_equal(got.n_pairs, 0);
@@ -317,12 +329,10 @@ static void a_failing_worker_fails_the_setup(void **state)
     static random_table t;
     random_table_fill(&t, 5);
     assert_true(t.table.n_words > 10);
-    bpe_postings lists = {0};
+    bpe_postings lists;
     bpe_initial_pairs got;
-    fail_from_now(FAIL_OFF_MAIN, 0);
-    bool ok = bpe_initial_pairs_count(&t.table, 2, BPE_LIST_WORDS, &lists, &got);
-    fail_nothing();
-    assert_false(ok);
+    assert_false(count_pairs_failing(FAIL_OFF_MAIN, 0, &t.table, 2, BPE_LIST_WORDS, NULL, &lists,
+                                     &got));
     bpe_postings_free(&lists);
     for (const bpe_trainer *const *tr = bpe_trainers; *tr; tr++) {
         for (unsigned threads = 1; threads <= 2; threads++) {
@@ -392,12 +402,10 @@ static void threads_that_cannot_start_change_nothing(void **state)
     static model m;
     random_table_fill(&t, 5);
     model_count(&m, &t.table, BPE_LIST_POSITIONS);
-    bpe_postings lists = {0};
+    bpe_postings lists;
     bpe_initial_pairs got;
-    fail_from_now(FAIL_THREAD_STARTS, 0);
-    bool ok = bpe_initial_pairs_count(&t.table, 3, BPE_LIST_POSITIONS, &lists, &got);
-    fail_nothing();
-    assert_true(ok);
+    assert_true(count_pairs_failing(FAIL_THREAD_STARTS, 0, &t.table, 3, BPE_LIST_POSITIONS, NULL,
+                                    &lists, &got));
     assert_matches_model(&m, &got, &lists, BPE_LIST_POSITIONS, "no thread started");
     bpe_initial_pairs_free(&got);
     bpe_postings_free(&lists);

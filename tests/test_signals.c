@@ -36,6 +36,29 @@ static void make_paths(case_paths *p)
     snprintf(p->other, sizeof p->other, "%s/other", p->dir);
 }
 
+static void remove_paths(const case_paths *p)
+{
+    unlink(p->file);
+    unlink(p->other);
+    rmdir(p->dir);
+}
+
+/* cmocka setup: a case's paths in *state (whatever the child leaves, the
+ * teardown removes). */
+static int setup_paths(void **state)
+{
+    static case_paths p;
+    make_paths(&p);
+    *state = &p;
+    return 0;
+}
+
+static int teardown_paths(void **state)
+{
+    remove_paths(*state);
+    return 0;
+}
+
 static bool exists(const char *path)
 {
     struct stat st;
@@ -83,6 +106,18 @@ static void install_cleanup(void)
         _exit(97);
 }
 
+/* Forks a child that has the cleanup installed and path created and
+ * tracked (0 in the child, its pid in the parent). */
+static pid_t fork_tracking(const char *path)
+{
+    pid_t pid = fork_case();
+    if (pid == 0) {
+        install_cleanup();
+        touch_tracked(path);
+    }
+    return pid;
+}
+
 /* Waits for a child and returns its status. */
 static int wait_child(pid_t pid)
 {
@@ -105,40 +140,15 @@ static void assert_killed_by(int status, int signo)
         fail_msg("expected death by signal %d, got status 0x%x", signo, status);
 }
 
-static void remove_paths(const case_paths *p)
-{
-    unlink(p->file);
-    unlink(p->other);
-    rmdir(p->dir);
-}
-
 /* Tracked files go first, then the directory that held them; untracked
- * files would stay, so the directory is only removed because it is empty. */
-static void tracked_paths_removed_on_signal(void **state)
-{
-    (void)state;
-    case_paths p;
-    make_paths(&p);
-    pid_t pid = fork_case();
-    if (pid == 0) {
-        install_cleanup();
-        track(p.dir, true);
-        touch_tracked(p.file);
-        raise(SIGTERM);
-        _exit(0); /* not reached */
-    }
-    assert_killed_by(wait_child(pid), SIGTERM);
-    assert_false(exists(p.file));
-    assert_false(exists(p.dir));
-}
-
-/* Every signal that ends a process by default and that a pipeline, a
- * limit or a user may send cleans up as SIGTERM does: `bench | head` ends
- * in SIGPIPE, `timeout -s USR1` in SIGUSR1. */
+ * files would stay, so the directory is only removed because it is empty.
+ * Every signal that ends a process by default and that a pipeline, a limit
+ * or a user may send cleans up as SIGTERM does: `bench | head` ends in
+ * SIGPIPE, `timeout -s USR1` in SIGUSR1. */
 static void every_terminating_signal_removes_tracked_paths(void **state)
 {
     (void)state;
-    static const int signals[] = {SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2};
+    static const int signals[] = {SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2};
     for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
         case_paths p;
         make_paths(&p);
@@ -161,46 +171,39 @@ static void every_terminating_signal_removes_tracked_paths(void **state)
  * rmdir never removes what somebody else put there. */
 static void untracked_paths_survive(void **state)
 {
-    (void)state;
-    case_paths p;
-    make_paths(&p);
+    const case_paths *p = *state;
     pid_t pid = fork_case();
     if (pid == 0) {
         signal(SIGINT, SIG_DFL); /* as from a terminal: a background job inherits it ignored */
         install_cleanup();
-        track(p.dir, true);
-        touch_tracked(p.file);
-        touch(p.other); /* never tracked */
+        track(p->dir, true);
+        touch_tracked(p->file);
+        touch(p->other); /* never tracked */
         sigset_t saved;
         signals_hold(&saved);
-        signals_untrack(p.file); /* as after a rename into place */
+        signals_untrack(p->file); /* as after a rename into place */
         signals_release(&saved);
         raise(SIGINT);
         _exit(0);
     }
     assert_killed_by(wait_child(pid), SIGINT);
-    assert_true(exists(p.file));
-    assert_true(exists(p.other));
-    assert_true(exists(p.dir));
-    remove_paths(&p);
+    assert_true(exists(p->file));
+    assert_true(exists(p->other));
+    assert_true(exists(p->dir));
 }
 
 /* A child made by fork() inherits the table but removes only its own paths
  * (bench's runs must not delete the parent's temporary files). */
 static void parent_paths_survive_a_child_signal(void **state)
 {
-    (void)state;
-    case_paths p;
-    make_paths(&p);
-    pid_t pid = fork_case();
+    const case_paths *p = *state;
+    pid_t pid = fork_tracking(p->file);
     if (pid == 0) {
-        install_cleanup();
-        touch_tracked(p.file);
         pid_t grandchild = fork();
         if (grandchild < 0)
             _exit(96);
         if (grandchild == 0) {
-            touch_tracked(p.other);
+            touch_tracked(p->other);
             raise(SIGTERM);
             _exit(0);
         }
@@ -208,53 +211,44 @@ static void parent_paths_survive_a_child_signal(void **state)
         if (waitpid(grandchild, &status, 0) != grandchild || !WIFSIGNALED(status) ||
             WTERMSIG(status) != SIGTERM)
             _exit(95);
-        _exit(exists(p.file) && !exists(p.other) ? 0 : 94);
+        _exit(exists(p->file) && !exists(p->other) ? 0 : 94);
     }
     assert_child_passed(pid);
-    remove_paths(&p);
 }
 
 /* A signal ignored before the install (nohup, a parent's choice) stays
  * ignored, and then removes nothing. */
 static void ignored_signal_stays_ignored(void **state)
 {
-    (void)state;
-    case_paths p;
-    make_paths(&p);
+    const case_paths *p = *state;
     pid_t pid = fork_case();
     if (pid == 0) {
         signal(SIGHUP, SIG_IGN);
         install_cleanup();
-        touch_tracked(p.file);
+        touch_tracked(p->file);
         raise(SIGHUP);
-        _exit(exists(p.file) ? 0 : 93);
+        _exit(exists(p->file) ? 0 : 93);
     }
     assert_child_passed(pid);
-    remove_paths(&p);
 }
 
 /* A signal raised while held is delivered at the release: the code between
  * (here, creating `other`) runs to the end first. */
 static void hold_defers_the_signal_to_release(void **state)
 {
-    (void)state;
-    case_paths p;
-    make_paths(&p);
-    pid_t pid = fork_case();
+    const case_paths *p = *state;
+    pid_t pid = fork_tracking(p->file);
     if (pid == 0) {
-        install_cleanup();
-        touch_tracked(p.file);
         sigset_t saved;
         signals_hold(&saved);
         raise(SIGTERM);
-        touch(p.other);
+        touch(p->other);
         signals_release(&saved);
         _exit(0); /* not reached */
     }
     assert_killed_by(wait_child(pid), SIGTERM);
-    assert_true(exists(p.other));
-    assert_false(exists(p.file));
-    remove_paths(&p);
+    assert_true(exists(p->other));
+    assert_false(exists(p->file));
 }
 
 /* The table is bounded; a path too long for a slot is refused, not cut. */
@@ -278,12 +272,14 @@ static void track_refuses_what_does_not_fit(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(tracked_paths_removed_on_signal),
         cmocka_unit_test(every_terminating_signal_removes_tracked_paths),
-        cmocka_unit_test(untracked_paths_survive),
-        cmocka_unit_test(parent_paths_survive_a_child_signal),
-        cmocka_unit_test(ignored_signal_stays_ignored),
-        cmocka_unit_test(hold_defers_the_signal_to_release),
+        cmocka_unit_test_setup_teardown(untracked_paths_survive, setup_paths, teardown_paths),
+        cmocka_unit_test_setup_teardown(parent_paths_survive_a_child_signal, setup_paths,
+                                        teardown_paths),
+        cmocka_unit_test_setup_teardown(ignored_signal_stays_ignored, setup_paths,
+                                        teardown_paths),
+        cmocka_unit_test_setup_teardown(hold_defers_the_signal_to_release, setup_paths,
+                                        teardown_paths),
         cmocka_unit_test(track_refuses_what_does_not_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

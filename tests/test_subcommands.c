@@ -14,10 +14,14 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Runs cli_main on argv with standard output going to a temporary file;
- * returns the exit status and, in *out (owned), what it printed. */
-static int run_captured(int argc, char **argv, char **out)
+/* Runs cli_main on argv (NULL-terminated) with standard output going to a
+ * temporary file; returns the exit status and, in *out (owned) unless out is
+ * NULL, what it printed. */
+static int run_captured(char **argv, char **out)
 {
+    int argc = 0;
+    while (argv[argc])
+        argc++;
     fflush(stdout);
     FILE *capture = tmpfile();
     assert_non_null(capture);
@@ -30,12 +34,39 @@ static int run_captured(int argc, char **argv, char **out)
     close(saved);
     long len = ftell(capture);
     assert_true(len >= 0);
-    *out = calloc((size_t)len + 1, 1);
-    assert_non_null(*out);
-    rewind(capture);
-    assert_int_equal(fread(*out, 1, (size_t)len, capture), (size_t)len);
+    if (out) {
+        *out = calloc((size_t)len + 1, 1);
+        assert_non_null(*out);
+        rewind(capture);
+        assert_int_equal(fread(*out, 1, (size_t)len, capture), (size_t)len);
+    }
     fclose(capture);
     return status;
+}
+
+/* A directory holding corpus.txt, and the paths a train test uses. */
+typedef struct {
+    char dir[64];     /* test_make_dir'd */
+    char corpus[96];  /* dir/corpus.txt */
+    char out_dir[96]; /* dir/out, not made */
+} train_paths;
+
+/* cmocka setup: a train_paths in *state (the teardown removes the directory). */
+static int setup_train_paths(void **state)
+{
+    static train_paths p;
+    test_make_dir(p.dir, sizeof p.dir, "subcommands");
+    test_write_file_in(p.dir, "corpus.txt", "low lower lowest newer newest wider\n", 36);
+    snprintf(p.corpus, sizeof p.corpus, "%s/corpus.txt", p.dir);
+    snprintf(p.out_dir, sizeof p.out_dir, "%s/out", p.dir);
+    *state = &p;
+    return 0;
+}
+
+static int teardown_train_paths(void **state)
+{
+    test_remove_tree(((train_paths *)*state)->dir);
+    return 0;
 }
 
 static void list_names_every_trainer_in_process(void **state)
@@ -43,7 +74,7 @@ static void list_names_every_trainer_in_process(void **state)
     (void)state;
     char *argv[] = {"bpebench", "list", NULL};
     char *out = NULL;
-    assert_int_equal(run_captured(2, argv, &out), EXIT_OK);
+    assert_int_equal(run_captured(argv, &out), EXIT_OK);
     for (size_t i = 0; bpe_trainers[i]; i++)
         assert_non_null(strstr(out, bpe_trainers[i]->name));
     free(out);
@@ -51,56 +82,38 @@ static void list_names_every_trainer_in_process(void **state)
 
 static void train_writes_a_tokenizer_in_process(void **state)
 {
-    (void)state;
-    char dir[] = "/tmp/bpe-subcommands-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    test_write_file_in(dir, "corpus.txt", "low lower lowest newer newest wider\n", 36);
-    char corpus[sizeof dir + 16], out_dir[sizeof dir + 16];
-    snprintf(corpus, sizeof corpus, "%s/corpus.txt", dir);
-    snprintf(out_dir, sizeof out_dir, "%s/out", dir);
+    train_paths *p = *state;
     char *argv[] = {"bpebench", "train", "--trainer", "naive", "--vocab-size", "262",
-                    "--out", out_dir, corpus, NULL};
-    char *printed = NULL;
-    assert_int_equal(run_captured(9, argv, &printed), EXIT_OK);
-    free(printed);
-    char *merges = test_file_contents(out_dir, "merges.txt");
+                    "--out", p->out_dir, p->corpus, NULL};
+    assert_int_equal(run_captured(argv, NULL), EXIT_OK);
+    char *merges = test_file_contents(p->out_dir, "merges.txt");
     size_t lines = 0;
-    for (const char *p = merges; *p; p++)
-        lines += *p == '\n';
+    for (const char *c = merges; *c; c++)
+        lines += *c == '\n';
     assert_int_equal(lines, 1 + 262 - 256 - 1); /* header + V − 256 − |specials| merges */
     free(merges);
-    test_remove_tree(dir);
 }
 
 /* train without --trainer uses the default, the fastest verified trainer. */
 static void train_without_trainer_uses_the_default(void **state)
 {
-    (void)state;
-    char dir[] = "/tmp/bpe-subcommands-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    test_write_file_in(dir, "corpus.txt", "low lower lowest newer newest wider\n", 36);
-    char corpus[sizeof dir + 16], out_dir[sizeof dir + 16], expected[64];
-    snprintf(corpus, sizeof corpus, "%s/corpus.txt", dir);
-    snprintf(out_dir, sizeof out_dir, "%s/out", dir);
-    char *argv[] = {"bpebench", "train", "--vocab-size", "262", "--out", out_dir, corpus, NULL};
-    char *printed = NULL;
-    assert_int_equal(run_captured(7, argv, &printed), EXIT_OK);
+    train_paths *p = *state;
+    char *argv[] = {"bpebench", "train", "--vocab-size", "262", "--out", p->out_dir,
+                    p->corpus, NULL};
+    char *printed = NULL, expected[64];
+    assert_int_equal(run_captured(argv, &printed), EXIT_OK);
     snprintf(expected, sizeof expected, "trainer    %s,", bpe_default_trainer->name);
     assert_non_null(strstr(printed, expected));
     free(printed);
-    test_remove_tree(dir);
 }
 
 static void unknown_option_is_bad_usage_on_a_second_call(void **state)
 {
     (void)state;
     char *first[] = {"bpebench", "list", NULL};
-    char *printed = NULL;
-    assert_int_equal(run_captured(2, first, &printed), EXIT_OK);
-    free(printed);
+    assert_int_equal(run_captured(first, NULL), EXIT_OK);
     char *argv[] = {"bpebench", "train", "--no-such-option", "x", NULL};
-    assert_int_equal(run_captured(4, argv, &printed), EXIT_USAGE);
-    free(printed);
+    assert_int_equal(run_captured(argv, NULL), EXIT_USAGE);
 }
 
 /* Found by the hostile sweep of issue 11: a missing command and an empty
@@ -109,22 +122,17 @@ static void unknown_option_is_bad_usage_on_a_second_call(void **state)
 static void hostile_sweep_cases(void **state)
 {
     (void)state;
-    char *printed = NULL;
     char *none[] = {"bpebench", NULL};
-    assert_int_equal(run_captured(1, none, &printed), EXIT_USAGE);
-    free(printed);
+    assert_int_equal(run_captured(none, NULL), EXIT_USAGE);
     char *empty_out[] = {"bpebench", "train", "--trainer", "naive", "--vocab-size", "300",
                          "--out", "", "tests/test_subcommands.c", NULL};
-    assert_int_equal(run_captured(9, empty_out, &printed), EXIT_USAGE);
-    free(printed);
-    char dir[] = "/tmp/bpe-subcommands-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char out[sizeof dir + 16];
+    assert_int_equal(run_captured(empty_out, NULL), EXIT_USAGE);
+    char dir[64], out[96];
+    test_make_dir(dir, sizeof dir, "subcommands");
     snprintf(out, sizeof out, "%s/big.txt", dir);
     char *huge[] = {"bpebench", "synth", "--words", "10", "--bytes", "18446744073709551615",
                     "--out", out, NULL};
-    assert_int_equal(run_captured(8, huge, &printed), EXIT_FAIL);
-    free(printed);
+    assert_int_equal(run_captured(huge, NULL), EXIT_FAIL);
     assert_int_equal(test_count_entries(dir), 0); /* no file, no temporary file */
     test_remove_tree(dir);
 }
@@ -133,8 +141,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(list_names_every_trainer_in_process),
-        cmocka_unit_test(train_writes_a_tokenizer_in_process),
-        cmocka_unit_test(train_without_trainer_uses_the_default),
+        cmocka_unit_test_setup_teardown(train_writes_a_tokenizer_in_process, setup_train_paths,
+                                        teardown_train_paths),
+        cmocka_unit_test_setup_teardown(train_without_trainer_uses_the_default, setup_train_paths,
+                                        teardown_train_paths),
         cmocka_unit_test(unknown_option_is_bad_usage_on_a_second_call),
         cmocka_unit_test(hostile_sweep_cases),
     };

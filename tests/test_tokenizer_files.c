@@ -102,45 +102,57 @@ static void special_token_rule(void **state)
     }
 }
 
-/* Trains naive on words that hold " world", "a" and a newline: the very
- * bytes the refused tokens above spell. */
-static void train_words(bpe_result *r, test_words *tw)
+/* A result trained on the words of a case, kept by the cmocka fixture. */
+typedef struct {
+    test_words tw; /* the words, owned */
+    bpe_result r;  /* naive's merges on them, owned */
+} trained;
+
+/* cmocka setup: naive trained on words that hold " world", "a" and a
+ * newline (the very bytes the refused tokens above spell), in *state. */
+static int setup_trained(void **state)
 {
+    static trained t;
     const char *words[] = {" world", " world", "a", "aa", "\n\n", " wor"};
     const uint64_t counts[] = {9, 1, 5, 3, 2, 2};
-    test_words_init(tw, N(words), words, counts);
+    test_words_init(&t.tw, N(words), words, counts);
     const bpe_config config = {.max_merges = 40, .threads = 1};
-    assert_int_equal(bpe_train(bpe_trainers[0], &tw->table, &config, NULL, r), BPE_OK);
-    assert_true(r->n_merges >= 6);
+    assert_int_equal(bpe_train(bpe_trainers[0], &t.tw.table, &config, NULL, &t.r), BPE_OK);
+    assert_true(t.r.n_merges >= 6);
+    *state = &t;
+    return 0;
+}
+
+static int teardown_trained(void **state)
+{
+    trained *t = *state;
+    bpe_result_free(&t->r);
+    test_words_free(&t->tw);
+    return 0;
 }
 
 /* Accepted special tokens beside those learned tokens: vocab.json keeps one
  * key per id. A refused one writes nothing at all. */
 static void vocab_json_stays_whole(void **state)
 {
-    (void)state;
-    bpe_result r;
-    test_words tw;
-    train_words(&r, &tw);
+    const bpe_result *r = &((trained *)*state)->r;
     char dir[64], err[512], path[512];
     test_make_dir(dir, sizeof dir, "files");
     const char *good[] = {"<|endoftext|>", "<s> x", "\n", "\xe6\x97\xa5\xe6\x9c\xac"};
     const pretok_config good_cfg = {.specials = good, .n_specials = N(good), .pattern = "gpt2"};
-    if (!output_write_tokenizer(dir, &r, &good_cfg, err, sizeof err))
+    if (!output_write_tokenizer(dir, r, &good_cfg, err, sizeof err))
         fail_msg("%s", err);
     snprintf(path, sizeof path, "%s/vocab.json", dir);
-    assert_vocab_json_whole(path, 256 + N(good) + r.n_merges);
+    assert_vocab_json_whole(path, 256 + N(good) + r->n_merges);
     test_remove_tree(dir);
 
     test_make_dir(dir, sizeof dir, "files");
     const char *bad[] = {"<|endoftext|>", "\xc4\xa0world"};
     const pretok_config bad_cfg = {.specials = bad, .n_specials = N(bad), .pattern = "gpt2"};
-    assert_false(output_write_tokenizer(dir, &r, &bad_cfg, err, sizeof err));
+    assert_false(output_write_tokenizer(dir, r, &bad_cfg, err, sizeof err));
     assert_non_null(strstr(err, "\" world\""));
     assert_int_equal(test_count_entries(dir), 0);
     test_remove_tree(dir);
-    bpe_result_free(&r);
-    test_words_free(&tw);
 }
 
 /* ============================================================ sets */
@@ -214,24 +226,19 @@ static void failed_roll_back_says_where_the_old_file_is(void **state)
  * replaced (the bug: vocab.json was new, merges.txt impossible). */
 static void directory_target_fails_before_any_rename(void **state)
 {
-    (void)state;
-    bpe_result r;
-    test_words tw;
-    train_words(&r, &tw);
+    const bpe_result *r = &((trained *)*state)->r;
     char dir[64], path[512], err[1024];
     test_make_dir(dir, sizeof dir, "files");
     test_write_file_in(dir, "vocab.json", TEXT("{\"old\": 0}"));
     snprintf(path, sizeof path, "%s/merges.txt", dir);
     assert_int_equal(mkdir(path, 0755), 0);
     const pretok_config cfg = {.pattern = "gpt2"};
-    assert_false(output_write_tokenizer(dir, &r, &cfg, err, sizeof err));
+    assert_false(output_write_tokenizer(dir, r, &cfg, err, sizeof err));
     if (!strstr(err, "merges.txt") || !strstr(err, "a directory"))
         fail_msg("unexpected reason: %s", err);
     assert_contents(dir, "vocab.json", "{\"old\": 0}", "merges.txt a directory");
     assert_int_equal(test_count_entries(dir), 2);
     test_remove_tree(dir);
-    bpe_result_free(&r);
-    test_words_free(&tw);
 }
 
 /* The five files of a tokenizer (output_write_tokenizer) are one set: a
@@ -239,20 +246,19 @@ static void directory_target_fails_before_any_rename(void **state)
  * tokenizer.tiktoken goes, leaves all five old files as they were. */
 static void tokenizer_files_replaced_as_a_set(void **state)
 {
-    (void)state;
     static const char *const files[] = {"vocab.json", "merges.txt", "tokenizer.json",
                                         "tokenizer.tiktoken", "tiktoken.json"};
-    bpe_result old_result, new_result;
-    test_words tw;
-    train_words(&old_result, &tw);
+    trained *t = *state;
+    const bpe_result *old_result = &t->r;
+    bpe_result new_result;
     const bpe_config config = {.max_merges = 3, .threads = 1};
-    assert_int_equal(bpe_train(bpe_trainers[0], &tw.table, &config, NULL, &new_result), BPE_OK);
+    assert_int_equal(bpe_train(bpe_trainers[0], &t->tw.table, &config, NULL, &new_result), BPE_OK);
     char dir[64], err[1024], path[512];
     test_make_dir(dir, sizeof dir, "files");
     const char *specials[] = {"<|endoftext|>"};
     const pretok_config old_cfg = {.specials = specials, .n_specials = 1, .pattern = "gpt2"};
     const pretok_config new_cfg = {.specials = specials, .n_specials = 1, .pattern = "gpt4"};
-    if (!output_write_tokenizer(dir, &old_result, &old_cfg, err, sizeof err))
+    if (!output_write_tokenizer(dir, old_result, &old_cfg, err, sizeof err))
         fail_msg("%s", err);
     char *old[N(files)];
     for (size_t i = 0; i < N(files); i++)
@@ -286,9 +292,7 @@ static void tokenizer_files_replaced_as_a_set(void **state)
         free(old[i]);
     }
     test_remove_tree(dir);
-    bpe_result_free(&old_result);
     bpe_result_free(&new_result);
-    test_words_free(&tw);
 }
 
 /* While this process holds the lock on the directory, a writer (a child)
@@ -340,11 +344,14 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(special_token_rule),
-        cmocka_unit_test(vocab_json_stays_whole),
+        cmocka_unit_test_setup_teardown(vocab_json_stays_whole, setup_trained,
+                                        teardown_trained),
         cmocka_unit_test(failed_rename_puts_old_files_back),
         cmocka_unit_test(failed_roll_back_says_where_the_old_file_is),
-        cmocka_unit_test(directory_target_fails_before_any_rename),
-        cmocka_unit_test(tokenizer_files_replaced_as_a_set),
+        cmocka_unit_test_setup_teardown(directory_target_fails_before_any_rename, setup_trained,
+                                        teardown_trained),
+        cmocka_unit_test_setup_teardown(tokenizer_files_replaced_as_a_set, setup_trained,
+                                        teardown_trained),
         cmocka_unit_test(second_writer_waits_for_the_lock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

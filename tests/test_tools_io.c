@@ -104,6 +104,14 @@ static int teardown(void **state)
     return 0;
 }
 
+/* cmocka teardown of a test_setup_dir test: the running child, then the
+ * directory. */
+static int teardown_root(void **state)
+{
+    kill_running();
+    return test_teardown_dir(state);
+}
+
 static void assert_exit(const run_result *r, int code, const char *what)
 {
     if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != code)
@@ -150,6 +158,21 @@ static bool stop_child(pid_t pid)
         return true;
     forget_running();
     return false;
+}
+
+/* Runs args (command first) under a file size limit of `limit` bytes:
+ * SIGXFSZ must kill it, leaving neither out nor a temporary file in root. */
+static void assert_file_size_limit_leaves_nothing(const char *const *args, uint64_t limit,
+                                                  const char *root, const char *out)
+{
+    test_limits limits = {.file_size = limit};
+    run_result r;
+    run(args, &limits, &r);
+    char what[64];
+    snprintf(what, sizeof what, "%s past a file size limit", args[0]);
+    assert_killed_by(&r, SIGXFSZ, what);
+    assert_false(exists(out));
+    assert_no_temporary_files(root);
 }
 
 /* Runs `args` and sends it `signo` at a moment when its temporary output
@@ -208,9 +231,8 @@ static bool same_contents(const char *a, const char *b)
  * keeps the old file; nothing temporary stays either way. */
 static void atomic_file_whole_or_nothing(void **state)
 {
-    (void)state;
-    char root[64], path[128], err[512];
-    test_make_dir(root, sizeof root, "toolsio");
+    const char *root = *state;
+    char path[128], err[512];
     snprintf(path, sizeof path, "%s/out.txt", root);
     atomic_file f;
     assert_true(atomic_file_open(&f, path, err, sizeof err));
@@ -239,16 +261,14 @@ static void atomic_file_whole_or_nothing(void **state)
     atomic_file_abort(&f); /* twice is harmless */
     assert_int_equal(file_size(path), len);
     assert_no_temporary_files(root);
-    test_remove_tree(root);
 }
 
 /* A directory, a device, an empty path and a missing directory are
  * refused by name, and nothing is created. */
 static void atomic_file_refuses_what_it_cannot_replace(void **state)
 {
-    (void)state;
-    char root[64], path[160], err[512];
-    test_make_dir(root, sizeof root, "toolsio");
+    const char *root = *state;
+    char path[160], err[512];
     atomic_file f;
     assert_false(atomic_file_open(&f, root, err, sizeof err));
     assert_non_null(strstr(err, "not a regular file"));
@@ -260,7 +280,6 @@ static void atomic_file_refuses_what_it_cannot_replace(void **state)
     assert_false(atomic_file_open(&f, path, err, sizeof err));
     assert_non_null(strstr(err, path));
     assert_no_temporary_files(root);
-    test_remove_tree(root);
 }
 
 /* Runs body in a child process and returns its wait status. */
@@ -312,9 +331,8 @@ static void killed_while_writing(const char *path)
 
 static void atomic_file_failures_and_signals_leave_nothing(void **state)
 {
-    (void)state;
-    char root[64], path[128];
-    test_make_dir(root, sizeof root, "toolsio");
+    const char *root = *state;
+    char path[128];
     snprintf(path, sizeof path, "%s/out.txt", root);
     int status = in_child(write_past_limit, path);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
@@ -324,7 +342,6 @@ static void atomic_file_failures_and_signals_leave_nothing(void **state)
         fail_msg("expected death by SIGTERM, got 0x%x", status);
     assert_false(exists(path));
     assert_no_temporary_files(root);
-    test_remove_tree(root);
 }
 
 /* ============================================================ slice */
@@ -333,9 +350,8 @@ static void atomic_file_failures_and_signals_leave_nothing(void **state)
  * the file's size (the old slice allocated --bytes up front and failed). */
 static void slice_memory_follows_the_input(void **state)
 {
-    (void)state;
-    char root[64], in[128], out[128];
-    test_make_dir(root, sizeof root, "toolsio");
+    const char *root = *state;
+    char in[128], out[128];
     snprintf(in, sizeof in, "%s/in.txt", root);
     snprintf(out, sizeof out, "%s/out.txt", root);
     write_corpus(in, 24 << 20);
@@ -348,7 +364,6 @@ static void slice_memory_follows_the_input(void **state)
     if (r.maxrss_kb > limit_kb)
         fail_msg("slice peaked at %ld KiB for a 24 MiB file (limit %ld KiB)", r.maxrss_kb,
                  limit_kb);
-    test_remove_tree(root);
 }
 
 /* Whether process pid holds `path` open with its read position inside the
@@ -431,10 +446,9 @@ static void slice_refuses_a_file_that_changes(void **state)
  * kills it and removes that file; SIGXFSZ comes from a file size limit. */
 static void slice_signals_leave_nothing(void **state)
 {
-    (void)state;
+    const char *root = *state;
     static const int signals[] = {SIGTERM, SIGINT, SIGHUP};
-    char root[64], in[128], out[128];
-    test_make_dir(root, sizeof root, "toolsio");
+    char in[128], out[128];
     snprintf(in, sizeof in, "%s/in.txt", root);
     snprintf(out, sizeof out, "%s/out.txt", root);
     const char *args[] = {"slice", "--bytes", "1000000000", "--out", out, in, NULL};
@@ -456,13 +470,7 @@ static void slice_signals_leave_nothing(void **state)
         unlink(out);
     }
     write_corpus(in, 200000);
-    test_limits limits = {.file_size = 50000};
-    run_result r;
-    run(args, &limits, &r);
-    assert_killed_by(&r, SIGXFSZ, "slice past a file size limit");
-    assert_false(exists(out));
-    assert_no_temporary_files(root);
-    test_remove_tree(root);
+    assert_file_size_limit_leaves_nothing(args, 50000, root, out);
 }
 
 /* ============================================================ synth */
@@ -470,9 +478,8 @@ static void slice_signals_leave_nothing(void **state)
 /* 64 MiB of text with a peak far below that: the text is streamed. */
 static void synth_memory_does_not_follow_bytes(void **state)
 {
-    (void)state;
-    char root[64], out[128];
-    test_make_dir(root, sizeof root, "toolsio");
+    const char *root = *state;
+    char out[128];
     snprintf(out, sizeof out, "%s/out.txt", root);
     const char *args[] = {"synth", "--bytes", "67108864", "--out", out, NULL};
     run_result r;
@@ -483,17 +490,15 @@ static void synth_memory_does_not_follow_bytes(void **state)
     long limit_kb = test_under_asan ? 32 << 10 : 16 << 10;
     if (r.maxrss_kb > limit_kb)
         fail_msg("synth peaked at %ld KiB writing 64 MiB (limit %ld KiB)", r.maxrss_kb, limit_kb);
-    test_remove_tree(root);
 }
 
 /* Signals while synth streams a huge corpus, and SIGXFSZ at a file size
  * limit, leave no temporary file. */
 static void synth_signals_leave_nothing(void **state)
 {
-    (void)state;
+    const char *root = *state;
     static const int signals[] = {SIGTERM, SIGINT};
-    char root[64], out[128], bytes[32];
-    test_make_dir(root, sizeof root, "toolsio");
+    char out[128], bytes[32];
     snprintf(out, sizeof out, "%s/out.txt", root);
     struct statvfs fs; /* half the free space: synth refuses more than it could write */
     assert_int_equal(statvfs(root, &fs), 0);
@@ -508,13 +513,7 @@ static void synth_signals_leave_nothing(void **state)
         assert_no_temporary_files(root);
     }
     const char *args[] = {"synth", "--bytes", "1000000", "--out", out, NULL};
-    test_limits limits = {.file_size = 100000};
-    run_result r;
-    run(args, &limits, &r);
-    assert_killed_by(&r, SIGXFSZ, "synth past a file size limit");
-    assert_false(exists(out));
-    assert_no_temporary_files(root);
-    test_remove_tree(root);
+    assert_file_size_limit_leaves_nothing(args, 100000, root, out);
 }
 
 /* The number after "give --words " in a message. */
@@ -531,7 +530,7 @@ static uint32_t offered_words(const char *err)
  * would do; that W passes and one more does not. The CLI exits 2 at once. */
 static void synth_refuses_what_it_cannot_make_quickly(void **state)
 {
-    (void)state;
+    const char *root = *state;
     static const struct {
         const char *alphabet;
         uint32_t words, mean_len;
@@ -573,8 +572,7 @@ static void synth_refuses_what_it_cannot_make_quickly(void **state)
         if (!synth_check(&fine[i], err, sizeof err))
             fail_msg("case %zu refused: %s", i, err);
     }
-    char root[64], out[128];
-    test_make_dir(root, sizeof root, "toolsio");
+    char out[128];
     snprintf(out, sizeof out, "%s/out.txt", root);
     const char *args[] = {"synth", "--alphabet", "a", "--words", "1024", "--mean-len", "100",
                           "--bytes", "1000", "--out", out, NULL};
@@ -584,7 +582,6 @@ static void synth_refuses_what_it_cannot_make_quickly(void **state)
     assert_message(&r, "--words 1024");
     assert_false(exists(out));
     assert_no_temporary_files(root);
-    test_remove_tree(root);
 }
 
 /* ============================================================ bench */
@@ -597,14 +594,26 @@ typedef struct {
     char out[160];        /* root/out, for --out */
 } bench_paths;
 
-/* A fresh root with a small corpus in it. */
-static void make_bench_paths(bench_paths *p)
+/* cmocka setup: a fresh root with a small corpus in it, its bench_paths
+ * in *state; teardown_bench_paths stops the running child and removes the
+ * root. */
+static int setup_bench_paths(void **state)
 {
-    test_make_dir(p->root, sizeof p->root, "toolsio");
-    snprintf(p->corpus, sizeof p->corpus, "%s/c.txt", p->root);
-    snprintf(p->corpus_arg, sizeof p->corpus_arg, "c=%s", p->corpus);
-    snprintf(p->out, sizeof p->out, "%s/out", p->root);
-    write_corpus(p->corpus, 20000);
+    static bench_paths p;
+    test_make_dir(p.root, sizeof p.root, "toolsio");
+    snprintf(p.corpus, sizeof p.corpus, "%s/c.txt", p.root);
+    snprintf(p.corpus_arg, sizeof p.corpus_arg, "c=%s", p.corpus);
+    snprintf(p.out, sizeof p.out, "%s/out", p.root);
+    write_corpus(p.corpus, 20000);
+    *state = &p;
+    return 0;
+}
+
+static int teardown_bench_paths(void **state)
+{
+    kill_running();
+    test_remove_tree(((bench_paths *)*state)->root);
+    return 0;
 }
 
 /* Runs bench (naive and heap at V = 300) with extra arguments
@@ -643,7 +652,6 @@ static pid_t start_slow_bench(const bench_paths *p, const char *vocab, const cha
  * found before --out is created or any run starts. */
 static void bench_checks_the_pretokenizer_first(void **state)
 {
-    (void)state;
     static const struct {
         const char *args[5];
         const char *words;
@@ -653,29 +661,25 @@ static void bench_checks_the_pretokenizer_first(void **state)
         {{"--special-token", "", NULL}, "--special-token"},
         {{"--special-token", "<s>", "--special-token", "<s>", NULL}, "twice"},
     };
-    bench_paths p;
-    make_bench_paths(&p);
+    bench_paths *p = *state;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         run_result r;
-        bench(&p, p.out, cases[i].args, NULL, &r);
+        bench(p, p->out, cases[i].args, NULL, &r);
         assert_exit(&r, 2, "bench with a bad pretokenizer setting");
         assert_message(&r, cases[i].words);
-        assert_false(exists(p.out));
+        assert_false(exists(p->out));
     }
-    test_remove_tree(p.root);
 }
 
 /* A new --out (two levels) goes again when bench dies before results.json
  * exists: by SIGTERM during the first cell, and by SIGXFSZ writing it. */
 static void bench_removes_its_new_out_when_stopped(void **state)
 {
-    (void)state;
-    bench_paths p;
-    make_bench_paths(&p);
+    bench_paths *p = *state;
     char top[160], out[192];
-    snprintf(top, sizeof top, "%s/new", p.root);
+    snprintf(top, sizeof top, "%s/new", p->root);
     snprintf(out, sizeof out, "%s/out", top);
-    pid_t pid = start_slow_bench(&p, "2000", out, out);
+    pid_t pid = start_slow_bench(p, "2000", out, out);
     sleep_ms(300); /* the run is going on */
     assert_int_equal(kill(pid, SIGTERM), 0);
     run_result r;
@@ -684,29 +688,26 @@ static void bench_removes_its_new_out_when_stopped(void **state)
     if (exists(top))
         fail_msg("the interrupted bench left %s", top);
 
-    write_corpus(p.corpus, 20000);
+    write_corpus(p->corpus, 20000);
     test_limits limits = {.file_size = 2000};
-    bench(&p, out, NULL, &limits, &r);
+    bench(p, out, NULL, &limits, &r);
     assert_killed_by(&r, SIGXFSZ, "bench past a file size limit");
     if (exists(top))
         fail_msg("bench killed by SIGXFSZ left %s", top);
-    assert_no_temporary_files(p.root);
-    test_remove_tree(p.root);
+    assert_no_temporary_files(p->root);
 }
 
 /* Values that used to be cut, ignored or run as a grid of duplicates. */
 static void bench_refuses_bad_values(void **state)
 {
-    (void)state;
-    bench_paths p;
-    make_bench_paths(&p);
+    bench_paths *p = *state;
     char fifo[128], fifo_arg[160];
-    snprintf(fifo, sizeof fifo, "%s/c.fifo", p.root);
+    snprintf(fifo, sizeof fifo, "%s/c.fifo", p->root);
     snprintf(fifo_arg, sizeof fifo_arg, "f=%s", fifo);
     assert_int_equal(mkfifo(fifo, 0600), 0);
     /* --out with room for nothing inside it; --data-dir that makes a path past PATH_MAX */
     static char long_out[PATH_MAX], long_top[160], long_dir[PATH_MAX];
-    snprintf(long_top, sizeof long_top, "%s/long", p.root);
+    snprintf(long_top, sizeof long_top, "%s/long", p->root);
     size_t at = (size_t)snprintf(long_out, sizeof long_out, "%s", long_top);
     while (at < PATH_MAX - 200)
         at += (size_t)snprintf(long_out + at, sizeof long_out - at, "/%s", "segment");
@@ -729,31 +730,28 @@ static void bench_refuses_bad_values(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         run_result r;
-        bench(&p, p.out, cases[i].args, NULL, &r);
+        bench(p, p->out, cases[i].args, NULL, &r);
         assert_exit(&r, 2, cases[i].args[1]);
         assert_message(&r, cases[i].words);
-        assert_false(exists(p.out));
+        assert_false(exists(p->out));
         assert_false(exists(long_top));
     }
-    test_remove_tree(p.root);
 }
 
 /* The corpus changes between the cells: bench stops with a message naming
  * it, and results.json keeps only the cell before. */
 static void bench_stops_when_the_corpus_changes(void **state)
 {
-    (void)state;
-    bench_paths p;
-    make_bench_paths(&p);
+    bench_paths *p = *state;
     char results[192];
-    snprintf(results, sizeof results, "%s/results.json", p.out);
-    pid_t pid = start_slow_bench(&p, "300,2000", p.out, results);
-    append_bytes(p.corpus); /* the V = 2000 cell runs for seconds */
+    snprintf(results, sizeof results, "%s/results.json", p->out);
+    pid_t pid = start_slow_bench(p, "300,2000", p->out, results);
+    append_bytes(p->corpus); /* the V = 2000 cell runs for seconds */
     run_result r;
     reap(pid, &r);
     assert_exit(&r, 1, "bench on a corpus that changed");
-    if (!strstr(r.err, "changed during the benchmark") || !strstr(r.err, p.corpus))
-        fail_msg("expected a message naming %s: %s", p.corpus, r.err);
+    if (!strstr(r.err, "changed during the benchmark") || !strstr(r.err, p->corpus))
+        fail_msg("expected a message naming %s: %s", p->corpus, r.err);
     bench_results back;
     char err[512];
     if (!results_read(results, &back, err, sizeof err))
@@ -761,25 +759,34 @@ static void bench_stops_when_the_corpus_changes(void **state)
     assert_int_equal(back.n_records, 1); /* naive at V = 300 */
     assert_int_equal(back.records[0].vocab_size, 300);
     results_free(&back);
-    test_remove_tree(p.root);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(atomic_file_whole_or_nothing),
-        cmocka_unit_test(atomic_file_refuses_what_it_cannot_replace),
-        cmocka_unit_test(atomic_file_failures_and_signals_leave_nothing),
-        cmocka_unit_test_teardown(slice_memory_follows_the_input, teardown),
+        cmocka_unit_test_setup_teardown(atomic_file_whole_or_nothing, test_setup_dir,
+                                        teardown_root),
+        cmocka_unit_test_setup_teardown(atomic_file_refuses_what_it_cannot_replace, test_setup_dir,
+                                        teardown_root),
+        cmocka_unit_test_setup_teardown(atomic_file_failures_and_signals_leave_nothing,
+                                        test_setup_dir, teardown_root),
+        cmocka_unit_test_setup_teardown(slice_memory_follows_the_input, test_setup_dir,
+                                        teardown_root),
         cmocka_unit_test_teardown(slice_refuses_a_file_that_changes, teardown),
-        cmocka_unit_test_teardown(slice_signals_leave_nothing, teardown),
-        cmocka_unit_test_teardown(synth_memory_does_not_follow_bytes, teardown),
-        cmocka_unit_test_teardown(synth_signals_leave_nothing, teardown),
-        cmocka_unit_test_teardown(synth_refuses_what_it_cannot_make_quickly, teardown),
-        cmocka_unit_test_teardown(bench_checks_the_pretokenizer_first, teardown),
-        cmocka_unit_test_teardown(bench_removes_its_new_out_when_stopped, teardown),
-        cmocka_unit_test_teardown(bench_refuses_bad_values, teardown),
-        cmocka_unit_test_teardown(bench_stops_when_the_corpus_changes, teardown),
+        cmocka_unit_test_setup_teardown(slice_signals_leave_nothing, test_setup_dir, teardown_root),
+        cmocka_unit_test_setup_teardown(synth_memory_does_not_follow_bytes, test_setup_dir,
+                                        teardown_root),
+        cmocka_unit_test_setup_teardown(synth_signals_leave_nothing, test_setup_dir, teardown_root),
+        cmocka_unit_test_setup_teardown(synth_refuses_what_it_cannot_make_quickly, test_setup_dir,
+                                        teardown_root),
+        cmocka_unit_test_setup_teardown(bench_checks_the_pretokenizer_first, setup_bench_paths,
+                                        teardown_bench_paths),
+        cmocka_unit_test_setup_teardown(bench_removes_its_new_out_when_stopped, setup_bench_paths,
+                                        teardown_bench_paths),
+        cmocka_unit_test_setup_teardown(bench_refuses_bad_values, setup_bench_paths,
+                                        teardown_bench_paths),
+        cmocka_unit_test_setup_teardown(bench_stops_when_the_corpus_changes, setup_bench_paths,
+                                        teardown_bench_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

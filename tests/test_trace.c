@@ -259,19 +259,10 @@ static void run_bpebench(const char *const *args, test_output *out)
     test_finish(&c, out);
 }
 
-/* A fresh directory under $TMPDIR, in dir. */
-static void make_temp_dir(char *dir, size_t len)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, len, "%s/bpebench-trace-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    assert_non_null(mkdtemp(dir));
-}
-
 static void golden_traces(void **state)
 {
-    (void)state;
-    char dir[256], path[512], golden[512];
-    make_temp_dir(dir, sizeof dir);
+    const char *dir = *state;
+    char path[512], golden[512];
     bool update = getenv("BPE_UPDATE_GOLDEN") != NULL, failed = false;
     size_t checked = 0;
     for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
@@ -301,16 +292,14 @@ static void golden_traces(void **state)
     if (failed)
         fail_msg("%s: traces differ from tests/golden/trace (kept for diff; after a deliberate "
                  "change, make trace-golden rewrites them)", dir);
-    test_remove_tree(dir);
     assert_int_equal(test_count_entries("tests/golden/trace"), checked);
 }
 
 /* The merges of `trace` are train's on the same text file. */
 static void merges_equal_train(void **state)
 {
-    (void)state;
-    char dir[256], text[512], out_dir[512];
-    make_temp_dir(dir, sizeof dir);
+    const char *dir = *state;
+    char text[512], out_dir[512];
     snprintf(text, sizeof text, "%s/t.txt", dir);
     snprintf(out_dir, sizeof out_dir, "%s/tok", dir);
     const char *corpus = "the cat sat on the mat, the rat ate the hat.<|endoftext|> aaaa, a, aa";
@@ -346,7 +335,6 @@ static void merges_equal_train(void **state)
         test_output_free(&a);
         test_output_free(&b);
     }
-    test_remove_tree(dir);
 }
 
 /* Counter sums read from a trace's text: name and value of each. */
@@ -424,9 +412,8 @@ static void printed_counters_add_up(void **state)
 
 static void limits_and_usage(void **state)
 {
-    (void)state;
-    char dir[256], big[512], many[512], path[512];
-    make_temp_dir(dir, sizeof dir);
+    const char *dir = *state;
+    char big[512], many[512], path[512];
     snprintf(big, sizeof big, "%s/big.txt", dir);
     char text[TRACE_MAX_TEXT + 2];
     memset(text, 'a', sizeof text);
@@ -497,15 +484,13 @@ static void limits_and_usage(void **state)
     test_output_free(&out);
     snprintf(path, sizeof path, "%s/big.txt", dir);
     assert_true(access(path, F_OK) == 0); /* refused inputs are left alone */
-    test_remove_tree(dir);
 }
 
 /* The page: report.html's rules (no script, a policy, text escaped). */
 static void html_page(void **state)
 {
-    (void)state;
-    char dir[256], page[512];
-    make_temp_dir(dir, sizeof dir);
+    const char *dir = *state;
+    char page[512];
     snprintf(page, sizeof page, "%s/t.html", dir);
     const char *args[] = {"trace", "--trainer", "linked-list", "--text", "a<b&c a<b&c \"x'",
                           "--html", page, NULL};
@@ -551,7 +536,6 @@ static void html_page(void **state)
     free(clean);
     free(svg);
     test_output_free(&out);
-    test_remove_tree(dir);
 }
 
 /* The traces docs/algorithms.md shows are the command's output today: for
@@ -561,9 +545,8 @@ static void html_page(void **state)
  * empty line, and docs/trace/NAME.svg the drawing, byte for byte. */
 static void docs_traces_are_current(void **state)
 {
-    (void)state;
-    char dir[256], svg[512];
-    make_temp_dir(dir, sizeof dir);
+    const char *dir = *state;
+    char svg[512];
     snprintf(svg, sizeof svg, "%s/d.svg", dir);
     char *doc = test_slurp("docs/algorithms.md", NULL);
     assert_non_null(doc);
@@ -619,7 +602,6 @@ static void docs_traces_are_current(void **state)
         checked++;
     }
     free(doc);
-    test_remove_tree(dir);
     size_t trainers = 0;
     for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
         trainers++;
@@ -632,12 +614,12 @@ int main(void)
         cmocka_unit_test(every_trainer_has_a_describe_hook),
         cmocka_unit_test(traces_are_the_runs_themselves),
         cmocka_unit_test(traces_of_random_tables),
-        cmocka_unit_test(golden_traces),
-        cmocka_unit_test(merges_equal_train),
+        cmocka_unit_test_setup_teardown(golden_traces, test_setup_dir, test_teardown_dir),
+        cmocka_unit_test_setup_teardown(merges_equal_train, test_setup_dir, test_teardown_dir),
         cmocka_unit_test(printed_counters_add_up),
-        cmocka_unit_test(limits_and_usage),
-        cmocka_unit_test(html_page),
-        cmocka_unit_test(docs_traces_are_current),
+        cmocka_unit_test_setup_teardown(limits_and_usage, test_setup_dir, test_teardown_dir),
+        cmocka_unit_test_setup_teardown(html_page, test_setup_dir, test_teardown_dir),
+        cmocka_unit_test_setup_teardown(docs_traces_are_current, test_setup_dir, test_teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

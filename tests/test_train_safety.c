@@ -55,6 +55,15 @@ static unsigned long long summary_number(const char *out, const char *label)
 static const char SMALL_TEXT[] = "hello world, a world of words.\nthe world says hello\n"
                                  "a b c aa bb cc world worlds<|endoftext|>more words here\n";
 
+/* cmocka setup: a fresh directory (test_setup_dir) holding SMALL_TEXT as
+ * in.txt; test_teardown_dir removes it. */
+static int setup_root_with_text(void **state)
+{
+    test_setup_dir(state);
+    test_write_file_in(*state, "in.txt", TEXT(SMALL_TEXT));
+    return 0;
+}
+
 /* ============================================================ special tokens */
 
 /* A special token vocab.json would spell like a byte token ("a", "é"), like
@@ -63,7 +72,7 @@ static const char SMALL_TEXT[] = "hello world, a world of words.\nthe world says
  * slice and bench, naming the token; train leaves --out as it was. */
 static void special_tokens_refused_by_every_command(void **state)
 {
-    (void)state;
+    const char *root = *state;
     static const struct {
         const char *token; /* as given */
         const char *shown; /* how the message shows it */
@@ -74,9 +83,6 @@ static void special_tokens_refused_by_every_command(void **state)
         {"\xc4\xa0world", "\"\xc4\xa0world\"", "\" world\""},
         {"\xff", "\"\\xFF\"", "not valid UTF-8"},
     };
-    char root[64];
-    test_make_dir(root, sizeof root, "safety");
-    test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
     char out[PATH_MAX];
     snprintf(out, sizeof out, "%s/out", root);
     assert_int_equal(mkdir(out, 0755), 0);
@@ -106,7 +112,6 @@ static void special_tokens_refused_by_every_command(void **state)
         free(vocab);
         assert_int_equal(test_count_entries(root), 2); /* in.txt and out: no slice, no bench dir */
     }
-    test_remove_tree(root);
 }
 
 /* Accepted special tokens — printable ASCII, or with a space or a newline in
@@ -114,10 +119,8 @@ static void special_tokens_refused_by_every_command(void **state)
  * the ids 0 … V−1 and is valid UTF-8. */
 static void accepted_special_tokens_keep_vocab_whole(void **state)
 {
-    (void)state;
-    char root[64], path[PATH_MAX];
-    test_make_dir(root, sizeof root, "safety");
-    test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
+    const char *root = *state;
+    char path[PATH_MAX];
     const char *args[] = {"train", "--trainer", "naive", "--vocab-size", "1000",
                           "--special-token", "<|endoftext|>", "--special-token", "<s> x",
                           "--special-token", "\n", "--out", "out", "in.txt", NULL};
@@ -128,7 +131,6 @@ static void accepted_special_tokens_keep_vocab_whole(void **state)
     snprintf(path, sizeof path, "%s/out/vocab.json", root);
     assert_vocab_json_whole(path, 256 + 3 + (size_t)merges);
     test_output_free(&r);
-    test_remove_tree(root);
 }
 
 /* ============================================================ whole tokenizers */
@@ -137,10 +139,8 @@ static void accepted_special_tokens_keep_vocab_whole(void **state)
  * replaced, so the old vocab.json stays (it used to be replaced first). */
 static void directory_named_merges_txt_keeps_old_files(void **state)
 {
-    (void)state;
-    char root[64], path[PATH_MAX];
-    test_make_dir(root, sizeof root, "safety");
-    test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
+    const char *root = *state;
+    char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/out", root);
     assert_int_equal(mkdir(path, 0755), 0);
     snprintf(path, sizeof path, "%s/out/merges.txt", root);
@@ -157,7 +157,6 @@ static void directory_named_merges_txt_keeps_old_files(void **state)
     snprintf(path, sizeof path, "%s/out", root);
     assert_int_equal(test_count_entries(path), 2);
     test_output_free(&r);
-    test_remove_tree(root);
 }
 
 /* Writes a corpus of `words` distinct made-up words, each several times. */
@@ -179,9 +178,8 @@ static void write_words(const char *root, const char *name, unsigned words)
  * from the same run (vocab.json holds 257 + the merges of merges.txt). */
 static void concurrent_trains_keep_their_files_together(void **state)
 {
-    (void)state;
-    char root[64], vocab_path[PATH_MAX];
-    test_make_dir(root, sizeof root, "safety");
+    const char *root = *state;
+    char vocab_path[PATH_MAX];
     write_words(root, "in.txt", 600);
     snprintf(vocab_path, sizeof vocab_path, "%s/out/vocab.json", root);
     const char *small[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "out",
@@ -209,7 +207,6 @@ static void concurrent_trains_keep_their_files_together(void **state)
         test_output_free(&ra);
         test_output_free(&rb);
     }
-    test_remove_tree(root);
 }
 
 /* ============================================================ inputs */
@@ -219,9 +216,8 @@ static void concurrent_trains_keep_their_files_together(void **state)
  * standard input (`- < /dev/zero`, which never ends), by train and count. */
 static void fifo_and_device_inputs_are_refused(void **state)
 {
-    (void)state;
-    char root[64], path[PATH_MAX];
-    test_make_dir(root, sizeof root, "safety");
+    const char *root = *state;
+    char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/fifo", root);
     assert_int_equal(mkfifo(path, 0644), 0);
     static const struct {
@@ -257,7 +253,6 @@ static void fifo_and_device_inputs_are_refused(void **state)
     close(zero);
     snprintf(path, sizeof path, "%s/out", root);
     assert_int_equal(test_count_entries(path), 0);
-    test_remove_tree(root);
 }
 
 /* `-` reads standard input as a stream (here a pipe): the same tokenizer as
@@ -266,9 +261,7 @@ static void fifo_and_device_inputs_are_refused(void **state)
  * `train --counts -` (bad usage, with a message of its own). */
 static void standard_input_is_read_as_a_stream(void **state)
 {
-    (void)state;
-    char root[64];
-    test_make_dir(root, sizeof root, "safety");
+    const char *root = *state;
     write_words(root, "in.txt", 6000);
     size_t len;
     char path[PATH_MAX];
@@ -342,7 +335,6 @@ static void standard_input_is_read_as_a_stream(void **state)
     r = test_run_bpebench(counts, root, &HANG_LIMIT);
     assert_failed_run(&r, 2, counts_keys, "train --counts -");
     test_output_free(&r);
-    test_remove_tree(root);
 }
 
 /*
@@ -401,12 +393,9 @@ static void change_while_reading(const char *root, bool append)
 
 static void file_changed_while_reading_is_an_error(void **state)
 {
-    (void)state;
-    char root[64];
-    test_make_dir(root, sizeof root, "safety");
+    const char *root = *state;
     change_while_reading(root, true);
     change_while_reading(root, false);
-    test_remove_tree(root);
 }
 
 /* ============================================================ messages */
@@ -415,10 +404,7 @@ static void file_changed_while_reading_is_an_error(void **state)
  * command that takes them, is bad usage. */
 static void contradicting_special_token_options(void **state)
 {
-    (void)state;
-    char root[64];
-    test_make_dir(root, sizeof root, "safety");
-    test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
+    const char *root = *state;
     const char *const commands[][16] = {
         {"train", "--trainer", "naive", "--vocab-size", "300", "--out", "out",
          "--special-token", "<s>", "--no-special-tokens", "in.txt", NULL},
@@ -437,16 +423,13 @@ static void contradicting_special_token_options(void **state)
         test_output_free(&r);
     }
     assert_int_equal(test_count_entries(root), 1);
-    test_remove_tree(root);
 }
 
 /* An unknown option is one line naming it and the help, exit 2, in every
  * command; so are a missing value and a value given to a flag. */
 static void unknown_options_get_one_line(void **state)
 {
-    (void)state;
-    char root[64];
-    test_make_dir(root, sizeof root, "safety");
+    const char *root = *state;
     static const char *const commands[] = {"train", "list",  "slice",  "stats",
                                            "synth", "bench", "report", "compare"};
     for (size_t c = 0; c < N(commands); c++) {
@@ -479,7 +462,6 @@ static void unknown_options_get_one_line(void **state)
                      r.status, r.err);
         test_output_free(&r);
     }
-    test_remove_tree(root);
 }
 
 /* Fails when `text` holds anything a terminal would act on rather than
@@ -504,10 +486,7 @@ static void assert_terminal_safe(const char *text, const char *what)
  * summary, in an error, and in stats' top words. */
 static void names_and_words_are_escaped(void **state)
 {
-    (void)state;
-    char root[64];
-    test_make_dir(root, sizeof root, "safety");
-    test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
+    const char *root = *state;
     const char *hostile = "o\x1b[31m\nx\xff\xe2\x80\xae";
     const char *train[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out", hostile,
                            "in.txt", NULL};
@@ -534,7 +513,6 @@ static void names_and_words_are_escaped(void **state)
     assert_non_null(strstr(r.out, "\"\\x1B[\""));
     assert_non_null(strstr(r.out, "\"\\xFF\\xFE\""));
     test_output_free(&r);
-    test_remove_tree(root);
 }
 
 /* Makes a directory path of exactly `len` bytes under root (nested
@@ -560,10 +538,8 @@ static void make_deep_dir(const char *root, size_t len, char *path)
  * exist but too long for its files' temporary names) and inputs. */
 static void long_paths_are_refused_whole(void **state)
 {
-    (void)state;
-    char root[64], deep[PATH_MAX];
-    test_make_dir(root, sizeof root, "safety");
-    test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
+    const char *root = *state;
+    char deep[PATH_MAX];
     char *huge = malloc(5001);
     assert_non_null(huge);
     memset(huge, 'p', 5000);
@@ -589,7 +565,6 @@ static void long_paths_are_refused_whole(void **state)
     assert_failed_run(&r, 1, input_keys, "an input of 5000 bytes");
     test_output_free(&r);
     free(huge);
-    test_remove_tree(root);
 }
 
 /* ============================================================ --out */
@@ -608,10 +583,7 @@ static bool exists_in(const char *root, const char *rel)
  * directory it created; a fifth level is refused before anything is made. */
 static void out_parents_follow_one_rule(void **state)
 {
-    (void)state;
-    char root[64];
-    test_make_dir(root, sizeof root, "safety");
-    test_write_file_in(root, "in.txt", TEXT(SMALL_TEXT));
+    const char *root = *state;
     test_write_file_in(root, "bad.txt", TEXT("valid words, then \xff\n"));
     const char *into_abc[] = {"train", "--trainer", "naive", "--vocab-size", "300", "--out",
                               "a/b/c", "in.txt", NULL};
@@ -646,25 +618,36 @@ static void out_parents_follow_one_rule(void **state)
                   "bench into five new levels");
     assert_false(exists_in(root, "e1"));
     test_output_free(&r);
-    test_remove_tree(root);
 }
 
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* a run that stops reading its input must not kill the test */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(special_tokens_refused_by_every_command),
-        cmocka_unit_test(accepted_special_tokens_keep_vocab_whole),
-        cmocka_unit_test(directory_named_merges_txt_keeps_old_files),
-        cmocka_unit_test(concurrent_trains_keep_their_files_together),
-        cmocka_unit_test(fifo_and_device_inputs_are_refused),
-        cmocka_unit_test(standard_input_is_read_as_a_stream),
-        cmocka_unit_test(file_changed_while_reading_is_an_error),
-        cmocka_unit_test(contradicting_special_token_options),
-        cmocka_unit_test(unknown_options_get_one_line),
-        cmocka_unit_test(names_and_words_are_escaped),
-        cmocka_unit_test(long_paths_are_refused_whole),
-        cmocka_unit_test(out_parents_follow_one_rule),
+        cmocka_unit_test_setup_teardown(special_tokens_refused_by_every_command,
+                                        setup_root_with_text, test_teardown_dir),
+        cmocka_unit_test_setup_teardown(accepted_special_tokens_keep_vocab_whole,
+                                        setup_root_with_text, test_teardown_dir),
+        cmocka_unit_test_setup_teardown(directory_named_merges_txt_keeps_old_files,
+                                        setup_root_with_text, test_teardown_dir),
+        cmocka_unit_test_setup_teardown(concurrent_trains_keep_their_files_together, test_setup_dir,
+                                        test_teardown_dir),
+        cmocka_unit_test_setup_teardown(fifo_and_device_inputs_are_refused, test_setup_dir,
+                                        test_teardown_dir),
+        cmocka_unit_test_setup_teardown(standard_input_is_read_as_a_stream, test_setup_dir,
+                                        test_teardown_dir),
+        cmocka_unit_test_setup_teardown(file_changed_while_reading_is_an_error, test_setup_dir,
+                                        test_teardown_dir),
+        cmocka_unit_test_setup_teardown(contradicting_special_token_options, setup_root_with_text,
+                                        test_teardown_dir),
+        cmocka_unit_test_setup_teardown(unknown_options_get_one_line, test_setup_dir,
+                                        test_teardown_dir),
+        cmocka_unit_test_setup_teardown(names_and_words_are_escaped, setup_root_with_text,
+                                        test_teardown_dir),
+        cmocka_unit_test_setup_teardown(long_paths_are_refused_whole, setup_root_with_text,
+                                        test_teardown_dir),
+        cmocka_unit_test_setup_teardown(out_parents_follow_one_rule, setup_root_with_text,
+                                        test_teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

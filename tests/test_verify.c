@@ -14,6 +14,7 @@
 typedef struct {
     FILE *lists[4];       /* one merge list per record, unnamed files as bench makes them */
     bench_record recs[4]; /* naive, incremental, heap, linked-list */
+    char *printed;        /* what the last verify printed, owned (NULL before) */
 } cell;
 
 static const char *const TRAINERS[4] = {"naive", "incremental", "heap", "linked-list"};
@@ -30,34 +31,48 @@ static FILE *merge_list(const char *text)
     return f;
 }
 
-/* Four finished runs with the same merge list; run `odd` (if < 4) differs
- * at merge 1. */
-static void cell_init(cell *c, int odd)
+/* cmocka setup: four finished runs with the same merge list, in *state. */
+static int setup_cell(void **state)
 {
-    memset(c, 0, sizeof *c);
+    static cell c;
+    memset(&c, 0, sizeof c);
     for (int i = 0; i < 4; i++) {
-        bench_record *r = &c->recs[i];
+        bench_record *r = &c.recs[i];
         strcpy(r->trainer, TRAINERS[i]);
         strcpy(r->corpus, "tiny@all");
         r->vocab_size = 259;
         r->status = STATUS_OK;
         r->has_digest = true;
-        r->digest = i == odd ? 0xbad : 0x600d;
-        c->lists[i] = merge_list(i == odd ? DIFFERS : AGREED);
+        r->digest = 0x600d;
+        c.lists[i] = merge_list(AGREED);
     }
+    *state = &c;
+    return 0;
 }
 
-static void cell_free(cell *c)
+static int teardown_cell(void **state)
 {
+    cell *c = *state;
     for (int i = 0; i < 4; i++)
         fclose(c->lists[i]);
+    free(c->printed);
+    return 0;
 }
 
-/* Runs verify_cell, capturing what it prints. */
-static size_t verify(cell *c, char **printed)
+/* Makes run `odd` differ from the others at merge 1. */
+static void make_differ(cell *c, int odd)
+{
+    c->recs[odd].digest = 0xbad;
+    fclose(c->lists[odd]);
+    c->lists[odd] = merge_list(DIFFERS);
+}
+
+/* Runs verify_cell, capturing what it prints in c->printed. */
+static size_t verify(cell *c)
 {
     size_t len;
-    FILE *out = open_memstream(printed, &len);
+    free(c->printed);
+    FILE *out = open_memstream(&c->printed, &len);
     assert_non_null(out);
     size_t bad = verify_cell(c->recs, 4, "naive", c->lists, out);
     fclose(out);
@@ -66,86 +81,68 @@ static size_t verify(cell *c, char **printed)
 
 static void agreeing_runs_are_verified_against_naive(void **state)
 {
-    (void)state;
-    cell c;
-    cell_init(&c, 4);
-    char *printed;
-    assert_int_equal(verify(&c, &printed), 0);
+    cell *c = *state;
+    assert_int_equal(verify(c), 0);
     for (int i = 0; i < 4; i++) {
-        assert_true(c.recs[i].verified);
-        assert_string_equal(c.recs[i].verified_against, "naive");
+        assert_true(c->recs[i].verified);
+        assert_string_equal(c->recs[i].verified_against, "naive");
     }
-    assert_string_equal(printed, "");
-    free(printed);
-    cell_free(&c);
+    assert_string_equal(c->printed, "");
 }
 
 static void a_differing_run_is_reported_with_its_first_difference(void **state)
 {
-    (void)state;
-    cell c;
-    cell_init(&c, 2);
-    char *printed;
-    assert_int_equal(verify(&c, &printed), 1);
-    assert_false(c.recs[2].verified);
-    assert_true(c.recs[1].verified);
-    assert_non_null(strstr(printed, "MISMATCH tiny@all V=259: heap"));
-    assert_non_null(strstr(printed, "index 1"));
-    assert_non_null(strstr(printed, "(h, e) count 800"));
-    assert_non_null(strstr(printed, "(i, n) count 800"));
-    free(printed);
-    cell_free(&c);
+    cell *c = *state;
+    make_differ(c, 2);
+    assert_int_equal(verify(c), 1);
+    assert_false(c->recs[2].verified);
+    assert_true(c->recs[1].verified);
+    assert_non_null(strstr(c->printed, "MISMATCH tiny@all V=259: heap"));
+    assert_non_null(strstr(c->printed, "index 1"));
+    assert_non_null(strstr(c->printed, "(h, e) count 800"));
+    assert_non_null(strstr(c->printed, "(i, n) count 800"));
 }
 
 static void without_naive_the_others_must_agree(void **state)
 {
-    (void)state;
-    cell c;
-    cell_init(&c, 4);
-    c.recs[0].status = STATUS_TIMEOUT;
-    char *printed;
-    assert_int_equal(verify(&c, &printed), 0);
-    assert_false(c.recs[0].verified);
-    assert_string_equal(c.recs[0].verified_against, "none");
+    cell *c = *state;
+    c->recs[0].status = STATUS_TIMEOUT;
+    assert_int_equal(verify(c), 0);
+    assert_false(c->recs[0].verified);
+    assert_string_equal(c->recs[0].verified_against, "none");
     for (int i = 1; i < 4; i++) {
-        assert_true(c.recs[i].verified);
-        assert_string_equal(c.recs[i].verified_against, "agreement of 3 trainers");
+        assert_true(c->recs[i].verified);
+        assert_string_equal(c->recs[i].verified_against, "agreement of 3 trainers");
     }
-    free(printed);
     /* a disagreement without the reference leaves nobody verified */
-    cell_free(&c);
-    cell_init(&c, 3);
-    c.recs[0].status = STATUS_TIMEOUT;
-    assert_int_equal(verify(&c, &printed), 1);
+    make_differ(c, 3);
+    assert_int_equal(verify(c), 1);
     for (int i = 0; i < 4; i++)
-        assert_false(c.recs[i].verified);
-    assert_non_null(strstr(printed, "linked-list"));
-    free(printed);
-    cell_free(&c);
+        assert_false(c->recs[i].verified);
+    assert_non_null(strstr(c->printed, "linked-list"));
 }
 
 static void a_lone_finisher_is_unverified(void **state)
 {
-    (void)state;
-    cell c;
-    cell_init(&c, 4);
+    cell *c = *state;
     for (int i = 0; i < 3; i++)
-        c.recs[i].status = i == 0 ? STATUS_ERROR : STATUS_TIMEOUT;
-    char *printed;
-    assert_int_equal(verify(&c, &printed), 0);
-    assert_false(c.recs[3].verified);
-    assert_string_equal(c.recs[3].verified_against, "none");
-    free(printed);
-    cell_free(&c);
+        c->recs[i].status = i == 0 ? STATUS_ERROR : STATUS_TIMEOUT;
+    assert_int_equal(verify(c), 0);
+    assert_false(c->recs[3].verified);
+    assert_string_equal(c->recs[3].verified_against, "none");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(agreeing_runs_are_verified_against_naive),
-        cmocka_unit_test(a_differing_run_is_reported_with_its_first_difference),
-        cmocka_unit_test(without_naive_the_others_must_agree),
-        cmocka_unit_test(a_lone_finisher_is_unverified),
+        cmocka_unit_test_setup_teardown(agreeing_runs_are_verified_against_naive, setup_cell,
+                                        teardown_cell),
+        cmocka_unit_test_setup_teardown(a_differing_run_is_reported_with_its_first_difference,
+                                        setup_cell, teardown_cell),
+        cmocka_unit_test_setup_teardown(without_naive_the_others_must_agree, setup_cell,
+                                        teardown_cell),
+        cmocka_unit_test_setup_teardown(a_lone_finisher_is_unverified, setup_cell,
+                                        teardown_cell),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -380,19 +380,34 @@ static char *run_bpebench(int expected_status, const char *const *args)
     return run_bpebench_out(expected_status, args, NULL);
 }
 
+/* Runs bpebench with args; fails the test unless it exits with
+ * expected_status and its stderr holds `says`. */
+static void assert_bpebench_says(int expected_status, const char *const *args, const char *says)
+{
+    char *err = run_bpebench(expected_status, args);
+    if (!strstr(err, says))
+        fail_msg("%s %s: no \"%s\" in: %s", args[0], args[1], says, err);
+    free(err);
+}
+
+/* Writes one and two (no NUL inside) to dir/one.txt and dir/two.txt; their
+ * paths go to p1 and p2 (64 bytes each). */
+static void write_two_files(const char *dir, const char *one, const char *two, char *p1, char *p2)
+{
+    test_write_file_in(dir, "one.txt", one, strlen(one));
+    test_write_file_in(dir, "two.txt", two, strlen(two));
+    snprintf(p1, 64, "%s/one.txt", dir);
+    snprintf(p2, 64, "%s/two.txt", dir);
+}
+
 static void count_then_train_counts_gives_the_corpus_merges(void **state)
 {
-    (void)state;
-    char dir[] = "/tmp/bpe-wordcount-XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    const char *dir = *state;
     /* Two files with special tokens, invalid UTF-8, CRLF and tabs. */
     static const char one[] = "low lower <s> lowest\tnewer\r\n\xff\xfe caf\xc3\xa9 <|endoftext|>";
     static const char two[] = "newest widest <s><s> wider lower low\n\x80 caf\xc3\xa9s\n";
-    test_write_file_in(dir, "one.txt", one, sizeof one - 1);
-    test_write_file_in(dir, "two.txt", two, sizeof two - 1);
     char p1[64], p2[64], c1[64], c2[64], call[64], want[64], got[64], split[64];
-    snprintf(p1, sizeof p1, "%s/one.txt", dir);
-    snprintf(p2, sizeof p2, "%s/two.txt", dir);
+    write_two_files(dir, one, two, p1, p2);
     snprintf(c1, sizeof c1, "%s/one.counts", dir);
     snprintf(c2, sizeof c2, "%s/two.counts", dir);
     snprintf(call, sizeof call, "%s/all.counts", dir);
@@ -423,24 +438,17 @@ static void count_then_train_counts_gives_the_corpus_merges(void **state)
     /* Counted with other special tokens: refused, naming the file and line 1. */
     free(run_bpebench(0, (const char *[]){"count", "--out", c2, "--invalid-utf8=bytes", p2,
                                           NULL}));
-    char *err = run_bpebench(1, (const char *[]){"train", "--trainer", "heap", "--vocab-size",
-                                                  "300", "--out", got, "--counts", c1, c2, NULL});
-    assert_non_null(strstr(err, "two.counts:1: counted with another pattern"));
-    free(err);
-    err = run_bpebench(2, (const char *[]){"train", "--trainer", "heap", "--vocab-size", "300",
-                                           "--out", got, "--counts", "--pattern", "gpt4", c1,
-                                           NULL});
-    assert_non_null(strstr(err, "--counts takes the pattern"));
-    free(err);
-    err = run_bpebench(2, (const char *[]){"count", "--threads", "0", "--out", c1, p1, NULL});
-    assert_non_null(strstr(err, "--threads"));
-    free(err);
-    err = run_bpebench(2, (const char *[]){"train", "--trainer", "heap", "--vocab-size", "300",
-                                           "--out", got, "--counts", "--counting", "serial", c1,
-                                           NULL});
-    assert_non_null(strstr(err, "drop --counting"));
-    free(err);
-    test_remove_tree(dir);
+    assert_bpebench_says(1, (const char *[]){"train", "--trainer", "heap", "--vocab-size", "300",
+                                             "--out", got, "--counts", c1, c2, NULL},
+                         "two.counts:1: counted with another pattern");
+    assert_bpebench_says(2, (const char *[]){"train", "--trainer", "heap", "--vocab-size", "300",
+                                             "--out", got, "--counts", "--pattern", "gpt4", c1,
+                                             NULL}, "--counts takes the pattern");
+    assert_bpebench_says(2, (const char *[]){"count", "--threads", "0", "--out", c1, p1, NULL},
+                         "--threads");
+    assert_bpebench_says(2, (const char *[]){"train", "--trainer", "heap", "--vocab-size", "300",
+                                             "--out", got, "--counts", "--counting", "serial", c1,
+                                             NULL}, "drop --counting");
 }
 
 /* What the reader refuses is the file's error (exit 1, naming the file and
@@ -451,9 +459,7 @@ static void count_then_train_counts_gives_the_corpus_merges(void **state)
  * header could not carry, so every file it writes, train --counts reads. */
 static void what_a_file_means_is_checked_by_the_commands(void **state)
 {
-    (void)state;
-    char dir[] = "/tmp/bpe-wordcount-XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    const char *dir = *state;
     static const char bad_pattern[] = PREFIX "{\"pattern\":\"(\",\"special_tokens\":[]}\n"
                                       "5\tab\n#end 1 5\n";
     static const char special_word[] = WITH_SPECIALS("\"<|endoftext|>\"")
@@ -466,41 +472,29 @@ static void what_a_file_means_is_checked_by_the_commands(void **state)
     snprintf(out, sizeof out, "%s/out", dir);
     snprintf(corpus, sizeof corpus, "%s/c.txt", dir);
     test_write_file(corpus, "a b\n", 4);
-    char *err = run_bpebench(1, (const char *[]){"train", "--vocab-size", "300", "--out", out,
-                                                  "--counts", pattern, NULL});
-    assert_non_null(strstr(err, "pattern.counts:1: the header's pattern does not compile"));
-    free(err);
-    err = run_bpebench(1, (const char *[]){"train", "--vocab-size", "300", "--out", out,
-                                            "--counts", special, NULL});
-    assert_non_null(strstr(err, "special.counts:2: the word is the special token"));
-    free(err);
+    assert_bpebench_says(1, (const char *[]){"train", "--vocab-size", "300", "--out", out,
+                                             "--counts", pattern, NULL},
+                         "pattern.counts:1: the header's pattern does not compile");
+    assert_bpebench_says(1, (const char *[]){"train", "--vocab-size", "300", "--out", out,
+                                             "--counts", special, NULL},
+                         "special.counts:2: the word is the special token");
     assert_int_equal(access(out, F_OK), -1); /* nothing written */
-    err = run_bpebench(2, (const char *[]){"count", "--out", out, "--pattern", "a\tb", corpus,
-                                            NULL});
-    assert_non_null(strstr(err, "bad --pattern: it holds control byte 0x09"));
-    free(err);
-    err = run_bpebench(2, (const char *[]){"count", "--out", out, "--special-token", "<|\r|>",
-                                            corpus, NULL});
-    assert_non_null(strstr(err, "holds control byte 0x0D"));
-    free(err);
+    assert_bpebench_says(2, (const char *[]){"count", "--out", out, "--pattern", "a\tb", corpus,
+                                             NULL}, "bad --pattern: it holds control byte 0x09");
+    assert_bpebench_says(2, (const char *[]){"count", "--out", out, "--special-token", "<|\r|>",
+                                             corpus, NULL}, "holds control byte 0x0D");
     assert_int_equal(access(out, F_OK), -1);
-    test_remove_tree(dir);
 }
 
 /* count --threads and --counting choose how the words are counted (the
  * summary says which); every choice writes the same file, byte for byte. */
 static void count_writes_one_file_for_every_strategy(void **state)
 {
-    (void)state;
-    char dir[] = "/tmp/bpe-wordcount-XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    const char *dir = *state;
     static const char one[] = "low lower <|endoftext|> lowest\nnewer\r\n caf\xc3\xa9\n\n";
     static const char two[] = "newest widest\nwider lower low\n caf\xc3\xa9s\n";
-    test_write_file_in(dir, "one.txt", one, sizeof one - 1);
-    test_write_file_in(dir, "two.txt", two, sizeof two - 1);
     char p1[64], p2[64], serial[64], counts[64];
-    snprintf(p1, sizeof p1, "%s/one.txt", dir);
-    snprintf(p2, sizeof p2, "%s/two.txt", dir);
+    write_two_files(dir, one, two, p1, p2);
     snprintf(serial, sizeof serial, "%s/serial.counts", dir);
     snprintf(counts, sizeof counts, "%s/other.counts", dir);
     char *out;
@@ -526,11 +520,8 @@ static void count_writes_one_file_for_every_strategy(void **state)
         free(got);
     }
     free(want);
-    char *err = run_bpebench(2, (const char *[]){"count", "--counting", "nope", "--out", counts,
-                                                 p1, NULL});
-    assert_non_null(strstr(err, "unknown --counting 'nope'"));
-    free(err);
-    test_remove_tree(dir);
+    assert_bpebench_says(2, (const char *[]){"count", "--counting", "nope", "--out", counts, p1,
+                                             NULL}, "unknown --counting 'nope'");
 }
 
 int main(void)
@@ -541,9 +532,12 @@ int main(void)
         cmocka_unit_test(malformed_files_are_refused_with_file_and_line),
         cmocka_unit_test(files_are_judged_by_what_they_mean),
         cmocka_unit_test(files_sum_and_must_agree),
-        cmocka_unit_test(count_then_train_counts_gives_the_corpus_merges),
-        cmocka_unit_test(count_writes_one_file_for_every_strategy),
-        cmocka_unit_test(what_a_file_means_is_checked_by_the_commands),
+        cmocka_unit_test_setup_teardown(count_then_train_counts_gives_the_corpus_merges, test_setup_dir,
+                                        test_teardown_dir),
+        cmocka_unit_test_setup_teardown(count_writes_one_file_for_every_strategy, test_setup_dir,
+                                        test_teardown_dir),
+        cmocka_unit_test_setup_teardown(what_a_file_means_is_checked_by_the_commands, test_setup_dir,
+                                        test_teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -103,6 +103,20 @@ void test_remove_tree(const char *path)
         fail_msg("cannot remove %s: %s", path, strerror(errno));
 }
 
+int test_setup_dir(void **state)
+{
+    static char dir[64];
+    test_make_dir(dir, sizeof dir, "test");
+    *state = dir;
+    return 0;
+}
+
+int test_teardown_dir(void **state)
+{
+    test_remove_tree(*state);
+    return 0;
+}
+
 bool test_find_temporary(const char *root, char *found, size_t found_len)
 {
     DIR *d = opendir(root);

@@ -34,6 +34,11 @@ const char *test_data_dir(void);
 void test_make_dir(char *dir, size_t len, const char *name);
 /* Removes path and, for a directory, everything in it (as rm -rf). */
 void test_remove_tree(const char *path);
+/* A cmocka fixture: test_setup_dir makes a fresh directory
+ * (/tmp/bpebench-test-XXXXXX) and puts its path (a char *, at most 63
+ * bytes) in *state; test_teardown_dir removes it, whatever the test left. */
+int test_setup_dir(void **state);
+int test_teardown_dir(void **state);
 
 /* A temporary output file (a name containing ".tmp.", or train's
  * .bpebench-probe.* of --out) anywhere under root: true with its path in

@@ -5,16 +5,30 @@
 #include <errno.h>
 #include <unistd.h>
 
+/* One read() when offset < 0, else one pread() from there, retried after
+ * EINTR: the bytes read, 0 at the end of the input, -1 on an error. */
+static ssize_t read_once(int fd, void *buf, size_t len, long long offset)
+{
+    for (;;) {
+        ssize_t n = offset < 0 ? read(fd, buf, len) : pread(fd, buf, len, (off_t)offset);
+        if (n >= 0 || errno != EINTR)
+            return n;
+    }
+}
+
+ssize_t read_some(int fd, void *buf, size_t len)
+{
+    return read_once(fd, buf, len, -1);
+}
+
 /* read_full and pread_full: read() when offset < 0, else pread() from there. */
 static bool read_loop(int fd, void *buf, size_t want, long long offset, size_t *got)
 {
     char *bytes = buf;
     *got = 0;
     while (*got < want) {
-        ssize_t n = offset < 0 ? read(fd, bytes + *got, want - *got)
-                               : pread(fd, bytes + *got, want - *got, (off_t)offset + (off_t)*got);
-        if (n < 0 && errno == EINTR)
-            continue;
+        ssize_t n = read_once(fd, bytes + *got, want - *got,
+                              offset < 0 ? -1 : offset + (long long)*got);
         if (n < 0)
             return false;
         if (n == 0)

@@ -44,8 +44,10 @@ enum { BENCH_PHASES = 5 }; /* read, pretokenize, setup, merge, total (SPEC §5) 
 extern const char *const bench_phase_names[BENCH_PHASES];
 enum { PHASE_READ, PHASE_PRETOKENIZE, PHASE_SETUP, PHASE_MERGE, PHASE_TOTAL };
 
-/* The time of phase `phase` (an index into bench_phase_names) in *t. */
+/* The time of phase `phase` (an index into bench_phase_names) in *t;
+ * bench_set_phase_seconds sets it. */
 double bench_phase_seconds(const run_times *t, int phase);
+void bench_set_phase_seconds(run_times *t, int phase, double seconds);
 
 /* Median, minimum and maximum of one phase over n repetitions (n ≥ 1). O(n log n). */
 typedef struct {

@@ -21,27 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void set_phase_seconds(run_times *t, int phase, double s)
-{
-    switch (phase) {
-    case PHASE_READ:
-        t->read = s;
-        break;
-    case PHASE_PRETOKENIZE:
-        t->pretokenize = s;
-        break;
-    case PHASE_SETUP:
-        t->setup = s;
-        break;
-    case PHASE_MERGE:
-        t->merge = s;
-        break;
-    default:
-        t->total = s;
-        break;
-    }
-}
-
 /*
  * What the reader refuses. A results file may come from anyone (a CI
  * artifact, a colleague's run), and `report` and `compare` must be safe on
@@ -200,7 +179,7 @@ static bool read_times(const cJSON *o, bench_record *rec, char *err, size_t err_
             snprintf(what, sizeof what, "times_s.%s[%d]", bench_phase_names[p], i);
             if (!measured_seconds(x, what, &s, err, err_len))
                 return false;
-            set_phase_seconds(&rec->reps[i++], p, s);
+            bench_set_phase_seconds(&rec->reps[i++], p, s);
         }
     }
     return true;

@@ -244,8 +244,8 @@ static bool make_room(runner_child_report *rep, size_t *cap, size_t keep)
 /* Reads fd until end of file, the deadline (≤ 0: none) or a stop the
  * caller asks for (stop may be NULL; then *stopped is set), keeping all of
  * it, or its last `keep` bytes. False on OOM or a read error. Not read_full
- * (fdio.h): it polls, so that the deadline holds while the child writes
- * nothing. */
+ * (fdio.h) but read_some: it polls, so that the deadline holds while the
+ * child writes nothing. */
 static bool read_pipe(int fd, double deadline, size_t keep, const runner_stop *stop,
                       bool *stopped, runner_child_report *rep)
 {
@@ -276,9 +276,7 @@ static bool read_pipe(int fd, double deadline, size_t keep, const runner_stop *s
             continue; /* the deadline and stop checks above decide */
         if (!make_room(rep, &cap, keep))
             return false;
-        ssize_t n = read(fd, rep->text + rep->len, cap - rep->len - 1);
-        if (n < 0 && errno == EINTR)
-            continue;
+        ssize_t n = read_some(fd, rep->text + rep->len, cap - rep->len - 1);
         if (n < 0)
             return false;
         if (n == 0)
