@@ -7,8 +7,9 @@
 
 `measure` runs `bpebench train --estimate` once (W, M, m, the process before
 reading, the counting peak and the word table), then each trainer at V on one
-thread (CORPUS a word-count file when named *.counts), and prints one line per run: trainer, corpus, V, W, M, m, base MB,
-counting peak MB, word table MB, measured peak MB.
+thread (CORPUS a word-count file when named *.counts), and prints one line
+per run: trainer, corpus, V, W, M, m, base MB, counting peak MB, word table
+MB, measured peak MB (harness/run/memory_runs.tsv holds such lines).
 
 `fit` fits, for every trainer, per_word and per_symbol (fixed is 1 MB) to its
 runs of at most 1000 merges, then per_symbol_merged to the others, by least
@@ -93,9 +94,10 @@ def predict(row, k, copies):
 
 
 def solve(rows, weights):
-    """Weighted linear least squares by the normal equations (3 unknowns)."""
+    """Weighted linear least squares by the normal equations (a few unknowns)."""
     n = len(rows[0][0])
-    a = [[sum(w * x[i] * x[j] for (x, _), w in zip(rows, weights)) for j in range(n)] for i in range(n)]
+    a = [[sum(w * x[i] * x[j] for (x, _), w in zip(rows, weights)) for j in range(n)]
+         for i in range(n)]
     b = [sum(w * x[i] * y for (x, y), w in zip(rows, weights)) for i in range(n)]
     for i in range(n):
         for j in range(i + 1, n):
@@ -159,11 +161,12 @@ def fit(path):
         for t in trainers:
             mine = [r for r in runs if r["trainer"] == t and (r["corpus"], r["V"]) == (c, v)]
             if mine:
-                p = predict(mine[0], models[t], t in copies)
-                cells.append(f"{p:.1f} / {mine[0]['peak']:.1f} ({100 * (p / mine[0]['peak'] - 1):+.0f}%)")
+                p, peak = predict(mine[0], models[t], t in copies), mine[0]["peak"]
+                cells.append(f"{p:.1f} / {peak:.1f} ({100 * (p / peak - 1):+.0f}%)")
             else:
                 cells.append("–")
         print(f"| {c} | {int(v)} | " + " | ".join(cells) + " |")
+
 
 if __name__ == "__main__":
     if len(sys.argv) >= 5 and sys.argv[1] == "measure":
