@@ -176,10 +176,11 @@ typedef struct bpe_description bpe_description;
  * term for the pairs that merges make, which grow with m and level off
  * after a few thousand merges — and its setup and merge loop take ns_per_symbol·M +
  * ns_per_merge_symbol·m·M nanoseconds (the second term for the trainers
- * that rescan every word at every merge). The figures are fitted to peak
- * RSS and times measured on the shipped and synthetic corpora
- * (docs/estimate.md: the command, and how close each comes); the memory
- * figures are ± 25%, the time figures this machine's and rough.
+ * that rescan every word at every merge). The memory figures are fitted
+ * by harness/run/fit_memory.py to peak RSS measured on the shipped and
+ * synthetic corpora (docs/estimate.md: the command, how close each comes,
+ * and where it misses), ± 25% but on synthetic words at large V; the time
+ * figures to the same runs' times, this machine's and rough.
  */
 typedef struct {
     double fixed;               /* bytes held whatever the input */
