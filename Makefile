@@ -145,15 +145,17 @@ $(filter-out run-test_scaling run-hostile_sweep,$(RUN_TESTS)): run-%:
 run-test_scaling:
 	@echo "== tests/test_scaling.sh"; BPEBENCH=$(BUILD)/bpebench BPE_DATA=$(DATA) sh tests/test_scaling.sh
 
+SWEEP_LOG ?= $(BUILD)/hostile_sweep.log
 run-hostile_sweep:
-	@BPEBENCH=$(BUILD)/bpebench bash tests/hostile_sweep.sh > $(BUILD)/hostile_sweep.log || \
-	    { grep DEFECT $(BUILD)/hostile_sweep.log; exit 1; }
-	@tail -n 1 $(BUILD)/hostile_sweep.log
+	@BPEBENCH=$(BUILD)/bpebench bash tests/hostile_sweep.sh > $(SWEEP_LOG) || \
+	    { grep DEFECT $(SWEEP_LOG); exit 1; }
+	@tail -n 1 $(SWEEP_LOG)
 
 # The tests that fork, time out or draw on a terminal, and the hostile
 # sweep, run again with a busy loop on every core (LOAD_NICE: their
 # priority, 0 = the tests'), as on a loaded CI machine: a test that depends
-# on an idle machine fails here rather than at random later. The loops end
+# on an idle machine fails here rather than at random later. They run
+# TEST_JOBS at a time, as in test-run, beside the loops. The loops end
 # with the tests, however they end.
 LOAD_TESTS := test_bench test_bench_external test_check test_cli test_grid test_hostile \
               test_output test_progress test_report test_signals test_tokenizer_files \
@@ -167,13 +169,9 @@ test-load: $(LOAD_TESTS:%=$(BUILD)/tests/%) $(BUILD)/bpebench
 	for core in $$(seq $$(getconf _NPROCESSORS_ONLN)); do \
 	    nice -n $(LOAD_NICE) sh -c 'while :; do :; done' & loops="$$loops $$!"; \
 	done; \
-	for t in $(LOAD_TESTS); do \
-	    echo "== $(BUILD)/tests/$$t, every core busy"; \
-	    BPEBENCH=$(BUILD)/bpebench BPE_DATA=$(DATA) $(BUILD)/tests/$$t || exit 1; \
-	done; \
-	BPEBENCH=$(BUILD)/bpebench bash tests/hostile_sweep.sh > $(BUILD)/hostile_sweep-load.log || \
-	    { grep DEFECT $(BUILD)/hostile_sweep-load.log; exit 1; }; \
-	tail -n 1 $(BUILD)/hostile_sweep-load.log
+	echo "== every core busy"; \
+	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target \
+	    SWEEP_LOG=$(BUILD)/hostile_sweep-load.log $(LOAD_TESTS:%=run-%) run-hostile_sweep
 
 # Every program and test, built (not run) as one target.
 .PHONY: programs warnings

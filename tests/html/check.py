@@ -6,8 +6,8 @@ SVG in REPORT_DIR/plots (none left out of the page, none missing from plots/).
 PAGE (a .html file, such as `bpebench trace --html` writes): it must hold
 exactly FIGURES figures.
 
-Renders the whole page once (WORK_DIR/page.png, to look at), then every
-figure of the page alone: the page's own head (its style and its
+Renders the whole page once (WORK_DIR/page.png, to look at) and every
+figure of the page alone, a browser per core at a time: the page's own head (its style and its
 Content-Security-Policy) with that one <figure> element, copied byte for byte
 from report.html, at the SVG's own size, so the figure's box is known:
 (0, 0, width, height). A figure counts as drawn when, inside its box, at
@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 from PIL import Image
 
@@ -85,8 +86,6 @@ def main():
         sys.exit("html-check: %s has %d figures and plots/ %d SVGs (%s), expected %d"
                  % (page_path, len(figures), len(svgs), ", ".join(svgs), expected))
 
-    render(page_path, os.path.join(work, "page.png"), 1280, 16000)
-
     def check(name, body):
         size = re.search(r'<svg width="(\d+)" height="(\d+)"', body)
         if not size:
@@ -103,13 +102,18 @@ def main():
 
     blank = re.sub(r"<svg .*</svg>", '<svg width="1040" height="470"><rect x="0" y="0" '
                    'width="1040" height="470" fill="#ffffff"/></svg>', bodies[0], flags=re.S)
-    ok, line = check("blank", blank)
+    # One Chromium per core at a time: each render is a browser of its own.
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        whole = pool.submit(render, page_path, os.path.join(work, "page.png"), 1280, 16000)
+        control = pool.submit(check, "blank", blank)
+        checked = list(pool.map(check, figures, bodies))
+        whole.result()
+    ok, line = control.result()
     print("control " + line)
     if ok:
         sys.exit("html-check: a blank figure passed the check; the check is broken")
     failed = []
-    for name, body in zip(figures, bodies):
-        ok, line = check(name, body)
+    for name, (ok, line) in zip(figures, checked):
         print(("drawn   " if ok else "BLANK   ") + line)
         if not ok:
             failed.append(name)
