@@ -20,16 +20,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The counter called `name` of trainer t in r. */
-static uint64_t counter(const bpe_trainer *t, const bpe_result *r, const char *name)
-{
-    for (int c = 0; t->counter_names[c]; c++)
-        if (strcmp(t->counter_names[c], name) == 0)
-            return r->counters.value[c];
-    fail_msg("%s has no counter %s", t->name, name);
-    return 0;
-}
-
 /* Trains workers on `words` for max_merges merges on 1, 2, 3 and 7 threads,
  * each run against naive's, and returns the 1-thread run in *out. */
 static void train_checked(const bpe_words *words, uint64_t max_merges, const char *label,
@@ -52,9 +42,9 @@ static void assert_batches(const bpe_result *r, uint64_t batches, uint64_t large
                            uint64_t batched)
 {
     const bpe_trainer *workers = bpe_trainer_find("workers");
-    assert_int_equal(counter(workers, r, "batches"), batches);
-    assert_int_equal(counter(workers, r, "largest_batch"), largest);
-    assert_int_equal(counter(workers, r, "batched_merges"), batched);
+    assert_int_equal(test_counter(workers, r, "batches"), batches);
+    assert_int_equal(test_counter(workers, r, "largest_batch"), largest);
+    assert_int_equal(test_counter(workers, r, "batched_merges"), batched);
 }
 
 /* One hand-checked case: the table of n (string, count) pairs, trained by
@@ -150,9 +140,9 @@ static void worst_cases_match_naive(void **state)
         bpe_result r;
         train_checked(&tw.table, 1000, cases[c].label, &r);
         const bpe_trainer *workers = bpe_trainer_find("workers");
-        uint64_t batches = counter(workers, &r, "batches");
+        uint64_t batches = test_counter(workers, &r, "batches");
         if (batches == 0 || batches > r.n_merges ||
-            counter(workers, &r, "batched_merges") > r.n_merges)
+            test_counter(workers, &r, "batched_merges") > r.n_merges)
             fail_msg("%s: %llu batches for %zu merges", cases[c].label,
                      (unsigned long long)batches, r.n_merges);
         bpe_result_free(&r);
@@ -194,11 +184,11 @@ static void words_rewritten_are_heaps(void **state)
         assert_int_equal(bpe_train(workers, &tw.table, &config, NULL, &a), BPE_OK);
         assert_int_equal(bpe_train(heap, &tw.table, &config, NULL, &b), BPE_OK);
         for (size_t c = 0; c < N(same); c++)
-            if (counter(workers, &a, same[c]) != counter(heap, &b, same[c]))
+            if (test_counter(workers, &a, same[c]) != test_counter(heap, &b, same[c]))
                 fail_msg("seed %llu: workers counted %s = %llu, heap %llu",
                          (unsigned long long)seed, same[c],
-                         (unsigned long long)counter(workers, &a, same[c]),
-                         (unsigned long long)counter(heap, &b, same[c]));
+                         (unsigned long long)test_counter(workers, &a, same[c]),
+                         (unsigned long long)test_counter(heap, &b, same[c]));
         bpe_result_free(&a);
         bpe_result_free(&b);
         test_words_free(&tw);

@@ -62,6 +62,15 @@ static bool token_equals(const bpe_vocab *vx, bpe_token x, const bpe_vocab *vy, 
            memcmp(bpe_vocab_bytes(vx, x), bpe_vocab_bytes(vy, y), vx->len[x]) == 0;
 }
 
+uint64_t test_counter(const bpe_trainer *t, const bpe_result *r, const char *name)
+{
+    for (int i = 0; t->counter_names[i]; i++)
+        if (strcmp(t->counter_names[i], name) == 0)
+            return r->counters.value[i];
+    fail_msg("%s has no counter %s", t->name, name);
+    return 0;
+}
+
 long first_merge_difference(const bpe_result *x, const bpe_result *y, char *why, size_t why_len)
 {
     size_t n = x->n_merges < y->n_merges ? x->n_merges : y->n_merges;

@@ -43,6 +43,10 @@ void assert_every_trainer_merges(size_t n, const char *const *words, const uint6
                                  uint64_t max_merges, const test_merge *expected,
                                  size_t n_expected);
 
+/* The value of t's counter called `name` in r (a run of t); fails the test
+ * when t has no such counter. */
+uint64_t test_counter(const bpe_trainer *t, const bpe_result *r, const char *name);
+
 /*
  * Compares two results merge by merge (bytes and counts). Returns -1 when they
  * are equal, else the index of the first difference, and describes it in
