@@ -52,30 +52,27 @@ static void check_strings(size_t n, const char *const *strings, const uint64_t *
     test_words_free(&tw);
 }
 
-/* Hand-checked: "aaaaaaa" (7 a's). (a,a) occurs 6 times → [aa,aa,aa,a].
- * Then (aa,aa)=2 beats (aa,a)=1 → [aaaa,aa,a]. Then (aaaa,aa)=1 and (aa,a)=1
- * tie and "aaaa" > "aa" → [aaaaaa,a]. Last (aaaaaa,a)=1. */
-static void run_of_seven_by_hand(void **state)
+/* Runs checked by hand: one word each, every trainer trained to the end. */
+static void runs_checked_by_hand(void **state)
 {
     (void)state;
-    const char *words[] = {"aaaaaaa"};
-    const uint64_t counts[] = {1};
-    const test_merge expected[] = {
-        {"a", "a", 6}, {"aa", "aa", 2}, {"aaaa", "aa", 1}, {"aaaaaa", "a", 1}};
-    assert_every_trainer_merges(N(words), words, counts, UNTIL_EXHAUSTED, expected, N(expected));
-}
-
-/* Hand-checked: "aaabaaa" ×3. (a,a)=3·4=12 → [aa,a,b,aa,a]. Then (aa,a)=6
- * → [aaa,b,aaa]. Then (aaa,b)=3 and (b,aaa)=3 tie, "b" > "aaa" → [aaa,baaa].
- * Last (aaa,baaa)=3. */
-static void two_runs_around_b_by_hand(void **state)
-{
-    (void)state;
-    const char *words[] = {"aaabaaa"};
-    const uint64_t counts[] = {3};
-    const test_merge expected[] = {
-        {"a", "a", 12}, {"aa", "a", 6}, {"b", "aaa", 3}, {"aaa", "baaa", 3}};
-    assert_every_trainer_merges(N(words), words, counts, UNTIL_EXHAUSTED, expected, N(expected));
+    static const struct {
+        const char *word;       /* the table's one word */
+        uint64_t count;         /* its count */
+        test_merge expected[4]; /* every merge, to the end */
+    } cases[] = {
+        /* 7 a's. (a,a) occurs 6 times → [aa,aa,aa,a]. Then (aa,aa)=2 beats
+         * (aa,a)=1 → [aaaa,aa,a]. Then (aaaa,aa)=1 and (aa,a)=1 tie and
+         * "aaaa" > "aa" → [aaaaaa,a]. Last (aaaaaa,a)=1. */
+        {"aaaaaaa", 1, {{"a", "a", 6}, {"aa", "aa", 2}, {"aaaa", "aa", 1}, {"aaaaaa", "a", 1}}},
+        /* ×3. (a,a)=3·4=12 → [aa,a,b,aa,a]. Then (aa,a)=6 → [aaa,b,aaa]. Then
+         * (aaa,b)=3 and (b,aaa)=3 tie, "b" > "aaa" → [aaa,baaa]. Last
+         * (aaa,baaa)=3. */
+        {"aaabaaa", 3, {{"a", "a", 12}, {"aa", "a", 6}, {"b", "aaa", 3}, {"aaa", "baaa", 3}}},
+    };
+    for (size_t i = 0; i < N(cases); i++)
+        assert_every_trainer_merges(1, &cases[i].word, &cases[i].count, UNTIL_EXHAUSTED,
+                                    cases[i].expected, N(cases[i].expected));
 }
 
 /* One word, a run of k a's, for k = 1 … 12, each trained to the end. */
@@ -139,8 +136,7 @@ static void runs_of_merged_tokens(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(run_of_seven_by_hand),
-        cmocka_unit_test(two_runs_around_b_by_hand),
+        cmocka_unit_test(runs_checked_by_hand),
         cmocka_unit_test(single_runs_one_to_twelve),
         cmocka_unit_test(all_runs_together_with_counts),
         cmocka_unit_test(mixed_runs),
