@@ -7,48 +7,24 @@
  * particular order, so they must recover the left-to-right result; trainers
  * that update counts per occurrence must not charge a pair between two
  * adjacent merges twice. Every case is run over every registered trainer:
- * a few are checked by hand, the rest against naive — merges, counts, A_i
- * and the early stop.
+ * a few are checked by hand, the rest against naive on every thread count —
+ * merges, counts, A_i and the early stop.
  */
 #include "testutil.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #define UNTIL_EXHAUSTED 1000000u
 
-/* Trains every registered trainer on the table, to the end, and asserts each
- * run equals naive's: same merges with the same counts, same A_i, same stop. */
-static void check_against_naive(const bpe_words *words, uint64_t max_merges)
-{
-    const bpe_trainer *naive = bpe_trainer_find("naive");
-    assert_non_null(naive);
-    bpe_result ref;
-    const bpe_config config = {.max_merges = max_merges, .threads = 1};
-    assert_int_equal(bpe_train(naive, words, &config, NULL, &ref), BPE_OK);
-    for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
-        bpe_result r;
-        assert_int_equal(bpe_train(*t, words, &config, NULL, &r), BPE_OK);
-        char why[512];
-        if (first_merge_difference(&ref, &r, why, sizeof why) >= 0)
-            fail_msg("%s vs naive: %s", (*t)->name, why);
-        for (size_t i = 0; i < r.n_merges; i++)
-            if (r.merges[i].words_affected != ref.merges[i].words_affected)
-                fail_msg("%s: merge %zu has A_i = %llu, naive %llu", (*t)->name, i,
-                         (unsigned long long)r.merges[i].words_affected,
-                         (unsigned long long)ref.merges[i].words_affected);
-        assert_int_equal(r.exhausted, ref.exhausted);
-        bpe_result_free(&r);
-    }
-    bpe_result_free(&ref);
-}
-
-/* Same, for a table given as C strings and counts. */
+/* Trains every registered trainer on n (string, count) pairs, on every
+ * thread count, to the end, and asserts each run equals naive's: same merges
+ * with the same counts, same A_i, same stop (and the same work on every
+ * thread count). */
 static void check_strings(size_t n, const char *const *strings, const uint64_t *counts)
 {
     test_words tw;
     test_words_init(&tw, n, strings, counts);
-    check_against_naive(&tw.table, UNTIL_EXHAUSTED);
+    assert_every_trainer_matches_naive(&tw.table, UNTIL_EXHAUSTED, strings[0]);
     test_words_free(&tw);
 }
 

@@ -198,6 +198,19 @@ void assert_runs_match_reference(const bpe_trainer *trainer, const bpe_words *wo
     bpe_result_free(&one_thread);
 }
 
+void assert_every_trainer_matches_naive(const bpe_words *words, uint64_t max_merges,
+                                        const char *label)
+{
+    const bpe_trainer *naive = bpe_trainer_find("naive");
+    assert_non_null(naive);
+    const bpe_config config = {.max_merges = max_merges, .threads = 1};
+    bpe_result want;
+    assert_int_equal(bpe_train(naive, words, &config, NULL, &want), BPE_OK);
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
+        assert_runs_match_reference(*t, words, max_merges, &want, "naive", label);
+    bpe_result_free(&want);
+}
+
 void assert_merges_equal(const bpe_trainer *trainer, const bpe_words *words, uint64_t max_merges,
                          const test_merge *expected, size_t n_expected)
 {

@@ -78,6 +78,13 @@ void assert_runs_match_reference(const bpe_trainer *trainer, const bpe_words *wo
                                  uint64_t max_merges, const bpe_result *reference,
                                  const char *reference_name, const char *label);
 
+/* Trains `words` with every trainer on every thread count and fails, naming
+ * `label`, the trainer, the threads and the first difference, unless each run
+ * equals naive's on one thread and counts the work of the trainer's 1-thread
+ * run (assert_runs_match_reference). */
+void assert_every_trainer_matches_naive(const bpe_words *words, uint64_t max_merges,
+                                        const char *label);
+
 /* Counts the words of a word-safe prefix of `bytes` bytes of `path` (a file
  * or directory under $BPE_DATA, default build/data) with the default
  * pretokenizer (gpt2, <|endoftext|>) into `table`, which it initializes;
