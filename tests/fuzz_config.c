@@ -40,8 +40,6 @@ static void check_sizes(const grid_sizes *s)
     }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     bench_grid g, back;

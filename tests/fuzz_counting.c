@@ -68,8 +68,6 @@ static void check_same(const test_counted *a, const test_counted *b, const char 
         differ(strategy, threads, "the statistics");
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2)

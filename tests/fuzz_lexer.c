@@ -110,30 +110,24 @@ static void check_counting(pretokenizer *lexer, pretokenizer *pcre2, const uint8
     word_table_free(&b);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size == 0)
-        return 0;
-    unsigned mode = data[0] & 1, set = (data[0] >> 4) & 3, pattern = (data[0] >> 6) & 1;
-    size_t chunk = test_fuzz_chunk_sizes[(data[0] >> 1) & 7];
-    const uint8_t *text = data + 1;
-    size_t len = size - 1;
-    pretokenizer *lexer = pretokenizer_for(mode, set, pattern, PRETOK_LEXER);
-    pretokenizer *pcre2 = pretokenizer_for(mode, set, pattern, PRETOK_PCRE2);
+    test_fuzz_input in = test_fuzz_read_input(data, size);
+    unsigned pattern = in.pattern & 1; /* gpt2 or gpt4: bit 7 is not read */
+    pretokenizer *lexer = pretokenizer_for(in.mode, in.set, pattern, PRETOK_LEXER);
+    pretokenizer *pcre2 = pretokenizer_for(in.mode, in.set, pattern, PRETOK_PCRE2);
 
     test_spans want = {0}, whole = {0}, chunked = {0};
     char err_want[512] = "", err_whole[512] = "", err_chunked[512] = "";
-    bool ok_want = pretok_split(pcre2, "fuzz", text, len, 0, test_add_span, &want, err_want,
-                                sizeof err_want);
-    bool ok_whole = pretok_split(lexer, "fuzz", text, len, 0, test_add_span, &whole, err_whole,
-                                 sizeof err_whole);
-    bool ok_chunked = pretok_split(lexer, "fuzz", text, len, chunk, test_add_span, &chunked,
-                                   err_chunked, sizeof err_chunked);
+    bool ok_want = pretok_split(pcre2, "fuzz", in.text, in.len, 0, test_add_span, &want,
+                                err_want, sizeof err_want);
+    bool ok_whole = pretok_split(lexer, "fuzz", in.text, in.len, 0, test_add_span, &whole,
+                                 err_whole, sizeof err_whole);
+    bool ok_chunked = pretok_split(lexer, "fuzz", in.text, in.len, in.chunk, test_add_span,
+                                   &chunked, err_chunked, sizeof err_chunked);
     check_same(ok_whole, err_whole, &whole, ok_want, err_want, &want, "whole");
     check_same(ok_chunked, err_chunked, &chunked, ok_want, err_want, &want, "in chunks");
-    check_counting(lexer, pcre2, text, len, chunk);
+    check_counting(lexer, pcre2, in.text, in.len, in.chunk);
     test_spans_free(&want);
     test_spans_free(&whole);
     test_spans_free(&chunked);

@@ -300,42 +300,35 @@ static void check_counting(pretokenizer *p, const uint8_t *text, size_t len, siz
     word_table_free(&expected);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size == 0)
-        return 0;
-    unsigned mode = data[0] & 1, set = (data[0] >> 4) & 3, pattern = data[0] >> 6;
-    size_t chunk = test_fuzz_chunk_sizes[(data[0] >> 1) & 7];
-    const uint8_t *text = data + 1;
-    size_t len = size - 1;
-    pretokenizer *p = pretokenizer_for(mode, set, pattern);
+    test_fuzz_input in = test_fuzz_read_input(data, size);
+    pretokenizer *p = pretokenizer_for(in.mode, in.set, in.pattern);
 
     pieces whole = {0}, chunked = {0};
     uint64_t skipped_whole, skipped_chunked;
     char err_whole[512] = "", err_chunked[512] = "";
-    bool ok = split(p, text, len, 0, &whole, &skipped_whole, err_whole, sizeof err_whole);
-    bool ok_chunked = split(p, text, len, chunk, &chunked, &skipped_chunked, err_chunked,
-                            sizeof err_chunked);
+    bool ok = split(p, in.text, in.len, 0, &whole, &skipped_whole, err_whole, sizeof err_whole);
+    bool ok_chunked = split(p, in.text, in.len, in.chunk, &chunked, &skipped_chunked,
+                            err_chunked, sizeof err_chunked);
     if (ok != ok_chunked || (!ok && strcmp(err_whole, err_chunked) != 0)) {
         fprintf(stderr, "fuzz_pretok: whole: %s; chunked by %zu: %s\n", ok ? "ok" : err_whole,
-                chunk, ok_chunked ? "ok" : err_chunked);
+                in.chunk, ok_chunked ? "ok" : err_chunked);
         abort();
     }
     if (ok) {
         check_same(&whole, &chunked);
         if (skipped_whole != skipped_chunked)
             violated("chunked feeding changed the skipped bytes", whole.n);
-        if (whole.len + skipped_whole != len)
+        if (whole.len + skipped_whole != in.len)
             violated("pieces plus skipped bytes do not add up to the input", whole.n);
     }
-    check_counting(p, text, len, chunk, ok_chunked, err_chunked, &chunked);
-    if (pattern <= 1) {
-        check_covering(ok, err_whole, &whole, text, len, mode, set);
+    check_counting(p, in.text, in.len, in.chunk, ok_chunked, err_chunked, &chunked);
+    if (in.pattern <= 1) {
+        check_covering(ok, err_whole, &whole, in.text, in.len, in.mode, in.set);
         if (!ok)
-            check_error_offset(err_whole, text, len, set, pattern);
-    } else if (!ok && (mode == 1 || !strstr(err_whole, "invalid UTF-8"))) {
+            check_error_offset(err_whole, in.text, in.len, in.set, in.pattern);
+    } else if (!ok && (in.mode == 1 || !strstr(err_whole, "invalid UTF-8"))) {
         fprintf(stderr, "fuzz_pretok: unexpected failure: %s\n", err_whole);
         abort();
     }

@@ -50,8 +50,6 @@ static void check_record(const bench_record *rec)
         give_up("an impossible time limit was accepted", rec->trainer);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     bench_results r, back;

@@ -179,8 +179,6 @@ static void check_all_trainers(const bpe_words *words, uint64_t max_merges, unsi
     bpe_result_free(&want);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static fuzz_table t; /* large: kept off the stack */

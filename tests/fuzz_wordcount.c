@@ -52,8 +52,6 @@ static bool read_text(const void *text, size_t len, word_table *t, wordcount_met
     return wordcount_parse("fuzz.counts", text, len, meta, t, err, err_len);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     word_table t, back;

@@ -20,16 +20,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The counter called `name` of trainer t in r. */
-static uint64_t counter(const bpe_trainer *t, const bpe_result *r, const char *name)
-{
-    for (int c = 0; t->counter_names[c]; c++)
-        if (strcmp(t->counter_names[c], name) == 0)
-            return r->counters.value[c];
-    fail_msg("%s has no counter %s", t->name, name);
-    return 0;
-}
-
 /* Trains workers on `words` for max_merges merges on 1, 2, 3 and 7 threads,
  * each run against naive's, and returns the 1-thread run in *out. */
 static void train_checked(const bpe_words *words, uint64_t max_merges, const char *label,
@@ -46,75 +36,69 @@ static void train_checked(const bpe_words *words, uint64_t max_merges, const cha
     bpe_result_free(&reference);
 }
 
-/* Asserts the batch counters of a run: `batches` batches, the largest of
- * `largest` merges, `batched` merges in batches of two or more. */
-static void assert_batches(const bpe_result *r, uint64_t batches, uint64_t largest,
-                           uint64_t batched)
+/* A hand-checked case: workers trains the words for max_merges merges
+ * (checked against naive on every thread count) and gives `expected`, in
+ * `batches` batches, the largest of `largest` merges, `batched` merges in
+ * batches of two or more. */
+typedef struct {
+    const char *label;      /* names the case in a failure */
+    const char *strings[3]; /* the words, NULL after the last */
+    uint64_t counts[3];     /* their counts */
+    uint64_t max_merges;    /* merges to train */
+    test_merge expected[3]; /* the merges, in order; left NULL after the last */
+    uint64_t batches, largest, batched; /* the 1-thread run's batch counters */
+} batch_case;
+
+/* Trains one hand-checked case and asserts its merges and batch counters. */
+static void assert_case_batches(const batch_case *c)
 {
     const bpe_trainer *workers = bpe_trainer_find("workers");
-    assert_int_equal(counter(workers, r, "batches"), batches);
-    assert_int_equal(counter(workers, r, "largest_batch"), largest);
-    assert_int_equal(counter(workers, r, "batched_merges"), batched);
-}
-
-/* One hand-checked case: the table of n (string, count) pairs, trained by
- * workers for max_merges merges (checked against naive on every thread
- * count), gives `expected` and the batch counters of assert_batches. */
-static void assert_case_batches(size_t n, const char *const *strings, const uint64_t *counts,
-                                uint64_t max_merges, const char *label,
-                                const test_merge *expected, size_t n_expected, uint64_t batches,
-                                uint64_t largest, uint64_t batched)
-{
+    size_t n = 0, n_expected = 0;
+    while (n < N(c->strings) && c->strings[n])
+        n++;
+    while (n_expected < N(c->expected) && c->expected[n_expected].left)
+        n_expected++;
     test_words tw;
-    test_words_init(&tw, n, strings, counts);
+    test_words_init(&tw, n, c->strings, c->counts);
     bpe_result r;
-    train_checked(&tw.table, max_merges, label, &r);
-    assert_merges_equal(bpe_trainer_find("workers"), &tw.table, max_merges, expected, n_expected);
-    assert_batches(&r, batches, largest, batched);
+    train_checked(&tw.table, c->max_merges, c->label, &r);
+    assert_merges_equal(workers, &tw.table, c->max_merges, c->expected, n_expected);
+    assert_int_equal(test_counter(workers, &r, "batches"), c->batches);
+    assert_int_equal(test_counter(workers, &r, "largest_batch"), c->largest);
+    assert_int_equal(test_counter(workers, &r, "batched_merges"), c->batched);
     bpe_result_free(&r);
     test_words_free(&tw);
 }
 
-/* (a, b) = 5, (c, d) = 4, (e, f) = 3: no token shared, no tie, so one batch
- * of three merges. */
-static void disjoint_pairs_form_one_batch(void **state)
-{
-    (void)state;
-    const char *strings[] = {"ab", "cd", "ef"};
-    const uint64_t counts[] = {5, 4, 3};
-    const test_merge expected[] = {{"a", "b", 5}, {"c", "d", 4}, {"e", "f", 3}};
-    assert_case_batches(N(strings), strings, counts, 10, "disjoint", expected, N(expected), 1, 3,
-                        3);
-}
+static const batch_case hand_checked[] = {
+    /* (a, b) = 5, (c, d) = 4, (e, f) = 3: no token shared, no tie, so one
+     * batch of three merges. */
+    {.label = "disjoint", .strings = {"ab", "cd", "ef"}, .counts = {5, 4, 3}, .max_merges = 10,
+     .expected = {{"a", "b", 5}, {"c", "d", 4}, {"e", "f", 3}},
+     .batches = 1, .largest = 3, .batched = 3},
+    /* {xab: 3, cd: 3}: (x, a), (c, d) and (a, b) tie at 3, in that order of
+     * bytes. (c, d) shares no token with (x, a), but merging (x, a) bears
+     * (xa, b) = 3, which ranks above (c, d) ("xa" > "c"): sequentially it is
+     * the second merge. The poison check sees (a, b) — a pair (b_1, v) of the
+     * class — and ends the first batch at (x, a); (xa, b) and (c, d) then
+     * form the second. Without the check the batch would take (c, d) second. */
+    {.label = "born tie", .strings = {"xab", "cd"}, .counts = {3, 3}, .max_merges = 10,
+     .expected = {{"x", "a", 3}, {"xa", "b", 3}, {"c", "d", 3}},
+     .batches = 2, .largest = 2, .batched = 2},
+    /* {aaa: 4, cd: 3}: (a, a) = 8 first; it is its own neighbour ([a a a] →
+     * [aa a] bears (aa, a) = 4), so it ends its batch even though (c, d) = 3
+     * shares no token with it and no pair of its class touches (a, a): the
+     * second merge is (aa, a), not (c, d). */
+    {.label = "self pair", .strings = {"aaa", "cd"}, .counts = {4, 3}, .max_merges = 2,
+     .expected = {{"a", "a", 8}, {"aa", "a", 4}},
+     .batches = 2, .largest = 1, .batched = 0},
+};
 
-/* {xab: 3, cd: 3}: (x, a), (c, d) and (a, b) tie at 3, in that order of
- * bytes. (c, d) shares no token with (x, a), but merging (x, a) bears
- * (xa, b) = 3, which ranks above (c, d) ("xa" > "c"): sequentially it is the
- * second merge. The poison check sees (a, b) — a pair (b_1, v) of the class —
- * and ends the first batch at (x, a); (xa, b) and (c, d) then form the
- * second. Without the check the batch would take (c, d) second. */
-static void a_born_tie_ends_the_batch(void **state)
+static void hand_checked_cases_batch_as_explained(void **state)
 {
     (void)state;
-    const char *strings[] = {"xab", "cd"};
-    const uint64_t counts[] = {3, 3};
-    const test_merge expected[] = {{"x", "a", 3}, {"xa", "b", 3}, {"c", "d", 3}};
-    assert_case_batches(N(strings), strings, counts, 10, "born tie", expected, N(expected), 2, 2,
-                        2);
-}
-
-/* {aaa: 4, cd: 3}: (a, a) = 8 first; it is its own neighbour ([a a a] →
- * [aa a] bears (aa, a) = 4), so it ends its batch even though (c, d) = 3
- * shares no token with it and no pair of its class touches (a, a): the
- * second merge is (aa, a), not (c, d). */
-static void a_pair_of_one_token_twice_ends_the_batch(void **state)
-{
-    (void)state;
-    const char *strings[] = {"aaa", "cd"};
-    const uint64_t counts[] = {4, 3};
-    const test_merge expected[] = {{"a", "a", 8}, {"aa", "a", 4}};
-    assert_case_batches(N(strings), strings, counts, 2, "self pair", expected, N(expected), 2, 1,
-                        0);
+    for (size_t i = 0; i < N(hand_checked); i++)
+        assert_case_batches(&hand_checked[i]);
 }
 
 /* Worst cases for the batch rule, each against naive on 1, 2, 3 and 7
@@ -150,9 +134,9 @@ static void worst_cases_match_naive(void **state)
         bpe_result r;
         train_checked(&tw.table, 1000, cases[c].label, &r);
         const bpe_trainer *workers = bpe_trainer_find("workers");
-        uint64_t batches = counter(workers, &r, "batches");
+        uint64_t batches = test_counter(workers, &r, "batches");
         if (batches == 0 || batches > r.n_merges ||
-            counter(workers, &r, "batched_merges") > r.n_merges)
+            test_counter(workers, &r, "batched_merges") > r.n_merges)
             fail_msg("%s: %llu batches for %zu merges", cases[c].label,
                      (unsigned long long)batches, r.n_merges);
         bpe_result_free(&r);
@@ -194,11 +178,11 @@ static void words_rewritten_are_heaps(void **state)
         assert_int_equal(bpe_train(workers, &tw.table, &config, NULL, &a), BPE_OK);
         assert_int_equal(bpe_train(heap, &tw.table, &config, NULL, &b), BPE_OK);
         for (size_t c = 0; c < N(same); c++)
-            if (counter(workers, &a, same[c]) != counter(heap, &b, same[c]))
+            if (test_counter(workers, &a, same[c]) != test_counter(heap, &b, same[c]))
                 fail_msg("seed %llu: workers counted %s = %llu, heap %llu",
                          (unsigned long long)seed, same[c],
-                         (unsigned long long)counter(workers, &a, same[c]),
-                         (unsigned long long)counter(heap, &b, same[c]));
+                         (unsigned long long)test_counter(workers, &a, same[c]),
+                         (unsigned long long)test_counter(heap, &b, same[c]));
         bpe_result_free(&a);
         bpe_result_free(&b);
         test_words_free(&tw);
@@ -208,9 +192,7 @@ static void words_rewritten_are_heaps(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(disjoint_pairs_form_one_batch),
-        cmocka_unit_test(a_born_tie_ends_the_batch),
-        cmocka_unit_test(a_pair_of_one_token_twice_ends_the_batch),
+        cmocka_unit_test(hand_checked_cases_batch_as_explained),
         cmocka_unit_test(worst_cases_match_naive),
         cmocka_unit_test(words_rewritten_are_heaps),
     };

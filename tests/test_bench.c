@@ -86,18 +86,35 @@ static void read_results_in(const char *out, bench_results *r)
         fail_msg("%s: %s", path, err);
 }
 
+/* Runs `bpebench bench --corpus tiny=CORPUS GRID... --out DIR/NAME` (grid:
+ * the grid's options, NULL after the last), asserts that it succeeds and
+ * reads its results into r (the caller frees them); the --out directory is
+ * left in out (out_len bytes). */
+static void bench_tiny(const char *name, const char *const *grid, char *out, size_t out_len,
+                       bench_results *r)
+{
+    char tiny[160];
+    const char *args[32] = {"bench", "--corpus", tiny};
+    size_t n = 3;
+    snprintf(tiny, sizeof tiny, "tiny=%s", corpus);
+    snprintf(out, out_len, "%s/%s", dir, name);
+    while (*grid && n < N(args) - 3)
+        args[n++] = *grid++;
+    args[n++] = "--out";
+    args[n++] = out;
+    args[n] = NULL;
+    assert_int_equal(test_run_status(args), 0);
+    read_results_in(out, r);
+}
+
 static void a_small_grid_runs_verifies_and_reports(void **state)
 {
     (void)state;
-    char out[128], path[256], tiny[160];
-    snprintf(out, sizeof out, "%s/out", dir);
-    snprintf(tiny, sizeof tiny, "tiny=%s", corpus);
-    const char *bench[] = {"bench", "--corpus", tiny, "--sizes", "10K,all", "--vocab", "300,400",
-                           "--repeats", "2", "--time-limit", "120", "--profile", "auto", "--out",
-                           out, NULL};
-    assert_int_equal(test_run_status(bench), 0);
+    char out[128], path[256];
     bench_results r;
-    read_results_in(out, &r);
+    bench_tiny("out", (const char *[]){"--sizes", "10K,all", "--vocab", "300,400", "--repeats", "2",
+                                       "--time-limit", "120", "--profile", "auto", NULL},
+               out, sizeof out, &r);
     assert_int_equal(r.n_records, registry_size() * 2 * 2);
     /* The whole corpus's pretokens cover every byte but the special tokens'. */
     char *text = test_slurp(corpus, NULL);
@@ -167,14 +184,11 @@ static void a_small_grid_runs_verifies_and_reports(void **state)
 static void a_tiny_time_limit_times_out_and_skips(void **state)
 {
     (void)state;
-    char out[128], path[256], tiny[160];
-    snprintf(out, sizeof out, "%s/slow", dir);
-    snprintf(tiny, sizeof tiny, "tiny=%s", corpus);
-    const char *bench[] = {"bench", "--corpus", tiny, "--sizes", "10K,all", "--vocab", "300,400",
-                           "--repeats", "1", "--time-limit", "0.0001", "--out", out, NULL};
-    assert_int_equal(test_run_status(bench), 0);
+    char out[128], path[256];
     bench_results r;
-    read_results_in(out, &r);
+    bench_tiny("slow", (const char *[]){"--sizes", "10K,all", "--vocab", "300,400", "--repeats",
+                                        "1", "--time-limit", "0.0001", NULL},
+               out, sizeof out, &r);
     assert_int_equal(r.n_records, registry_size() * 4);
     for (size_t i = 0; i < r.n_records; i++) {
         const bench_record *rec = &r.records[i];
@@ -240,15 +254,12 @@ static void the_pretokenize_rate_pools_every_finished_repetition(void **state)
 static void a_counting_grid_runs_every_strategy(void **state)
 {
     (void)state;
-    char out[128], path[256], tiny[160];
-    snprintf(out, sizeof out, "%s/counting", dir);
-    snprintf(tiny, sizeof tiny, "tiny=%s", corpus);
-    const char *bench[] = {"bench", "--corpus", tiny, "--sizes", "all", "--vocab", "280,300",
-                           "--repeats", "1", "--trainers", "naive,heap", "--threads", "1,2",
-                           "--counting", "dedup,serial", "--out", out, NULL};
-    assert_int_equal(test_run_status(bench), 0);
+    char out[128], path[256];
     bench_results r;
-    read_results_in(out, &r);
+    bench_tiny("counting", (const char *[]){"--sizes", "all", "--vocab", "280,300", "--repeats",
+                                            "1", "--trainers", "naive,heap", "--threads", "1,2",
+                                            "--counting", "dedup,serial", NULL},
+               out, sizeof out, &r);
     assert_int_equal(r.n_records, 2 * 2 * 2 * 2);
     static const char *const order[] = {"dedup", "serial"}; /* as given, per threads value */
     for (size_t i = 0; i < r.n_records; i++) { /* vocab, then threads, strategy, trainer */
@@ -291,15 +302,12 @@ static void a_counting_grid_runs_every_strategy(void **state)
 static void a_min_frequency_grid_stops_early_and_records_it(void **state)
 {
     (void)state;
-    char out[128], tiny[160];
-    snprintf(out, sizeof out, "%s/minfreq", dir);
-    snprintf(tiny, sizeof tiny, "tiny=%s", corpus);
-    const char *bench[] = {"bench", "--corpus", tiny, "--sizes", "all", "--vocab", "400",
-                           "--repeats", "1", "--trainers", "naive,heap,cache-aware",
-                           "--min-frequency", "100", "--out", out, NULL};
-    assert_int_equal(test_run_status(bench), 0);
+    char out[128];
     bench_results r;
-    read_results_in(out, &r);
+    bench_tiny("minfreq", (const char *[]){"--sizes", "all", "--vocab", "400", "--repeats", "1",
+                                           "--trainers", "naive,heap,cache-aware",
+                                           "--min-frequency", "100", NULL},
+               out, sizeof out, &r);
     assert_int_equal(r.n_records, 3);
     for (size_t i = 0; i < r.n_records; i++) {
         const bench_record *rec = &r.records[i];

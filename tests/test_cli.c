@@ -228,28 +228,6 @@ static const cli_case cases[] = {
      {"pretokens"}},
     {"CRLF and a BOM", TEXT("\xef\xbb\xbfhello world\r\nhello there\r\n"), NULL, NULL,
      {"--vocab-size", "300", "in.txt"}, 0, {"W = "}},
-    {"0xFF byte", TEXT("ab \xff cd"), NULL, NULL, {"--vocab-size", "300", "in.txt"}, 1,
-     {"in.txt", "invalid UTF-8 at byte offset 3", "0xFF", "--invalid-utf8=bytes"}},
-    {"0xFF byte kept", TEXT("ab \xff cd"), NULL, NULL,
-     {"--vocab-size", "300", "--invalid-utf8=bytes", "in.txt"}, 0,
-     {"1 runs of invalid UTF-8 kept"}},
-    {"overlong form", TEXT("ab cd \xc0\xaf"), NULL, NULL, {"--vocab-size", "300", "in.txt"}, 1,
-     {"invalid UTF-8 at byte offset 6", "0xC0"}},
-    {"overlong 3-byte form", TEXT("x\xe0\x80\xafy"), NULL, NULL,
-     {"--vocab-size", "300", "in.txt"}, 1, {"invalid UTF-8 at byte offset 1", "0xE0"}},
-    {"overlong form kept", TEXT("ab cd \xc0\xaf"), NULL, NULL,
-     {"--vocab-size", "300", "--invalid-utf8=bytes", "in.txt"}, 0,
-     {"1 runs of invalid UTF-8 kept"}},
-    {"surrogate", TEXT("ab \xed\xa0\x80 cd"), NULL, NULL, {"--vocab-size", "300", "in.txt"}, 1,
-     {"invalid UTF-8 at byte offset 3", "0xED"}},
-    {"surrogate kept", TEXT("ab \xed\xa0\x80 cd"), NULL, NULL,
-     {"--vocab-size", "300", "--invalid-utf8=bytes", "in.txt"}, 0,
-     {"1 runs of invalid UTF-8 kept"}},
-    {"sequence truncated at end of file", TEXT("ab cd \xe2\x82"), NULL, NULL,
-     {"--vocab-size", "300", "in.txt"}, 1, {"invalid UTF-8 at byte offset 6", "0xE2"}},
-    {"sequence truncated at end of file kept", TEXT("ab cd \xe2\x82"), NULL, NULL,
-     {"--vocab-size", "300", "--invalid-utf8=bytes", "in.txt"}, 0,
-     {"1 runs of invalid UTF-8 kept"}},
     {"character across the reader's chunks", NULL, 0, character_across_chunks, NULL,
      {"--vocab-size", "300", "in.txt"}, 0, {"1048640 bytes"}},
     /* ---- the vocabulary size */
@@ -356,14 +334,58 @@ static void run_case(const cli_case *c, const char *trainer, bool out_exists)
     test_remove_tree(root);
 }
 
+/* Runs one case with every trainer, into a new --out and, unless the case
+ * names its own, into an existing one. */
+static void run_case_everywhere(const cli_case *c)
+{
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
+        for (int exists = 0; exists < 2; exists++)
+            if (!exists || !c->out)
+                run_case(c, (*t)->name, exists);
+}
+
 static void bad_input_matrix(void **state)
 {
     (void)state;
     for (size_t i = 0; i < N(cases); i++)
-        for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
-            for (int exists = 0; exists < 2; exists++)
-                if (!exists || !cases[i].out)
-                    run_case(&cases[i], (*t)->name, exists);
+        run_case_everywhere(&cases[i]);
+}
+
+/* Invalid UTF-8, each refused by default (naming the file, the offset and
+ * the byte, and how to keep it) and kept with --invalid-utf8=bytes. */
+static const struct {
+    const char *name;    /* what the bytes are */
+    const char *content; /* in.txt */
+    size_t len;          /* its length */
+    const char *offset;  /* "invalid UTF-8 at byte offset N", as the refusal says */
+    const char *byte;    /* the first bad byte, as the refusal shows it */
+} invalid_utf8[] = {
+    {"0xFF byte", TEXT("ab \xff cd"), "invalid UTF-8 at byte offset 3", "0xFF"},
+    {"overlong form", TEXT("ab cd \xc0\xaf"), "invalid UTF-8 at byte offset 6", "0xC0"},
+    {"overlong 3-byte form", TEXT("x\xe0\x80\xafy"), "invalid UTF-8 at byte offset 1", "0xE0"},
+    {"surrogate", TEXT("ab \xed\xa0\x80 cd"), "invalid UTF-8 at byte offset 3", "0xED"},
+    {"sequence truncated at end of file", TEXT("ab cd \xe2\x82"),
+     "invalid UTF-8 at byte offset 6", "0xE2"},
+};
+
+static void invalid_utf8_is_refused_or_kept(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(invalid_utf8); i++) {
+        char kept_name[96];
+        snprintf(kept_name, sizeof kept_name, "%s kept", invalid_utf8[i].name);
+        const cli_case refused = {
+            .name = invalid_utf8[i].name, .content = invalid_utf8[i].content,
+            .len = invalid_utf8[i].len, .args = {"--vocab-size", "300", "in.txt"}, .code = 1,
+            .keys = {"in.txt", invalid_utf8[i].offset, invalid_utf8[i].byte,
+                     "--invalid-utf8=bytes"}};
+        const cli_case kept = {
+            .name = kept_name, .content = invalid_utf8[i].content, .len = invalid_utf8[i].len,
+            .args = {"--vocab-size", "300", "--invalid-utf8=bytes", "in.txt"}, .code = 0,
+            .keys = {"1 runs of invalid UTF-8 kept"}};
+        run_case_everywhere(&refused);
+        run_case_everywhere(&kept);
+    }
 }
 
 /* ============================================================ generated text */
@@ -833,6 +855,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(memory_follows_words_not_bytes, teardown),
         cmocka_unit_test_teardown(bad_input_matrix, teardown),
+        cmocka_unit_test_teardown(invalid_utf8_is_refused_or_kept, teardown),
         cmocka_unit_test_teardown(threads_takes_one_rule_in_every_command, teardown),
         cmocka_unit_test_teardown(single_long_line, teardown),
         cmocka_unit_test_teardown(huge_vocab_size_stops_early, teardown),

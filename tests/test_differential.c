@@ -141,22 +141,6 @@ static void random_table_words(const random_table *t, test_words *tw)
 
 /* -------------------------------------------------------------- the check */
 
-/* Trains `words` with every trainer on every thread count and fails, naming
- * `label`, the trainer, the threads and the first difference, unless each run
- * equals naive's on one thread and counts the work of the trainer's 1-thread
- * run (assert_runs_match_reference). */
-static void check_against_naive(const bpe_words *words, uint64_t max_merges, const char *label)
-{
-    const bpe_trainer *naive = bpe_trainer_find("naive");
-    assert_non_null(naive);
-    const bpe_config config = {.max_merges = max_merges, .threads = 1};
-    bpe_result want;
-    assert_int_equal(bpe_train(naive, words, &config, NULL, &want), BPE_OK);
-    for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
-        assert_runs_match_reference(*t, words, max_merges, &want, "naive", label);
-    bpe_result_free(&want);
-}
-
 /* Runs the check on `count` tables of one shape, seeds first … first+count−1. */
 static void check_seeds(const table_shape *shape, const char *name, uint64_t first, uint64_t count)
 {
@@ -167,7 +151,7 @@ static void check_seeds(const table_shape *shape, const char *name, uint64_t fir
         random_table_words(&t, &tw);
         char label[64];
         snprintf(label, sizeof label, "%s table, seed %llu", name, (unsigned long long)seed);
-        check_against_naive(&tw.table, t.max_merges, label);
+        assert_every_trainer_matches_naive(&tw.table, t.max_merges, label);
         test_words_free(&tw);
     }
 }
@@ -214,7 +198,7 @@ static void awkward_tables_match_naive(void **state)
         test_words_init(&tw, N(cases[c].words), cases[c].words, cases[c].counts);
         char label[32];
         snprintf(label, sizeof label, "case %zu", c);
-        check_against_naive(&tw.table, tw.table.n_symbols + 1, label);
+        assert_every_trainer_matches_naive(&tw.table, tw.table.n_symbols + 1, label);
         test_words_free(&tw);
     }
 }

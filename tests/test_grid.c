@@ -59,66 +59,74 @@ static void assert_config_refused(const char *key, const char *value)
     grid_free(&file);
 }
 
+/* cmocka fixture: a default grid (grid_init) in *state, freed after the test. */
+static int grid_setup(void **state)
+{
+    static bench_grid g;
+    *state = &g;
+    return grid_init(&g) ? 0 : -1;
+}
+
+static int grid_teardown(void **state)
+{
+    grid_free(*state);
+    return 0;
+}
+
 static void corpus_names_must_be_safe(void **state)
 {
-    (void)state;
-    bench_grid g;
-    assert_true(grid_init(&g));
+    bench_grid *g = *state;
     char value[600];
     for (size_t i = 0; i < N(bad_names); i++) {
         snprintf(value, sizeof value, "%s=/data/c.txt", bad_names[i]);
-        assert_refused(&g, "corpus", value, "NAME is not a safe name");
+        assert_refused(g, "corpus", value, "NAME is not a safe name");
         if (!strpbrk(bad_names[i], "#=\n") && bad_names[i][0] != ' ')
             assert_config_refused("corpus", value);
     }
     char longest[UNTRUSTED_NAME_MAX + 32];
     memset(longest, 'n', UNTRUSTED_NAME_MAX + 1);
     strcpy(longest + UNTRUSTED_NAME_MAX + 1, "=/p");
-    assert_refused(&g, "corpus", longest, "at most 63 bytes");
+    assert_refused(g, "corpus", longest, "at most 63 bytes");
     strcpy(longest + UNTRUSTED_NAME_MAX, "=/p");
     char err[256];
-    assert_true(grid_set(&g, "corpus", longest, true, err, sizeof err));
-    assert_true(grid_set(&g, "corpus", "v1.2_x+y-z=a path with spaces", true, err, sizeof err));
-    assert_int_equal(g.n_corpora, 2);
-    grid_free(&g);
+    assert_true(grid_set(g, "corpus", longest, true, err, sizeof err));
+    assert_true(grid_set(g, "corpus", "v1.2_x+y-z=a path with spaces", true, err, sizeof err));
+    assert_int_equal(g->n_corpora, 2);
 }
 
 /* Sizes that round to 0 bytes would mean "all"; a size twice would run
  * every cell twice; a size that is not a safe name cannot name a slice. */
 static void sizes_must_be_real_and_distinct(void **state)
 {
-    (void)state;
-    bench_grid g;
-    assert_true(grid_init(&g));
+    bench_grid *g = *state;
     static const char *const zero[] = {"0.4", "0.1B", "0.49", "1e-9K", "0.0000001M"};
     for (size_t i = 0; i < N(zero); i++) {
-        assert_refused(&g, "sizes", zero[i], "is less than one byte");
+        assert_refused(g, "sizes", zero[i], "is less than one byte");
         assert_config_refused("sizes", zero[i]);
     }
-    assert_refused(&g, "sizes", "1M,1000K", "\"1M\" and \"1000K\" are the same size");
-    assert_refused(&g, "sizes", "all,5M,all", "are the same size");
-    assert_refused(&g, "sizes", "1Mi,1048576", "are the same size");
-    assert_refused(&g, "sizes", ".5M", "cannot name a slice");
-    assert_refused(&g, "sizes", "+5M", "cannot name a slice");
-    assert_refused(&g, "vocab", "300,1000,300", "300 is given twice");
+    assert_refused(g, "sizes", "1M,1000K", "\"1M\" and \"1000K\" are the same size");
+    assert_refused(g, "sizes", "all,5M,all", "are the same size");
+    assert_refused(g, "sizes", "1Mi,1048576", "are the same size");
+    assert_refused(g, "sizes", ".5M", "cannot name a slice");
+    assert_refused(g, "sizes", "+5M", "cannot name a slice");
+    assert_refused(g, "vocab", "300,1000,300", "300 is given twice");
     char err[256];
-    assert_true(grid_set(&g, "sizes", "0.5,0.5K,5M,all", true, err, sizeof err));
-    assert_int_equal(g.sizes.n, 4);
-    assert_int_equal(g.sizes.items[0].bytes, 1); /* 0.5 rounds up to one byte */
-    assert_int_equal(g.sizes.items[1].bytes, 500);
+    assert_true(grid_set(g, "sizes", "0.5,0.5K,5M,all", true, err, sizeof err));
+    assert_int_equal(g->sizes.n, 4);
+    assert_int_equal(g->sizes.items[0].bytes, 1); /* 0.5 rounds up to one byte */
+    assert_int_equal(g->sizes.items[1].bytes, 500);
     /* A denormal limit would go into results.json, which refuses it. */
-    assert_refused(&g, "time-limit", "1e-320", "expected seconds");
-    assert_true(grid_set(&g, "time-limit", "1e-300", true, err, sizeof err));
-    assert_refused(&g, "threads", "0", "thread counts from 1");
-    assert_refused(&g, "threads", "2,x", "thread counts from 1");
-    assert_refused(&g, "threads", "1,,2", "thread counts from 1");
-    assert_refused(&g, "threads", "", "the list is empty");
-    assert_true(grid_set(&g, "threads", "3,1,all,1", true, err, sizeof err));
-    assert_true(g.n_threads >= 2 && g.n_threads <= 3); /* all may be 1 or 3 */
-    assert_int_equal(g.threads[0], 1);
-    for (size_t i = 1; i < g.n_threads; i++)
-        assert_true(g.threads[i] > g.threads[i - 1]);
-    grid_free(&g);
+    assert_refused(g, "time-limit", "1e-320", "expected seconds");
+    assert_true(grid_set(g, "time-limit", "1e-300", true, err, sizeof err));
+    assert_refused(g, "threads", "0", "thread counts from 1");
+    assert_refused(g, "threads", "2,x", "thread counts from 1");
+    assert_refused(g, "threads", "1,,2", "thread counts from 1");
+    assert_refused(g, "threads", "", "the list is empty");
+    assert_true(grid_set(g, "threads", "3,1,all,1", true, err, sizeof err));
+    assert_true(g->n_threads >= 2 && g->n_threads <= 3); /* all may be 1 or 3 */
+    assert_int_equal(g->threads[0], 1);
+    for (size_t i = 1; i < g->n_threads; i++)
+        assert_true(g->threads[i] > g->threads[i - 1]);
 }
 
 /* counting: strategies from the registry (count.h), kept in the order given
@@ -126,28 +134,25 @@ static void sizes_must_be_real_and_distinct(void **state)
  * is every strategy; the default is count_strategy_default. */
 static void counting_is_a_list_of_strategies(void **state)
 {
-    (void)state;
-    bench_grid g;
-    assert_true(grid_init(&g));
-    assert_int_equal(g.n_counting, 1);
-    assert_ptr_equal(g.counting[0], count_strategy_default());
+    bench_grid *g = *state;
+    assert_int_equal(g->n_counting, 1);
+    assert_ptr_equal(g->counting[0], count_strategy_default());
     static const char *const bad[] = {"", "fast", "Serial", "serial,", ",serial", "serial,,dedup",
                                       "serial,all", "all,serial", "serial dedup", "parallel;id"};
     for (size_t i = 0; i < N(bad); i++) {
-        assert_refused(&g, "counting", bad[i], "expected comma-separated counting strategies");
-        assert_int_equal(g.n_counting, 1); /* a refused value changes nothing */
+        assert_refused(g, "counting", bad[i], "expected comma-separated counting strategies");
+        assert_int_equal(g->n_counting, 1); /* a refused value changes nothing */
     }
     char err[256];
-    assert_true(grid_set(&g, "counting", "dedup,serial,dedup", true, err, sizeof err));
-    assert_int_equal(g.n_counting, 2);
-    assert_string_equal(g.counting[0]->name, "dedup");
-    assert_string_equal(g.counting[1]->name, "serial");
-    assert_true(grid_set(&g, "counting", "all", true, err, sizeof err));
+    assert_true(grid_set(g, "counting", "dedup,serial,dedup", true, err, sizeof err));
+    assert_int_equal(g->n_counting, 2);
+    assert_string_equal(g->counting[0]->name, "dedup");
+    assert_string_equal(g->counting[1]->name, "serial");
+    assert_true(grid_set(g, "counting", "all", true, err, sizeof err));
     size_t n = 0;
     for (; count_strategies[n]; n++)
-        assert_ptr_equal(g.counting[n], count_strategies[n]);
-    assert_int_equal(g.n_counting, n);
-    grid_free(&g);
+        assert_ptr_equal(g->counting[n], count_strategies[n]);
+    assert_int_equal(g->n_counting, n);
 }
 
 /* Every value the command line refuses, a config line refuses with the
@@ -184,21 +189,19 @@ static void config_lines_are_checked_like_the_command_line(void **state)
 /* A NUL byte in a line, a directory, a huge file: refused, naming them. */
 static void odd_config_files_are_refused(void **state)
 {
-    (void)state;
-    bench_grid g;
-    assert_true(grid_init(&g));
+    bench_grid *g = *state;
     char err[512];
     static const char nul[] = "vocab = 300\ncorpus = a=b\0c\nrepeats = 2\n";
-    assert_false(grid_parse_config(&g, nul, sizeof nul - 1, "nul.conf", err, sizeof err));
+    assert_false(grid_parse_config(g, nul, sizeof nul - 1, "nul.conf", err, sizeof err));
     assert_string_equal(err, "nul.conf:2: a NUL byte at column 13; a config file is text");
     static const char nul_comment[] = "# \0 in a comment\n";
-    assert_false(grid_parse_config(&g, nul_comment, sizeof nul_comment - 1, "c.conf", err,
+    assert_false(grid_parse_config(g, nul_comment, sizeof nul_comment - 1, "c.conf", err,
                                    sizeof err));
     assert_non_null(strstr(err, "c.conf:1: a NUL byte"));
 
     char dir[] = "/tmp/bpebench-grid-XXXXXX", path[PATH_MAX];
     assert_non_null(mkdtemp(dir));
-    assert_false(grid_load_config(&g, dir, err, sizeof err));
+    assert_false(grid_load_config(g, dir, err, sizeof err));
     assert_non_null(strstr(err, "is a directory"));
     assert_non_null(strstr(err, dir));
     snprintf(path, sizeof path, "%s/big.conf", dir);
@@ -207,13 +210,12 @@ static void odd_config_files_are_refused(void **state)
     memset(big, '#', (1 << 20) + 1);
     test_write_file(path, big, (1 << 20) + 1);
     free(big);
-    assert_false(grid_load_config(&g, path, err, sizeof err));
+    assert_false(grid_load_config(g, path, err, sizeof err));
     assert_non_null(strstr(err, "larger than 1048576 bytes"));
     snprintf(path, sizeof path, "%s/missing.conf", dir);
-    assert_false(grid_load_config(&g, path, err, sizeof err));
+    assert_false(grid_load_config(g, path, err, sizeof err));
     assert_non_null(strstr(err, "missing.conf: cannot open"));
     test_remove_tree(dir);
-    grid_free(&g);
 }
 
 /* grid_to_config: the default grid and a grid using every key read back as
@@ -317,23 +319,20 @@ static void bench_refuses_hostile_corpus_names(void **state)
 /* pretokenizer: lexer (the default), pcre2, or both, in the order given. */
 static void pretokenizer_is_lexer_pcre2_or_both(void **state)
 {
-    (void)state;
-    bench_grid g;
-    assert_true(grid_init(&g));
-    assert_int_equal(g.n_pretokenizers, 1);
-    assert_int_equal(g.pretokenizers[0], PRETOK_LEXER);
+    bench_grid *g = *state;
+    assert_int_equal(g->n_pretokenizers, 1);
+    assert_int_equal(g->pretokenizers[0], PRETOK_LEXER);
     static const char *const bad[] = {"", "regex", "lexer,", ",pcre2", "pcre2,lexer,x", "PCRE2",
                                       "lexer pcre2"};
     for (size_t i = 0; i < N(bad); i++) {
-        assert_refused(&g, "pretokenizer", bad[i], "expected lexer, pcre2 or lexer,pcre2");
-        assert_int_equal(g.n_pretokenizers, 1);
+        assert_refused(g, "pretokenizer", bad[i], "expected lexer, pcre2 or lexer,pcre2");
+        assert_int_equal(g->n_pretokenizers, 1);
     }
     char err[256];
-    assert_true(grid_set(&g, "pretokenizer", "pcre2,lexer,pcre2", true, err, sizeof err));
-    assert_int_equal(g.n_pretokenizers, 2);
-    assert_int_equal(g.pretokenizers[0], PRETOK_PCRE2);
-    assert_int_equal(g.pretokenizers[1], PRETOK_LEXER);
-    grid_free(&g);
+    assert_true(grid_set(g, "pretokenizer", "pcre2,lexer,pcre2", true, err, sizeof err));
+    assert_int_equal(g->n_pretokenizers, 2);
+    assert_int_equal(g->pretokenizers[0], PRETOK_PCRE2);
+    assert_int_equal(g->pretokenizers[1], PRETOK_LEXER);
 }
 
 /* min-frequency is a whole number, recorded in the grid; a grid with an
@@ -341,35 +340,35 @@ static void pretokenizer_is_lexer_pcre2_or_both(void **state)
  * not stop where the trainers do). */
 static void min_frequency_is_a_whole_number_without_externals(void **state)
 {
-    (void)state;
-    bench_grid g;
-    assert_true(grid_init(&g));
-    assert_int_equal(g.min_frequency, 0);
+    bench_grid *g = *state;
+    assert_int_equal(g->min_frequency, 0);
     static const char *const bad[] = {"", "x", "-1", "1.5", "10 ", "99999999999999999999"};
     for (size_t i = 0; i < N(bad); i++)
-        assert_refused(&g, "min-frequency", bad[i], "is not a whole number");
+        assert_refused(g, "min-frequency", bad[i], "is not a whole number");
     char err[512];
-    assert_true(grid_set(&g, "min-frequency", "10", true, err, sizeof err));
-    assert_int_equal(g.min_frequency, 10);
-    assert_refused(&g, "external", "mine=true", "is not told of it");
-    grid_free(&g);
-    assert_true(grid_init(&g));
-    assert_true(grid_set(&g, "external", "mine=true", true, err, sizeof err));
-    assert_refused(&g, "min-frequency", "10", "is not told of it");
-    grid_free(&g);
+    assert_true(grid_set(g, "min-frequency", "10", true, err, sizeof err));
+    assert_int_equal(g->min_frequency, 10);
+    assert_refused(g, "external", "mine=true", "is not told of it");
+    grid_free(g);
+    assert_true(grid_init(g));
+    assert_true(grid_set(g, "external", "mine=true", true, err, sizeof err));
+    assert_refused(g, "min-frequency", "10", "is not told of it");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(corpus_names_must_be_safe),
-        cmocka_unit_test(sizes_must_be_real_and_distinct),
-        cmocka_unit_test(counting_is_a_list_of_strategies),
-        cmocka_unit_test(pretokenizer_is_lexer_pcre2_or_both),
+        cmocka_unit_test_setup_teardown(corpus_names_must_be_safe, grid_setup, grid_teardown),
+        cmocka_unit_test_setup_teardown(sizes_must_be_real_and_distinct, grid_setup, grid_teardown),
+        cmocka_unit_test_setup_teardown(counting_is_a_list_of_strategies,
+                                        grid_setup, grid_teardown),
+        cmocka_unit_test_setup_teardown(pretokenizer_is_lexer_pcre2_or_both,
+                                        grid_setup, grid_teardown),
         cmocka_unit_test(config_lines_are_checked_like_the_command_line),
-        cmocka_unit_test(odd_config_files_are_refused),
+        cmocka_unit_test_setup_teardown(odd_config_files_are_refused, grid_setup, grid_teardown),
         cmocka_unit_test(the_config_writer_round_trips),
-        cmocka_unit_test(min_frequency_is_a_whole_number_without_externals),
+        cmocka_unit_test_setup_teardown(min_frequency_is_a_whole_number_without_externals,
+                                        grid_setup, grid_teardown),
         cmocka_unit_test(bench_refuses_hostile_corpus_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

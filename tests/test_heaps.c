@@ -13,17 +13,6 @@
 #include "testutil.h"
 
 #include <stdlib.h>
-#include <string.h>
-
-/* The value of a counter, by name. */
-static uint64_t counter(const bpe_trainer *t, const bpe_result *r, const char *name)
-{
-    for (int i = 0; t->counter_names[i]; i++)
-        if (strcmp(t->counter_names[i], name) == 0)
-            return r->counters.value[i];
-    fail_msg("%s has no counter %s", t->name, name);
-    return 0;
-}
 
 /* Trains `name` and naive on the table to the end; asserts equal merges
  * (bytes, counts, A_i). The caller frees *r. */
@@ -139,7 +128,7 @@ static void heap_compacts_mid_run_and_matches_naive(void **state)
     train_matching_naive("heap", &tw.table, &r);
     assert_int_equal(r.n_merges, sizeof bytes - 1);
     /* One rebuild when the last pair goes; at least one more on the way. */
-    assert_true(counter(bpe_trainer_find("heap"), &r, "compactions") >= 2);
+    assert_true(test_counter(bpe_trainer_find("heap"), &r, "compactions") >= 2);
     bpe_result_free(&r);
     test_words_free(&tw);
 }
@@ -157,11 +146,11 @@ static void stale_entries_are_repaired_and_match_naive(void **state)
     test_words_init(&tw, N(words), words, counts);
     bpe_result r;
     train_matching_naive("heap", &tw.table, &r);
-    assert_true(counter(bpe_trainer_find("heap"), &r, "stale_pops") > 0);
+    assert_true(test_counter(bpe_trainer_find("heap"), &r, "stale_pops") > 0);
     bpe_result_free(&r);
     train_matching_naive("linked-list", &tw.table, &r);
-    assert_true(counter(bpe_trainer_find("linked-list"), &r, "dirty_applied") > 0);
-    assert_true(counter(bpe_trainer_find("linked-list"), &r, "stale_occurrences") > 0);
+    assert_true(test_counter(bpe_trainer_find("linked-list"), &r, "dirty_applied") > 0);
+    assert_true(test_counter(bpe_trainer_find("linked-list"), &r, "stale_occurrences") > 0);
     bpe_result_free(&r);
     test_words_free(&tw);
 }

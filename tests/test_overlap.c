@@ -7,75 +7,48 @@
  * particular order, so they must recover the left-to-right result; trainers
  * that update counts per occurrence must not charge a pair between two
  * adjacent merges twice. Every case is run over every registered trainer:
- * a few are checked by hand, the rest against naive — merges, counts, A_i
- * and the early stop.
+ * a few are checked by hand, the rest against naive on every thread count —
+ * merges, counts, A_i and the early stop.
  */
 #include "testutil.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #define UNTIL_EXHAUSTED 1000000u
 
-/* Trains every registered trainer on the table, to the end, and asserts each
- * run equals naive's: same merges with the same counts, same A_i, same stop. */
-static void check_against_naive(const bpe_words *words, uint64_t max_merges)
-{
-    const bpe_trainer *naive = bpe_trainer_find("naive");
-    assert_non_null(naive);
-    bpe_result ref;
-    const bpe_config config = {.max_merges = max_merges, .threads = 1};
-    assert_int_equal(bpe_train(naive, words, &config, NULL, &ref), BPE_OK);
-    for (const bpe_trainer *const *t = bpe_trainers; *t; t++) {
-        bpe_result r;
-        assert_int_equal(bpe_train(*t, words, &config, NULL, &r), BPE_OK);
-        char why[512];
-        if (first_merge_difference(&ref, &r, why, sizeof why) >= 0)
-            fail_msg("%s vs naive: %s", (*t)->name, why);
-        for (size_t i = 0; i < r.n_merges; i++)
-            if (r.merges[i].words_affected != ref.merges[i].words_affected)
-                fail_msg("%s: merge %zu has A_i = %llu, naive %llu", (*t)->name, i,
-                         (unsigned long long)r.merges[i].words_affected,
-                         (unsigned long long)ref.merges[i].words_affected);
-        assert_int_equal(r.exhausted, ref.exhausted);
-        bpe_result_free(&r);
-    }
-    bpe_result_free(&ref);
-}
-
-/* Same, for a table given as C strings and counts. */
+/* Trains every registered trainer on n (string, count) pairs, on every
+ * thread count, to the end, and asserts each run equals naive's: same merges
+ * with the same counts, same A_i, same stop (and the same work on every
+ * thread count). */
 static void check_strings(size_t n, const char *const *strings, const uint64_t *counts)
 {
     test_words tw;
     test_words_init(&tw, n, strings, counts);
-    check_against_naive(&tw.table, UNTIL_EXHAUSTED);
+    assert_every_trainer_matches_naive(&tw.table, UNTIL_EXHAUSTED, strings[0]);
     test_words_free(&tw);
 }
 
-/* Hand-checked: "aaaaaaa" (7 a's). (a,a) occurs 6 times → [aa,aa,aa,a].
- * Then (aa,aa)=2 beats (aa,a)=1 → [aaaa,aa,a]. Then (aaaa,aa)=1 and (aa,a)=1
- * tie and "aaaa" > "aa" → [aaaaaa,a]. Last (aaaaaa,a)=1. */
-static void run_of_seven_by_hand(void **state)
+/* Runs checked by hand: one word each, every trainer trained to the end. */
+static void runs_checked_by_hand(void **state)
 {
     (void)state;
-    const char *words[] = {"aaaaaaa"};
-    const uint64_t counts[] = {1};
-    const test_merge expected[] = {
-        {"a", "a", 6}, {"aa", "aa", 2}, {"aaaa", "aa", 1}, {"aaaaaa", "a", 1}};
-    assert_every_trainer_merges(N(words), words, counts, UNTIL_EXHAUSTED, expected, N(expected));
-}
-
-/* Hand-checked: "aaabaaa" ×3. (a,a)=3·4=12 → [aa,a,b,aa,a]. Then (aa,a)=6
- * → [aaa,b,aaa]. Then (aaa,b)=3 and (b,aaa)=3 tie, "b" > "aaa" → [aaa,baaa].
- * Last (aaa,baaa)=3. */
-static void two_runs_around_b_by_hand(void **state)
-{
-    (void)state;
-    const char *words[] = {"aaabaaa"};
-    const uint64_t counts[] = {3};
-    const test_merge expected[] = {
-        {"a", "a", 12}, {"aa", "a", 6}, {"b", "aaa", 3}, {"aaa", "baaa", 3}};
-    assert_every_trainer_merges(N(words), words, counts, UNTIL_EXHAUSTED, expected, N(expected));
+    static const struct {
+        const char *word;       /* the table's one word */
+        uint64_t count;         /* its count */
+        test_merge expected[4]; /* every merge, to the end */
+    } cases[] = {
+        /* 7 a's. (a,a) occurs 6 times → [aa,aa,aa,a]. Then (aa,aa)=2 beats
+         * (aa,a)=1 → [aaaa,aa,a]. Then (aaaa,aa)=1 and (aa,a)=1 tie and
+         * "aaaa" > "aa" → [aaaaaa,a]. Last (aaaaaa,a)=1. */
+        {"aaaaaaa", 1, {{"a", "a", 6}, {"aa", "aa", 2}, {"aaaa", "aa", 1}, {"aaaaaa", "a", 1}}},
+        /* ×3. (a,a)=3·4=12 → [aa,a,b,aa,a]. Then (aa,a)=6 → [aaa,b,aaa]. Then
+         * (aaa,b)=3 and (b,aaa)=3 tie, "b" > "aaa" → [aaa,baaa]. Last
+         * (aaa,baaa)=3. */
+        {"aaabaaa", 3, {{"a", "a", 12}, {"aa", "a", 6}, {"b", "aaa", 3}, {"aaa", "baaa", 3}}},
+    };
+    for (size_t i = 0; i < N(cases); i++)
+        assert_every_trainer_merges(1, &cases[i].word, &cases[i].count, UNTIL_EXHAUSTED,
+                                    cases[i].expected, N(cases[i].expected));
 }
 
 /* One word, a run of k a's, for k = 1 … 12, each trained to the end. */
@@ -139,8 +112,7 @@ static void runs_of_merged_tokens(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(run_of_seven_by_hand),
-        cmocka_unit_test(two_runs_around_b_by_hand),
+        cmocka_unit_test(runs_checked_by_hand),
         cmocka_unit_test(single_runs_one_to_twelve),
         cmocka_unit_test(all_runs_together_with_counts),
         cmocka_unit_test(mixed_runs),

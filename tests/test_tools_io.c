@@ -630,6 +630,27 @@ static void bench(const bench_paths *p, const char *out, const char *const *extr
     run(args, limits, r);
 }
 
+/* Options bench must refuse as bad usage, and words its message must hold. */
+typedef struct {
+    const char *args[5]; /* added to bench()'s command line, NULL after the last */
+    const char *words;   /* what the one-line message must contain */
+} bad_bench_case;
+
+/* Runs bench with each case's options: every run must exit 2 with a one-line
+ * message holding the case's words, and leave no p->out and no `absent`. */
+static void assert_bench_refuses(const bench_paths *p, const bad_bench_case *cases, size_t n,
+                                 const char *absent)
+{
+    for (size_t i = 0; i < n; i++) {
+        run_result r;
+        bench(p, p->out, cases[i].args, NULL, &r);
+        assert_exit(&r, 2, cases[i].args[0]);
+        assert_message(&r, cases[i].words);
+        assert_false(exists(p->out));
+        assert_false(exists(absent));
+    }
+}
+
 /* Starts bench with naive alone at the vocab sizes `vocab` on a corpus on
  * which V = 2000 takes seconds (replacing p's), and waits until `ready`
  * exists. */
@@ -652,23 +673,14 @@ static pid_t start_slow_bench(const bench_paths *p, const char *vocab, const cha
  * found before --out is created or any run starts. */
 static void bench_checks_the_pretokenizer_first(void **state)
 {
-    static const struct {
-        const char *args[5];
-        const char *words;
-    } cases[] = {
+    static const bad_bench_case cases[] = {
         {{"--pattern", "(", NULL}, "offset"},
         {{"--pattern", "\\p{Nope}", NULL}, "--pattern"},
         {{"--special-token", "", NULL}, "--special-token"},
         {{"--special-token", "<s>", "--special-token", "<s>", NULL}, "twice"},
     };
     bench_paths *p = *state;
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        run_result r;
-        bench(p, p->out, cases[i].args, NULL, &r);
-        assert_exit(&r, 2, "bench with a bad pretokenizer setting");
-        assert_message(&r, cases[i].words);
-        assert_false(exists(p->out));
-    }
+    assert_bench_refuses(p, cases, N(cases), p->out);
 }
 
 /* A new --out (two levels) goes again when bench dies before results.json
@@ -714,10 +726,7 @@ static void bench_refuses_bad_values(void **state)
     memset(long_dir, 'd', PATH_MAX - 6);
     long_dir[0] = '/';
     long_dir[PATH_MAX - 6] = '\0';
-    const struct {
-        const char *args[5];
-        const char *words;
-    } cases[] = {
+    const bad_bench_case cases[] = {
         {{"--profile", "c@all:300:heap:extra", NULL}, "--profile"},
         {{"--profile", "c@all::300", NULL}, "--profile"},
         {{"--profile", "c@all:300x", NULL}, "--profile"},
@@ -728,14 +737,7 @@ static void bench_refuses_bad_values(void **state)
         {{"--data-dir", long_dir, "--corpus", "c=rel.txt", NULL}, "longer than"},
         {{"--corpus", fifo_arg, NULL}, "not a regular file"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        run_result r;
-        bench(p, p->out, cases[i].args, NULL, &r);
-        assert_exit(&r, 2, cases[i].args[1]);
-        assert_message(&r, cases[i].words);
-        assert_false(exists(p->out));
-        assert_false(exists(long_top));
-    }
+    assert_bench_refuses(p, cases, N(cases), long_top);
 }
 
 /* The corpus changes between the cells: bench stops with a message naming

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Runs `bpebench args...` in root and fails unless it succeeds having made
  * every merge asked for (no early stop: the corpus has pairs enough). */
@@ -287,7 +288,8 @@ static void init_from_gpt2_files(void **state)
 }
 
 /* A FROM with another pattern or other special tokens, or more tokens than
- * V: one line, exit 2, nothing written; --force takes the first two. */
+ * V: one line, exit 2, nothing written; --force takes the first two. A FROM
+ * that is a FIFO is refused at once (exit 1), not waited on for a writer. */
 static void init_refusals(void **state)
 {
     (void)state;
@@ -320,6 +322,14 @@ static void init_refusals(void **state)
     char *json = test_file_contents(out, "tiktoken.json");
     assert_non_null(strstr(json, "\"init_forced\""));
     free(json);
+    char fifo[PATH_MAX];
+    snprintf(fifo, sizeof fifo, "%s/fifo", root);
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    const char *from_fifo[] = {"train", "--quiet", "--vocab-size", "400", "--init", "fifo",
+                               "--out", "out2", "in.txt", NULL};
+    test_output r = test_run_bpebench(from_fifo, root, &(test_limits){.alarm_s = 20});
+    assert_one_line_error(&r, 1, "--init fifo: is a FIFO");
+    test_output_free(&r);
     test_remove_tree(root);
 }
 

@@ -26,6 +26,17 @@ void test_write_slow_corpus(const char *path)
 
 const size_t test_fuzz_chunk_sizes[8] = {1, 2, 3, 5, 8, 13, 64, 4096};
 
+test_fuzz_input test_fuzz_read_input(const uint8_t *data, size_t size)
+{
+    uint8_t first = size ? data[0] : 0;
+    return (test_fuzz_input){.mode = first & 1,
+                             .chunk = test_fuzz_chunk_sizes[(first >> 1) & 7],
+                             .set = (first >> 4) & 3,
+                             .pattern = first >> 6,
+                             .text = size ? data + 1 : data,
+                             .len = size ? size - 1 : 0};
+}
+
 static const char *const no_specials[] = {NULL};
 
 static const char *const eot[] = {"<|endoftext|>"};

@@ -24,6 +24,26 @@ typedef struct {
 
 extern const test_special_set test_fuzz_special_sets[4];
 
+/* A pretokenizer fuzzer's input: byte 0 picks the configuration (bit 0 the
+ * UTF-8 mode, bits 1–3 the chunk size, bits 4–5 the special tokens, bits
+ * 6–7 the pattern), the rest is the text. */
+typedef struct {
+    unsigned mode;       /* 0: invalid UTF-8 is an error; 1: kept as bytes */
+    size_t chunk;        /* bytes fed at a time, from test_fuzz_chunk_sizes */
+    unsigned set;        /* the special tokens: an index into test_fuzz_special_sets */
+    unsigned pattern;    /* 0 to 3: an index into the fuzzer's own patterns */
+    const uint8_t *text; /* the text, in the fuzzer's input */
+    size_t len;          /* its length */
+} test_fuzz_input;
+
+/* libFuzzer's data read as a pretokenizer fuzzer's input; empty data reads
+ * as byte 0 = 0 and an empty text. */
+test_fuzz_input test_fuzz_read_input(const uint8_t *data, size_t size);
+
+/* Every fuzzer's entry point, as libFuzzer calls it (one input per call;
+ * the return value must be 0). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 /* Random text of about `len` bytes from atoms[0, n_atoms) (a fixed seed
  * gives a fixed text); atoms that do not start with a valid UTF-8
  * character are drawn but skipped unless `invalid`. malloc'd; *out_len

@@ -62,6 +62,15 @@ static bool token_equals(const bpe_vocab *vx, bpe_token x, const bpe_vocab *vy, 
            memcmp(bpe_vocab_bytes(vx, x), bpe_vocab_bytes(vy, y), vx->len[x]) == 0;
 }
 
+uint64_t test_counter(const bpe_trainer *t, const bpe_result *r, const char *name)
+{
+    for (int i = 0; t->counter_names[i]; i++)
+        if (strcmp(t->counter_names[i], name) == 0)
+            return r->counters.value[i];
+    fail_msg("%s has no counter %s", t->name, name);
+    return 0;
+}
+
 long first_merge_difference(const bpe_result *x, const bpe_result *y, char *why, size_t why_len)
 {
     size_t n = x->n_merges < y->n_merges ? x->n_merges : y->n_merges;
@@ -187,6 +196,19 @@ void assert_runs_match_reference(const bpe_trainer *trainer, const bpe_words *wo
         bpe_result_free(&got);
     }
     bpe_result_free(&one_thread);
+}
+
+void assert_every_trainer_matches_naive(const bpe_words *words, uint64_t max_merges,
+                                        const char *label)
+{
+    const bpe_trainer *naive = bpe_trainer_find("naive");
+    assert_non_null(naive);
+    const bpe_config config = {.max_merges = max_merges, .threads = 1};
+    bpe_result want;
+    assert_int_equal(bpe_train(naive, words, &config, NULL, &want), BPE_OK);
+    for (const bpe_trainer *const *t = bpe_trainers; *t; t++)
+        assert_runs_match_reference(*t, words, max_merges, &want, "naive", label);
+    bpe_result_free(&want);
 }
 
 void assert_merges_equal(const bpe_trainer *trainer, const bpe_words *words, uint64_t max_merges,

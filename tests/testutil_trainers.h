@@ -43,6 +43,10 @@ void assert_every_trainer_merges(size_t n, const char *const *words, const uint6
                                  uint64_t max_merges, const test_merge *expected,
                                  size_t n_expected);
 
+/* The value of t's counter called `name` in r (a run of t); fails the test
+ * when t has no such counter. */
+uint64_t test_counter(const bpe_trainer *t, const bpe_result *r, const char *name);
+
 /*
  * Compares two results merge by merge (bytes and counts). Returns -1 when they
  * are equal, else the index of the first difference, and describes it in
@@ -73,6 +77,13 @@ extern const unsigned test_thread_counts[4];
 void assert_runs_match_reference(const bpe_trainer *trainer, const bpe_words *words,
                                  uint64_t max_merges, const bpe_result *reference,
                                  const char *reference_name, const char *label);
+
+/* Trains `words` with every trainer on every thread count and fails, naming
+ * `label`, the trainer, the threads and the first difference, unless each run
+ * equals naive's on one thread and counts the work of the trainer's 1-thread
+ * run (assert_runs_match_reference). */
+void assert_every_trainer_matches_naive(const bpe_words *words, uint64_t max_merges,
+                                        const char *label);
 
 /* Counts the words of a word-safe prefix of `bytes` bytes of `path` (a file
  * or directory under $BPE_DATA, default build/data) with the default

@@ -56,22 +56,13 @@ static bool invisible_code_point(uint32_t cp)
 /* The escape of one control or invalid byte, in buf (at least 5 bytes). */
 static void escape_byte(uint8_t b, char *buf)
 {
-    switch (b) {
-    case '\n':
-        strcpy(buf, "\\n");
-        break;
-    case '\r':
-        strcpy(buf, "\\r");
-        break;
-    case '\t':
-        strcpy(buf, "\\t");
-        break;
-    case '\\':
-        strcpy(buf, "\\\\");
-        break;
-    default:
+    /* the bytes with a C escape of their own; the others have "" */
+    static const char named[][3] = {['\n'] = "\\n", ['\r'] = "\\r", ['\t'] = "\\t",
+                                    ['\\'] = "\\\\"};
+    if (b < sizeof named / sizeof *named && named[b][0])
+        strcpy(buf, named[b]);
+    else
         snprintf(buf, 5, "\\x%02X", b);
-    }
 }
 
 /* The escape of the character or byte at s[i] into piece (16 bytes);

@@ -427,31 +427,27 @@ static bool set_min_frequency(bench_grid *g, const char *value, char *err, size_
     return external_with_min_frequency(g, err, err_len);
 }
 
+/* The settings that one function of this file checks and stores. */
+static const struct {
+    const char *key; /* the setting's name */
+    bool (*set)(bench_grid *g, const char *value, char *err, size_t err_len); /* its setter */
+} setters[] = {
+    {"trainers", set_trainers}, {"external", add_external},     {"sizes", set_sizes},
+    {"vocab", set_vocab},       {"repeats", set_repeats},       {"threads", set_threads},
+    {"counting", set_counting}, {"pretokenizer", set_pretokenizers},
+    {"min-frequency", set_min_frequency},
+};
+
 bool grid_set(bench_grid *g, const char *key, const char *value, bool from_cli, char *err,
               size_t err_len)
 {
-    if (strcmp(key, "trainers") == 0)
-        return set_trainers(g, value, err, err_len);
+    for (size_t i = 0; i < sizeof setters / sizeof *setters; i++)
+        if (strcmp(key, setters[i].key) == 0)
+            return setters[i].set(g, value, err, err_len);
     if (strcmp(key, "corpus") == 0)
         return add_corpus(g, value, from_cli, err, err_len);
-    if (strcmp(key, "external") == 0)
-        return add_external(g, value, err, err_len);
-    if (strcmp(key, "sizes") == 0)
-        return set_sizes(g, value, err, err_len);
-    if (strcmp(key, "vocab") == 0)
-        return set_vocab(g, value, err, err_len);
-    if (strcmp(key, "repeats") == 0)
-        return set_repeats(g, value, err, err_len);
-    if (strcmp(key, "threads") == 0)
-        return set_threads(g, value, err, err_len);
-    if (strcmp(key, "counting") == 0)
-        return set_counting(g, value, err, err_len);
-    if (strcmp(key, "pretokenizer") == 0)
-        return set_pretokenizers(g, value, err, err_len);
     if (strcmp(key, "time-limit") == 0)
         return parse_seconds(key, value, false, &g->time_limit_s, err, err_len);
-    if (strcmp(key, "min-frequency") == 0)
-        return set_min_frequency(g, value, err, err_len);
     if (strcmp(key, "repeat-time") == 0)
         return parse_seconds(key, value, true, &g->repeat_time_s, err, err_len);
     char **slot = strcmp(key, "out") == 0        ? &g->out_dir

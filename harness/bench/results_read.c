@@ -330,16 +330,15 @@ static bool context_from_json(const cJSON *c, bench_context *ctx, char *err, siz
 {
     if (!cJSON_IsObject(c))
         return set_error(err, err_len, "field \"context\" is missing or not an object");
-    ctx->date = context_str(c, "date");
-    ctx->host = context_str(c, "host");
-    ctx->cpu = context_str(c, "cpu");
-    ctx->compiler = context_str(c, "compiler");
-    ctx->cflags = context_str(c, "cflags");
-    ctx->git_commit = context_str(c, "git_commit");
-    ctx->command = context_str(c, "command");
-    if (!ctx->date || !ctx->host || !ctx->cpu || !ctx->compiler || !ctx->cflags ||
-        !ctx->git_commit || !ctx->command)
-        return set_error(err, err_len, "out of memory");
+    /* the context's text fields, each under its key */
+    static const char *const keys[] = {"date",   "host",       "cpu",    "compiler",
+                                       "cflags", "git_commit", "command"};
+    char **const texts[] = {&ctx->date,   &ctx->host,       &ctx->cpu,    &ctx->compiler,
+                            &ctx->cflags, &ctx->git_commit, &ctx->command};
+    _Static_assert(sizeof keys / sizeof *keys == sizeof texts / sizeof *texts, "a key a field");
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (!(*texts[i] = context_str(c, keys[i])))
+            return set_error(err, err_len, "out of memory");
     const cJSON *cores = cJSON_GetObjectItemCaseSensitive(c, "cores");
     uint64_t n_cores = 0;
     if (cores && !whole_number(cores, "context.cores", INT_MAX, &n_cores, err, err_len))

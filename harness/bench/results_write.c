@@ -25,6 +25,15 @@ static bool attach(cJSON *obj, const char *key, cJSON *item)
     return true;
 }
 
+/* o when it was built whole; otherwise NULL, and the half-built o deleted. */
+static cJSON *whole_or_null(cJSON *o, bool whole)
+{
+    if (whole)
+        return o;
+    cJSON_Delete(o);
+    return NULL;
+}
+
 /* A JSON number that reads back as exactly v: the shortest of %.15g, %.16g
  * and %.17g that does. (cJSON's own printer keeps a 15-digit form that is
  * only within a relative DBL_EPSILON of v, so a time could come back one
@@ -67,31 +76,26 @@ static bool append_number(cJSON *array, double v)
 static cJSON *phase_summary_json(const bench_record *rec, int which)
 {
     cJSON *o = cJSON_CreateObject();
-    for (int p = 0; o && p < BENCH_PHASES; p++) {
+    bool ok = o != NULL;
+    for (int p = 0; ok && p < BENCH_PHASES; p++) {
         bench_summary s = bench_summarize(rec->reps, rec->n_reps, p);
-        double v = which == 0 ? s.median : which == 1 ? s.min : s.max;
-        if (!add_number(o, bench_phase_names[p], v)) {
-            cJSON_Delete(o);
-            return NULL;
-        }
+        ok = add_number(o, bench_phase_names[p],
+                        which == 0 ? s.median : which == 1 ? s.min : s.max);
     }
-    return o;
+    return whole_or_null(o, ok);
 }
 
 static cJSON *times_json(const bench_record *rec)
 {
     cJSON *o = cJSON_CreateObject();
-    for (int p = 0; o && p < BENCH_PHASES; p++) {
+    bool ok = o != NULL;
+    for (int p = 0; ok && p < BENCH_PHASES; p++) {
         cJSON *a = cJSON_AddArrayToObject(o, bench_phase_names[p]);
-        for (size_t i = 0; a && i < rec->n_reps; i++)
-            if (!append_number(a, bench_phase_seconds(&rec->reps[i], p)))
-                a = NULL;
-        if (!a) {
-            cJSON_Delete(o);
-            return NULL;
-        }
+        ok = a != NULL;
+        for (size_t i = 0; ok && i < rec->n_reps; i++)
+            ok = append_number(a, bench_phase_seconds(&rec->reps[i], p));
     }
-    return o;
+    return whole_or_null(o, ok);
 }
 
 static cJSON *profile_json(const bench_record *rec)
@@ -103,11 +107,7 @@ static cJSON *profile_json(const bench_record *rec)
         if (!append_number(secs, rec->profile_seconds[i]) ||
             !append_number(aff, (double)rec->profile_affected[i]))
             aff = NULL;
-    if (!aff) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return whole_or_null(o, aff != NULL);
 }
 
 /* ------------------------------------------------------------- the input */
@@ -182,11 +182,7 @@ cJSON *record_to_json(const bench_record *rec)
     ok = ok && record_add_input(o, rec) && record_add_counters(o, rec);
     if (ok && rec->n_profile > 0)
         ok = attach(o, "profile", profile_json(rec));
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return whole_or_null(o, ok);
 }
 
 static cJSON *context_to_json(const bench_context *c)
@@ -205,11 +201,7 @@ static cJSON *context_to_json(const bench_context *c)
     for (size_t i = 0; d && i < c->n_datasets; i++)
         if (!cJSON_AddStringToObject(d, c->datasets[i].path, c->datasets[i].sha256))
             d = NULL;
-    if (!d) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return whole_or_null(o, d != NULL);
 }
 
 char *results_to_string(const bench_results *r)

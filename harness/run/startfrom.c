@@ -11,13 +11,11 @@
 #include "input/wordtable.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 /* ===================================================== applying the merges */
 
@@ -102,21 +100,26 @@ void start_words_free(start_words *w)
 
 enum { MAX_FROM_BYTES = 1 << 30 }; /* a tokenizer file larger than this is refused */
 
-/* The whole of the file at path, NUL-terminated (free it); NULL with the reason. */
+/* The whole of the regular file at path, NUL-terminated (free it); NULL with
+ * the reason. A FIFO or device is refused before a byte is read
+ * (open_regular_file), so --init never waits on one. */
 static char *read_whole(const char *path, size_t *len, char *err, size_t err_len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        set_error(err, err_len, "--init %s: cannot read it: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+    char why[PATH_MAX + 256];
+    FILE *f = open_regular_file(path, "a tokenizer.json or a directory holding one", why,
+                                sizeof why);
+    if (!f) {
+        set_error(err, err_len, "--init %s", why);
         return NULL;
     }
+    int fd = fileno(f);
+    struct stat st;
     char *text = NULL;
-    if (!S_ISREG(st.st_mode) || st.st_size > MAX_FROM_BYTES)
-        set_error(err, err_len, "--init %s: not a regular file of at most 1 GiB; give a "
-                  "tokenizer.json or a directory holding one", path);
+    if (fstat(fd, &st) != 0)
+        set_error(err, err_len, "--init %s: cannot read it: %s", path, strerror(errno));
+    else if (st.st_size > MAX_FROM_BYTES)
+        set_error(err, err_len, "--init %s: larger than 1 GiB; give a tokenizer.json or a "
+                  "directory holding one", path);
     else if (!(text = malloc((size_t)st.st_size + 1)))
         set_error(err, err_len, "out of memory reading --init %s", path);
     else if (!read_full(fd, text, (size_t)st.st_size, len) || *len != (size_t)st.st_size) {
@@ -124,7 +127,7 @@ static char *read_whole(const char *path, size_t *len, char *err, size_t err_len
         free(text);
         text = NULL;
     }
-    close(fd);
+    fclose(f);
     if (text)
         text[*len] = '\0';
     return text;
