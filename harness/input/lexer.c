@@ -110,10 +110,6 @@ typedef struct {
     word_hasher hash;  /* the bytes taken since the pretoken's start */
 } scanner;
 
-/* The class of the code point at s[j] (L, N, S, O, or END / MORE past the
- * end) and its length in bytes in *width (0 past the end). The text is
- * valid UTF-8 (pretok.c checked it), so the sequence is decoded without
- * utf8_decode's checks. O(1). */
 /* The class of the code point that starts at s[0], whole and valid UTF-8
  * (pretok.c checked it), and its length in bytes in *width. It is decoded
  * without utf8_decode's checks. O(1). */
@@ -519,14 +515,20 @@ static inline uint8_t block_byte(const block_reader *r, unsigned k)
     return (uint8_t)(r->block >> (8 * k));
 }
 
+/* The fast path's rare cases, a code point past ASCII, are kept out of
+ * line: inlined, they make the functions that every pretoken runs too
+ * large for the compiler to inline those in turn, and every pretoken
+ * would pay a call. */
+#if defined(__GNUC__) || defined(__clang__)
+#define OUT_OF_LINE __attribute__((noinline))
+#else
+#define OUT_OF_LINE
+#endif
+
 /* The class of the code point that starts at place k (0 to 7) of the
  * current block; it may end past the block, but not past the text, which
- * holds only whole code points. Kept out of line: it is the rare case,
- * and inlined it would make the per-pretoken functions below too large
- * for the compiler to inline them in turn. O(1). */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((noinline))
-#endif
+ * holds only whole code points. O(1). */
+OUT_OF_LINE
 static char block_class(const block_reader *r, unsigned k)
 {
     size_t width;
@@ -588,15 +590,12 @@ static inline bool block_piece(const block_reader *r, int k, lexer_piece *piece)
 /* Whether a run of `run` ASCII spaces from place 0, stopped by a byte
  * ≥ 0x80, is settled here as below: not when the code point there is
  * whitespace (U+00A0 and others go on with the run), nor after one space
- * or tab, which may lead the pretoken after it (" “", gpt4's "\té").
- * Kept out of line, as block_class. */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((noinline))
-#endif
+ * or tab, which may lead the pretoken after it (" “", gpt4's "\té"). */
+OUT_OF_LINE
 static bool spaces_end_past_ascii(const block_reader *r, unsigned run)
 {
     uint8_t first = block_byte(r, 0);
-    return block_class(r, run) != 'S' && (run >= 2 || first == '\r' || first == '\n');
+    return (run >= 2 || first == '\r' || first == '\n') && block_class(r, run) != 'S';
 }
 
 /*
