@@ -259,6 +259,32 @@ static void valid_prefix_agrees_with_sequence_length(void **state)
             }
 }
 
+/* utf8_valid_prefix skips ASCII 16 and 8 bytes at a time: a byte ≥ 0x80
+ * (a valid é or an invalid 0xFF) at every place of ASCII texts of every
+ * length up to 40 bytes, and one more after it, must stop it where
+ * utf8_sequence_length does. */
+static void valid_prefix_finds_every_place_past_ascii(void **state)
+{
+    (void)state;
+    const uint8_t *seqs[] = {(const uint8_t *)"\xC3\xA9", (const uint8_t *)"\xFF"};
+    uint8_t text[48];
+    for (size_t len = 1; len <= 40; len++)
+        for (size_t at = 0; at < len; at++)
+            for (size_t k = 0; k < 2; k++)
+                for (size_t second = at; second < len; second += 7) {
+                    memset(text, 'a', len);
+                    memcpy(text + at, seqs[k], len - at < 2 ? 1 : strlen((const char *)seqs[k]));
+                    if (second > at + 2)
+                        text[second] = 0xC3; /* unfinished or followed by 'a': invalid */
+                    int stop, want_stop;
+                    size_t want = valid_prefix_by_sequences(text, len, &want_stop);
+                    size_t got = utf8_valid_prefix(text, len, &stop);
+                    if (got != want || stop != want_stop)
+                        fail_msg("%zu bytes, %zu at %zu, then %zu: %zu/%d, want %zu/%d", len, k,
+                                 at, second, got, stop, want, want_stop);
+                }
+}
+
 static void nul_bytes_are_text(void **state)
 {
     (void)state;
@@ -451,6 +477,7 @@ int main(void)
         cmocka_unit_test(invalid_utf8_is_an_error_by_default),
         cmocka_unit_test(invalid_utf8_as_bytes),
         cmocka_unit_test(valid_prefix_agrees_with_sequence_length),
+        cmocka_unit_test(valid_prefix_finds_every_place_past_ascii),
         cmocka_unit_test(nul_bytes_are_text),
         cmocka_unit_test(bad_pattern_reports_offset),
         cmocka_unit_test(bad_special_tokens_are_refused),

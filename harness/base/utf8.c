@@ -49,28 +49,51 @@ int utf8_sequence_length(const uint8_t *s, size_t avail)
     return len;
 }
 
+/* The high bit of each of the 8 bytes of a word. */
+#define HIGH_BITS 0x8080808080808080ull
+
+/* The 8 bytes at s as one word, whatever its alignment. */
+static inline uint64_t load8(const uint8_t *s)
+{
+    uint64_t v;
+    memcpy(&v, s, sizeof v);
+    return v;
+}
+
+/* How many bytes from s[0] are ASCII, to the first byte ≥ 0x80 or len: 16
+ * bytes at a time (two words, one test of both high bits), then the byte
+ * that stops the run found in the word by counting its trailing zeros,
+ * not by a loop over its bytes. O(run). */
+static size_t ascii_prefix(const uint8_t *s, size_t len)
+{
+    size_t i = 0;
+    while (i + 16 <= len && !((load8(s + i) | load8(s + i + 8)) & HIGH_BITS))
+        i += 16;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; i + 8 <= len; i += 8) { /* the first byte is the lowest */
+        uint64_t high = load8(s + i) & HIGH_BITS;
+        if (high)
+            return i + (size_t)__builtin_ctzll(high) / 8;
+    }
+#endif
+    while (i < len && s[i] < 0x80)
+        i++;
+    return i;
+}
+
 /* How many bytes from s[0] are valid UTF-8; *stop says why it stopped:
  * 0 at the end, -1 at an incomplete sequence that reaches the end, 1 at an
- * invalid byte. ASCII runs go 8 bytes at a time (and the ASCII before a
- * byte ≥ 0x80 in a tight loop), and the 2- and 3-byte sequences of most
- * scripts are checked in place, as utf8_sequence_length checks them (no
- * overlong form, no surrogate); anything else, and a sequence within 3
- * bytes of the end, is left to it. O(len). */
+ * invalid byte. ASCII runs go 16 bytes at a time (ascii_prefix), and the
+ * 2- and 3-byte sequences of most scripts are checked in place, as
+ * utf8_sequence_length checks them (no overlong form, no surrogate);
+ * anything else, and a sequence within 3 bytes of the end, is left to it.
+ * O(len). */
 size_t utf8_valid_prefix(const uint8_t *s, size_t len, int *stop)
 {
     size_t i = 0;
     while (i < len) {
-        if (i + 8 <= len) {
-            uint64_t eight;
-            memcpy(&eight, s + i, 8);
-            if ((eight & 0x8080808080808080ull) == 0) {
-                i += 8;
-                continue;
-            }
-            while (s[i] < 0x80) /* to the byte ≥ 0x80 among the eight */
-                i++;
-        } else if (s[i] < 0x80) {
-            i++;
+        if (s[i] < 0x80) {
+            i += ascii_prefix(s + i, len - i);
             continue;
         }
         uint8_t c = s[i], c1 = i + 3 <= len ? s[i + 1] : 0; /* 0: no room, see below */

@@ -18,7 +18,7 @@ int utf8_sequence_length(const uint8_t *s, size_t avail);
 
 /* How many bytes from s[0] are valid UTF-8; *stop says why it stopped: 0 at
  * the end, -1 at an unfinished sequence that reaches the end, 1 at an invalid
- * byte. ASCII goes 8 bytes at a time. O(len). */
+ * byte. ASCII goes 16 bytes at a time. O(len). */
 size_t utf8_valid_prefix(const uint8_t *s, size_t len, int *stop);
 
 /* Decodes the character at s[0, avail): returns its length (1–4) and sets

@@ -110,17 +110,11 @@ typedef struct {
     word_hasher hash;  /* the bytes taken since the pretoken's start */
 } scanner;
 
-/* The class of the code point at s[j] (L, N, S, O, or END / MORE past the
- * end) and its length in bytes in *width (0 past the end). The text is
- * valid UTF-8 (pretok.c checked it), so the sequence is decoded without
- * utf8_decode's checks. O(1). */
-static inline char class_at(const scanner *x, size_t j, size_t *width)
+/* The class of the code point that starts at s[0], whole and valid UTF-8
+ * (pretok.c checked it), and its length in bytes in *width. It is decoded
+ * without utf8_decode's checks. O(1). */
+static inline char code_point_class(const uint8_t *s, size_t *width)
 {
-    if (j >= x->len) {
-        *width = 0;
-        return x->open ? CLASS_MORE : CLASS_END;
-    }
-    const uint8_t *s = x->s + j;
     if (s[0] < 0x80) {
         *width = 1;
         return unicode_class_blocks[0][s[0]]; /* block 0 holds ASCII */
@@ -138,6 +132,17 @@ static inline char class_at(const scanner *x, size_t j, size_t *width)
         *width = 4;
     }
     return unicode_class(cp);
+}
+
+/* The class of the code point at s[j] (L, N, S, O, or END / MORE past the
+ * end) and its length in bytes in *width (0 past the end). O(1). */
+static inline char class_at(const scanner *x, size_t j, size_t *width)
+{
+    if (j >= x->len) {
+        *width = 0;
+        return x->open ? CLASS_MORE : CLASS_END;
+    }
+    return code_point_class(x->s + j, width);
 }
 
 /* The `width` (1 to 4) bytes at s, a code point's, as one little-endian
@@ -388,10 +393,14 @@ static bool gpt4_pretoken(scanner *x)
  * are picked by the same first one or two bytes; a run ends at the first
  * byte not marked; and the value, with the bytes past the pretoken masked
  * off, is the block the hash mixes, so the bytes are read once for both.
- * Whatever the fast path cannot settle alone — a byte ≥ 0x80 (é may go on
- * a run of letters), an apostrophe (a contraction), a whitespace run that
- * fills the 8 bytes, the last 8 bytes of the text — it leaves to the
- * states, from the pretoken's start.
+ * A run that stops at a byte ≥ 0x80 is settled here too when the code
+ * point that starts there is of another class, which one table read
+ * tells: a word before a curly quote (“ ” ’), a line break before one,
+ * as the Gutenberg books put around every quotation. Whatever the fast
+ * path cannot settle alone — a pretoken that starts past ASCII, a run that
+ * goes on past it (é in a run of letters), an apostrophe (a contraction),
+ * a whitespace run that fills the 8 bytes, the last 8 bytes of the text —
+ * it leaves to the states, from the pretoken's start.
  */
 
 #define EVERY_BYTE(b) (0x0101010101010101ull * (uint8_t)(b)) /* b in each of the 8 bytes */
@@ -506,13 +515,34 @@ static inline uint8_t block_byte(const block_reader *r, unsigned k)
     return (uint8_t)(r->block >> (8 * k));
 }
 
-/* The place of the byte that stops a run, from `stop`, its high bit and
- * those of the bytes after it in the current block; −1 when it is not
- * ASCII: the run may go on with a code point such as é. */
-static inline int run_stop(const block_reader *r, uint64_t stop)
+/* The fast path's rare cases, a code point past ASCII, are kept out of
+ * line: inlined, they make the functions that every pretoken runs too
+ * large for the compiler to inline those in turn, and every pretoken
+ * would pay a call. */
+#if defined(__GNUC__) || defined(__clang__)
+#define OUT_OF_LINE __attribute__((noinline))
+#else
+#define OUT_OF_LINE
+#endif
+
+/* The class of the code point that starts at place k (0 to 7) of the
+ * current block; it may end past the block, but not past the text, which
+ * holds only whole code points. O(1). */
+OUT_OF_LINE
+static char block_class(const block_reader *r, unsigned k)
+{
+    size_t width;
+    return code_point_class(r->s + r->at + r->taken + k, &width);
+}
+
+/* The place of the code point that stops a run of class `cls`, from
+ * `stop`, the high bit of its first byte and those of the bytes after it
+ * in the current block; −1 when it is past ASCII and of class `cls` all
+ * the same (é in a run of letters): the states go on with it. */
+static inline int run_stop(const block_reader *r, uint64_t stop, char cls)
 {
     unsigned k = first_marked_byte(stop);
-    return block_byte(r, k) & 0x80 ? -1 : (int)k;
+    return block_byte(r, k) & 0x80 && block_class(r, k) == cls ? -1 : (int)k;
 }
 
 /* ascii_run past a block full of the class: the blocks after it, each
@@ -528,20 +558,21 @@ static int ascii_run_on(block_reader *r, char cls)
         r->block = word_hash_load(r->s + r->at + r->taken);
         stop = ~ascii_of_class(r->block, cls) & HIGH_BITS;
     } while (stop == 0);
-    return run_stop(r, stop);
+    return run_stop(r, stop, cls);
 }
 
 /*
  * Runs over bytes of class `cls` from place `from` of the current block,
  * whose bytes of that class are `marked` (ascii_of_class), to the byte
  * that stops the run, block after block; returns its place in the current
- * block. −1 when that byte is not ASCII or the run reaches the text's last
- * 8 bytes: the states decide then. O(run).
+ * block. −1 when the code point there is past ASCII but of the run's class
+ * (run_stop) or the run reaches the text's last 8 bytes: the states decide
+ * then. O(run).
  */
 static inline int ascii_run(block_reader *r, char cls, uint64_t marked, unsigned from)
 {
     uint64_t stop = ~marked & HIGH_BITS & (~0ull << (8 * from));
-    return stop ? run_stop(r, stop) : ascii_run_on(r, cls);
+    return stop ? run_stop(r, stop, cls) : ascii_run_on(r, cls);
 }
 
 /* The pretoken ends before place k (0 to 7) of the current block: its end
@@ -556,10 +587,22 @@ static inline bool block_piece(const block_reader *r, int k, lexer_piece *piece)
     return true;
 }
 
+/* Whether a run of `run` ASCII spaces from place 0, stopped by a byte
+ * ≥ 0x80, is settled here as below: not when the code point there is
+ * whitespace (U+00A0 and others go on with the run), nor after one space
+ * or tab, which may lead the pretoken after it (" “", gpt4's "\té"). */
+OUT_OF_LINE
+static bool spaces_end_past_ascii(const block_reader *r, unsigned run)
+{
+    uint8_t first = block_byte(r, 0);
+    return (run >= 2 || first == '\r' || first == '\n') && block_class(r, run) != 'S';
+}
+
 /*
  * SPACES in one block: the run of ASCII whitespace from place 0 and the
- * byte after it, a non-space, both in the block; gpt4 (`up_to_newline`)
- * first ends at the run's last \r or \n. Else false (the states decide).
+ * code point after it, a non-space, both starting in the block; gpt4
+ * (`up_to_newline`) first ends at the run's last \r or \n. Else false
+ * (the states decide).
  */
 static inline bool ascii_spaces_piece(block_reader *r, bool up_to_newline, lexer_piece *piece)
 {
@@ -567,8 +610,8 @@ static inline bool ascii_spaces_piece(block_reader *r, bool up_to_newline, lexer
     if (stop == 0)
         return false;
     unsigned run = first_marked_byte(stop);
-    if (block_byte(r, run) & 0x80)
-        return false; /* U+00A0 and others may go on with the run */
+    if (block_byte(r, run) & 0x80 && !spaces_end_past_ascii(r, run))
+        return false;
     uint64_t newlines = low_bytes(ascii_newlines(r->block), run);
     if (up_to_newline && newlines) /* \s*[\r\n] */
         return block_piece(r, (int)last_marked_byte(newlines) + 1, piece);
