@@ -1043,6 +1043,12 @@ static void *worker_main(void *arg)
     }
 }
 
+/* Wakes the workers asleep, once `posted` has moved on. A worker counts
+ * itself in `sleepers`, then reads `posted`; the coordinator writes
+ * `posted`, then reads `sleepers`: both sequentially consistent, so that
+ * one of them sees the other's write (with a release store, the read of
+ * `sleepers` could pass it, and a worker falling asleep then would sleep
+ * through the job). */
 static void wake_workers(workers_state *s)
 {
     if (atomic_load(&s->sleepers) == 0)
@@ -1085,7 +1091,7 @@ static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
             *solo_below = lowered(*solo_below, SOLO_DRIFT);
     } else {
         uint64_t step = atomic_load(&s->posted) + 1;
-        atomic_store_explicit(&s->posted, step, memory_order_release);
+        atomic_store(&s->posted, step); /* sequentially consistent: wake_workers */
         wake_workers(s);
         unsigned taken = claim_and_run(s, 0, step);
         wait_parts(s, 0, parts, step);
