@@ -239,7 +239,8 @@ full-others:
 # train --estimate's 25% bound (tests/test_estimate.c) on the other shipped
 # corpora and on synthetic corpora of 1 M and 10 M distinct words as well
 # (30 MB and 300 MB, written by synth), and at V = 32000 on multilingual and
-# 1 M words: about six minutes on 2 cores, so not in `make test`.
+# 1 M words, and 10 M words for cache-aware (about 30 s more): about seven
+# minutes on 2 cores, so not in `make test`.
 .PHONY: test-estimate-large
 test-estimate-large: $(BUILD)/tests/test_estimate $(BUILD)/bpebench $(DATA)/.unpacked
 	BPE_ESTIMATE_LARGE=1 BPEBENCH=$(BUILD)/bpebench BPE_DATA=$(DATA) $(BUILD)/tests/test_estimate

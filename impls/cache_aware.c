@@ -37,16 +37,18 @@
  *      earlier words are rewritten.
  *   3. The pair record in its hash slot. One open-addressing table holds
  *      (key, count, list) in each 24-byte slot (pair_record): the probe that
- *      finds the key has found the count. It grows at 3/4 full. Where the
- *      pairs multiply, its slots are most of the trainer's memory: a corpus
- *      of 10 million distinct words (bpebench synth) ends V = 32000 with 11
- *      million live pairs, and a table that doubles at 5/8 doubles once more
- *      near the end, to 2^25 slots (805 MB), while at 3/4 it stays at 2^24.
- *      The probes pay for it, but little: with linear probing a lookup that
- *      finds its key reads ½(1 + 1/(1 − load)) slots on average (Knuth),
- *      2.5 at 3/4 and 1.8 at 5/8, an insert ½(1 + 1/(1 − load)²), 8.5 and
- *      4.1: a cache line or two either way. At 1/2 (pairmap.c's rule) the
- *      multilingual corpus's table too doubles once more near the end.
+ *      finds the key has found the count. Where the pairs multiply, its
+ *      slots are most of the trainer's memory (a corpus of 10 million
+ *      distinct words, bpebench synth, ends V = 32000 with 11 million live
+ *      pairs), so it is kept fuller than pairmap.c's table: it grows at 3/4
+ *      full, not 1/2, by half, not twice over, and in place (slots_grow).
+ *      So its memory follows the live pairs (4/3 to 2 slots each while they
+ *      multiply) instead of jumping by the table's size, and a growing
+ *      table is never resident beside its copy. The probes pay for it, but
+ *      little: with linear probing a lookup that finds its key reads
+ *      ½(1 + 1/(1 − load)) slots on average (Knuth), 2.5 at 3/4 and 1.5 at
+ *      1/2, an insert ½(1 + 1/(1 − load)²), 8.5 and 2.5: a cache line or
+ *      two either way.
  *   4. One cache line per neighbour token instead of a table lookup per count
  *      update. Every count a merge of (a, b) changes has one of four shapes:
  *      (x, a) and (b, y) lose, (x, ab) and (ab, y) are born. With a, b and ab
@@ -59,8 +61,8 @@
  *      pending deltas (pairmap.h) in place of the lines was slower than no
  *      batching at all: by then hashing, not missing, was the cost, and only
  *      direct indexing removes it.
- * The result: the merge loop in 0.54× heap's time, 122 MB peak against
- * 187 MB (multilingual, V = 32000, one thread, the median of 11 runs of
+ * The result: the merge loop in 0.54× heap's time, 93 MB peak against
+ * 175 MB (multilingual, V = 32000, one thread, the median of 11 runs of
  * each), F made once by
  *   build/bpebench count --out F build/data/multilingual
  *   build/bpebench train --trainer cache-aware --threads 1 --vocab-size 32000 --counts --out D F
@@ -129,6 +131,7 @@
 #define CELLS_PER_LINE 16 /* 32-bit cells in a 64-byte cache line */
 #define WORD_AHEAD 8      /* list entries ahead whose word (two lines) is prefetched */
 #define LOOKUP_AHEAD 8    /* pairs ahead whose table slot is prefetched when deltas are applied */
+#define TABLE_GROWTH 2    /* the pair table grows by 1/TABLE_GROWTH of its slots */
 
 enum { WORDS_TOUCHED, POSTINGS_STALE, PAIR_COUNT_UPDATES, HEAP_PUSHES, HEAP_POPS, STALE_POPS,
        COMPACTIONS };
@@ -147,9 +150,8 @@ typedef struct {
 /* The live pairs: open addressing, linear probing, records in the slots. */
 typedef struct {
     pair_record *slot; /* cap slots; owned */
-    size_t cap;        /* slots; a power of two */
+    size_t cap;        /* slots, at most 2^32 */
     size_t used;       /* occupied slots = live pairs P */
-    unsigned shift;    /* 64 − log2(cap): a hash's top bits name the home slot */
 } pair_slots;
 
 /* Every word where its tokens are: word w is WORD_HEAD cells — its current
@@ -206,18 +208,24 @@ static pair_record *record_at(const cache_state *s, size_t i)
     return &s->pairs.slot[i];
 }
 
-/* The home slot of a key: pairmap.c's Fibonacci hash, but its top bits
- * pick the slot (not bits 32 and up, as there). So a key's home in the
- * doubled table is 2·home or 2·home + 1, and growth (pair_add), reading the
- * old slots in order, writes the new table nearly in order too: a stream
- * the hardware prefetcher follows, not a cache miss per pair. O(1). */
+/* The home slot of a key: pairmap.c's Fibonacci hash, scaled to the table
+ * (its top 32 bits times cap, over 2^32), so a table of any size works and
+ * a key's home grows with its hash. Growth (slots_grow) reads the old slots
+ * in order and writes the new ones nearly in order too: a stream the
+ * hardware prefetcher follows, not a cache miss per pair. O(1). */
 static size_t home_slot(const pair_slots *t, uint64_t key)
 {
     uint64_t h = (key ^ (key >> 29)) * 0x9E3779B97F4A7C15ull;
-    return (size_t)(h >> t->shift);
+    return (size_t)(((h >> 32) * t->cap) >> 32);
 }
 
-/* Gives t `cap` free slots (a power of two, ≥ 2). False on OOM, t untouched. O(cap). */
+/* The slot after i, the first after the last. O(1). */
+static size_t next_slot(const pair_slots *t, size_t i)
+{
+    return i + 1 == t->cap ? 0 : i + 1;
+}
+
+/* Gives t `cap` free slots (cap ≥ 2). False on OOM, t untouched. O(cap). */
 static bool slots_alloc(pair_slots *t, size_t cap)
 {
     pair_record *slot = malloc(cap * sizeof *slot);
@@ -225,10 +233,7 @@ static bool slots_alloc(pair_slots *t, size_t cap)
         return false;
     for (size_t i = 0; i < cap; i++)
         slot[i].key = BPE_PAIRMAP_EMPTY;
-    unsigned shift = 64;
-    for (size_t c = cap; c > 1; c >>= 1)
-        shift--;
-    *t = (pair_slots){.slot = slot, .cap = cap, .used = 0, .shift = shift};
+    *t = (pair_slots){.slot = slot, .cap = cap, .used = 0};
     return true;
 }
 
@@ -237,7 +242,7 @@ static size_t pair_find(const cache_state *s, bpe_token x, bpe_token y)
 {
     const pair_slots *t = &s->pairs;
     uint64_t key = bpe_pair_key(x, y);
-    for (size_t i = home_slot(t, key);; i = (i + 1) & (t->cap - 1)) {
+    for (size_t i = home_slot(t, key);; i = next_slot(t, i)) {
         if (t->slot[i].key == key)
             return i;
         if (t->slot[i].key == BPE_PAIRMAP_EMPTY)
@@ -250,28 +255,69 @@ static size_t slots_place(pair_slots *t, pair_record r)
 {
     size_t i = home_slot(t, r.key);
     while (t->slot[i].key != BPE_PAIRMAP_EMPTY)
-        i = (i + 1) & (t->cap - 1);
+        i = next_slot(t, i);
     t->slot[i] = r;
     t->used++;
     return i;
 }
 
+/* Grows t to `cap` slots where it is: realloc extends the array (a large
+ * one by remapping its pages, not by copying them, so the old and the new
+ * table are never both resident), then every record of the old slots moves
+ * to its place in the new size. A record still waiting to move is never
+ * probed past: the record being placed takes its slot, and it is placed
+ * next. So every record placed has only placed records between its home
+ * and its slot, and emptying a waiting record's slot breaks no probe run.
+ * False on OOM, t untouched. O(cap). */
+static bool slots_grow(pair_slots *t, size_t cap)
+{
+    size_t old_cap = t->cap;
+    bool *waiting = malloc(old_cap * sizeof *waiting);
+    pair_record *slot = waiting && cap <= (size_t)1 << 32 ? realloc(t->slot, cap * sizeof *slot)
+                                                           : NULL;
+    if (!slot) {
+        free(waiting);
+        return false;
+    }
+    t->slot = slot;
+    t->cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        waiting[i] = slot[i].key != BPE_PAIRMAP_EMPTY;
+    for (size_t i = old_cap; i < cap; i++)
+        slot[i].key = BPE_PAIRMAP_EMPTY;
+    for (size_t i = 0; i < old_cap; i++) {
+        if (!waiting[i])
+            continue;
+        pair_record r = slot[i];
+        slot[i].key = BPE_PAIRMAP_EMPTY;
+        waiting[i] = false;
+        size_t j = home_slot(t, r.key);
+        while (slot[j].key != BPE_PAIRMAP_EMPTY) {
+            if (j < old_cap && waiting[j]) { /* r takes its slot; it is placed next */
+                pair_record next = slot[j];
+                slot[j] = r;
+                waiting[j] = false;
+                r = next;
+                j = home_slot(t, r.key);
+            } else {
+                j = next_slot(t, j);
+            }
+        }
+        slot[j] = r;
+    }
+    free(waiting);
+    return true;
+}
+
 /* Adds (x, y), which must be absent, with count 0 and list `words`, and
- * returns its slot, or SIZE_MAX on OOM. The table doubles past 3/4 full (so
- * every slot number is then void; the header's change 3 says why 3/4).
- * O(1) amortized. */
+ * returns its slot, or SIZE_MAX on OOM. The table grows by 1/TABLE_GROWTH
+ * past 3/4 full (so every slot number is then void; the header's change 3
+ * says why 3/4). O(1) amortized. */
 static size_t pair_add(cache_state *s, bpe_token x, bpe_token y, uint32_t words)
 {
     pair_slots *t = &s->pairs;
-    if ((t->used + 1) * 4 > t->cap * 3) {
-        pair_slots old = *t;
-        if (!slots_alloc(t, old.cap * 2))
-            return SIZE_MAX;
-        for (size_t i = 0; i < old.cap; i++)
-            if (old.slot[i].key != BPE_PAIRMAP_EMPTY)
-                slots_place(t, old.slot[i]);
-        free(old.slot);
-    }
+    if ((t->used + 1) * 4 > t->cap * 3 && !slots_grow(t, t->cap + t->cap / TABLE_GROWTH))
+        return SIZE_MAX;
     return slots_place(t, (pair_record){.key = bpe_pair_key(x, y), .count = 0, .words = words});
 }
 
@@ -281,8 +327,7 @@ static size_t pair_add(cache_state *s, bpe_token x, bpe_token y, uint32_t words)
 static void pair_remove(cache_state *s, size_t hole)
 {
     pair_slots *t = &s->pairs;
-    size_t mask = t->cap - 1;
-    for (size_t i = (hole + 1) & mask; t->slot[i].key != BPE_PAIRMAP_EMPTY; i = (i + 1) & mask) {
+    for (size_t i = next_slot(t, hole); t->slot[i].key != BPE_PAIRMAP_EMPTY; i = next_slot(t, i)) {
         size_t home = home_slot(t, t->slot[i].key);
         bool home_in_gap = hole <= i ? (hole < home && home <= i) : (hole < home || home <= i);
         if (home_in_gap)
@@ -807,8 +852,8 @@ const bpe_trainer bpe_trainer_cache_aware = {
     .work_before = "pair_count_updates",
     .work_after = "pair_count_updates",
     /* Peak memory beside the word table and time, fitted (docs/estimate.md). */
-    .memory = {.fixed = 1e6, .per_word = 12.0, .per_symbol = 7.4,
-               .per_symbol_merged = 14.1, .ns_per_symbol = 170},
+    .memory = {.fixed = 1e6, .per_word = 13.7, .per_symbol = 7.2,
+               .per_symbol_merged = 10.8, .ns_per_symbol = 170},
     .copies_words = true, /* its cells; only describe() reads the words again */
     .create = cache_create,
     .step = cache_step,

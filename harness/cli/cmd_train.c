@@ -48,9 +48,10 @@ static void train_usage(FILE *out)
           "                         tokens differ (tiktoken.json records it)\n"
           "  --out DIR              output directory, created with its parents if missing\n"
           "  --estimate             count INPUT, then print each trainer's predicted peak\n"
-          "                         memory at V (within 25% of the run's on real text)\n"
-          "                         and a rough time, and stop: nothing is trained or\n"
-          "                         written, --out is not needed (docs/estimate.md)\n"
+          "                         memory at V and a rough time, and stop: nothing is\n"
+          "                         trained or written, --out is not needed (memory\n"
+          "                         within 25% of the run's on the corpora it was\n"
+          "                         fitted to: docs/estimate.md)\n"
           "  --max-memory SIZE      refuse to train, after counting and before anything\n"
           "                         is written, when the trainer's predicted peak memory\n"
           "                         is over SIZE: bytes, or with K, M, G (10^3, 10^6,\n"
@@ -245,8 +246,8 @@ static void print_estimate(const train_request *req, const train_outcome *t)
             printf("%10s ", "-");
         printf("%16.3g\n", p.merge_seconds);
     }
-    printf("estimate   peak RSS within 25%% on real text, less close on synthetic words at "
-           "large V; the time is a rough floor (docs/estimate.md)\n");
+    printf("estimate   peak RSS within 25%% on the corpora it was fitted to, text unlike "
+           "them can miss by more; the time is a rough floor (docs/estimate.md)\n");
 }
 
 /* Starts train's status line on stderr (none with --quiet). It appears after

@@ -12,10 +12,11 @@ per run: trainer, corpus, V, W, M, m, base MB, counting peak MB, word table
 MB, measured peak MB (harness/run/memory_runs.tsv holds such lines).
 
 `fit` fits, for every trainer, per_word and per_symbol (fixed is 1 MB) to its
-runs of at most 1000 merges, then per_symbol_merged to the others, by least
-squares on the relative error, over the runs whose peak is the trainer's
-(not counting's). It prints each trainer's coefficients, as its registry
-entry writes them, and a table of predicted / measured MB.
+runs of at most 1000 merges by least squares on the relative error, then
+per_symbol_merged to the others so that their largest relative error is the
+smallest it can be (the estimate promises a bound), over the runs whose peak
+is the trainer's (not counting's). It prints each trainer's coefficients, as
+its registry entry writes them, and a table of predicted / measured MB.
 Needs only python3. BPEBENCH (default build/bpebench) names the binary.
 """
 import math
@@ -111,6 +112,22 @@ def solve(rows, weights):
     return k  # a coefficient no run shows stays 0
 
 
+def fit_merged(runs, k, copies):
+    """per_symbol_merged for the model k (per_word, per_symbol) on runs: the
+    value where the largest overestimate equals the largest underestimate,
+    which is where the largest error is smallest, since every run's error
+    grows with it. By bisection."""
+    low, high = 0.0, 1000.0
+    for _ in range(60):
+        mid = (low + high) / 2
+        errors = [predict(r, k[:2] + [mid], copies) / r["peak"] - 1 for r in runs]
+        if max(errors) + min(errors) > 0:
+            high = mid
+        else:
+            low = mid
+    return (low + high) / 2
+
+
 def fit_trainer(runs, copies):
     """per_word, per_symbol, per_symbol_merged for one trainer, in two steps:
     the first two from the runs of at most 1000 merges (where the merges'
@@ -123,13 +140,8 @@ def fit_trainer(runs, copies):
             for r in small]
     k = solve(rows, [1 / (r["peak"] * MB) ** 2 for r in small]) + [0.0]
     large = [r for r in own if r["m"] > 1000]
-    rows = []
-    for r in large:
-        setup = FIXED_MB + (k[0] * r["W"] + k[1] * r["M"]) / MB
-        held = r["base"] + (0 if copies else r["table"]) + setup
-        rows.append(([merged_share(r)], (r["peak"] - held) * MB))
-    if rows:
-        k[2] = solve(rows, [1 / (r["peak"] * MB) ** 2 for r in large])[0]
+    if large:
+        k[2] = fit_merged(large, k, copies)
     return k
 
 

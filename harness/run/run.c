@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #ifdef __GLIBC__
-#include <malloc.h> /* malloc_trim */
+#include <malloc.h> /* malloc_trim, mallopt */
 #endif
 
 /* What the observer needs to time the trainer's phases. */
@@ -96,17 +96,24 @@ static bool make_view(run_input *in, char *err, size_t err_len)
     return true;
 }
 
-/* Hands the memory counting freed back to the system. The counting
- * threads' tables live in their own malloc arenas, and freed memory there
- * stays resident: the trainer, on the main thread, cannot reuse it, so a
- * run would peak at the trainer's structures plus whatever the threads'
- * timing left behind (on Gutenberg, 0 to 10 MB from run to run). Trimmed,
- * the peak follows the words, the same every run, and can be predicted
- * (run/estimate.h). glibc only (elsewhere nothing to do). O(heap). */
+/* Hands the memory counting freed back to the system, and keeps what the
+ * trainer frees from staying resident. The counting threads' tables live
+ * in their own malloc arenas, and freed memory there stays resident: the
+ * trainer, on the main thread, cannot reuse it, so a run would peak at the
+ * trainer's structures plus whatever the threads' timing left behind (on
+ * Gutenberg, 0 to 10 MB from run to run). And glibc gives a block its own
+ * mapping only from a threshold up, which it raises to the size of each
+ * such block freed (up to 32 MB): after counting, the trainer's arrays of
+ * up to 32 MB come from the heap, where a freed one stays resident and a
+ * grown one is copied (both resident) instead of remapped. Trimmed, and the
+ * threshold fixed at its first value (128 KiB), the peak follows what the
+ * trainer holds, the same every run, and can be predicted (run/estimate.h).
+ * glibc only (elsewhere nothing to do). O(heap). */
 static void release_freed_memory(void)
 {
 #ifdef __GLIBC__
     malloc_trim(0);
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
 }
 
@@ -218,6 +225,7 @@ bool run_read_counts(char *const *paths, size_t n, run_input *in, wordcount_meta
     ok = ok && make_view(in, err, err_len);
     if (!ok)
         run_input_free(in);
+    release_freed_memory();
     return ok;
 }
 
