@@ -318,14 +318,13 @@ static bool flush_hot_words(pretokenizer *p)
                       p->name);
 }
 
-/* Counts the pretoken in its hot slot if the slot holds it; false when it
+/* Counts the pretoken in its hot slot h if h holds it; false when it
  * does not (or its pending count would pass 2^32 − 1 there): then the word
  * table does. */
-static inline bool count_hot(pretokenizer *p, const uint8_t *piece, size_t len, uint64_t hash)
+static inline bool count_hot(pretokenizer *p, hot_word *h, const uint8_t *piece, size_t len)
 {
     if (len > HOT_BYTES)
         return false;
-    hot_word *h = hot_slot(p, hash);
     hot_key key = hot_key_of(p, piece, len);
     uint64_t differ = (h->head ^ key.head) | (h->tail ^ key.tail) | (h->tag ^ key.tag);
     if (differ || h->pending > p->hot_room) /* one branch, mostly */
@@ -429,7 +428,7 @@ static bool take_hashed_piece(pretokenizer *p, const uint8_t *piece, size_t len,
         p->emit(p->emit_ctx, piece, len, false);
         return true;
     }
-    return count_hot(p, piece, len, hash) || count_in_table(p, piece, len, hash);
+    return count_hot(p, hot_slot(p, hash), piece, len) || count_in_table(p, piece, len, hash);
 }
 
 /* The same for a pretoken not hashed yet (PCRE2's matches, invalid runs). */
@@ -461,14 +460,15 @@ static bool lex_valid_run(pretokenizer *p, size_t run, size_t from, size_t end, 
                 take_hashed_piece(p, text + at, pieces[k].end - at, pieces[k].hash);
         } else {
             p->stats.pretokens += n;
+            hot_word *slot[LEXED_PIECES]; /* each piece's hot slot, found as it is prefetched */
             for (size_t k = 0; k < n && k < HOT_AHEAD; k++)
-                bpe_prefetch(hot_slot(p, pieces[k].hash));
+                bpe_prefetch(slot[k] = hot_slot(p, pieces[k].hash));
             for (size_t k = 0; k < n; at = pieces[k++].end) {
                 if (k + HOT_AHEAD < n)
-                    bpe_prefetch(hot_slot(p, pieces[k + HOT_AHEAD].hash));
+                    bpe_prefetch(slot[k + HOT_AHEAD] = hot_slot(p, pieces[k + HOT_AHEAD].hash));
                 const uint8_t *piece = text + at;
                 size_t piece_len = pieces[k].end - at;
-                if (!count_hot(p, piece, piece_len, pieces[k].hash) &&
+                if (!count_hot(p, slot[k], piece, piece_len) &&
                     !count_in_table(p, piece, piece_len, pieces[k].hash))
                     return false;
             }
