@@ -227,6 +227,8 @@ struct pretokenizer {
     bool exact;                   /* the last input ended well: `words` holds every count
                                    * and the hot words name its entries (pretok_continue_at) */
     uint64_t multiplicity;        /* each pretoken counts this many times (dedup's chunks) */
+    int64_t hot_room;             /* UINT32_MAX − multiplicity, or −1 when that is negative:
+                                   * a hot slot pending more cannot count one more pretoken */
     pretok_emit_fn emit;          /* or: where pretokens are passed */
     void *emit_ctx;               /* passed to emit */
 
@@ -281,6 +283,12 @@ static hot_word *hot_slot(pretokenizer *p, uint64_t hash)
     return &p->hot[(hash >> 32) % HOT_WORDS];
 }
 
+/* Whether slot h holds a word of the current input (else it is empty). */
+static bool hot_is_current(const pretokenizer *p, const hot_word *h)
+{
+    return (h->tag >> HOT_LEN_BITS) == p->generation;
+}
+
 /* Adds the hot slot's pending count to the word table. False (the table
  * unchanged) when a count would pass 2^64 − 1. */
 static bool flush_slot(pretokenizer *p, hot_word *h)
@@ -310,17 +318,16 @@ static bool flush_hot_words(pretokenizer *p)
                       p->name);
 }
 
-/* Counts the pretoken in its hot slot if the slot holds it; false when it
+/* Counts the pretoken in its hot slot h if h holds it; false when it
  * does not (or its pending count would pass 2^32 − 1 there): then the word
  * table does. */
-static inline bool count_hot(pretokenizer *p, const uint8_t *piece, size_t len, uint64_t hash)
+static inline bool count_hot(pretokenizer *p, hot_word *h, const uint8_t *piece, size_t len)
 {
     if (len > HOT_BYTES)
         return false;
-    hot_word *h = hot_slot(p, hash);
     hot_key key = hot_key_of(p, piece, len);
     uint64_t differ = (h->head ^ key.head) | (h->tail ^ key.tail) | (h->tag ^ key.tag);
-    if (differ || p->multiplicity > UINT32_MAX - h->pending) /* one branch, mostly */
+    if (differ || h->pending > p->hot_room) /* one branch, mostly */
         return false;
     h->pending += (uint32_t)p->multiplicity;
     if (!h->dirty) {
@@ -338,7 +345,7 @@ static bool make_hot(pretokenizer *p, const uint8_t *piece, size_t len, uint64_t
     if (len > HOT_BYTES)
         return true;
     hot_word *h = hot_slot(p, hash);
-    if ((h->tag >> HOT_LEN_BITS) == p->generation && !flush_slot(p, h))
+    if (hot_is_current(p, h) && !flush_slot(p, h))
         return fail(p, "%s: a word's count passed 2^64 - 1; count less text at a time", p->name);
     hot_key key = hot_key_of(p, piece, len);
     h->pending = 0; /* what an input that failed left there is not this table's */
@@ -397,7 +404,7 @@ static bool count_in_table(pretokenizer *p, const uint8_t *piece, size_t len, ui
     }
     word_table_prefetch(p->words, hash);
     hot_word *h = hot_slot(p, hash); /* make_hot will add its word's pending count */
-    if (len <= HOT_BYTES && h->pending && (h->tag >> HOT_LEN_BITS) == p->generation)
+    if (len <= HOT_BYTES && h->pending && hot_is_current(p, h))
         word_table_prefetch_count(p->words, h->index);
     if (b->n >= ENTRY_AGE) {
         size_t i = (b->next + RING_WORDS - ENTRY_AGE) % RING_WORDS;
@@ -421,7 +428,7 @@ static bool take_hashed_piece(pretokenizer *p, const uint8_t *piece, size_t len,
         p->emit(p->emit_ctx, piece, len, false);
         return true;
     }
-    return count_hot(p, piece, len, hash) || count_in_table(p, piece, len, hash);
+    return count_hot(p, hot_slot(p, hash), piece, len) || count_in_table(p, piece, len, hash);
 }
 
 /* The same for a pretoken not hashed yet (PCRE2's matches, invalid runs). */
@@ -453,14 +460,15 @@ static bool lex_valid_run(pretokenizer *p, size_t run, size_t from, size_t end, 
                 take_hashed_piece(p, text + at, pieces[k].end - at, pieces[k].hash);
         } else {
             p->stats.pretokens += n;
+            hot_word *slot[LEXED_PIECES]; /* each piece's hot slot, found as it is prefetched */
             for (size_t k = 0; k < n && k < HOT_AHEAD; k++)
-                bpe_prefetch(hot_slot(p, pieces[k].hash));
+                bpe_prefetch(slot[k] = hot_slot(p, pieces[k].hash));
             for (size_t k = 0; k < n; at = pieces[k++].end) {
                 if (k + HOT_AHEAD < n)
-                    bpe_prefetch(hot_slot(p, pieces[k + HOT_AHEAD].hash));
+                    bpe_prefetch(slot[k + HOT_AHEAD] = hot_slot(p, pieces[k + HOT_AHEAD].hash));
                 const uint8_t *piece = text + at;
                 size_t piece_len = pieces[k].end - at;
-                if (!count_hot(p, piece, piece_len, pieces[k].hash) &&
+                if (!count_hot(p, slot[k], piece, piece_len) &&
                     !count_in_table(p, piece, piece_len, pieces[k].hash))
                     return false;
             }
@@ -891,7 +899,7 @@ static void begin_input(pretokenizer *p, const char *name, word_table *words, ui
     p->name = name;
     p->pending_len = p->context = p->retry_len = 0;
     p->pending_offset = offset;
-    p->multiplicity = 1;
+    pretok_set_multiplicity(p, 1);
     p->exact = false;
     if (keep_hot)
         return; /* the batch and the dirty slots are empty: the last input ended well */
@@ -921,6 +929,7 @@ void pretok_continue_at(pretokenizer *p, const char *name, uint64_t offset)
 void pretok_set_multiplicity(pretokenizer *p, uint64_t times)
 {
     p->multiplicity = times;
+    p->hot_room = times > UINT32_MAX ? -1 : (int64_t)(UINT32_MAX - times);
 }
 
 bool pretok_feed(pretokenizer *p, const uint8_t *data, size_t len, char *err, size_t err_len)
