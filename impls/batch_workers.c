@@ -491,6 +491,13 @@ static size_t home_slot(const pair_slots *t, uint64_t key)
     return (size_t)(h >> t->shift);
 }
 
+/* The home slot's key of (x, y): the line a lookup of it reads first, to
+ * prefetch. O(1). */
+static const uint64_t *home_key(const pair_slots *t, bpe_token x, bpe_token y)
+{
+    return slot_key(t, home_slot(t, bpe_pair_key(x, y)));
+}
+
 /* Gives t `cap` free slots of its stride. False on OOM, t untouched. O(cap). */
 static bool slots_alloc(pair_slots *t, size_t cap)
 {
@@ -1351,10 +1358,16 @@ static bool class_add(workers_state *s, bpe_pair p)
 static bool take_bucket(workers_state *s, pair_shard *sh, uint64_t count)
 {
     pair_bucket *k = &sh->bucket[count];
+    const pair_slots *t = &sh->table; /* a bucket holds its own shard's pairs */
+    for (size_t i = 0; i < k->len && i < LOOKUP_AHEAD; i++)
+        bpe_prefetch(home_key(t, k->pair[i].a, k->pair[i].b));
     for (size_t i = 0; i < k->len; i++) {
+        if (i + LOOKUP_AHEAD < k->len)
+            bpe_prefetch(home_key(t, k->pair[i + LOOKUP_AHEAD].a, k->pair[i + LOOKUP_AHEAD].b));
         s->counters->value[ENTRIES_EXAMINED]++;
         bpe_pair e = k->pair[i];
-        uint64_t now = pair_count(s, e.a, e.b);
+        size_t at = pair_find(t, e.a, e.b);
+        uint64_t now = at == SIZE_MAX ? 0 : *slot_count(t, at);
         if (now == count ? !class_add(s, e)
                          : now != 0 && !file_pair(s, e.a, e.b, now)) /* another bucket */
             return false;
@@ -1597,8 +1610,7 @@ static uint64_t batch_words(const workers_state *s)
 static void prefetch_ahead(const pair_slots *t, const pair_change *ch, size_t n, size_t j)
 {
     if (j + LOOKUP_AHEAD < n)
-        bpe_prefetch(slot_key(t, home_slot(t, bpe_pair_key(ch[j + LOOKUP_AHEAD].a,
-                                                           ch[j + LOOKUP_AHEAD].b))));
+        bpe_prefetch(home_key(t, ch[j + LOOKUP_AHEAD].a, ch[j + LOOKUP_AHEAD].b));
 }
 
 /* Applies, in shard `me`, split k's creations for one merge: each pair
