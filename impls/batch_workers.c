@@ -195,7 +195,11 @@
  * undone; the cuts are exact but cautious: a pair of the class that *could*
  * bear a tie ends the batch even if its words do not), and forming the next
  * batch while the workers apply this one (its pairs are known only once
- * the counts are).
+ * the counts are). Nor does the coordinator form and post the next batch
+ * before it hands out this one's merges, which would overlap the hand-out
+ * with the workers' job: `bpebench trace` shows the state after each merge
+ * handed out, and that state would already hold the next batch, its words
+ * rewritten.
  *
  * Run: bpebench train --trainer workers --threads 2 --vocab-size 32000 …
  * Trace: build/bpebench trace --trainer workers   (SPEC §2's example, merge by merge)
