@@ -195,7 +195,11 @@
  * undone; the cuts are exact but cautious: a pair of the class that *could*
  * bear a tie ends the batch even if its words do not), and forming the next
  * batch while the workers apply this one (its pairs are known only once
- * the counts are).
+ * the counts are). Nor does the coordinator form and post the next batch
+ * before it hands out this one's merges, which would overlap the hand-out
+ * with the workers' job: `bpebench trace` shows the state after each merge
+ * handed out, and that state would already hold the next batch, its words
+ * rewritten.
  *
  * Run: bpebench train --trainer workers --threads 2 --vocab-size 32000 …
  * Trace: build/bpebench trace --trainer workers   (SPEC §2's example, merge by merge)
@@ -489,6 +493,13 @@ static size_t home_slot(const pair_slots *t, uint64_t key)
 {
     uint64_t h = (key ^ (key >> 29)) * 0x9E3779B97F4A7C15ull;
     return (size_t)(h >> t->shift);
+}
+
+/* The home slot's key of (x, y): the line a lookup of it reads first, to
+ * prefetch. O(1). */
+static const uint64_t *home_key(const pair_slots *t, bpe_token x, bpe_token y)
+{
+    return slot_key(t, home_slot(t, bpe_pair_key(x, y)));
 }
 
 /* Gives t `cap` free slots of its stride. False on OOM, t untouched. O(cap). */
@@ -1351,10 +1362,16 @@ static bool class_add(workers_state *s, bpe_pair p)
 static bool take_bucket(workers_state *s, pair_shard *sh, uint64_t count)
 {
     pair_bucket *k = &sh->bucket[count];
+    const pair_slots *t = &sh->table; /* a bucket holds its own shard's pairs */
+    for (size_t i = 0; i < k->len && i < LOOKUP_AHEAD; i++)
+        bpe_prefetch(home_key(t, k->pair[i].a, k->pair[i].b));
     for (size_t i = 0; i < k->len; i++) {
+        if (i + LOOKUP_AHEAD < k->len)
+            bpe_prefetch(home_key(t, k->pair[i + LOOKUP_AHEAD].a, k->pair[i + LOOKUP_AHEAD].b));
         s->counters->value[ENTRIES_EXAMINED]++;
         bpe_pair e = k->pair[i];
-        uint64_t now = pair_count(s, e.a, e.b);
+        size_t at = pair_find(t, e.a, e.b);
+        uint64_t now = at == SIZE_MAX ? 0 : *slot_count(t, at);
         if (now == count ? !class_add(s, e)
                          : now != 0 && !file_pair(s, e.a, e.b, now)) /* another bucket */
             return false;
@@ -1597,8 +1614,7 @@ static uint64_t batch_words(const workers_state *s)
 static void prefetch_ahead(const pair_slots *t, const pair_change *ch, size_t n, size_t j)
 {
     if (j + LOOKUP_AHEAD < n)
-        bpe_prefetch(slot_key(t, home_slot(t, bpe_pair_key(ch[j + LOOKUP_AHEAD].a,
-                                                           ch[j + LOOKUP_AHEAD].b))));
+        bpe_prefetch(home_key(t, ch[j + LOOKUP_AHEAD].a, ch[j + LOOKUP_AHEAD].b));
 }
 
 /* Applies, in shard `me`, split k's creations for one merge: each pair
