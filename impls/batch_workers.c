@@ -25,9 +25,10 @@
  * every thread too, and short merges, batched, are shared as well.
  *
  * Repeated on purpose, so that this file reads whole: the pair table in its
- * slots (slots_alloc … pair_remove, with a list id per split in each record),
- * the word cells, merge_word with its delta lines and count_add/count_sub
- * are cache_aware.c's, the spin-then-sleep wait threaded_walk.c's.
+ * slots (slots_alloc … pair_remove, with a list id per split in each record)
+ * is cache_aware.c's in its simpler form, a power of two that doubles; the
+ * word cells, merge_word with its delta lines and count_add/count_sub are
+ * cache_aware.c's, the spin-then-sleep wait threaded_walk.c's.
  *
  * Why a batch gives the sequential merges. Let p_1, …, p_k be the batch,
  * popped in rank order (SPEC §2.7: count, then bytes; bpe_pair_ranks_above)
@@ -254,8 +255,9 @@ static const char *const workers_counter_names[] = {
 /* ------------------------------------------------------------ the structures */
 
 /* The live pairs: open addressing, linear probing, load ≤ 5/8, records in the
- * slots (cache_aware.c's table), each record `stride` bytes: the key, the
- * count, then one list id per split. */
+ * slots (cache_aware.c's table, but doubled past 5/8 instead of grown by half
+ * in place), each record `stride` bytes: the key, the count, then one list id
+ * per split. */
 typedef struct {
     unsigned char *slot; /* cap records; owned */
     size_t cap;          /* slots; a power of two */
@@ -488,7 +490,7 @@ static uint32_t *slot_lists(const pair_slots *t, size_t i)
     return (uint32_t *)(t->slot + i * t->stride + 16);
 }
 
-/* cache_aware.c's home slot: a Fibonacci hash, top bits. O(1). */
+/* The home slot: pairmap.c's Fibonacci hash, its top bits. O(1). */
 static size_t home_slot(const pair_slots *t, uint64_t key)
 {
     uint64_t h = (key ^ (key >> 29)) * 0x9E3779B97F4A7C15ull;
