@@ -103,7 +103,9 @@
  *   - N splits of the words (word w in split w mod N, so every list is
  *     shared about evenly), each with its words laid out as cache_aware.c
  *     lays them (length, count, tokens side by side: word cells), its own
- *     posting lists (its occurrence index), and its deltas out, one list
+ *     posting lists (its occurrence index: a list is released, as in
+ *     cache_aware.c, once its pair is merged or dies, and the arena
+ *     reclaims them once they are half of it), and its deltas out, one list
  *     per shard (the shard of each pair), per merge of the batch: the
  *     pairs it decreased, and those it created with their new lists;
  *   - N shards of the pair table (a pair's shard is a function of its hash):
@@ -377,6 +379,10 @@ typedef struct {
     uint64_t *final;              /* the counts of born[], then fallen[], once applied
                                    * (0: dead); owned */
     size_t cap_final;             /* capacity of `final` */
+    uint32_t *dead;               /* the list ids (one per split) of each pair that died
+                                   * here in the step, for the splits to release in the
+                                   * next; owned */
+    size_t n_dead, cap_dead;      /* ids in `dead` */
     size_t room;                  /* pairs the table could gain before it is 3/4 full,
                                    * as the step began (apply_batch) */
     /* its part of the max structure: one snapshot ≥ its count per live pair
@@ -945,12 +951,25 @@ static bool reserve_lines(delta_lines *dl, size_t tokens)
 
 static bool apply_shard(workers_state *s, unsigned me);
 
-/* Split k's part of the batch, run by thread `thread`: its part of every
- * merge, in batch order, then the freeze of its new lists. False on OOM. */
+/* Releases list `list` of split sp (postings.h), unless it is none. O(1). */
+static void release_list(word_split *sp, uint32_t list)
+{
+    if (list != BPE_POSTINGS_NONE)
+        bpe_postings_release(&sp->postings, list);
+}
+
+/* Split k's part of the batch, run by thread `thread`: it releases its lists
+ * of the pairs that died in the last step (the shards noted them), runs its
+ * part of every merge, in batch order, releases the merged pairs' lists,
+ * then freezes its new lists, reclaiming the released ids once they are
+ * half its arena (as cache_aware.c does). False on OOM. */
 static bool split_batch(workers_state *s, unsigned k, unsigned thread)
 {
     word_split *sp = &s->split[k];
     unsigned n = s->n_splits;
+    for (unsigned h = 0; h < n; h++)
+        for (size_t i = k; i < s->shard[h].n_dead; i += n)
+            release_list(sp, s->shard[h].dead[i]);
     for (unsigned h = 0; h < n; h++)
         sp->out[h].n = 0;
     sp->updates = sp->stale = 0;
@@ -958,6 +977,8 @@ static bool split_batch(workers_state *s, unsigned k, unsigned thread)
     for (size_t i = 0; ok && i < s->n_batch; i++)
         ok = split_merge(sp, &s->lines[thread], n, &s->batch[i], s->batch[i].lists[k],
                          sp->report + i * n, &sp->affected[i]);
+    for (size_t i = 0; ok && i < s->n_batch; i++)
+        release_list(sp, s->batch[i].lists[k]);
     return ok && bpe_postings_freeze(&sp->postings);
 }
 
@@ -1221,6 +1242,7 @@ static void workers_destroy(void *opaque)
         free(s->shard[k].table.slot);
         free(s->shard[k].born);
         free(s->shard[k].fallen);
+        free(s->shard[k].dead);
         free(s->shard[k].final);
         for (size_t c = 0; s->shard[k].bucket && c < BUCKET_DENSE; c++)
             free(s->shard[k].bucket[c].pair);
@@ -1694,8 +1716,16 @@ static bool apply_lost(workers_state *s, unsigned me, unsigned k, const merge_re
             !note_pair(&sh->fallen, &sh->n_fallen, &sh->cap_fallen, ch[j].a, ch[j].b))
             return false;
         *count -= ch[j].amount;
-        if (*count == 0)
+        if (*count == 0) {
+            uint32_t *dead = bpe_array_reserve(sh->dead, &sh->cap_dead, sh->n_dead + s->n_splits,
+                                               sizeof *dead);
+            if (!dead)
+                return false;
+            sh->dead = dead;
+            memcpy(dead + sh->n_dead, slot_lists(&sh->table, at), s->n_splits * sizeof *dead);
+            sh->n_dead += s->n_splits;
             pair_remove(&sh->table, at);
+        }
     }
     return true;
 }
@@ -1772,6 +1802,7 @@ static bool apply_shard(workers_state *s, unsigned me)
     bpe_token first_new = s->batch[0].merged;
     unsigned n = s->n_splits;
     pair_slots *table = &s->shard[me].table;
+    s->shard[me].n_dead = 0; /* every split released them in this step's first phase */
     if (a_shard_may_fill(s) && table->used * 3 >= table->cap * 2 && !slots_grow(table))
         return false;
     for (size_t i = 0; i < s->n_batch; i++) {
