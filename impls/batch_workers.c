@@ -1736,8 +1736,8 @@ static bool apply_lost(workers_state *s, unsigned me, unsigned k, const merge_re
  * both) exceed its room. Then the shards grow together: every shard at
  * least 2/3 full grows first thing in its part, side by side. Grown
  * alone, in the middle of its part, a table holds up every other thread
- * (the last growth on the multilingual corpus moves some 100,000 records
- * per shard), and the shards, holding about as many pairs each, reach 3/4
+ * (a growth moves every record of the shard), and the shards, holding
+ * about as many pairs each, reach 3/4
  * steps apart: each would stall a different step. Every shard's part
  * computes the same answer from what the splits wrote. O(N²·batch). */
 static bool a_shard_may_fill(const workers_state *s)
