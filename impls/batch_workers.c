@@ -26,7 +26,7 @@
  *
  * Repeated on purpose, so that this file reads whole: the pair table in its
  * slots (slots_alloc … pair_remove, with a list id per split in each record)
- * is cache_aware.c's in its simpler form, a power of two that doubles; the
+ * is cache_aware.c's, grown as it is (by half at 3/4 full, in place); the
  * word cells, merge_word with its delta lines and count_add/count_sub are
  * cache_aware.c's, the spin-then-sleep wait threaded_walk.c's.
  *
@@ -103,7 +103,9 @@
  *   - N splits of the words (word w in split w mod N, so every list is
  *     shared about evenly), each with its words laid out as cache_aware.c
  *     lays them (length, count, tokens side by side: word cells), its own
- *     posting lists (its occurrence index), and its deltas out, one list
+ *     posting lists (its occurrence index: a list is released, as in
+ *     cache_aware.c, once its pair is merged or dies, and the arena
+ *     reclaims them once they are half of it), and its deltas out, one list
  *     per shard (the shard of each pair), per merge of the batch: the
  *     pairs it decreased, and those it created with their new lists;
  *   - N shards of the pair table (a pair's shard is a function of its hash):
@@ -114,7 +116,7 @@
  *     its own buckets, and hands back the rest (file_own). (First the
  *     coordinator applied every delta itself; a profile put a third of the
  *     1-thread loop there, which bounded 2 threads to about 1.4×.) The
- *     shards' tables double together, in one step (a_shard_may_fill), so
+ *     shards' tables grow together, in one step (a_shard_may_fill), so
  *     that no thread waits while another rehashes alone.
  *   - N − 1 worker threads, started once in create(): a job is posted, and
  *     every thread — the coordinator too — claims parts (a split, or a
@@ -254,15 +256,14 @@ static const char *const workers_counter_names[] = {
 
 /* ------------------------------------------------------------ the structures */
 
-/* The live pairs: open addressing, linear probing, load ≤ 5/8, records in the
- * slots (cache_aware.c's table, but doubled past 5/8 instead of grown by half
- * in place), each record `stride` bytes: the key, the count, then one list id
- * per split. */
+/* The live pairs: open addressing, linear probing, load ≤ 3/4, records in the
+ * slots (cache_aware.c's table, grown as it is: by half past 3/4, in place),
+ * each record `stride` bytes: the key, the count, then one list id per
+ * split. */
 typedef struct {
     unsigned char *slot; /* cap records; owned */
-    size_t cap;          /* slots; a power of two */
+    size_t cap;          /* slots, at most 2^32 */
     size_t used;         /* live pairs P */
-    unsigned shift;      /* 64 − log2(cap): a hash's top bits name the home slot */
     size_t stride;       /* bytes per record: 16 + 4·splits, rounded up to 8 */
     unsigned n_lists;    /* list ids per record: the splits */
 } pair_slots;
@@ -378,7 +379,11 @@ typedef struct {
     uint64_t *final;              /* the counts of born[], then fallen[], once applied
                                    * (0: dead); owned */
     size_t cap_final;             /* capacity of `final` */
-    size_t room;                  /* pairs the table could gain before it is 5/8 full,
+    uint32_t *dead;               /* the list ids (one per split) of each pair that died
+                                   * here in the step, for the splits to release in the
+                                   * next; owned */
+    size_t n_dead, cap_dead;      /* ids in `dead` */
+    size_t room;                  /* pairs the table could gain before it is 3/4 full,
                                    * as the step began (apply_batch) */
     /* its part of the max structure: one snapshot ≥ its count per live pair
      * of the shard outside the front */
@@ -490,11 +495,18 @@ static uint32_t *slot_lists(const pair_slots *t, size_t i)
     return (uint32_t *)(t->slot + i * t->stride + 16);
 }
 
-/* The home slot: pairmap.c's Fibonacci hash, its top bits. O(1). */
+/* The home slot: pairmap.c's Fibonacci hash, scaled to the table (its top
+ * 32 bits times cap, over 2^32), as in cache_aware.c. O(1). */
 static size_t home_slot(const pair_slots *t, uint64_t key)
 {
     uint64_t h = (key ^ (key >> 29)) * 0x9E3779B97F4A7C15ull;
-    return (size_t)(h >> t->shift);
+    return (size_t)(((h >> 32) * t->cap) >> 32);
+}
+
+/* The slot after i, the first after the last. O(1). */
+static size_t next_slot(const pair_slots *t, size_t i)
+{
+    return i + 1 == t->cap ? 0 : i + 1;
 }
 
 /* The home slot's key of (x, y): the line a lookup of it reads first, to
@@ -513,9 +525,6 @@ static bool slots_alloc(pair_slots *t, size_t cap)
     t->slot = slot;
     t->cap = cap;
     t->used = 0;
-    t->shift = 64;
-    for (size_t c = cap; c > 1; c >>= 1)
-        t->shift--;
     for (size_t i = 0; i < cap; i++)
         *slot_key(t, i) = BPE_PAIRMAP_EMPTY;
     return true;
@@ -525,7 +534,7 @@ static bool slots_alloc(pair_slots *t, size_t cap)
 static size_t pair_find(const pair_slots *t, bpe_token x, bpe_token y)
 {
     uint64_t key = bpe_pair_key(x, y);
-    for (size_t i = home_slot(t, key);; i = (i + 1) & (t->cap - 1)) {
+    for (size_t i = home_slot(t, key);; i = next_slot(t, i)) {
         uint64_t k = *slot_key(t, i);
         if (k == key)
             return i;
@@ -534,44 +543,71 @@ static size_t pair_find(const pair_slots *t, bpe_token x, bpe_token y)
     }
 }
 
-/* Copies a record into the first free slot of its probe run. O(1) expected. */
-static size_t slots_place(pair_slots *t, const unsigned char *record)
-{
-    uint64_t key;
-    memcpy(&key, record, sizeof key);
-    size_t i = home_slot(t, key);
-    while (*slot_key(t, i) != BPE_PAIRMAP_EMPTY)
-        i = (i + 1) & (t->cap - 1);
-    memcpy(t->slot + i * t->stride, record, t->stride);
-    t->used++;
-    return i;
-}
-
-/* Doubles t's slots, moving every record. False on OOM, t untouched. O(cap). */
+/* Grows t by half where it is (cache_aware.c's slots_grow, with records
+ * of `stride` bytes): realloc extends the array, then every record of the
+ * old slots moves to its place in the new size. A record still waiting to
+ * move is never probed past: the record being placed takes its slot, and
+ * it is placed next. False on OOM, t untouched. O(cap). */
 static bool slots_grow(pair_slots *t)
 {
-    pair_slots old = *t;
-    if (!slots_alloc(t, old.cap * 2)) {
-        *t = old;
+    size_t old_cap = t->cap, cap = old_cap + old_cap / 2, stride = t->stride;
+    bool *waiting = malloc(old_cap * sizeof *waiting);
+    unsigned char *carry = malloc(2 * stride); /* the record being placed, and the next */
+    unsigned char *slot = waiting && carry && cap <= (size_t)1 << 32 ? realloc(t->slot, cap * stride)
+                                                                      : NULL;
+    if (!slot) {
+        free(waiting);
+        free(carry);
         return false;
     }
-    for (size_t i = 0; i < old.cap; i++)
-        if (*slot_key(&old, i) != BPE_PAIRMAP_EMPTY)
-            slots_place(t, old.slot + i * old.stride);
-    free(old.slot);
+    t->slot = slot;
+    t->cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        waiting[i] = *slot_key(t, i) != BPE_PAIRMAP_EMPTY;
+    for (size_t i = old_cap; i < cap; i++)
+        *slot_key(t, i) = BPE_PAIRMAP_EMPTY;
+    unsigned char *r = carry, *next = carry + stride;
+    for (size_t i = 0; i < old_cap; i++) {
+        if (!waiting[i])
+            continue;
+        memcpy(r, slot + i * stride, stride);
+        *slot_key(t, i) = BPE_PAIRMAP_EMPTY;
+        waiting[i] = false;
+        uint64_t key;
+        memcpy(&key, r, sizeof key);
+        size_t j = home_slot(t, key);
+        while (*slot_key(t, j) != BPE_PAIRMAP_EMPTY) {
+            if (j < old_cap && waiting[j]) { /* r takes its slot; it is placed next */
+                memcpy(next, slot + j * stride, stride);
+                memcpy(slot + j * stride, r, stride);
+                waiting[j] = false;
+                unsigned char *placed = r;
+                r = next;
+                next = placed;
+                memcpy(&key, r, sizeof key);
+                j = home_slot(t, key);
+            } else {
+                j = next_slot(t, j);
+            }
+        }
+        memcpy(slot + j * stride, r, stride);
+    }
+    free(waiting);
+    free(carry);
     return true;
 }
 
 /* Adds (x, y), absent, with count 0 and no list in any split; returns its
- * slot, or SIZE_MAX on OOM. Doubles past 5/8 full. O(1) amortized. */
+ * slot, or SIZE_MAX on OOM. Grows by half past 3/4 full (cache_aware.c's
+ * load; its header's change 3 says why). O(1) amortized. */
 static size_t pair_add(pair_slots *t, bpe_token x, bpe_token y)
 {
-    if ((t->used + 1) * 8 > t->cap * 5 && !slots_grow(t))
+    if ((t->used + 1) * 4 > t->cap * 3 && !slots_grow(t))
         return SIZE_MAX;
     uint64_t key = bpe_pair_key(x, y);
     size_t i = home_slot(t, key);
     while (*slot_key(t, i) != BPE_PAIRMAP_EMPTY)
-        i = (i + 1) & (t->cap - 1);
+        i = next_slot(t, i);
     *slot_key(t, i) = key;
     *slot_count(t, i) = 0;
     for (unsigned w = 0; w < t->n_lists; w++)
@@ -583,8 +619,7 @@ static size_t pair_add(pair_slots *t, bpe_token x, bpe_token y)
 /* Empties slot `hole` by backward shift (pairmap.c's). O(1) expected. */
 static void pair_remove(pair_slots *t, size_t hole)
 {
-    size_t mask = t->cap - 1;
-    for (size_t i = (hole + 1) & mask; *slot_key(t, i) != BPE_PAIRMAP_EMPTY; i = (i + 1) & mask) {
+    for (size_t i = next_slot(t, hole); *slot_key(t, i) != BPE_PAIRMAP_EMPTY; i = next_slot(t, i)) {
         size_t home = home_slot(t, *slot_key(t, i));
         bool home_in_gap = hole <= i ? (hole < home && home <= i) : (hole < home || home <= i);
         if (home_in_gap)
@@ -596,8 +631,9 @@ static void pair_remove(pair_slots *t, size_t hole)
     t->used--;
 }
 
-/* The shard of (x, y): bits 16–47 of its hash (the home slot takes the top
- * bits). O(1). */
+/* The shard of (x, y): bits 16–47 of its hash. The home slot is scaled
+ * from bits 32–63, and bits 16–31 vary whatever the home, so a shard's
+ * pairs still spread over all its table's homes. O(1). */
 static unsigned shard_of(unsigned n_shards, bpe_token x, bpe_token y)
 {
     uint64_t key = bpe_pair_key(x, y);
@@ -915,12 +951,25 @@ static bool reserve_lines(delta_lines *dl, size_t tokens)
 
 static bool apply_shard(workers_state *s, unsigned me);
 
-/* Split k's part of the batch, run by thread `thread`: its part of every
- * merge, in batch order, then the freeze of its new lists. False on OOM. */
+/* Releases list `list` of split sp (postings.h), unless it is none. O(1). */
+static void release_list(word_split *sp, uint32_t list)
+{
+    if (list != BPE_POSTINGS_NONE)
+        bpe_postings_release(&sp->postings, list);
+}
+
+/* Split k's part of the batch, run by thread `thread`: it releases its lists
+ * of the pairs that died in the last step (the shards noted them), runs its
+ * part of every merge, in batch order, releases the merged pairs' lists,
+ * then freezes its new lists, reclaiming the released ids once they are
+ * half its arena (as cache_aware.c does). False on OOM. */
 static bool split_batch(workers_state *s, unsigned k, unsigned thread)
 {
     word_split *sp = &s->split[k];
     unsigned n = s->n_splits;
+    for (unsigned h = 0; h < n; h++)
+        for (size_t i = k; i < s->shard[h].n_dead; i += n)
+            release_list(sp, s->shard[h].dead[i]);
     for (unsigned h = 0; h < n; h++)
         sp->out[h].n = 0;
     sp->updates = sp->stale = 0;
@@ -928,6 +977,8 @@ static bool split_batch(workers_state *s, unsigned k, unsigned thread)
     for (size_t i = 0; ok && i < s->n_batch; i++)
         ok = split_merge(sp, &s->lines[thread], n, &s->batch[i], s->batch[i].lists[k],
                          sp->report + i * n, &sp->affected[i]);
+    for (size_t i = 0; ok && i < s->n_batch; i++)
+        release_list(sp, s->batch[i].lists[k]);
     return ok && bpe_postings_freeze(&sp->postings);
 }
 
@@ -1191,6 +1242,7 @@ static void workers_destroy(void *opaque)
         free(s->shard[k].table.slot);
         free(s->shard[k].born);
         free(s->shard[k].fallen);
+        free(s->shard[k].dead);
         free(s->shard[k].final);
         for (size_t c = 0; s->shard[k].bucket && c < BUCKET_DENSE; c++)
             free(s->shard[k].bucket[c].pair);
@@ -1664,20 +1716,28 @@ static bool apply_lost(workers_state *s, unsigned me, unsigned k, const merge_re
             !note_pair(&sh->fallen, &sh->n_fallen, &sh->cap_fallen, ch[j].a, ch[j].b))
             return false;
         *count -= ch[j].amount;
-        if (*count == 0)
+        if (*count == 0) {
+            uint32_t *dead = bpe_array_reserve(sh->dead, &sh->cap_dead, sh->n_dead + s->n_splits,
+                                               sizeof *dead);
+            if (!dead)
+                return false;
+            sh->dead = dead;
+            memcpy(dead + sh->n_dead, slot_lists(&sh->table, at), s->n_splits * sizeof *dead);
+            sh->n_dead += s->n_splits;
             pair_remove(&sh->table, at);
+        }
     }
     return true;
 }
 
-/* Whether some shard's table could reach 5/8 full, where pair_add doubles
+/* Whether some shard's table could reach 3/4 full, where pair_add grows
  * it, in the step being applied: the creations the splits report for it (a
  * bound on the pairs it gains: a pair born in two splits is reported by
- * both) exceed its room. Then the shards double together: every shard at
- * least half full doubles first thing in its part, side by side. Doubled
+ * both) exceed its room. Then the shards grow together: every shard at
+ * least 2/3 full grows first thing in its part, side by side. Grown
  * alone, in the middle of its part, a table holds up every other thread
- * (the last doubling on the multilingual corpus moves some 160,000 records
- * per shard), and the shards, holding about as many pairs each, reach 5/8
+ * (a growth moves every record of the shard), and the shards, holding
+ * about as many pairs each, reach 3/4
  * steps apart: each would stall a different step. Every shard's part
  * computes the same answer from what the splits wrote. O(N²·batch). */
 static bool a_shard_may_fill(const workers_state *s)
@@ -1742,7 +1802,8 @@ static bool apply_shard(workers_state *s, unsigned me)
     bpe_token first_new = s->batch[0].merged;
     unsigned n = s->n_splits;
     pair_slots *table = &s->shard[me].table;
-    if (a_shard_may_fill(s) && table->used * 2 >= table->cap && !slots_grow(table))
+    s->shard[me].n_dead = 0; /* every split released them in this step's first phase */
+    if (a_shard_may_fill(s) && table->used * 3 >= table->cap * 2 && !slots_grow(table))
         return false;
     for (size_t i = 0; i < s->n_batch; i++) {
         for (unsigned k = 0; k < n; k++)
@@ -1797,7 +1858,7 @@ static bool apply_batch(workers_state *s)
 {
     for (unsigned k = 0; k < s->n_splits; k++) {
         const pair_slots *t = &s->shard[k].table;
-        s->shard[k].room = t->cap * 5 / 8 - t->used;
+        s->shard[k].room = t->cap * 3 / 4 - t->used;
     }
     if (!run_job(s, batch_words(s), &s->solo_words))
         return false;
@@ -2064,8 +2125,8 @@ const bpe_trainer bpe_trainer_batch_workers = {
     .work_before = "words_touched",
     .work_after = "words_touched",
     /* Peak memory beside the word table and time, fitted (docs/estimate.md). */
-    .memory = {.fixed = 1e6, .per_word = 11.3, .per_symbol = 7.2,
-               .per_symbol_merged = 18.6, .ns_per_symbol = 130},
+    .memory = {.fixed = 1e6, .per_word = 8.2, .per_symbol = 7.5,
+               .per_symbol_merged = 11.0, .ns_per_symbol = 130},
     .copies_words = true, /* the splits' cells; only describe() reads the words again */
     .create = workers_create,
     .step = workers_step,
