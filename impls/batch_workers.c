@@ -1654,18 +1654,18 @@ static bool poisoned(const workers_state *s, bpe_pair cand)
     return false;
 }
 
-/* Admits the front's first entry into the batch: it leaves the front and
- * the table, its lists copied; its token is made in our vocab. */
+/* Admits the front's first entry into the batch: it leaves the front, its
+ * lists copied (its record leaves the table in its shard's part of the
+ * job: apply_shard); its token is made in our vocab. */
 static bool admit(workers_state *s, bpe_pair p)
 {
     s->front_head++;
     tally(s, p, -1);
-    pair_slots *t = table_of(s, p.a, p.b);
+    const pair_slots *t = table_of(s, p.a, p.b);
     size_t at = pair_find(t, p.a, p.b);
     uint32_t *lists = s->batch_lists + s->n_batch * s->n_splits;
     memcpy(lists, slot_lists(t, at), s->n_splits * sizeof *lists);
     uint64_t count = *slot_count(t, at);
-    pair_remove(t, at);
     bpe_token merged = bpe_vocab_add_merge(&s->ahead, p.a, p.b);
     if (merged == BPE_NO_TOKEN || !reserve_tokens(s))
         return false;
@@ -1849,9 +1849,11 @@ static bool file_own(workers_state *s, pair_shard *sh)
     return true;
 }
 
-/* Shard `me`'s part of the batch: every split's deltas for the pairs it
- * holds, merge after merge (a pair born in one merge of the batch may lose
- * in a later one). The coordinator reads nothing else of the shard while it
+/* Shard `me`'s part of the batch: the batch's pairs it holds leave its
+ * table (the coordinator only read them: a write would take the table's
+ * lines from the core that owns the shard), then every split's deltas for
+ * the pairs it holds, merge after merge (a pair born in one merge of the
+ * batch may lose in a later one). The coordinator reads nothing else of the shard while it
  * runs, and the shards hold different pairs. */
 static bool apply_shard(workers_state *s, unsigned me)
 {
@@ -1859,6 +1861,9 @@ static bool apply_shard(workers_state *s, unsigned me)
     unsigned n = s->n_splits;
     pair_slots *table = &s->shard[me].table;
     s->shard[me].n_dead = 0; /* every split released them in this step's first phase */
+    for (size_t i = 0; i < s->n_batch; i++) /* the batch's own pairs leave first (admit) */
+        if (shard_of(n, s->batch[i].a, s->batch[i].b) == me)
+            pair_remove(table, pair_find(table, s->batch[i].a, s->batch[i].b));
     if (a_shard_may_fill(s) && table->used * 3 >= table->cap * 2 && !slots_grow(table))
         return false;
     for (size_t i = 0; i < s->n_batch; i++) {
@@ -1916,6 +1921,8 @@ static bool apply_batch(workers_state *s)
         const pair_slots *t = &s->shard[k].table;
         s->shard[k].room = t->cap * 3 / 4 - t->used;
     }
+    for (size_t i = 0; i < s->n_batch; i++) /* its pairs leave their shards first (admit) */
+        s->shard[shard_of(s->n_splits, s->batch[i].a, s->batch[i].b)].room++;
     if (!run_job(s, batch_words(s), &s->solo_words))
         return false;
     for (size_t i = 0; i < s->n_batch; i++) {
