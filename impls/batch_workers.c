@@ -163,7 +163,8 @@
  * run alone: a trap the threshold could not leave. The price is a core
  * spinning while the coordinator works alone, as in threaded_walk.c.
  * A caller may fix the threshold instead (bpe_config.parallel_grain g: a
- * batch is shared when it names at least g words per thread); the tests
+ * batch is shared when it names at least g words per thread, a fill when
+ * its buckets hold at least g entries per thread); the tests
  * set g = 1, so that tiny inputs take the threaded path too.
  * The constants are where it starts and how fast it moves, not the
  * crossover: where a spinning worker is in time even for a job of a few
@@ -186,8 +187,9 @@
  * the deltas spread over N threads; plus O(P·N) for the lists' ids in the
  * table, O(N·BUCKET_DENSE) for the shards' buckets, O(k²) per batch of k
  * for the poison checks, O(class) per front insert, O(N) per bucket or
- * spill top the front is filled from, and O(N²) per merge of a batch for
- * the per-shard reports.
+ * spill top the front is filled from and per pair of a class merged from
+ * the shards' sorted runs, and O(N²) per merge of a batch for the
+ * per-shard reports.
  *
  * Work counters (the same for any N):
  *   words_touched, postings_stale, pair_count_updates   as heap.c's, and equal
