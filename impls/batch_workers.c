@@ -1068,14 +1068,15 @@ static unsigned claim_phase(workers_state *s, unsigned from, unsigned own, uint6
 }
 
 /* Runs the unclaimed parts of step `step`: the splits', then, once every
- * split is done, the shards'. Returns how many of them were another
- * thread's own. (It reads nothing the coordinator writes between steps: a
- * worker late for a step may run this while the next one is formed.) */
-static unsigned claim_and_run(workers_state *s, unsigned own, uint64_t step)
+ * split is done, the shards'. taken[0] and taken[1] get how many of them,
+ * in each phase, were another thread's own. (It reads nothing the
+ * coordinator writes between steps: a worker late for a step may run this
+ * while the next one is formed.) */
+static void claim_and_run(workers_state *s, unsigned own, uint64_t step, unsigned taken[2])
 {
-    unsigned taken = claim_phase(s, 0, own, step);
+    taken[0] = claim_phase(s, 0, own, step);
     wait_parts(s, 0, s->n_splits, step);
-    return taken + claim_phase(s, s->n_splits, own, step);
+    taken[1] = claim_phase(s, s->n_splits, own, step);
 }
 
 /* Waits until `posted` passes `seen` or `quit` is set; spins first
@@ -1122,7 +1123,8 @@ static void *worker_main(void *arg)
         seen = wait_for_step(s, seen);
         if (atomic_load(&s->quit))
             return NULL;
-        claim_and_run(s, me->own, seen);
+        unsigned taken[2];
+        claim_and_run(s, me->own, seen, taken);
     }
 }
 
@@ -1176,11 +1178,15 @@ static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
         uint64_t step = atomic_load(&s->posted) + 1;
         atomic_store(&s->posted, step); /* sequentially consistent: wake_workers */
         wake_workers(s);
-        unsigned taken = claim_and_run(s, 0, step);
+        unsigned taken[2];
+        claim_and_run(s, 0, step, taken);
         wait_parts(s, 0, parts, step);
+        /* A fill's second phase is empty: a worker's part of it that the
+         * coordinator took says only that it got there first. */
+        unsigned late = taken[0] + (s->job == JOB_BATCH ? taken[1] : 0);
         if (s->solo_fixed)
-            (void)taken;
-        else if (taken > 0)
+            (void)late;
+        else if (late > 0)
             *solo_below = *solo_below < SOLO_MOST / 2 ? *solo_below * 2 : SOLO_MOST;
         else
             *solo_below = lowered(*solo_below, 8);
