@@ -90,11 +90,11 @@
  * instructions), and the coordinator merges the N sorted runs. The shards
  * do that side by side, a job of their own when the buckets are large
  * (late in training a class is thousands of pairs, and checking and
- * sorting it was the largest share of what the coordinator did alone); the spills'
- * tops the coordinator compares. Unlike bucket.c a cursor may go up:
- * a batch can run from one class into the next, and a pair born of its
- * first merges can count more than the second class (filing raises the
- * cursor).
+ * sorting it was the largest share of what the coordinator did alone);
+ * the spills' tops the coordinator compares. Unlike bucket.c a cursor may
+ * go up: a batch can run from one class into the next, and a pair born of
+ * its first merges can count more than the second class (filing raises
+ * the cursor).
  *
  * Who does what. One step of the loop: the coordinator forms a batch; the
  * splits rewrite their words (in parallel), then the shards apply the
@@ -1861,8 +1861,8 @@ static bool file_own(workers_state *s, pair_shard *sh)
  * table (the coordinator only read them: a write would take the table's
  * lines from the core that owns the shard), then every split's deltas for
  * the pairs it holds, merge after merge (a pair born in one merge of the
- * batch may lose in a later one). The coordinator reads nothing else of the shard while it
- * runs, and the shards hold different pairs. */
+ * batch may lose in a later one). The coordinator reads nothing else of
+ * the shard while it runs, and the shards hold different pairs. */
 static bool apply_shard(workers_state *s, unsigned me)
 {
     bpe_token first_new = s->batch[0].merged;
