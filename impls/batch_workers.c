@@ -82,24 +82,29 @@
  * that filing a batch's changed pairs — about a million appends on the
  * multilingual corpus, a third of what the coordinator did alone — is
  * done by the shards, in parallel. A cursor per shard stands at its highest
- * bucket that may hold entries; to fill the front, the coordinator checks
- * the entries of the highest cursors' buckets (a stale one is filed again
- * under its count, a dead one dropped) and sorts only the live ones, the
- * class (most comparisons settled by each token's first eight bytes read
- * as one number; a heap's pops cost three times as many instructions);
- * the spills' tops it compares. Unlike bucket.c a cursor may go up:
- * a batch can run from one class into the next, and a pair born of its
- * first merges can count more than the second class (filing raises the
- * cursor).
+ * bucket that may hold entries; to fill the front, each shard whose cursor
+ * is the highest checks the entries of that bucket (a stale one is filed
+ * again under its count, a dead one dropped) and sorts only the live ones,
+ * its part of the class (most comparisons settled by each token's first
+ * eight bytes read as one number; a heap's pops cost three times as many
+ * instructions), and the coordinator merges the N sorted runs. The shards
+ * do that side by side, a job of their own when the buckets are large
+ * (late in training a class is thousands of pairs, and checking and
+ * sorting it was the largest share of what the coordinator did alone);
+ * the spills' tops the coordinator compares. Unlike bucket.c a cursor may
+ * go up: a batch can run from one class into the next, and a pair born of
+ * its first merges can count more than the second class (filing raises
+ * the cursor).
  *
  * Who does what. One step of the loop: the coordinator forms a batch; the
  * splits rewrite their words (in parallel), then the shards apply the
  * deltas and file the pairs that changed (in parallel: one job of two
  * phases, one hand-off); the coordinator places what only it can: born
  * pairs at or above the front's count.
- *   - the coordinator (the caller's thread): the front, the batch,
- *     and our own copy of the vocabulary (a batch's tokens exist before
- *     step() hands them out one by one, and the tie-break needs their bytes);
+ *   - the coordinator (the caller's thread): the front (merging the
+ *     shards' sorted parts of a class), the batch, and our own copy of the
+ *     vocabulary (a batch's tokens exist before step() hands them out one
+ *     by one, and the tie-break needs their bytes);
  *   - N splits of the words (word w in split w mod N, so every list is
  *     shared about evenly), each with its words laid out as cache_aware.c
  *     lays them (length, count, tokens side by side: word cells), its own
@@ -148,6 +153,8 @@
  * forty jobs alone bring it back to where the next one probes the workers
  * again. So it settles where a worker just arrives in time, on whatever
  * machine, however loaded, and follows the load as it changes (run_job).
+ * Filling the front is posted the same way, sized by the bucket entries it
+ * checks, with a threshold of its own (solo_entries).
  * For that, a worker must not be asleep for want of work: it spins between
  * jobs, and sleeps only after about 2 ms without a batch, shared or run
  * alone (wait_for_step). Were a run of small batches, each run alone, to put
@@ -156,7 +163,8 @@
  * run alone: a trap the threshold could not leave. The price is a core
  * spinning while the coordinator works alone, as in threaded_walk.c.
  * A caller may fix the threshold instead (bpe_config.parallel_grain g: a
- * batch is shared when it names at least g words per thread); the tests
+ * batch is shared when it names at least g words per thread, a fill when
+ * its buckets hold at least g entries per thread); the tests
  * set g = 1, so that tiny inputs take the threaded path too.
  * The constants are where it starts and how fast it moves, not the
  * crossover: where a spinning worker is in time even for a job of a few
@@ -179,8 +187,9 @@
  * the deltas spread over N threads; plus O(P·N) for the lists' ids in the
  * table, O(N·BUCKET_DENSE) for the shards' buckets, O(k²) per batch of k
  * for the poison checks, O(class) per front insert, O(N) per bucket or
- * spill top the front is filled from, and O(N²) per merge of a batch for
- * the per-shard reports.
+ * spill top the front is filled from and per pair of a class merged from
+ * the shards' sorted runs, and O(N²) per merge of a batch for the
+ * per-shard reports.
  *
  * Work counters (the same for any N):
  *   words_touched, postings_stale, pair_count_updates   as heap.c's, and equal
@@ -392,12 +401,18 @@ typedef struct {
     size_t bucket_entries;        /* entries in all its buckets */
     bpe_maxheap spill;            /* the snapshots ≥ BUCKET_DENSE, heap-ordered; owned */
     uint64_t filed;               /* entries its part filed in the step (entries_filed) */
+    class_entry *class_sort;      /* the live entries of its bucket being taken, put in
+                                   * rank order by qsort (take_class); owned */
+    size_t n_class, cap_class;    /* entries in `class_sort`, and its capacity */
+    uint64_t examined;            /* entries its part took out to fill the front
+                                   * (entries_examined) */
 } pair_shard;
 
 /* A job has two phases, the splits' parts, then (once all are done) the
- * shards'; setup's second phase is empty. */
+ * shards'; setup's and a fill's second phase is empty. */
 typedef enum {
     JOB_SETUP, /* each split lays out its words and lists */
+    JOB_FILL,  /* part k < N: shard k takes its bucket of the class being filled */
     JOB_BATCH, /* each split rewrites its words for the batch; then each
                 * shard applies their deltas to its pairs */
 } job_kind;
@@ -421,8 +436,7 @@ struct workers_state {
     uint64_t max_merges;     /* merges asked for: a batch never runs past them */
     uint64_t merges_formed;  /* merges put into batches so far */
     pair_shard *shard;       /* n_splits shards of the live pairs; owned */
-    class_entry *class_sort; /* a bucket's class, put in rank order by qsort; owned */
-    size_t n_class, cap_class; /* entries in `class_sort`, and its capacity */
+    uint64_t fill_count;     /* the count of the class a fill job takes (take_class) */
     /* the front: the tie class being merged, sorted by rank */
     bpe_pair *front;         /* entries; owned */
     size_t front_head;       /* entries before it are merged or dead */
@@ -453,6 +467,8 @@ struct workers_state {
     job_kind job;            /* what the posted step is */
     uint64_t solo_words;     /* a batch naming fewer words is rewritten by the coordinator
                               * alone; adapts (run_job) unless solo_fixed */
+    uint64_t solo_entries;   /* a class filled from fewer bucket entries is taken by the
+                              * coordinator alone; adapts the same way */
     bool solo_fixed;         /* solo_words stays: set by parallel_grain or at build */
     worker *workers;         /* room for n_splits − 1; owned */
     unsigned n_workers;      /* worker threads started */
@@ -950,6 +966,7 @@ static bool reserve_lines(delta_lines *dl, size_t tokens)
 }
 
 static bool apply_shard(workers_state *s, unsigned me);
+static bool take_class(workers_state *s, unsigned me);
 
 /* Releases list `list` of split sp (postings.h), unless it is none. O(1). */
 static void release_list(word_split *sp, uint32_t list)
@@ -1000,9 +1017,11 @@ static void run_part(workers_state *s, unsigned k, unsigned thread)
     unsigned n = s->n_splits;
     bool ok;
     if (k < n)
-        ok = s->job == JOB_SETUP ? setup_split(s, k) : split_batch(s, k, thread);
+        ok = s->job == JOB_SETUP  ? setup_split(s, k)
+             : s->job == JOB_FILL ? take_class(s, k)
+                                  : split_batch(s, k, thread);
     else
-        ok = s->job == JOB_SETUP || (splits_ok(s) && apply_shard(s, k - n));
+        ok = s->job != JOB_BATCH || (splits_ok(s) && apply_shard(s, k - n));
     s->claim[k].ok = ok;
 }
 
@@ -1049,14 +1068,15 @@ static unsigned claim_phase(workers_state *s, unsigned from, unsigned own, uint6
 }
 
 /* Runs the unclaimed parts of step `step`: the splits', then, once every
- * split is done, the shards'. Returns how many of them were another
- * thread's own. (It reads nothing the coordinator writes between steps: a
- * worker late for a step may run this while the next one is formed.) */
-static unsigned claim_and_run(workers_state *s, unsigned own, uint64_t step)
+ * split is done, the shards'. taken[0] and taken[1] get how many of them,
+ * in each phase, were another thread's own. (It reads nothing the
+ * coordinator writes between steps: a worker late for a step may run this
+ * while the next one is formed.) */
+static void claim_and_run(workers_state *s, unsigned own, uint64_t step, unsigned taken[2])
 {
-    unsigned taken = claim_phase(s, 0, own, step);
+    taken[0] = claim_phase(s, 0, own, step);
     wait_parts(s, 0, s->n_splits, step);
-    return taken + claim_phase(s, s->n_splits, own, step);
+    taken[1] = claim_phase(s, s->n_splits, own, step);
 }
 
 /* Waits until `posted` passes `seen` or `quit` is set; spins first
@@ -1103,7 +1123,8 @@ static void *worker_main(void *arg)
         seen = wait_for_step(s, seen);
         if (atomic_load(&s->quit))
             return NULL;
-        claim_and_run(s, me->own, seen);
+        unsigned taken[2];
+        claim_and_run(s, me->own, seen, taken);
     }
 }
 
@@ -1157,11 +1178,15 @@ static bool run_job(workers_state *s, uint64_t size, uint64_t *solo_below)
         uint64_t step = atomic_load(&s->posted) + 1;
         atomic_store(&s->posted, step); /* sequentially consistent: wake_workers */
         wake_workers(s);
-        unsigned taken = claim_and_run(s, 0, step);
+        unsigned taken[2];
+        claim_and_run(s, 0, step, taken);
         wait_parts(s, 0, parts, step);
+        /* A fill's second phase is empty: a worker's part of it that the
+         * coordinator took says only that it got there first. */
+        unsigned late = taken[0] + (s->job == JOB_BATCH ? taken[1] : 0);
         if (s->solo_fixed)
-            (void)taken;
-        else if (taken > 0)
+            (void)late;
+        else if (late > 0)
             *solo_below = *solo_below < SOLO_MOST / 2 ? *solo_below * 2 : SOLO_MOST;
         else
             *solo_below = lowered(*solo_below, 8);
@@ -1244,13 +1269,13 @@ static void workers_destroy(void *opaque)
         free(s->shard[k].fallen);
         free(s->shard[k].dead);
         free(s->shard[k].final);
+        free(s->shard[k].class_sort);
         for (size_t c = 0; s->shard[k].bucket && c < BUCKET_DENSE; c++)
             free(s->shard[k].bucket[c].pair);
         free(s->shard[k].bucket);
         bpe_maxheap_free(&s->shard[k].spill);
     }
     free(s->shard);
-    free(s->class_sort);
     bpe_vocab_free(&s->ahead);
     free(s->front);
     free(s->as_left);
@@ -1396,25 +1421,32 @@ static int class_rank_cmp(const void *x, const void *y)
     return -bpe_pair_bytes_cmp(p->vocab, p->pair.a, p->pair.b, q->pair.a, q->pair.b);
 }
 
-/* Appends a live pair of the class to class_sort. False on OOM. */
-static bool class_add(workers_state *s, bpe_pair p)
+/* Appends a live pair of the class to shard sh's class_sort. False on OOM. */
+static bool class_add(pair_shard *sh, const bpe_vocab *v, bpe_pair p)
 {
-    class_entry *grown = bpe_array_reserve(s->class_sort, &s->cap_class, s->n_class + 1,
+    class_entry *grown = bpe_array_reserve(sh->class_sort, &sh->cap_class, sh->n_class + 1,
                                            sizeof *grown);
     if (!grown)
         return false;
-    s->class_sort = grown;
-    s->class_sort[s->n_class++] = (class_entry){.left_prefix = byte_prefix(&s->ahead, p.a),
-                                                .right_prefix = byte_prefix(&s->ahead, p.b),
-                                                .pair = p, .vocab = &s->ahead};
+    sh->class_sort = grown;
+    sh->class_sort[sh->n_class++] = (class_entry){.left_prefix = byte_prefix(v, p.a),
+                                                  .right_prefix = byte_prefix(v, p.b),
+                                                  .pair = p, .vocab = v};
     return true;
 }
 
-/* Checks every entry of shard sh's bucket `count` (filed again when stale,
- * dropped when dead), adds the live ones to class_sort and empties the
- * bucket. False on OOM. */
-static bool take_bucket(workers_state *s, pair_shard *sh, uint64_t count)
+/* Shard `me`'s part of a fill: when its cursor is at the count being
+ * filled, checks every entry of that bucket (filed again when stale,
+ * dropped when dead), puts the live ones in its class_sort in rank order
+ * and empties the bucket. It reads our vocabulary and writes only its own
+ * shard. False on OOM. O(entries + class·log class). */
+static bool take_class(workers_state *s, unsigned me)
 {
+    pair_shard *sh = &s->shard[me];
+    uint64_t count = s->fill_count;
+    sh->n_class = 0;
+    if (sh->cursor != count)
+        return true;
     pair_bucket *k = &sh->bucket[count];
     const pair_slots *t = &sh->table; /* a bucket holds its own shard's pairs */
     for (size_t i = 0; i < k->len && i < LOOKUP_AHEAD; i++)
@@ -1422,27 +1454,56 @@ static bool take_bucket(workers_state *s, pair_shard *sh, uint64_t count)
     for (size_t i = 0; i < k->len; i++) {
         if (i + LOOKUP_AHEAD < k->len)
             bpe_prefetch(home_key(t, k->pair[i + LOOKUP_AHEAD].a, k->pair[i + LOOKUP_AHEAD].b));
-        s->counters->value[ENTRIES_EXAMINED]++;
         bpe_pair e = k->pair[i];
         size_t at = pair_find(t, e.a, e.b);
         uint64_t now = at == SIZE_MAX ? 0 : *slot_count(t, at);
-        if (now == count ? !class_add(s, e)
-                         : now != 0 && !file_pair(s, e.a, e.b, now)) /* another bucket */
+        if (now == count ? !class_add(sh, &s->ahead, e)
+                         : now != 0 && !file_entry(sh, e.a, e.b, now)) /* another bucket */
             return false;
+        sh->filed += now != count && now != 0;
     }
+    sh->examined += k->len;
     sh->bucket_entries -= k->len;
     k->len = 0;
+    if (sh->n_class > 1)
+        qsort(sh->class_sort, sh->n_class, sizeof *sh->class_sort, class_rank_cmp);
     return true;
+}
+
+/* Appends the shards' sorted classes to the front, in rank order: a merge
+ * of N sorted runs. False on OOM. O(class·N). */
+static bool front_merge_classes(workers_state *s)
+{
+    size_t at[MAX_SPLITS] = {0};
+    for (;;) {
+        const class_entry *best = NULL;
+        unsigned from = 0;
+        for (unsigned k = 0; k < s->n_splits; k++) {
+            const pair_shard *sh = &s->shard[k];
+            if (at[k] < sh->n_class &&
+                (!best || class_rank_cmp(&sh->class_sort[at[k]], best) < 0)) {
+                best = &sh->class_sort[at[k]];
+                from = k;
+            }
+        }
+        if (!best)
+            return true;
+        s->tied = s->fill_count;
+        if (!front_append(s, best->pair))
+            return false;
+        at[from]++;
+    }
 }
 
 /* Moves the whole class of the highest count into the front, in rank
  * order: from the shards' spills, heap.c's pops (of the best top of all)
  * for every entry of the top count (a stale top filed again, a dead one
  * dropped); else from the highest buckets holding a live snapshot — bucket
- * `count` of every shard whose cursor is there — each entry checked, the
- * live ones sorted. False when no pair is left, or on OOM (*nomem).
- * O(class·log class + entries examined + N per bucket), plus log(spill)
- * per spill pop. */
+ * `count` of every shard whose cursor is there — each shard checking and
+ * sorting its own (take_class: a job, or the coordinator alone when the
+ * buckets are small), then the sorted runs merged. False when no pair is
+ * left, or on OOM (*nomem). O(class·(log class + N) + entries examined +
+ * N per bucket), plus log(spill) per spill pop. */
 static bool front_fill(workers_state *s, bool *nomem)
 {
     s->front_head = s->front_len = 0;
@@ -1463,20 +1524,23 @@ static bool front_fill(workers_state *s, bool *nomem)
             return false;
     }
     for (uint64_t count; s->tied == 0 && (count = highest_cursor(s)) > 0;) {
-        s->n_class = 0;
+        uint64_t entries = 0;
         for (unsigned k = 0; k < s->n_splits; k++)
-            if (s->shard[k].cursor == count && !take_bucket(s, &s->shard[k], count)) {
-                *nomem = true;
-                return false;
-            }
-        if (s->n_class > 1)
-            qsort(s->class_sort, s->n_class, sizeof *s->class_sort, class_rank_cmp);
-        for (size_t i = 0; i < s->n_class; i++) {
-            s->tied = count;
-            if (!front_append(s, s->class_sort[i].pair)) {
-                *nomem = true;
-                return false;
-            }
+            if (s->shard[k].cursor == count)
+                entries += s->shard[k].bucket[count].len;
+        s->fill_count = count;
+        s->job = JOB_FILL;
+        bool ok = run_job(s, entries, &s->solo_entries);
+        s->job = JOB_BATCH;
+        for (unsigned k = 0; k < s->n_splits; k++) {
+            pair_shard *sh = &s->shard[k];
+            s->counters->value[ENTRIES_EXAMINED] += sh->examined;
+            s->counters->value[ENTRIES_FILED] += sh->filed;
+            sh->examined = sh->filed = 0;
+        }
+        if (!ok || !front_merge_classes(s)) {
+            *nomem = true;
+            return false;
         }
         for (unsigned k = 0; s->tied == 0 && k < s->n_splits; k++)
             if (s->shard[k].cursor == count)
@@ -1598,18 +1662,18 @@ static bool poisoned(const workers_state *s, bpe_pair cand)
     return false;
 }
 
-/* Admits the front's first entry into the batch: it leaves the front and
- * the table, its lists copied; its token is made in our vocab. */
+/* Admits the front's first entry into the batch: it leaves the front, its
+ * lists copied (its record leaves the table in its shard's part of the
+ * job: apply_shard); its token is made in our vocab. */
 static bool admit(workers_state *s, bpe_pair p)
 {
     s->front_head++;
     tally(s, p, -1);
-    pair_slots *t = table_of(s, p.a, p.b);
+    const pair_slots *t = table_of(s, p.a, p.b);
     size_t at = pair_find(t, p.a, p.b);
     uint32_t *lists = s->batch_lists + s->n_batch * s->n_splits;
     memcpy(lists, slot_lists(t, at), s->n_splits * sizeof *lists);
     uint64_t count = *slot_count(t, at);
-    pair_remove(t, at);
     bpe_token merged = bpe_vocab_add_merge(&s->ahead, p.a, p.b);
     if (merged == BPE_NO_TOKEN || !reserve_tokens(s))
         return false;
@@ -1793,16 +1857,21 @@ static bool file_own(workers_state *s, pair_shard *sh)
     return true;
 }
 
-/* Shard `me`'s part of the batch: every split's deltas for the pairs it
- * holds, merge after merge (a pair born in one merge of the batch may lose
- * in a later one). The coordinator reads nothing else of the shard while it
- * runs, and the shards hold different pairs. */
+/* Shard `me`'s part of the batch: the batch's pairs it holds leave its
+ * table (the coordinator only read them: a write would take the table's
+ * lines from the core that owns the shard), then every split's deltas for
+ * the pairs it holds, merge after merge (a pair born in one merge of the
+ * batch may lose in a later one). The coordinator reads nothing else of
+ * the shard while it runs, and the shards hold different pairs. */
 static bool apply_shard(workers_state *s, unsigned me)
 {
     bpe_token first_new = s->batch[0].merged;
     unsigned n = s->n_splits;
     pair_slots *table = &s->shard[me].table;
     s->shard[me].n_dead = 0; /* every split released them in this step's first phase */
+    for (size_t i = 0; i < s->n_batch; i++) /* the batch's own pairs leave first (admit) */
+        if (shard_of(n, s->batch[i].a, s->batch[i].b) == me)
+            pair_remove(table, pair_find(table, s->batch[i].a, s->batch[i].b));
     if (a_shard_may_fill(s) && table->used * 3 >= table->cap * 2 && !slots_grow(table))
         return false;
     for (size_t i = 0; i < s->n_batch; i++) {
@@ -1860,6 +1929,8 @@ static bool apply_batch(workers_state *s)
         const pair_slots *t = &s->shard[k].table;
         s->shard[k].room = t->cap * 3 / 4 - t->used;
     }
+    for (size_t i = 0; i < s->n_batch; i++) /* its pairs leave their shards first (admit) */
+        s->shard[shard_of(s->n_splits, s->batch[i].a, s->batch[i].b)].room++;
     if (!run_job(s, batch_words(s), &s->solo_words))
         return false;
     for (size_t i = 0; i < s->n_batch; i++) {
@@ -1899,6 +1970,7 @@ static void *workers_create(const bpe_words *words, const bpe_config *config, bp
     s->solo_fixed = SOLO_FIXED || config->parallel_grain != 0;
     s->solo_words = config->parallel_grain ? (uint64_t)config->parallel_grain * s->n_splits
                                            : BATCH_WORKERS_SOLO;
+    s->solo_entries = s->solo_words; /* a fill: the same grain, in bucket entries */
     bpe_initial_pairs initial = {0};
     bool from_bytes = !words->merged;
     bool ok = bpe_vocab_copy(&s->ahead, vocab) && reserve_tokens(s) &&
