@@ -73,8 +73,8 @@
  *   - most pretokens are settled without the states: eight bytes are
  *     classified at once in one 64-bit register, and the same 64-bit value
  *     is the block the hash mixes (the fast path, below); in text past
- *     ASCII the continuation bytes of a code point are skipped in the same
- *     register and only its lead byte is looked up; lexer_split finds many
+ *     ASCII each code point is classified once, from its lead byte, and
+ *     the blocks are mixed whole all the same; lexer_split finds many
  *     pretokens per call.
  * Both read each byte a bounded number of times, so both are O(n); the
  * difference is the constant, measured in docs/ (the counting lesson).
@@ -376,19 +376,17 @@ static bool gpt4_pretoken(scanner *x)
  * off, is the block the hash mixes, so the bytes are read once for both.
  *
  * Text past ASCII (Chinese, Hindi, Arabic: a third of the multilingual
- * corpus's bytes) goes the same way, block by block; only the marks are
- * made differently. A byte ≥ 0x80 is either a lead byte, which starts a
- * code point, or a continuation byte (10xxxxxx), which belongs to the code
- * point before it; one more mask finds all the continuation bytes of a
- * block at once, and they never stop a run, since their code point's lead
- * byte was looked at already. So a run past ASCII costs one class lookup
- * per code point (the two table reads), and nothing per byte: no decoding
- * loop, no hasher fed code point by code point. This settles the
+ * corpus's bytes) goes the same way, block by block; only the run is found
+ * differently. There the run walks from code point to code point, the lead
+ * byte of each saying how many bytes it has, and classifies each with two
+ * table reads; the blocks it walks past are mixed into the hash whole, as
+ * ASCII blocks are. So a run past ASCII costs one class lookup per code
+ * point, and no hasher is fed code point by code point. This settles the
  * pretokens that start past ASCII (a line of Chinese, each Devanagari
  * letter and vowel sign, an Arabic word), a space before one (" كلمة"),
- * and the runs that go on past ASCII (é in a run of letters) or stop
- * there (a word before a curly quote “ ” ’, as the Gutenberg books put
- * around every quotation). Whatever the fast path cannot settle alone — an
+ * and the runs that go on past ASCII (é in a run of letters) or stop there
+ * (a word before a curly quote “ ” ’, as the Gutenberg books put around
+ * every quotation). Whatever the fast path cannot settle alone — an
  * apostrophe (a contraction), a whitespace run past ASCII or one that
  * fills the 8 bytes, gpt4's numbers past ASCII, the last 8 bytes of the
  * text — it leaves to the states, from the pretoken's start.
@@ -509,7 +507,9 @@ static inline uint8_t block_byte(const block_reader *r, unsigned k)
 /* The fast path's rare cases, a code point past ASCII, are kept out of
  * line: inlined, they make the functions that every pretoken runs too
  * large for the compiler to inline those in turn, and every pretoken
- * would pay a call. */
+ * would pay a call. They get the reader by value, or a copy of it: were
+ * its address passed, the compiler would keep its fields in memory, not
+ * in registers, and every pretoken would store and load them. */
 #if defined(__GNUC__) || defined(__clang__)
 #define OUT_OF_LINE __attribute__((noinline))
 #else
@@ -519,8 +519,7 @@ static inline uint8_t block_byte(const block_reader *r, unsigned k)
 /* The class of the code point that starts at place k (0 to 7) of the
  * current block; it may end past the block, but not past the text, which
  * holds only whole code points. O(1). */
-OUT_OF_LINE
-static char block_class(const block_reader *r, unsigned k)
+static inline char block_class(const block_reader *r, unsigned k)
 {
     size_t width;
     return code_point_class(r->s + r->at + r->taken + k, &width);
@@ -538,41 +537,30 @@ static inline bool next_block(block_reader *r)
     return true;
 }
 
-/* The continuation bytes (10xxxxxx) of v, as high bits. */
-static inline uint64_t continuation_bytes(uint64_t v)
-{
-    return v & ~(v << 1) & HIGH_BITS;
-}
-
 /*
- * run_stop at a byte ≥ 0x80: the run goes on through code points past
- * ASCII of its class (é in a run of letters, a whole line of Chinese).
- * `stop` marks the bytes of the current block still to look at. The
- * continuation bytes belong to the code point before them, which the run
- * has taken, so they are no stops; each lead byte left is classified by
- * the tables, and an ASCII byte by the ASCII table, and the first of
- * another class stops the run. A block with no stop is mixed into the hash
- * whole, as ASCII blocks are, and in the next one every byte is looked at:
- * in a text past ASCII, marking the ASCII bytes of the class first would
- * cost more than it saves. −1 when the run reaches the text's last 8
- * bytes. O(run).
+ * run_stop at a byte ≥ 0x80, the lead byte of a code point at place k of
+ * the current block: the run goes on through code points past ASCII of
+ * its class (é in a run of letters, a whole line of Chinese). From there
+ * it walks code point by code point, each lead byte saying how long its
+ * code point is, each code point classified by the tables (an ASCII byte
+ * by the ASCII table), to the first of another class; a block it walks
+ * past is mixed into the hash whole, as ASCII blocks are. Marking the
+ * ASCII bytes of each block first, as ASCII runs do, would cost more than
+ * it saves in text past ASCII. −1 when the run reaches the text's last
+ * 8 bytes. O(run).
  */
 OUT_OF_LINE
-static int run_past_ascii(block_reader *r, uint64_t stop, char cls)
+static int run_past_ascii(block_reader *r, unsigned k, char cls)
 {
     size_t width;
     for (;;) {
         const uint8_t *block = r->s + r->at + r->taken;
-        for (stop &= ~continuation_bytes(r->block); stop != 0; stop &= stop - 1) {
-            unsigned k = first_marked_byte(stop);
-            char c = block[k] < 0x80 ? unicode_class_blocks[0][block[k]]
-                                     : code_point_class(block + k, &width);
-            if (c != cls)
+        for (; k < 8; k += (unsigned)width)
+            if (code_point_class(block + k, &width) != cls)
                 return (int)k;
-        }
         if (!next_block(r))
             return -1;
-        stop = HIGH_BITS;
+        k -= 8; /* a code point may reach into the next block */
     }
 }
 
@@ -584,11 +572,17 @@ static int run_past_ascii(block_reader *r, uint64_t stop, char cls)
 static inline int run_stop(block_reader *r, uint64_t stop, char cls)
 {
     unsigned k = first_marked_byte(stop);
-    return block_byte(r, k) & 0x80 ? run_past_ascii(r, stop, cls) : (int)k;
+    if (!(block_byte(r, k) & 0x80))
+        return (int)k;
+    block_reader copy = *r;
+    int end = run_past_ascii(&copy, k, cls);
+    *r = copy;
+    return end;
 }
 
 /* ascii_run past a block full of the class: the blocks after it, each
  * full one mixed into the hash, up to the one that stops the run. */
+OUT_OF_LINE
 static int ascii_run_on(block_reader *r, char cls)
 {
     uint64_t stop;
@@ -610,7 +604,12 @@ static int ascii_run_on(block_reader *r, char cls)
 static inline int ascii_run(block_reader *r, char cls, uint64_t marked, unsigned from)
 {
     uint64_t stop = from < 8 ? ~marked & HIGH_BITS & (~0ull << (8 * from)) : 0;
-    return stop ? run_stop(r, stop, cls) : ascii_run_on(r, cls);
+    if (stop)
+        return run_stop(r, stop, cls);
+    block_reader copy = *r;
+    int end = ascii_run_on(&copy, cls);
+    *r = copy;
+    return end;
 }
 
 /* The pretoken ends before place k (0 to 7) of the current block: its end
@@ -630,8 +629,9 @@ static inline bool block_piece(const block_reader *r, int k, lexer_piece *piece)
  * whitespace (U+00A0 and others go on with the run), nor after one space
  * or tab, which may lead the pretoken after it (" “", gpt4's "\té"). */
 OUT_OF_LINE
-static bool spaces_end_past_ascii(const block_reader *r, unsigned run)
+static bool spaces_end_past_ascii(block_reader reader, unsigned run)
 {
+    const block_reader *r = &reader;
     uint8_t first = block_byte(r, 0);
     return (run >= 2 || first == '\r' || first == '\n') && block_class(r, run) != 'S';
 }
@@ -648,7 +648,7 @@ static inline bool ascii_spaces_piece(block_reader *r, bool up_to_newline, lexer
     if (stop == 0)
         return false;
     unsigned run = first_marked_byte(stop);
-    if (block_byte(r, run) & 0x80 && !spaces_end_past_ascii(r, run))
+    if (block_byte(r, run) & 0x80 && !spaces_end_past_ascii(*r, run))
         return false;
     uint64_t newlines = low_bytes(ascii_newlines(r->block), run);
     if (up_to_newline && newlines) /* \s*[\r\n] */
@@ -662,12 +662,13 @@ static inline bool ascii_spaces_piece(block_reader *r, bool up_to_newline, lexer
  * space before one: a Chinese line, an Arabic word, a Devanagari vowel
  * sign; " “" before a quotation. */
 OUT_OF_LINE
-static bool wide_run_piece(block_reader *r, unsigned from, lexer_piece *piece)
+static bool wide_run_piece(block_reader reader, unsigned from, lexer_piece *piece)
 {
+    block_reader *r = &reader;
     size_t width;
     char cls = code_point_class(r->s + r->at + from, &width);
     unsigned next = from + (unsigned)width; /* < 8 */
-    return cls != 'S' && block_piece(r, run_past_ascii(r, HIGH_BITS << (8 * next), cls), piece);
+    return cls != 'S' && block_piece(r, run_past_ascii(r, next, cls), piece);
 }
 
 /* One gpt2 pretoken from r's start, if the fast path can settle it. The
@@ -691,7 +692,7 @@ static inline bool gpt2_ascii_piece(block_reader *r, lexer_piece *piece)
     if (cls == 'O' && (from == 1 || first != '\''))
         return block_piece(r, ascii_run(r, 'O', ascii_others(r->block), from), piece);
     if (cls == 'S' && first == ' ' && next == 'U') /* ' ?' before a code point past ASCII */
-        return wide_run_piece(r, 1, piece);
+        return wide_run_piece(*r, 1, piece);
     if (cls == 'S')
         return ascii_spaces_piece(r, false, piece);
     return false; /* an apostrophe: a contraction, maybe */
@@ -712,8 +713,9 @@ static inline bool gpt4_ascii_others(block_reader *r, unsigned from, lexer_piece
  * the second, is past ASCII: letters led by that first code point (unless
  * it is \r or \n), OTHERS led by a space, or OTHERS from the first. */
 OUT_OF_LINE
-static bool gpt4_before_wide(block_reader *r, char cls, unsigned width, lexer_piece *piece)
+static bool gpt4_before_wide(block_reader reader, char cls, unsigned width, lexer_piece *piece)
 {
+    block_reader *r = &reader;
     uint8_t first = block_byte(r, 0);
     if (first == '\r' || first == '\n')
         return false;
@@ -730,13 +732,14 @@ static bool gpt4_before_wide(block_reader *r, char cls, unsigned width, lexer_pi
 /* One gpt4 pretoken from r's start, whose first code point is past ASCII,
  * if the fast path can settle it: a run of letters, or gpt4_before_wide. */
 OUT_OF_LINE
-static bool gpt4_wide_piece(block_reader *r, lexer_piece *piece)
+static bool gpt4_wide_piece(block_reader reader, lexer_piece *piece)
 {
+    block_reader *r = &reader;
     size_t width;
     char cls = code_point_class(r->s + r->at, &width);
     if (cls == 'L')
         return block_piece(r, ascii_run(r, 'L', ascii_letters(r->block), (unsigned)width), piece);
-    return cls != 'N' && gpt4_before_wide(r, cls, (unsigned)width, piece);
+    return cls != 'N' && gpt4_before_wide(*r, cls, (unsigned)width, piece);
 }
 
 /* One gpt4 pretoken from r's start, if the fast path can settle it. */
@@ -750,7 +753,7 @@ static inline bool gpt4_ascii_piece(block_reader *r, lexer_piece *piece)
     if (first == '\'')
         return false; /* a contraction, maybe */
     if (next == 'U' && cls != 'N')
-        return gpt4_before_wide(r, cls, 1, piece);
+        return gpt4_before_wide(*r, cls, 1, piece);
     if (cls == 'N') { /* \p{N}{1,3} */
         uint64_t digits = ascii_digits(r->block) | ~HIGH_BITS;
         unsigned n = digits == ~0ull ? 3 : first_marked_byte(~digits);
@@ -791,8 +794,8 @@ static inline size_t split_with(lexer_pattern pattern, const uint8_t *s, size_t 
             block_reader r = block_reader_at(s, len, at);
             if (s[at] < 0x80 ? (pattern == LEXER_GPT2 ? gpt2_ascii_piece(&r, &pieces[n])
                                                       : gpt4_ascii_piece(&r, &pieces[n]))
-                             : (pattern == LEXER_GPT2 ? wide_run_piece(&r, 0, &pieces[n])
-                                                      : gpt4_wide_piece(&r, &pieces[n])))
+                             : (pattern == LEXER_GPT2 ? wide_run_piece(r, 0, &pieces[n])
+                                                      : gpt4_wide_piece(r, &pieces[n])))
                 continue;
         }
         if (!state_pretoken(pattern, s, len, at, open, &pieces[n]))
