@@ -504,12 +504,12 @@ static inline uint8_t block_byte(const block_reader *r, unsigned k)
     return (uint8_t)(r->block >> (8 * k));
 }
 
-/* The fast path's rare cases, a code point past ASCII, are kept out of
- * line: inlined, they make the functions that every pretoken runs too
- * large for the compiler to inline those in turn, and every pretoken
- * would pay a call. They get the reader by value, or a copy of it: were
- * its address passed, the compiler would keep its fields in memory, not
- * in registers, and every pretoken would store and load them. */
+/* The fast path's cases past ASCII are kept out of line: inlined, they
+ * make the functions that every ASCII pretoken runs too large for the
+ * compiler to inline those in turn, and every pretoken would pay a call.
+ * They get the reader by value, or a copy of it: were its address passed,
+ * the compiler would keep its fields in memory, not in registers, and
+ * every pretoken would store and load them. */
 #if defined(__GNUC__) || defined(__clang__)
 #define OUT_OF_LINE __attribute__((noinline))
 #else
