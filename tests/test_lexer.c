@@ -216,7 +216,9 @@ static void lexer_hash_is_the_word_tables(void **state)
     (void)state;
     static const char text[] =
         "It's a  test\t\tof  123456 'LL words\r\n\r\n  \xc3\xa9t\xc3\xa9 ... \xe4\xb8\xad\xe6\x96\x87"
-        " supercalifragilisticexpialidocious!!!\n\n x";
+        " supercalifragilisticexpialidocious!!!\n\n x \xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad\xe6\x96\x87"
+        "\xe4\xb8\xad\xe6\x96\x87\xe3\x80\x82\xe0\xa4\xb9\xe0\xa4\xbf\xe0\xa4\xa8 caf\xc3\xa9s\xc3\xa9\xc3\xa9"
+        "\xf0\x9f\x98\x80\xf0\xa0\x80\x80\xf0\xa0\x80\x80 x";
     size_t len = strlen(text);
     for (int pattern = LEXER_GPT2; pattern <= LEXER_GPT4; pattern++) {
         lexer_piece pieces[64];
@@ -368,6 +370,10 @@ static const char *const ATOMS[] = {
     " 7", "\xc2\xb2", "\xc3\xa9", "\xce\xa9\xce\xbc", "\xe4\xb8\xad", "\xc2\xa0", "\xe3\x80\x80",
     "\xc2\x85", "\xe1\xa0\x8e", "\xe2\x80\xa8", "\xcc\x81", "(", "_", "\x01", "-\r\n", " .\n",
     "<|endoftext|>", "<|endo", "<s>", "s>", "\xff", "\xc3", "\xe4\xb8", "\xed\xa0\x80",
+    /* runs past ASCII, across the lexer's 8-byte blocks: Chinese, Devanagari (letters and
+     * vowel signs, O), Arabic, 4-byte letters (U+20000) and symbols (U+1F600) */
+    "\xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad\xe6\x96\x87", "\xe0\xa4\xb9\xe0\xa4\xbf\xe0\xa4\xa8",
+    " \xd9\x83\xd9\x84\xd9\x85\xd8\xa9", "\xf0\xa0\x80\x80", "\xf0\x9f\x98\x80", "\xe2\x80\x94",
 };
 
 static void random_text_with_specials_and_invalid_bytes(void **state)

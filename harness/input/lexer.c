@@ -44,13 +44,16 @@
  * The possessive `?+` and `++` already say "never give back": they are
  * what a hand-written loop does anyway.
  *
- * The hash (wordtable.h) is made while scanning: each code point a state
- * takes is fed to a word_hasher as it passes, its bytes as one value, so
- * the word table gets the pretoken with its hash, and nobody reads the
- * bytes a second time before the table compares them with the words it
- * holds. SPACES, which may give back its last character (or everything
- * after gpt4's last newline), keeps a copy of the hasher from before that
- * point.
+ * The hash (wordtable.h) is made while scanning: the fast path below
+ * reads a pretoken eight bytes at a time, and each 8-byte value it has
+ * classified is the very block the hash mixes next, so the word table gets
+ * the pretoken with its hash and nobody reads the bytes a second time
+ * before the table compares them with the words it holds. The states,
+ * which take the rarer pretokens, only find where one ends and then hash
+ * its bytes, still in the first-level cache, with word_table_hash: feeding
+ * a hasher code point by code point cost more than that second read, and
+ * SPACES, which may give back its last character (or everything after
+ * gpt4's last newline), would have to keep a copy of it.
  *
  * Why it is faster than PCRE2 (which stays the definition: pretok.c still
  * runs it for every other pattern and under --pretokenizer pcre2):
@@ -67,10 +70,12 @@
  *   - a class is a table read: a 128-entry table for ASCII bytes, two table
  *     reads for any other code point, instead of PCRE2's general property
  *     lookup and the JIT's tests for three classes in turn;
- *   - most pretokens are short ASCII words, and for them the states are
- *     skipped: eight bytes are classified at once in one 64-bit register,
- *     and the same 64-bit value is the block the hash mixes (the ASCII fast
- *     path, below); lexer_split finds many pretokens per call.
+ *   - most pretokens are settled without the states: eight bytes are
+ *     classified at once in one 64-bit register, and the same 64-bit value
+ *     is the block the hash mixes (the fast path, below); in text past
+ *     ASCII each code point is classified once, from its lead byte, and
+ *     the blocks are mixed whole all the same; lexer_split finds many
+ *     pretokens per call.
  * Both read each byte a bounded number of times, so both are O(n); the
  * difference is the constant, measured in docs/ (the counting lesson).
  *
@@ -101,13 +106,12 @@ enum {
     CLASS_MORE = '?', /* the end of an open text: the next chunk will tell */
 };
 
-/* Where a state is in the text, and the hash of the bytes it took. */
+/* Where a state is in the text. */
 typedef struct {
     const uint8_t *s;  /* the text: valid UTF-8 */
     size_t len;        /* its length in bytes */
     bool open;         /* more text may follow s[len − 1] */
     size_t at;         /* the next byte to take */
-    word_hasher hash;  /* the bytes taken since the pretoken's start */
 } scanner;
 
 /* The class of the code point that starts at s[0], whole and valid UTF-8
@@ -145,24 +149,9 @@ static inline char class_at(const scanner *x, size_t j, size_t *width)
     return code_point_class(x->s + j, width);
 }
 
-/* The `width` (1 to 4) bytes at s, a code point's, as one little-endian
- * value, zero above them: one step of word_hasher_bytes. */
-static inline uint64_t code_point_bytes(const uint8_t *s, size_t width)
-{
-    uint64_t v = s[0];
-    if (width > 1)
-        v |= (uint64_t)s[1] << 8;
-    if (width > 2)
-        v |= (uint64_t)s[2] << 16;
-    if (width > 3)
-        v |= (uint64_t)s[3] << 24;
-    return v;
-}
-
 /* Takes the next `width` (1 to 4) bytes into the pretoken. O(1). */
 static inline void take(scanner *x, size_t width)
 {
-    word_hasher_bytes(&x->hash, code_point_bytes(x->s + x->at, width), (unsigned)width);
     x->at += width;
 }
 
@@ -191,46 +180,33 @@ static inline unsigned run_in_eight(const uint8_t *s, char cls)
     return n;
 }
 
-/* The n (0 to 8) bytes at s as one little-endian value, zero above them. */
-static inline uint64_t first_bytes(const uint8_t *s, unsigned n)
-{
-    uint64_t v = word_hash_load(s);
-    return n == 8 ? v : v & ((1ull << (8 * n)) - 1);
-}
-
 /* Takes code points while their class is `cls`; returns the class of the
  * one that stopped the run (MORE: undecided). ASCII goes eight bytes at a
- * time while eight bytes remain (run_in_eight), the hash taking them as one
- * block, then byte by byte; a code point past ASCII (Cyrillic, Arabic, a
- * Chinese character) is classified and handed to the hash whole, and the
- * run stays in that loop while such code points follow one another. All on
- * copies of the scanner's fields in local variables: a byte store into the
- * hasher could otherwise alias the text, and the compiler would reload
- * everything after each one. O(run). */
+ * time while eight bytes remain (run_in_eight), then byte by byte; a code
+ * point past ASCII (Cyrillic, Arabic, a Chinese character) is classified
+ * whole, and the run stays in that loop while such code points follow one
+ * another. O(run). */
 static inline char take_run(scanner *x, char cls)
 {
     const uint8_t *s = x->s;
     size_t at = x->at, len = x->len, width;
-    word_hasher hash = x->hash;
-    char next;
+    char next = cls;
     for (;;) {
-        for (unsigned n = 8; n == 8 && at + 8 <= len && s[at] < 0x80; at += n) {
+        for (unsigned n = 8; n == 8 && at + 8 <= len && s[at] < 0x80; at += n)
             n = run_in_eight(s + at, cls);
-            if (n > 0)
-                word_hasher_bytes(&hash, first_bytes(s + at, n), n);
-        }
         while (at < len && ascii_class(s[at]) == cls)
-            word_hasher_byte(&hash, s[at++]);
-        while ((next = class_at(x, at, &width)) == cls && width > 1) {
-            word_hasher_bytes(&hash, code_point_bytes(s + at, width), (unsigned)width);
+            at++;
+        while (at < len && s[at] >= 0x80 && (next = code_point_class(s + at, &width)) == cls)
             at += width;
+        if (at == len) {
+            next = x->open ? CLASS_MORE : CLASS_END;
+            break;
         }
-        if (next != cls) {
-            x->at = at;
-            x->hash = hash;
-            return next;
-        }
+        if (s[at] >= 0x80 || (next = ascii_class(s[at])) != cls)
+            break; /* next: the class of the code point at s[at] */
     }
+    x->at = at;
+    return next;
 }
 
 /* ASCII letters to lower case, anything else unchanged. */
@@ -317,10 +293,11 @@ static bool gpt2_pretoken(scanner *x)
         if (next == CLASS_MORE)
             return false;
         if (next == 'L' || next == 'N' || next == 'O') {
-            take(x, 1);
+            take(x, 1 + width); /* the space and the run's first code point */
             return take_run(x, next) != CLASS_MORE;
         }
     } else if (cls != 'S') {
+        take(x, width);
         return take_run(x, cls) != CLASS_MORE;
     }
     return take_spaces(x, false);
@@ -358,8 +335,10 @@ static bool gpt4_pretoken(scanner *x)
         return took > 0;
     size_t width, next_width;
     char cls = class_at(x, x->at, &width);
-    if (cls == 'L')
+    if (cls == 'L') {
+        take(x, width);
         return take_run(x, 'L') != CLASS_MORE;
+    }
     if (cls == 'N')
         return gpt4_numbers(x);
     if (first != '\r' && first != '\n') { /* [^\r\n\p{L}\p{N}]?+ before letters */
@@ -367,20 +346,22 @@ static bool gpt4_pretoken(scanner *x)
         if (next == CLASS_MORE)
             return false;
         if (next == 'L') {
-            take(x, width);
+            take(x, width + next_width);
             return take_run(x, 'L') != CLASS_MORE;
         }
         if (first == ' ' && next == 'O') { /* ' ?' before OTHERS */
-            take(x, 1);
+            take(x, 1 + next_width);
             return gpt4_others(x);
         }
     }
-    if (cls == 'O')
+    if (cls == 'O') {
+        take(x, width);
         return gpt4_others(x);
+    }
     return take_spaces(x, true);
 }
 
-/* ------------------------------------------------- the ASCII fast path */
+/* ------------------------------------------------------ the fast path */
 
 /*
  * Most pretokens are ASCII: " word", "word", ",", "\n" (99% of the
@@ -393,14 +374,22 @@ static bool gpt4_pretoken(scanner *x)
  * are picked by the same first one or two bytes; a run ends at the first
  * byte not marked; and the value, with the bytes past the pretoken masked
  * off, is the block the hash mixes, so the bytes are read once for both.
- * A run that stops at a byte ≥ 0x80 is settled here too when the code
- * point that starts there is of another class, which one table read
- * tells: a word before a curly quote (“ ” ’), a line break before one,
- * as the Gutenberg books put around every quotation. Whatever the fast
- * path cannot settle alone — a pretoken that starts past ASCII, a run that
- * goes on past it (é in a run of letters), an apostrophe (a contraction),
- * a whitespace run that fills the 8 bytes, the last 8 bytes of the text —
- * it leaves to the states, from the pretoken's start.
+ *
+ * Text past ASCII (Chinese, Hindi, Arabic: a third of the multilingual
+ * corpus's bytes) goes the same way, block by block; only the run is found
+ * differently. There the run walks from code point to code point, the lead
+ * byte of each saying how many bytes it has, and classifies each with two
+ * table reads; the blocks it walks past are mixed into the hash whole, as
+ * ASCII blocks are. So a run past ASCII costs one class lookup per code
+ * point, and no hasher is fed code point by code point. This settles the
+ * pretokens that start past ASCII (a line of Chinese, each Devanagari
+ * letter and vowel sign, an Arabic word), a space before one (" كلمة"),
+ * and the runs that go on past ASCII (é in a run of letters) or stop there
+ * (a word before a curly quote “ ” ’, as the Gutenberg books put around
+ * every quotation). Whatever the fast path cannot settle alone — an
+ * apostrophe (a contraction), a whitespace run past ASCII or one that
+ * fills the 8 bytes, gpt4's numbers past ASCII, the last 8 bytes of the
+ * text — it leaves to the states, from the pretoken's start.
  */
 
 #define EVERY_BYTE(b) (0x0101010101010101ull * (uint8_t)(b)) /* b in each of the 8 bytes */
@@ -515,10 +504,12 @@ static inline uint8_t block_byte(const block_reader *r, unsigned k)
     return (uint8_t)(r->block >> (8 * k));
 }
 
-/* The fast path's rare cases, a code point past ASCII, are kept out of
- * line: inlined, they make the functions that every pretoken runs too
- * large for the compiler to inline those in turn, and every pretoken
- * would pay a call. */
+/* The fast path's cases past ASCII are kept out of line: inlined, they
+ * make the functions that every ASCII pretoken runs too large for the
+ * compiler to inline those in turn, and every pretoken would pay a call.
+ * They get the reader by value, or a copy of it: were its address passed,
+ * the compiler would keep its fields in memory, not in registers, and
+ * every pretoken would store and load them. */
 #if defined(__GNUC__) || defined(__clang__)
 #define OUT_OF_LINE __attribute__((noinline))
 #else
@@ -528,51 +519,97 @@ static inline uint8_t block_byte(const block_reader *r, unsigned k)
 /* The class of the code point that starts at place k (0 to 7) of the
  * current block; it may end past the block, but not past the text, which
  * holds only whole code points. O(1). */
-OUT_OF_LINE
-static char block_class(const block_reader *r, unsigned k)
+static inline char block_class(const block_reader *r, unsigned k)
 {
     size_t width;
     return code_point_class(r->s + r->at + r->taken + k, &width);
 }
 
+/* The next block of the pretoken, the current one mixed into the hash;
+ * false when fewer than 8 bytes of text remain for it. */
+static inline bool next_block(block_reader *r)
+{
+    r->h = word_hash_mix(r->h, r->block);
+    r->taken += 8;
+    if (r->len - r->at - r->taken < 8)
+        return false;
+    r->block = word_hash_load(r->s + r->at + r->taken);
+    return true;
+}
+
+/*
+ * run_stop at a byte ≥ 0x80, the lead byte of a code point at place k of
+ * the current block: the run goes on through code points past ASCII of
+ * its class (é in a run of letters, a whole line of Chinese). From there
+ * it walks code point by code point, each lead byte saying how long its
+ * code point is, each code point classified by the tables (an ASCII byte
+ * by the ASCII table), to the first of another class; a block it walks
+ * past is mixed into the hash whole, as ASCII blocks are. Marking the
+ * ASCII bytes of each block first, as ASCII runs do, would cost more than
+ * it saves in text past ASCII. −1 when the run reaches the text's last
+ * 8 bytes. O(run).
+ */
+OUT_OF_LINE
+static int run_past_ascii(block_reader *r, unsigned k, char cls)
+{
+    size_t width;
+    for (;;) {
+        const uint8_t *block = r->s + r->at + r->taken;
+        for (; k < 8; k += (unsigned)width)
+            if (code_point_class(block + k, &width) != cls)
+                return (int)k;
+        if (!next_block(r))
+            return -1;
+        k -= 8; /* a code point may reach into the next block */
+    }
+}
+
 /* The place of the code point that stops a run of class `cls`, from
- * `stop`, the high bit of its first byte and those of the bytes after it
- * in the current block; −1 when it is past ASCII and of class `cls` all
- * the same (é in a run of letters): the states go on with it. */
-static inline int run_stop(const block_reader *r, uint64_t stop, char cls)
+ * `stop`, the high bit of every byte of the current block from the run's
+ * next one on that is not ASCII of the class (≠ 0). An ASCII byte there
+ * stops it; a byte past ASCII is a code point to classify (run_past_ascii).
+ * −1 when the run reaches the text's last 8 bytes. */
+static inline int run_stop(block_reader *r, uint64_t stop, char cls)
 {
     unsigned k = first_marked_byte(stop);
-    return block_byte(r, k) & 0x80 && block_class(r, k) == cls ? -1 : (int)k;
+    if (!(block_byte(r, k) & 0x80))
+        return (int)k;
+    block_reader copy = *r;
+    int end = run_past_ascii(&copy, k, cls);
+    *r = copy;
+    return end;
 }
 
 /* ascii_run past a block full of the class: the blocks after it, each
  * full one mixed into the hash, up to the one that stops the run. */
+OUT_OF_LINE
 static int ascii_run_on(block_reader *r, char cls)
 {
     uint64_t stop;
     do {
-        r->h = word_hash_mix(r->h, r->block);
-        r->taken += 8;
-        if (r->len - r->at - r->taken < 8)
+        if (!next_block(r))
             return -1;
-        r->block = word_hash_load(r->s + r->at + r->taken);
         stop = ~ascii_of_class(r->block, cls) & HIGH_BITS;
     } while (stop == 0);
     return run_stop(r, stop, cls);
 }
 
 /*
- * Runs over bytes of class `cls` from place `from` of the current block,
- * whose bytes of that class are `marked` (ascii_of_class), to the byte
- * that stops the run, block after block; returns its place in the current
- * block. −1 when the code point there is past ASCII but of the run's class
- * (run_stop) or the run reaches the text's last 8 bytes: the states decide
- * then. O(run).
+ * Runs over code points of class `cls` from place `from` of the current
+ * block, whose ASCII bytes of that class are `marked` (ascii_of_class), to
+ * the code point that stops the run, block after block; returns its place
+ * in the current block. −1 when the run reaches the text's last 8 bytes:
+ * the states decide then. O(run).
  */
 static inline int ascii_run(block_reader *r, char cls, uint64_t marked, unsigned from)
 {
-    uint64_t stop = ~marked & HIGH_BITS & (~0ull << (8 * from));
-    return stop ? run_stop(r, stop, cls) : ascii_run_on(r, cls);
+    uint64_t stop = from < 8 ? ~marked & HIGH_BITS & (~0ull << (8 * from)) : 0;
+    if (stop)
+        return run_stop(r, stop, cls);
+    block_reader copy = *r;
+    int end = ascii_run_on(&copy, cls);
+    *r = copy;
+    return end;
 }
 
 /* The pretoken ends before place k (0 to 7) of the current block: its end
@@ -592,8 +629,9 @@ static inline bool block_piece(const block_reader *r, int k, lexer_piece *piece)
  * whitespace (U+00A0 and others go on with the run), nor after one space
  * or tab, which may lead the pretoken after it (" “", gpt4's "\té"). */
 OUT_OF_LINE
-static bool spaces_end_past_ascii(const block_reader *r, unsigned run)
+static bool spaces_end_past_ascii(block_reader reader, unsigned run)
 {
+    const block_reader *r = &reader;
     uint8_t first = block_byte(r, 0);
     return (run >= 2 || first == '\r' || first == '\n') && block_class(r, run) != 'S';
 }
@@ -610,12 +648,27 @@ static inline bool ascii_spaces_piece(block_reader *r, bool up_to_newline, lexer
     if (stop == 0)
         return false;
     unsigned run = first_marked_byte(stop);
-    if (block_byte(r, run) & 0x80 && !spaces_end_past_ascii(r, run))
+    if (block_byte(r, run) & 0x80 && !spaces_end_past_ascii(*r, run))
         return false;
     uint64_t newlines = low_bytes(ascii_newlines(r->block), run);
     if (up_to_newline && newlines) /* \s*[\r\n] */
         return block_piece(r, (int)last_marked_byte(newlines) + 1, piece);
     return block_piece(r, run >= 2 ? (int)run - 1 : 1, piece); /* \s+(?!\S) | \s+ */
+}
+
+/* A run of the class of the code point past ASCII at place `from` (0 or
+ * 1, after gpt2's ' ?') of the current block, but not of whitespace: the
+ * states take that. gpt2's pretoken at a code point past ASCII, or at a
+ * space before one: a Chinese line, an Arabic word, a Devanagari vowel
+ * sign; " “" before a quotation. */
+OUT_OF_LINE
+static bool wide_run_piece(block_reader reader, unsigned from, lexer_piece *piece)
+{
+    block_reader *r = &reader;
+    size_t width;
+    char cls = code_point_class(r->s + r->at + from, &width);
+    unsigned next = from + (unsigned)width; /* < 8 */
+    return cls != 'S' && block_piece(r, run_past_ascii(r, next, cls), piece);
 }
 
 /* One gpt2 pretoken from r's start, if the fast path can settle it. The
@@ -638,9 +691,11 @@ static inline bool gpt2_ascii_piece(block_reader *r, lexer_piece *piece)
         return block_piece(r, ascii_run(r, 'N', ascii_digits(r->block), from), piece);
     if (cls == 'O' && (from == 1 || first != '\''))
         return block_piece(r, ascii_run(r, 'O', ascii_others(r->block), from), piece);
+    if (cls == 'S' && first == ' ' && next == 'U') /* ' ?' before a code point past ASCII */
+        return wide_run_piece(*r, 1, piece);
     if (cls == 'S')
         return ascii_spaces_piece(r, false, piece);
-    return false; /* not ASCII, or an apostrophe: a contraction, maybe */
+    return false; /* an apostrophe: a contraction, maybe */
 }
 
 /* gpt4's OTHERS from place `from`: the run, then any \r and \n. */
@@ -653,6 +708,40 @@ static inline bool gpt4_ascii_others(block_reader *r, unsigned from, lexer_piece
     return stop != 0 && block_piece(r, (int)first_marked_byte(stop), piece);
 }
 
+/* One gpt4 pretoken from r's start, if the fast path can settle it, when
+ * its first code point, of class `cls` (O or S) and `width` bytes long, or
+ * the second, is past ASCII: letters led by that first code point (unless
+ * it is \r or \n), OTHERS led by a space, or OTHERS from the first. */
+OUT_OF_LINE
+static bool gpt4_before_wide(block_reader reader, char cls, unsigned width, lexer_piece *piece)
+{
+    block_reader *r = &reader;
+    uint8_t first = block_byte(r, 0);
+    if (first == '\r' || first == '\n')
+        return false;
+    size_t next_width;
+    char next = code_point_class(r->s + r->at + width, &next_width);
+    if (next == 'L') /* [^\r\n\p{L}\p{N}]?+\p{L}+ */
+        return block_piece(r, ascii_run(r, 'L', ascii_letters(r->block),
+                                        width + (unsigned)next_width), piece);
+    if (first == ' ' && next == 'O')
+        return gpt4_ascii_others(r, 1 + (unsigned)next_width, piece);
+    return cls == 'O' && gpt4_ascii_others(r, width, piece);
+}
+
+/* One gpt4 pretoken from r's start, whose first code point is past ASCII,
+ * if the fast path can settle it: a run of letters, or gpt4_before_wide. */
+OUT_OF_LINE
+static bool gpt4_wide_piece(block_reader reader, lexer_piece *piece)
+{
+    block_reader *r = &reader;
+    size_t width;
+    char cls = code_point_class(r->s + r->at, &width);
+    if (cls == 'L')
+        return block_piece(r, ascii_run(r, 'L', ascii_letters(r->block), (unsigned)width), piece);
+    return cls != 'N' && gpt4_before_wide(*r, cls, (unsigned)width, piece);
+}
+
 /* One gpt4 pretoken from r's start, if the fast path can settle it. */
 static inline bool gpt4_ascii_piece(block_reader *r, lexer_piece *piece)
 {
@@ -661,8 +750,10 @@ static inline bool gpt4_ascii_piece(block_reader *r, lexer_piece *piece)
     if (letters & 0x80)
         return block_piece(r, ascii_run(r, 'L', letters, 0), piece);
     char cls = ascii_class(first), next = ascii_class(block_byte(r, 1));
-    if (first == '\'' || cls == 'U' || next == 'U')
-        return false; /* a contraction, or a code point ≥ 0x80 that may be a letter */
+    if (first == '\'')
+        return false; /* a contraction, maybe */
+    if (next == 'U' && cls != 'N')
+        return gpt4_before_wide(*r, cls, 1, piece);
     if (cls == 'N') { /* \p{N}{1,3} */
         uint64_t digits = ascii_digits(r->block) | ~HIGH_BITS;
         unsigned n = digits == ~0ull ? 3 : first_marked_byte(~digits);
@@ -679,14 +770,16 @@ static inline bool gpt4_ascii_piece(block_reader *r, lexer_piece *piece)
 
 /* --------------------------------------------------------------- split */
 
-/* One pretoken at `at` by the states; false when it is undecided. */
+/* One pretoken at `at` by the states; false when it is undecided. Out of
+ * line, as the rare cases of the fast path are. */
+OUT_OF_LINE
 static bool state_pretoken(lexer_pattern pattern, const uint8_t *s, size_t len, size_t at,
                            bool open, lexer_piece *piece)
 {
-    scanner x = {.s = s, .len = len, .open = open, .at = at, .hash = WORD_HASHER_START};
+    scanner x = {.s = s, .len = len, .open = open, .at = at};
     if (!(pattern == LEXER_GPT2 ? gpt2_pretoken(&x) : gpt4_pretoken(&x)))
         return false;
-    *piece = (lexer_piece){.end = x.at, .hash = word_hasher_end(&x.hash)};
+    *piece = (lexer_piece){.end = x.at, .hash = word_table_hash(s + at, x.at - at)};
     return true;
 }
 
@@ -697,10 +790,12 @@ static inline size_t split_with(lexer_pattern pattern, const uint8_t *s, size_t 
 {
     size_t n = 0;
     for (; n < max && at < len; at = pieces[n++].end) {
-        if (len - at >= 8 && s[at] < 0x80) {
+        if (len - at >= 8) {
             block_reader r = block_reader_at(s, len, at);
-            if (pattern == LEXER_GPT2 ? gpt2_ascii_piece(&r, &pieces[n])
-                                      : gpt4_ascii_piece(&r, &pieces[n]))
+            if (s[at] < 0x80 ? (pattern == LEXER_GPT2 ? gpt2_ascii_piece(&r, &pieces[n])
+                                                      : gpt4_ascii_piece(&r, &pieces[n]))
+                             : (pattern == LEXER_GPT2 ? wide_run_piece(r, 0, &pieces[n])
+                                                      : gpt4_wide_piece(r, &pieces[n])))
                 continue;
         }
         if (!state_pretoken(pattern, s, len, at, open, &pieces[n]))
