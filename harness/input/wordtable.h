@@ -68,23 +68,13 @@ bool word_table_add_hashed(word_table *t, const uint8_t *bytes, size_t len, uint
                            uint64_t count);
 
 /*
- * The same hash fed one byte at a time, for a scanner that meets a word's
- * bytes one by one and knows its length only at the end (lexer.c: the hash
- * is made while the bytes are scanned, not in a second pass over them):
- *     word_hasher w = WORD_HASHER_START;
- *     word_hasher_byte(&w, b) for each byte;  word_hasher_end(&w)
- * equals word_table_hash of those bytes. The hash mixes the word's 8-byte
- * blocks (little-endian: first byte lowest), then its last 1 to 7 bytes as
- * one more block, then its length. O(1) per byte.
+ * The steps of word_table_hash, for a scanner that hashes a word while it
+ * reads it (lexer.c: no second pass over the bytes): start from
+ * WORD_HASH_SEED, mix the word's 8-byte blocks in order (word_hash_load:
+ * little-endian, first byte lowest), then its last 1 to 7 bytes as one more
+ * block, zero above them, and finish with the length. O(1) per block.
  */
-typedef struct {
-    uint64_t h;     /* the blocks mixed so far */
-    uint64_t block; /* the bytes of the unfinished block, first byte lowest */
-    uint64_t len;   /* bytes fed */
-} word_hasher;
-
 #define WORD_HASH_SEED 0x9E3779B97F4A7C15ull
-#define WORD_HASHER_START ((word_hasher){.h = WORD_HASH_SEED})
 
 /* One multiply-xorshift round folding a block into the state. */
 static inline uint64_t word_hash_mix(uint64_t h, uint64_t block)
@@ -111,33 +101,6 @@ static inline uint64_t word_hash_load(const uint8_t *p)
     v = __builtin_bswap64(v);
 #endif
     return v;
-}
-
-static inline void word_hasher_byte(word_hasher *w, uint8_t b)
-{
-    w->block |= (uint64_t)b << (8 * (w->len % 8));
-    if (++w->len % 8 == 0) {
-        w->h = word_hash_mix(w->h, w->block);
-        w->block = 0;
-    }
-}
-
-/* The same for n (1 to 8) bytes at once, given as one little-endian value
- * whose bytes above the n-th are zero. */
-static inline void word_hasher_bytes(word_hasher *w, uint64_t bytes, unsigned n)
-{
-    unsigned fill = (unsigned)(w->len % 8);
-    w->block |= bytes << (8 * fill);
-    w->len += n;
-    if (fill + n >= 8) { /* the block is full: mix it, keep what did not fit */
-        w->h = word_hash_mix(w->h, w->block);
-        w->block = fill ? bytes >> (8 * (8 - fill)) : 0;
-    }
-}
-
-static inline uint64_t word_hasher_end(const word_hasher *w)
-{
-    return word_hash_finish(w->len % 8 ? word_hash_mix(w->h, w->block) : w->h, w->len);
 }
 
 /* word_table_add_hashed that tells where the word is: its index in
