@@ -55,12 +55,13 @@
  *     each nominal boundary to find the first safe cut after it;
  *   - the front: segments [0, front), counted in order by worker 0 into the
  *     merged table `words` itself;
- *   - workers: a pretokenizer, a read buffer and word tables each, one
- *     table per run of consecutive segments it counts (a new one after
- *     TABLE_WORDS words); after the front they take segments in order from
- *     one atomic counter (dynamic scheduling: a slow segment, e.g. Chinese
- *     text, does not hold the others back), read them with pread and stream
- *     them through their pretokenizer, whose hot words (pretok.c) carry
+ *   - workers: a pretokenizer and word tables each, one table per run of
+ *     consecutive segments it counts (a new one after TABLE_WORDS words);
+ *     after the front they take segments in order from one atomic counter
+ *     (dynamic scheduling: a slow segment, e.g. Chinese text, does not hold
+ *     the others back), read them with pread straight into their
+ *     pretokenizer's buffer (pretok_feed_room: no copy of our own) and
+ *     stream them through it, whose hot words (pretok.c) carry
  *     over from one segment to the next counted into the same table
  *     (pretok_continue_at), instead of being found again in each segment;
  *   - per segment, which worker counted it, into which table, and the range
@@ -142,7 +143,7 @@ enum {
     BACKLOG_WORDS = 1 << 20, /* a worker waits for the merge while the threads' tables hold
                               * more words than this, not yet settled (unless the request says) */
     BACKLOG_PAUSE_US = 1000, /* how long a waiting worker sleeps when the merge cannot move */
-    READ_BYTES = 1 << 20,    /* bytes per pread of a segment */
+    READ_BYTES = 1 << 20,    /* bytes per pread of a segment, into its pretokenizer */
     SEARCH_BYTES = 16 << 10, /* how far past a nominal boundary a safe cut is looked for */
     ERR_BYTES = 1024,        /* a worker's error message */
 };
@@ -202,7 +203,6 @@ typedef struct {
     bool lock_made;          /* table_lock was initialized and must be destroyed */
     word_table *counted_into; /* the table its last segment was counted into, until it
                               * starts another (pretok_continue_at), else NULL */
-    uint8_t *buf;            /* READ_BYTES for pread; owned */
     double read_seconds;     /* time inside pread */
     uint64_t backlog_waits;  /* times it waited for the merge (wait_for_merge) */
     bool failed;             /* it stopped at failed_segment */
@@ -373,8 +373,11 @@ static bool count_segment(worker *w, size_t s, word_table *into)
     for (uint64_t at = seg->start; seg->to_eof || at < seg->end;) {
         size_t want = seg->to_eof || seg->end - at >= READ_BYTES ? READ_BYTES
                                                                  : (size_t)(seg->end - at), got;
+        uint8_t *room = pretok_feed_room(w->pretok, want, w->err, sizeof w->err);
+        if (!room)
+            return false;
         double t0 = clock_now();
-        bool ok = pread_full(in->fd, w->buf, want, at, &got);
+        bool ok = pread_full(in->fd, room, want, at, &got); /* no copy of our own */
         w->read_seconds += clock_now() - t0;
         if (!ok)
             return set_error(w->err, sizeof w->err, "%s: read failed at byte offset %llu: %s; "
@@ -389,7 +392,7 @@ static bool count_segment(worker *w, size_t s, word_table *into)
                              "open, %llu now); train on a copy that nothing writes to", in->name,
                              (unsigned long long)in->at_open.st_size,
                              (unsigned long long)(at + got));
-        if (!pretok_feed(w->pretok, w->buf, got, w->err, sizeof w->err))
+        if (!pretok_feed_written(w->pretok, got, w->err, sizeof w->err))
             return false;
         at += got;
         report_bytes(w, got);
@@ -733,13 +736,13 @@ static void *work(void *arg)
     return NULL;
 }
 
-/* Prepares worker i: its pretokenizer, table and buffer. */
+/* Prepares worker i: its pretokenizer and table. */
 static bool worker_init(plan *pl, unsigned i, char *err, size_t err_len)
 {
     worker *w = &pl->workers[i];
     w->plan = pl;
     w->id = i;
-    if (!start_table(w) || !(w->buf = malloc(READ_BYTES)))
+    if (!start_table(w))
         return set_error(err, err_len, "out of memory");
     if (pthread_mutex_init(&w->table_lock, NULL) != 0)
         return set_error(err, err_len, "cannot create a lock for counting thread %u; try "
@@ -759,7 +762,6 @@ static void worker_free(worker *w)
         free(w->runs[r]);
     }
     free(w->runs);
-    free(w->buf);
 }
 
 /* Runs the workers: N − 1 threads and the calling thread. A thread that cannot

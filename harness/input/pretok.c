@@ -996,17 +996,24 @@ void pretok_set_multiplicity(pretokenizer *p, uint64_t times)
     p->hot_room = times > UINT32_MAX ? -1 : (int64_t)(UINT32_MAX - times);
 }
 
-bool pretok_feed(pretokenizer *p, const uint8_t *data, size_t len, char *err, size_t err_len)
+uint8_t *pretok_feed_room(pretokenizer *p, size_t len, char *err, size_t err_len)
 {
     p->err = err;
     p->err_len = err_len;
     uint8_t *grown = len > SIZE_MAX - HOT_BYTES - p->pending_len ? NULL :
         bpe_array_reserve(p->pending, &p->pending_cap, p->pending_len + len + HOT_BYTES, 1);
-    if (!grown)
-        return fail(p, "%s: out of memory holding a %zu-byte pretoken", p->name,
-                    p->pending_len + len);
+    if (!grown) {
+        fail(p, "%s: out of memory holding a %zu-byte pretoken", p->name, p->pending_len + len);
+        return NULL;
+    }
     p->pending = grown;
-    memcpy(p->pending + p->pending_len, data, len);
+    return p->pending + p->pending_len;
+}
+
+bool pretok_feed_written(pretokenizer *p, size_t len, char *err, size_t err_len)
+{
+    p->err = err;
+    p->err_len = err_len;
     p->pending_len += len;
     memset(p->pending + p->pending_len, 0, HOT_BYTES); /* for hot_key_of's whole loads */
     p->stats.bytes += len;
@@ -1018,6 +1025,15 @@ bool pretok_feed(pretokenizer *p, const uint8_t *data, size_t len, char *err, si
     bool ok = process_pending(p, false);
     p->retry_len = 2 * p->pending_len;
     return ok;
+}
+
+bool pretok_feed(pretokenizer *p, const uint8_t *data, size_t len, char *err, size_t err_len)
+{
+    uint8_t *room = pretok_feed_room(p, len, err, err_len);
+    if (!room)
+        return false;
+    memcpy(room, data, len);
+    return pretok_feed_written(p, len, err, err_len);
 }
 
 bool pretok_end(pretokenizer *p, char *err, size_t err_len)
