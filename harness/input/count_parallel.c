@@ -414,6 +414,33 @@ static void stop_from(plan *pl, size_t s)
 enum { MERGE_PREFETCH = 8 };
 
 /*
+ * The pipeline of merge_segment's lookups: most words it merges are in the
+ * merged table already (a word of one thread's table met before, in the
+ * front or in another table), and finding one touches three places there
+ * at random: its slot, its entry, its bytes. Each is asked for
+ * (prefetched) in turn, a few words before it is needed, as pretok.c's
+ * ring does for the pretokens: the slot MERGE_SLOT_AHEAD words ahead, the
+ * entry it names MERGE_ENTRY_AHEAD, the bytes MERGE_BYTES_AHEAD, so that a
+ * lookup no longer waits for memory two or three times.
+ */
+enum { MERGE_SLOT_AHEAD = 16, MERGE_ENTRY_AHEAD = 8, MERGE_BYTES_AHEAD = 4 };
+
+/* The merged table's lookups of fresh[k + MERGE_*_AHEAD], started while
+ * fresh[k] is merged; candidate[] keeps each word's candidate entry (by its
+ * index modulo MERGE_ENTRY_AHEAD) from the entry stage to the bytes stage. */
+static void merge_prefetch(const word_table *into, const word_entry *fresh, size_t k, size_t n,
+                           size_t candidate[MERGE_ENTRY_AHEAD])
+{
+    if (k + MERGE_SLOT_AHEAD < n)
+        word_table_prefetch(into, fresh[k + MERGE_SLOT_AHEAD].hash);
+    if (k + MERGE_BYTES_AHEAD < n && k + MERGE_BYTES_AHEAD >= MERGE_ENTRY_AHEAD)
+        word_table_prefetch_bytes(into, candidate[(k + MERGE_BYTES_AHEAD) % MERGE_ENTRY_AHEAD]);
+    if (k + MERGE_ENTRY_AHEAD < n)
+        candidate[k % MERGE_ENTRY_AHEAD] =
+            word_table_prefetch_entry(into, fresh[k + MERGE_ENTRY_AHEAD].hash);
+}
+
+/*
  * Adds segment seg's new words to the merged table, remembering where each
  * went. They are the entries [first_entry, end_entry) of the owner's table
  * the segment was counted into. Once the owner has closed that table their
@@ -445,10 +472,12 @@ static bool merge_segment(plan *pl, segment *seg)
         pthread_mutex_lock(lock);
     const word_table *from = &seg->run->words;
     const word_entry *fresh = from->entries + seg->first_entry;
+    size_t candidate[MERGE_ENTRY_AHEAD];
+    for (size_t k = 0; k < MERGE_SLOT_AHEAD && k < n; k++) /* the pipeline's first words */
+        word_table_prefetch(pl->words, fresh[k].hash);
     size_t k = 0;
     for (; k < n; k++) {
-        if (k + MERGE_PREFETCH < n)
-            word_table_prefetch(pl->words, fresh[k + MERGE_PREFETCH].hash);
+        merge_prefetch(pl->words, fresh, k, n, candidate);
         size_t at = word_table_insert(pl->words, from->arena + fresh[k].offset, fresh[k].len,
                                       fresh[k].hash, final ? fresh[k].count : 0);
         if (at == SIZE_MAX)
