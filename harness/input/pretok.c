@@ -156,7 +156,8 @@ typedef struct {
  * after the word table has it (count_one), so the table's first-seen order
  * is untouched; a slot's pending count is added to the table when another
  * word takes the slot, and every slot's before the table can be read
- * (flush_hot_words, at the end of each round). The slots
+ * (flush_hot_words, at the end of each input: pretok_end; a round that
+ * leaves bytes for the next only empties the ring). The slots
  * name entries of one table: they stay from one input to the next counted
  * into it (pretok_continue_at: the next file, the next segment of a
  * thread), and start empty for another table (a new generation).
@@ -442,8 +443,8 @@ static bool count_one(pretokenizer *p, size_t i)
                 p->words->n_entries);
 }
 
-/* Counts the waiting pretokens in the word table, in the order they came,
- * and adds the hot words' pending counts: the table is then exact. */
+/* Counts the waiting pretokens in the word table, in the order they came:
+ * the ring then points into no byte of `pending`. */
 static bool count_batch(pretokenizer *p)
 {
     word_batch *b = &p->batch;
@@ -452,7 +453,7 @@ static bool count_batch(pretokenizer *p)
             return false;
         b->n--;
     }
-    return flush_hot_words(p);
+    return true;
 }
 
 /* Counts a pretoken that its hot slot does not hold: it waits in the
@@ -790,8 +791,8 @@ static bool process_pending(pretokenizer *p, bool final)
             keep_tail(p, run_out, consumed);
             return true;
         }
-        if (m == SPECIAL_NONE) { /* final and nothing left */
-            if (!count_batch(p))
+        if (m == SPECIAL_NONE) { /* final and nothing left: the table made exact */
+            if (!count_batch(p) || !flush_hot_words(p))
                 return false;
             p->pending_offset += p->pending_len;
             p->pending_len = p->context = 0;
@@ -1001,6 +1002,23 @@ void pretok_set_multiplicity(pretokenizer *p, uint64_t times)
     p->hot_room = times > UINT32_MAX ? -1 : (int64_t)(UINT32_MAX - times);
 }
 
+/* After a round failed: the pretokens it and the rounds before found are
+ * counted into the table, those waiting in the ring and those pending in
+ * the hot words, as at the end of an input; so a failed input leaves the
+ * same table whatever the hot words held when it began (tests/test_lexer.c
+ * checks it). A failure here is not reported: the round's error stands. */
+static void settle_failure(pretokenizer *p)
+{
+    char *err = p->err, scratch[256];
+    size_t err_len = p->err_len;
+    p->err = scratch;
+    p->err_len = sizeof scratch;
+    if (count_batch(p))
+        flush_hot_words(p);
+    p->err = err;
+    p->err_len = err_len;
+}
+
 uint8_t *pretok_feed_room(pretokenizer *p, size_t len, char *err, size_t err_len)
 {
     p->err = err;
@@ -1029,6 +1047,8 @@ bool pretok_feed_written(pretokenizer *p, size_t len, char *err, size_t err_len)
         return true;
     bool ok = process_pending(p, false);
     p->retry_len = 2 * p->pending_len;
+    if (!ok)
+        settle_failure(p);
     return ok;
 }
 
@@ -1046,6 +1066,8 @@ bool pretok_end(pretokenizer *p, char *err, size_t err_len)
     p->err = err;
     p->err_len = err_len;
     p->exact = process_pending(p, true);
+    if (!p->exact)
+        settle_failure(p);
     return p->exact;
 }
 
