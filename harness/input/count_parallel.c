@@ -54,7 +54,7 @@
  *     planned by the calling thread, which reads a SEARCH_BYTES window at
  *     each nominal boundary to find the first safe cut after it;
  *   - the front: segments [0, front), counted in order by worker 0 into the
- *     merged table `words` itself;
+ *     merged table `words` itself, each file's part of it as one input;
  *   - workers: a pretokenizer and word tables each, one table per run of
  *     consecutive segments it counts (a new one after TABLE_WORDS words);
  *     after the front they take segments in order from one atomic counter
