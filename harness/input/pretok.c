@@ -175,8 +175,8 @@ typedef struct {
  * less recent word, never its more recent one, and most lookups end at
  * the first slot, one comparison as before.
  *
- * Memory: 256 KB, 8,192 slots, more than a core's first-level cache holds
- * but half its second level: a lookup there costs a few nanoseconds, and a
+ * Memory: 128 KB, more than a core's first-level cache holds but well
+ * within its second level: a lookup there costs a few nanoseconds, and a
  * word it catches saves the word table's far slower lookup. Pretokens that
  * go on to the word table (`bpebench count --threads 1 --counting serial`,
  * count_in_table's calls under valgrind's callgrind):
@@ -184,10 +184,11 @@ typedef struct {
  *   4,096 single slots        16.9%           22.4%
  *   4,096 in pairs            12.6%           19.0%
  *   8,192 in pairs             8.8%           15.3%
- * Pairs took no more instructions in all than single slots, and twice as
- * many pairs 4.6% fewer on the Gutenberg books, with no more time.
+ * Twice as many pairs would take 4.6% fewer instructions on the Gutenberg
+ * books, but 256 KB per counting thread: the peak memory of training on
+ * two threads rose by about 0.3 MB, so the table stays at 128 KB.
  */
-enum { HOT_WORDS = 8192, HOT_BYTES = 16 };
+enum { HOT_WORDS = 4096, HOT_BYTES = 16 };
 
 /* A slot's tag: the input's number (pretokenizer.generation, from 1) and
  * the word's length (≤ HOT_BYTES) in one; 0 in an empty slot. */
@@ -509,7 +510,7 @@ static bool take_piece(pretokenizer *p, const uint8_t *piece, size_t len)
 
 /* How many pretokens the lexer finds in one call (lexer_split), and how
  * many places ahead of the one being counted a pretoken's hot slot is
- * prefetched: the hot words (256 KB) outgrow the first-level cache, and a
+ * prefetched: the hot words (128 KB) outgrow the first-level cache, and a
  * lookup waited there for the slot more than for anything else. */
 enum { LEXED_PIECES = 64, HOT_AHEAD = 8 };
 
