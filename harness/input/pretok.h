@@ -111,6 +111,14 @@ void pretok_continue_at(pretokenizer *p, const char *name, uint64_t offset);
  * times (a text that occurs that often; pretok_stats still count it once). */
 void pretok_set_multiplicity(pretokenizer *p, uint64_t times);
 bool pretok_feed(pretokenizer *p, const uint8_t *data, size_t len, char *err, size_t err_len);
+/* pretok_feed in two steps, for a caller that reads the next chunk straight
+ * into the pretokenizer instead of into a buffer of its own that pretok_feed
+ * would copy: pretok_feed_room returns where up to `len` bytes may be
+ * written (NULL on OOM, with the reason in err), valid until the next call
+ * on p; pretok_feed_written(p, got) then takes the first `got` (≤ len) of
+ * them as pretok_feed would. */
+uint8_t *pretok_feed_room(pretokenizer *p, size_t len, char *err, size_t err_len);
+bool pretok_feed_written(pretokenizer *p, size_t len, char *err, size_t err_len);
 bool pretok_end(pretokenizer *p, char *err, size_t err_len);
 
 /* Pretokenizes a whole in-memory text as one input; the pieces (and each
