@@ -173,7 +173,7 @@ typedef struct {
  * takes the second slot; a word found there moves to the first (the least
  * recently used goes first): so a word seen once pushes out the pair's
  * less recent word, never its more recent one, and most lookups end at
- * the first slot, one comparison as before.
+ * the first slot, with one comparison.
  *
  * Memory: 128 KB, more than a core's first-level cache holds but well
  * within its second level: a lookup there costs a few nanoseconds, and a
