@@ -120,7 +120,11 @@
  *     fell from the front and each born pair below the front's count in
  *     its own buckets, and hands back the rest (file_own). (First the
  *     coordinator applied every delta itself; a profile put a third of the
- *     1-thread loop there, which bounded 2 threads to about 1.4×.) The
+ *     1-thread loop there, which bounded 2 threads to about 1.4×.) Its
+ *     lookups wait on memory as cache_aware.c's do, so each table slot is
+ *     prefetched LOOKUP_AHEAD changes ahead, and a born pair keeps the
+ *     slot where it entered: filing it at the end of the step reads that
+ *     slot, and probes again only when a removal or a growth moved it. The
  *     shards' tables grow together, in one step (a_shard_may_fill), so
  *     that no thread waits while another rehashes alone.
  *   - N − 1 worker threads, started once in create(): a job is posted, and
@@ -383,6 +387,10 @@ typedef struct {
     alignas(64) pair_slots table; /* its live pairs; owned */
     bpe_pair *born;               /* pairs the batch created here, first report first; owned */
     size_t n_born, cap_born;      /* in `born` */
+    uint32_t *born_slot;          /* born[j]'s slot when it entered the table: still its
+                                   * slot unless a removal or a growth moved it (file_own
+                                   * checks the key); owned */
+    size_t cap_born_slot;         /* capacity of `born_slot` */
     bpe_pair *fallen;             /* front pairs the batch decreased here; owned */
     size_t n_fallen, cap_fallen;  /* in `fallen` */
     uint64_t *final;              /* the counts of born[], then fallen[], once applied
@@ -530,6 +538,21 @@ static size_t next_slot(const pair_slots *t, size_t i)
 static const uint64_t *home_key(const pair_slots *t, bpe_token x, bpe_token y)
 {
     return slot_key(t, home_slot(t, bpe_pair_key(x, y)));
+}
+
+/* The home slot's key, in table t, of change j of n, to prefetch; NULL
+ * past the end (prefetching NULL does nothing). The loop prefetches it
+ * itself: a helper that only prefetched was deleted by the compiler
+ * (prefetch.h). O(1). */
+static const void *change_home(const pair_slots *t, const pair_change *ch, size_t n, size_t j)
+{
+    return j < n ? home_key(t, ch[j].a, ch[j].b) : NULL;
+}
+
+/* The same for pair j of n. O(1). */
+static const void *pair_home(const pair_slots *t, const bpe_pair *pairs, size_t n, size_t j)
+{
+    return j < n ? home_key(t, pairs[j].a, pairs[j].b) : NULL;
 }
 
 /* Gives t `cap` free slots of its stride. False on OOM, t untouched. O(cap). */
@@ -1266,6 +1289,7 @@ static void workers_destroy(void *opaque)
     for (unsigned k = 0; s->shard && k < s->n_splits; k++) {
         free(s->shard[k].table.slot);
         free(s->shard[k].born);
+        free(s->shard[k].born_slot);
         free(s->shard[k].fallen);
         free(s->shard[k].dead);
         free(s->shard[k].final);
@@ -1449,11 +1473,10 @@ static bool take_class(workers_state *s, unsigned me)
         return true;
     pair_bucket *k = &sh->bucket[count];
     const pair_slots *t = &sh->table; /* a bucket holds its own shard's pairs */
-    for (size_t i = 0; i < k->len && i < LOOKUP_AHEAD; i++)
-        bpe_prefetch(home_key(t, k->pair[i].a, k->pair[i].b));
+    for (size_t i = 0; i < LOOKUP_AHEAD; i++)
+        bpe_prefetch(pair_home(t, k->pair, k->len, i));
     for (size_t i = 0; i < k->len; i++) {
-        if (i + LOOKUP_AHEAD < k->len)
-            bpe_prefetch(home_key(t, k->pair[i + LOOKUP_AHEAD].a, k->pair[i + LOOKUP_AHEAD].b));
+        bpe_prefetch(pair_home(t, k->pair, k->len, i + LOOKUP_AHEAD));
         bpe_pair e = k->pair[i];
         size_t at = pair_find(t, e.a, e.b);
         uint64_t now = at == SIZE_MAX ? 0 : *slot_count(t, at);
@@ -1728,11 +1751,17 @@ static uint64_t batch_words(const workers_state *s)
     return n;
 }
 
-/* Prefetches the home slot of change j + LOOKUP_AHEAD in table t. */
-static void prefetch_ahead(const pair_slots *t, const pair_change *ch, size_t n, size_t j)
+/* Notes a pair born in shard sh, and the slot where it entered the table.
+ * False on OOM. Amortized O(1). */
+static bool note_born(pair_shard *sh, pair_change ch, size_t at)
 {
-    if (j + LOOKUP_AHEAD < n)
-        bpe_prefetch(home_key(t, ch[j + LOOKUP_AHEAD].a, ch[j + LOOKUP_AHEAD].b));
+    uint32_t *grown = bpe_array_reserve(sh->born_slot, &sh->cap_born_slot, sh->n_born + 1,
+                                        sizeof *grown);
+    if (!grown)
+        return false;
+    sh->born_slot = grown;
+    sh->born_slot[sh->n_born] = (uint32_t)at; /* < 2^32: slots_grow keeps cap ≤ 2^32 */
+    return note_pair(&sh->born, &sh->n_born, &sh->cap_born, ch.a, ch.b);
 }
 
 /* Applies, in shard `me`, split k's creations for one merge: each pair
@@ -1744,15 +1773,17 @@ static bool apply_born(workers_state *s, unsigned me, unsigned k, const merge_re
         return true; /* and the split may have no change array at all */
     pair_shard *sh = &s->shard[me];
     const pair_change *ch = s->split[k].out[me].change + r->start + r->n_lost;
+    for (size_t j = 0; j < LOOKUP_AHEAD; j++)
+        bpe_prefetch(change_home(&sh->table, ch, r->n_born, j));
     for (size_t j = 0; j < r->n_born; j++) {
-        prefetch_ahead(&sh->table, ch, r->n_born, j);
+        bpe_prefetch(change_home(&sh->table, ch, r->n_born, j + LOOKUP_AHEAD));
         /* Split 0 reports first: a pair born in this merge holds its new
          * token, so it cannot be in the table yet (no lookup, as in
          * cache_aware.c); a later split's may be. */
         size_t at = k == 0 ? SIZE_MAX : pair_find(&sh->table, ch[j].a, ch[j].b);
         if (at == SIZE_MAX) {
             if ((at = pair_add(&sh->table, ch[j].a, ch[j].b)) == SIZE_MAX ||
-                !note_pair(&sh->born, &sh->n_born, &sh->cap_born, ch[j].a, ch[j].b))
+                !note_born(sh, ch[j], at))
                 return false;
         }
         *slot_count(&sh->table, at) += ch[j].amount;
@@ -1772,8 +1803,10 @@ static bool apply_lost(workers_state *s, unsigned me, unsigned k, const merge_re
         return true; /* and the split may have no change array at all */
     pair_shard *sh = &s->shard[me];
     const pair_change *ch = s->split[k].out[me].change + r->start;
+    for (size_t j = 0; j < LOOKUP_AHEAD; j++)
+        bpe_prefetch(change_home(&sh->table, ch, r->n_lost, j));
     for (size_t j = 0; j < r->n_lost; j++) {
-        prefetch_ahead(&sh->table, ch, r->n_lost, j);
+        bpe_prefetch(change_home(&sh->table, ch, r->n_lost, j + LOOKUP_AHEAD));
         size_t at = pair_find(&sh->table, ch[j].a, ch[j].b);
         uint64_t *count = slot_count(&sh->table, at);
         if (s->tied != 0 && *count == s->tied && ch[j].a < first_new && ch[j].b < first_new &&
@@ -1826,7 +1859,10 @@ static bool a_shard_may_fill(const workers_state *s)
  * front's count: file_changed places them. False on OOM. O(pairs noted). */
 static bool file_own(workers_state *s, pair_shard *sh)
 {
+    for (size_t j = 0; j < LOOKUP_AHEAD; j++)
+        bpe_prefetch(pair_home(&sh->table, sh->fallen, sh->n_fallen, j));
     for (size_t j = 0; j < sh->n_fallen; j++) {
+        bpe_prefetch(pair_home(&sh->table, sh->fallen, sh->n_fallen, j + LOOKUP_AHEAD));
         bpe_pair p = sh->fallen[j];
         size_t at = pair_find(&sh->table, p.a, p.b);
         if (at != SIZE_MAX && !file_entry(sh, p.a, p.b, *slot_count(&sh->table, at)))
@@ -1838,9 +1874,15 @@ static bool file_own(workers_state *s, pair_shard *sh)
         return false;
     sh->final = final;
     size_t kept = 0;
+    for (size_t j = 0; j < sh->n_born && j < LOOKUP_AHEAD; j++)
+        bpe_prefetch(slot_key(&sh->table, sh->born_slot[j]));
     for (size_t j = 0; j < sh->n_born; j++) {
+        if (j + LOOKUP_AHEAD < sh->n_born)
+            bpe_prefetch(slot_key(&sh->table, sh->born_slot[j + LOOKUP_AHEAD]));
         bpe_pair p = sh->born[j];
-        size_t at = pair_find(&sh->table, p.a, p.b);
+        size_t at = sh->born_slot[j]; /* where it entered: keys are unique, so a match is it */
+        if (*slot_key(&sh->table, at) != bpe_pair_key(p.a, p.b))
+            at = pair_find(&sh->table, p.a, p.b); /* moved, or dead */
         if (at == SIZE_MAX)
             continue; /* born and dead in one batch */
         uint64_t count = *slot_count(&sh->table, at);
