@@ -770,10 +770,11 @@ static bool setup_split(const workers_state *s, unsigned k)
             uint32_t place = (uint32_t)(at - sp->cell);
             at[0] = word->len;
             memcpy(at + 1, &word->count, sizeof word->count);
+            bpe_token *t = at + WORD_HEAD;
             for (uint32_t i = 0; i < word->len; i++)
-                at[WORD_HEAD + i] = bpe_word_symbol(words, word, i);
+                t[i] = bpe_word_symbol(words, word, i);
             for (uint32_t i = 0; i + 1 < word->len; i++) {
-                uint32_t j = initial_list(s, bpe_word_symbol(words, word, i), bpe_word_symbol(words, word, i + 1));
+                uint32_t j = initial_list(s, t[i], t[i + 1]);
                 if (last[j] != place) {
                     last[j] = place;
                     len[j]++;
