@@ -388,6 +388,33 @@ static void random_text_with_specials_and_invalid_bytes(void **state)
     assert_true(errors > 0); /* error mode met invalid bytes: the errors were compared */
 }
 
+/* Single bytes and short runs for ASCII text where gpt2's 64-byte windows
+ * (lexer.c) settle most pretokens: every ASCII class, the space before
+ * each, apostrophes and contractions, whitespace runs, and now and then a
+ * code point past ASCII (a letter, a space, punctuation) that stops a
+ * window's rule next to it. */
+static const char *const WINDOW_ATOMS[] = {
+    "a", "Z", "q", "7", "0", " ", " ", " ", "  ", "\t", "\n", "\r", "\v", "\f", ".", ",", "-",
+    "(", "\x01", "\x7f", "'", "'s", "'t", "'ll", "'ve", "'re", "'x", "ing", "the", " the", "1984",
+    "\xc3\xa9", "\xc2\xa0", "\xe2\x80\x9c", "\xe4\xb8\xad",
+};
+
+static void ascii_text_across_windows(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        size_t len;
+        uint8_t *text = test_generate_text(seed, 700, WINDOW_ATOMS,
+                                           seed % 2 ? N(WINDOW_ATOMS) - 4 : N(WINDOW_ATOMS),
+                                           false, &len);
+        char what[64];
+        snprintf(what, sizeof what, "ASCII text, seed %llu", (unsigned long long)seed);
+        check_both_patterns(text, len, seed % 10 ? WHOLE : ALL_CHUNKS,
+                            seed % 10 ? 1 : N(ALL_CHUNKS), what);
+        free(text);
+    }
+}
+
 /* Every regular file under dir, recursively, in name order. */
 static void check_corpus_dir(const char *dir, size_t *files)
 {
@@ -537,6 +564,7 @@ int main(void)
         cmocka_unit_test(contractions_in_both_cases),
         cmocka_unit_test(whitespace_runs_before_everything),
         cmocka_unit_test(random_text_with_specials_and_invalid_bytes),
+        cmocka_unit_test(ascii_text_across_windows),
         cmocka_unit_test(every_code_point_against_every_neighbour),
         cmocka_unit_test(every_shipped_corpus),
     };
