@@ -820,29 +820,41 @@ static inline bool gpt4_ascii_piece(block_reader *r, lexer_piece *piece)
  *     digit or other: `\s+(?!\S)` leaves that last one to the next
  *     pretoken, where a space becomes its ' ?' and anything else stands
  *     alone (`\s+`).
+ * One family of code points past ASCII is common enough in English text to
+ * be let in: U+2013 to U+2027, the dashes, curly quotes, bullet and
+ * ellipsis (– — ‘ ’ “ ” • …), all punctuation (class O), whose UTF-8 is
+ * E2 80 93 to E2 80 A7. Their three bytes count as "others" in the window:
+ * a run of others goes on through them, as gpt2's run goes on through the
+ * code point. Their neighbours in E2 80 xx (U+2000 to U+2012, U+2028 on)
+ * include whitespace and stay bytes past ASCII.
+ *
  * So the pretoken that starts at byte p ends at the next start after p,
- * provided bytes p to that end + 1 are ASCII (the rule read them) and p is
- * not an apostrophe, where a CONTRACTION may take the next one or two
- * letters against the rule. Whatever does not fit — a pretoken at an
- * apostrophe, one touching a byte past ASCII, one longer than the window
- * — goes to the fast path above or the states, from its start, and the
- * window goes on after it: the rule at a byte does not depend on where the
- * pretokens before it started. A new window is made where the last one
- * ran out, unless the next 16 bytes are not all ASCII: in Chinese or
- * Russian text most pretokens touch such bytes, and a window there would
- * be classified for nothing. gpt4's alternatives depend on more than the
- * neighbours (numbers in threes, a letter run led by any non-letter), so
- * gpt4 keeps the per-pretoken fast path.
+ * provided bytes p to that end + 1 are ASCII or those dashes (the rule
+ * read them) and p is not an apostrophe, where a CONTRACTION may take the
+ * next one or two letters against the rule. Whatever does not fit — a
+ * pretoken at an apostrophe, one touching a byte past ASCII, one longer
+ * than the window — goes to the fast path above or the states, from its
+ * start, and the window goes on after it: the rule at a byte does not
+ * depend on where the pretokens before it started. A new window is made
+ * where the last one ran out, unless the next 8 bytes are not all ASCII:
+ * in Chinese or Arabic text most pretokens touch such bytes, and a window
+ * there would be classified for nothing. gpt4's alternatives depend on
+ * more than the neighbours (numbers in threes, a letter run led by any
+ * non-letter), so gpt4 keeps the per-pretoken fast path.
  */
 
 /* The classes of the 64 bytes of a window, one bit per byte (bit k for
- * byte k; bits of a byte ≥ 0x80 are clear but in `wide`). */
+ * byte k; bits of a byte ≥ 0x80 are clear but in `wide` and the three
+ * masks that find the dashes and quotes). */
 typedef struct {
     uint64_t letters; /* A–Z, a–z */
     uint64_t digits;  /* 0–9 */
     uint64_t spaces;  /* \t to \r and ' ': ASCII whitespace */
     uint64_t blanks;  /* ' ' alone */
     uint64_t wide;    /* bytes ≥ 0x80 */
+    uint64_t lead;    /* 0xE2: the first byte of U+2000 to U+2FFF */
+    uint64_t second;  /* 0x80: the second byte of U+2000 to U+203F (among others) */
+    uint64_t third;   /* 0x93 to 0xA7: the third byte of U+2013 to U+2027 (among others) */
 } window_classes;
 
 enum {
@@ -879,6 +891,9 @@ static inline window_classes classify_window(const uint8_t *s)
         c.spaces |= mask16(_mm_or_si128(bytes_in_range16(v, '\t', 5), blanks), k);
         c.blanks |= mask16(blanks, k);
         c.wide |= mask16(v, k);
+        c.lead |= mask16(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xE2)), k);
+        c.second |= mask16(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)0x80)), k);
+        c.third |= mask16(bytes_in_range16(v, 0x93, 0xA7 - 0x93 + 1), k);
     }
     return c;
 }
@@ -901,6 +916,9 @@ static inline window_classes classify_window(const uint8_t *s)
         c.spaces |= gather8(ascii_spaces(v)) << k;
         c.blanks |= gather8(bytes_equal(v, ' ')) << k;
         c.wide |= gather8(v & HIGH_BITS) << k;
+        c.lead |= gather8(bytes_equal(v, 0xE2)) << k;
+        c.second |= gather8(bytes_equal(v, 0x80)) << k;
+        c.third |= gather8(bytes_in_range(v ^ HIGH_BITS, 0x93 - 0x80, 0xA7 - 0x80)) << k;
     }
     return c;
 }
@@ -921,13 +939,15 @@ typedef struct {
 static inline window gpt2_window(const uint8_t *s)
 {
     window_classes c = classify_window(s);
-    uint64_t others = ~(c.letters | c.digits | c.spaces | c.wide);
+    uint64_t dashes = c.lead & c.second >> 1 & c.third >> 2; /* U+2013 to U+2027, lead bytes */
+    uint64_t wide = c.wide & ~(dashes | dashes << 1 | dashes << 2);
+    uint64_t others = ~(c.letters | c.digits | c.spaces | wide);
     uint64_t words = c.letters | c.digits | others; /* what ' ?' may lead */
     uint64_t after_same = (c.letters & c.letters << 1) | (c.digits & c.digits << 1) |
                           (others & others << 1);
     uint64_t word_starts = words & ~after_same & ~(c.blanks << 1);
     uint64_t space_starts = c.spaces & (~(c.spaces << 1) | words >> 1);
-    uint64_t unsure = c.wide | c.wide << 1 | c.wide >> 1 | 1ull << 63;
+    uint64_t unsure = wide | wide << 1 | wide >> 1 | 1ull << 63;
     uint64_t starts = word_starts | space_starts;
     return (window){.stops = starts | unsure, .settled = starts & ~unsure};
 }
@@ -953,11 +973,11 @@ static inline uint64_t window_hash(const uint8_t *s, size_t n)
     return word_hash_finish(h, n);
 }
 
-/* Whether the 16 bytes at s are ASCII: text past ASCII, where pretokens
+/* Whether the 8 bytes at s are ASCII: text past ASCII, where pretokens
  * touch bytes past ASCII, is not worth a window. */
 static inline bool ascii_ahead(const uint8_t *s)
 {
-    return !((word_hash_load(s) | word_hash_load(s + 8)) & HIGH_BITS);
+    return !(word_hash_load(s) & HIGH_BITS);
 }
 
 /* Whether window w has a start after place p (< WINDOW − 1). */
@@ -1012,10 +1032,10 @@ static inline size_t split_with(lexer_pattern pattern, const uint8_t *s, size_t 
     window w = {.stops = 0, .settled = 0};
     bool windowed = false;
     while (n < max && at < len) {
-        if (pattern == LEXER_GPT2 && s[at] < 0x80) {
+        if (pattern == LEXER_GPT2) {
             bool inside = windowed && at - base < WINDOW - 1;
-            if (!(inside && window_goes_on(w, at - base)) && len - at >= WINDOW_READS &&
-                ascii_ahead(s + at)) {
+            if (!(inside && window_goes_on(w, at - base)) && s[at] < 0x80 &&
+                len - at >= WINDOW_READS && ascii_ahead(s + at)) {
                 w = gpt2_window(s + at);
                 base = at;
                 windowed = inside = true;
