@@ -399,9 +399,10 @@ static const char *const WINDOW_ATOMS[] = {
     "\xe2\x80\x9c", "\xe2\x80\x99", "\xe2\x80\x94", "\xe2\x80\xa6", "\xe2\x80\x93",
     "\xe2\x80\xa7",
     /* past ASCII, left out of half the texts: letters, spaces (U+2000 and U+2028
-     * share the dashes' first two bytes), a mark, a dash the window does not know */
+     * share the dashes' first two bytes), a mark, a dash the window does not know,
+     * a letter whose first and last bytes are a dash's (U+2094) */
     "\xc3\xa9", "\xc2\xa0", "\xe2\x80\x80", "\xe2\x80\xa8", "\xe2\x80\x92",
-    "\xe2\x81\x9c", "\xe4\xb8\xad", "\xcc\x81",
+    "\xe2\x82\x94", "\xe4\xb8\xad", "\xcc\x81",
 };
 enum { WINDOW_ASCII_ATOMS = 37 }; /* the atoms a window settles pretokens of */
 

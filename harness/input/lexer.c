@@ -844,17 +844,14 @@ static inline bool gpt4_ascii_piece(block_reader *r, lexer_piece *piece)
  */
 
 /* The classes of the 64 bytes of a window, one bit per byte (bit k for
- * byte k; bits of a byte ≥ 0x80 are clear but in `wide` and the three
- * masks that find the dashes and quotes). */
+ * byte k; bits of a byte ≥ 0x80 are clear but in `wide` and `dashes`). */
 typedef struct {
     uint64_t letters; /* A–Z, a–z */
     uint64_t digits;  /* 0–9 */
     uint64_t spaces;  /* \t to \r and ' ': ASCII whitespace */
     uint64_t blanks;  /* ' ' alone */
     uint64_t wide;    /* bytes ≥ 0x80 */
-    uint64_t lead;    /* 0xE2: the first byte of U+2000 to U+2FFF */
-    uint64_t second;  /* 0x80: the second byte of U+2000 to U+203F (among others) */
-    uint64_t third;   /* 0x93 to 0xA7: the third byte of U+2013 to U+2027 (among others) */
+    uint64_t dashes;  /* the first byte of E2 80 93 to E2 80 A7: U+2013 to U+2027 */
 } window_classes;
 
 enum {
@@ -891,9 +888,11 @@ static inline window_classes classify_window(const uint8_t *s)
         c.spaces |= mask16(_mm_or_si128(bytes_in_range16(v, '\t', 5), blanks), k);
         c.blanks |= mask16(blanks, k);
         c.wide |= mask16(v, k);
-        c.lead |= mask16(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xE2)), k);
-        c.second |= mask16(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)0x80)), k);
-        c.third |= mask16(bytes_in_range16(v, 0x93, 0xA7 - 0x93 + 1), k);
+        __m128i second = _mm_loadu_si128((const __m128i *)(const void *)(s + k + 1));
+        __m128i third = _mm_loadu_si128((const __m128i *)(const void *)(s + k + 2));
+        c.dashes |= mask16(_mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xE2)),
+                                                       _mm_cmpeq_epi8(second, _mm_set1_epi8((char)0x80))),
+                                         bytes_in_range16(third, 0x93, 0xA7 - 0x93 + 1)), k);
     }
     return c;
 }
@@ -916,9 +915,9 @@ static inline window_classes classify_window(const uint8_t *s)
         c.spaces |= gather8(ascii_spaces(v)) << k;
         c.blanks |= gather8(bytes_equal(v, ' ')) << k;
         c.wide |= gather8(v & HIGH_BITS) << k;
-        c.lead |= gather8(bytes_equal(v, 0xE2)) << k;
-        c.second |= gather8(bytes_equal(v, 0x80)) << k;
-        c.third |= gather8(bytes_in_range(v ^ HIGH_BITS, 0x93 - 0x80, 0xA7 - 0x80)) << k;
+        uint64_t second = word_hash_load(s + k + 1), third = word_hash_load(s + k + 2);
+        c.dashes |= gather8(bytes_equal(v, 0xE2) & bytes_equal(second, 0x80) &
+                            bytes_in_range(third ^ HIGH_BITS, 0x93 - 0x80, 0xA7 - 0x80)) << k;
     }
     return c;
 }
@@ -939,8 +938,7 @@ typedef struct {
 static inline window gpt2_window(const uint8_t *s)
 {
     window_classes c = classify_window(s);
-    uint64_t dashes = c.lead & c.second >> 1 & c.third >> 2; /* U+2013 to U+2027, lead bytes */
-    uint64_t wide = c.wide & ~(dashes | dashes << 1 | dashes << 2);
+    uint64_t wide = c.wide & ~(c.dashes | c.dashes << 1 | c.dashes << 2);
     uint64_t others = ~(c.letters | c.digits | c.spaces | wide);
     uint64_t words = c.letters | c.digits | others; /* what ' ?' may lead */
     uint64_t after_same = (c.letters & c.letters << 1) | (c.digits & c.digits << 1) |
