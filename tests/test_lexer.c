@@ -18,6 +18,10 @@
  *          digit, punctuation and the end; CR/LF runs;
  *        - random text from hard atoms with special tokens and invalid
  *          UTF-8, in both UTF-8 modes (error mode: the same error);
+ *        - ASCII-heavy text long enough for gpt2's 64-byte windows, with
+ *          the dashes they take as punctuation and their neighbours past
+ *          ASCII (the windows' portable classifier is checked by building
+ *          with OPT="-O2 -g -DBPE_LEXER_PORTABLE" in another BUILD);
  *        - every shipped corpus, file by file (the data of `make data`).
  *   Cuts for threads at every position the cut finder accepts are checked
  *   with the lexer in test_counting.c; random bytes in tests/fuzz_lexer.c.
