@@ -19,8 +19,8 @@
  *        - random text from hard atoms with special tokens and invalid
  *          UTF-8, in both UTF-8 modes (error mode: the same error);
  *        - ASCII-heavy text long enough for gpt2's 64-byte windows, with
- *          the dashes they take as punctuation and their neighbours past
- *          ASCII (the windows' portable classifier is checked by building
+ *          the dashes and accented letters they take as ASCII and their
+ *          neighbours past ASCII (the windows' portable classifier: build
  *          with OPT="-O2 -g -DBPE_LEXER_PORTABLE" in another BUILD);
  *        - every shipped corpus, file by file (the data of `make data`).
  *   Cuts for threads at every position the cut finder accepts are checked
@@ -401,14 +401,15 @@ static const char *const WINDOW_ATOMS[] = {
     "a", "Z", "q", "7", "0", " ", " ", " ", "  ", "\t", "\n", "\r", "\v", "\f", ".", ",", "-",
     "(", "\x01", "\x7f", "'", "'s", "'t", "'ll", "'ve", "'re", "'x", "ing", "the", " the", "1984",
     "\xe2\x80\x9c", "\xe2\x80\x99", "\xe2\x80\x94", "\xe2\x80\xa6", "\xe2\x80\x93",
-    "\xe2\x80\xa7",
-    /* past ASCII, left out of half the texts: letters, spaces (U+2000 and U+2028
-     * share the dashes' first two bytes), a mark, a dash the window does not know,
-     * a letter whose first and last bytes are a dash's (U+2094) */
-    "\xc3\xa9", "\xc2\xa0", "\xe2\x80\x80", "\xe2\x80\xa8", "\xe2\x80\x92",
-    "\xe2\x82\x94", "\xe4\xb8\xad", "\xcc\x81",
+    "\xe2\x80\xa7", "\xc3\xa9", "\xc3\xa4", "\xc3\x9f", "\xc3\x9c", "\xc3\x80", "\xc3\xbf",
+    /* past ASCII, left out of half the texts: spaces (U+2000 and U+2028 share the
+     * dashes' first two bytes), a mark, a dash the window does not know, a letter
+     * whose first and last bytes are a dash's (U+2094), the two signs among the
+     * accented letters (× ÷), a Latin-1 letter and space led by C2 */
+    "\xc2\xa0", "\xe2\x80\x80", "\xe2\x80\xa8", "\xe2\x80\x92", "\xe2\x82\x94",
+    "\xe4\xb8\xad", "\xcc\x81", "\xc3\x97", "\xc3\xb7", "\xc2\xaa", "\xc2\xb5",
 };
-enum { WINDOW_ASCII_ATOMS = 37 }; /* the atoms a window settles pretokens of */
+enum { WINDOW_ASCII_ATOMS = 43 }; /* the atoms a window settles pretokens of */
 
 static void ascii_text_across_windows(void **state)
 {

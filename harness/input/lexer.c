@@ -820,16 +820,20 @@ static inline bool gpt4_ascii_piece(block_reader *r, lexer_piece *piece)
  *     digit or other: `\s+(?!\S)` leaves that last one to the next
  *     pretoken, where a space becomes its ' ?' and anything else stands
  *     alone (`\s+`).
- * One family of code points past ASCII is common enough in English text to
- * be let in: U+2013 to U+2027, the dashes, curly quotes, bullet and
- * ellipsis (– — ‘ ’ “ ” • …), all punctuation (class O), whose UTF-8 is
- * E2 80 93 to E2 80 A7. Their three bytes count as "others" in the window:
- * a run of others goes on through them, as gpt2's run goes on through the
- * code point. Their neighbours in E2 80 xx (U+2000 to U+2012, U+2028 on)
- * include whitespace and stay bytes past ASCII.
+ * Two families of code points past ASCII are common enough in European
+ * text to be let in. U+2013 to U+2027, the dashes, curly quotes, bullet
+ * and ellipsis (– — ‘ ’ “ ” • …), are all punctuation (class O), and their
+ * UTF-8 is E2 80 93 to E2 80 A7: their three bytes count as "others" in
+ * the window, so a run of others goes on through them, as gpt2's run goes
+ * on through the code point. U+00C0 to U+00FF, the accented letters of
+ * Latin-1 (é ä ß Ü), are letters but for × and ÷, and their UTF-8 is C3 80
+ * to C3 BF: both bytes count as letters. Their neighbours (U+2000 to
+ * U+2012 and U+2028 on include whitespace; C2 xx holds the no-break space)
+ * stay bytes past ASCII. A window with no byte past ASCII skips looking
+ * for them.
  *
  * So the pretoken that starts at byte p ends at the next start after p,
- * provided bytes p to that end + 1 are ASCII or those dashes (the rule
+ * provided bytes p to that end + 1 are ASCII or of those two (the rule
  * read them) and p is not an apostrophe, where a CONTRACTION may take the
  * next one or two letters against the rule. Whatever does not fit — a
  * pretoken at an apostrophe, one touching a byte past ASCII, one longer
@@ -844,7 +848,7 @@ static inline bool gpt4_ascii_piece(block_reader *r, lexer_piece *piece)
  */
 
 /* The classes of the 64 bytes of a window, one bit per byte (bit k for
- * byte k; bits of a byte ≥ 0x80 are clear but in `wide` and `dashes`). */
+ * byte k; bits of a byte ≥ 0x80 are clear but in the last three). */
 typedef struct {
     uint64_t letters; /* A–Z, a–z */
     uint64_t digits;  /* 0–9 */
@@ -852,6 +856,7 @@ typedef struct {
     uint64_t blanks;  /* ' ' alone */
     uint64_t wide;    /* bytes ≥ 0x80 */
     uint64_t dashes;  /* the first byte of E2 80 93 to E2 80 A7: U+2013 to U+2027 */
+    uint64_t accents; /* the first byte of C3 80 to C3 BF but × and ÷: U+00C0 to U+00FF */
 } window_classes;
 
 enum {
@@ -888,13 +893,25 @@ static inline window_classes classify_window(const uint8_t *s)
         c.spaces |= mask16(_mm_or_si128(bytes_in_range16(v, '\t', 5), blanks), k);
         c.blanks |= mask16(blanks, k);
         c.wide |= mask16(v, k);
-        __m128i second = _mm_loadu_si128((const __m128i *)(const void *)(s + k + 1));
-        __m128i third = _mm_loadu_si128((const __m128i *)(const void *)(s + k + 2));
-        c.dashes |= mask16(_mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xE2)),
-                                                       _mm_cmpeq_epi8(second, _mm_set1_epi8((char)0x80))),
-                                         bytes_in_range16(third, 0x93, 0xA7 - 0x93 + 1)), k);
     }
     return c;
+}
+
+/* The dashes and accented letters of a window with bytes past ASCII. */
+static inline void classify_window_past_ascii(const uint8_t *s, window_classes *c)
+{
+    for (unsigned k = 0; k < WINDOW; k += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + k));
+        __m128i second = _mm_loadu_si128((const __m128i *)(const void *)(s + k + 1));
+        __m128i third = _mm_loadu_si128((const __m128i *)(const void *)(s + k + 2));
+        c->dashes |= mask16(_mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xE2)),
+                                                       _mm_cmpeq_epi8(second, _mm_set1_epi8((char)0x80))),
+                                         bytes_in_range16(third, 0x93, 0xA7 - 0x93 + 1)), k);
+        __m128i signs = _mm_or_si128(_mm_cmpeq_epi8(second, _mm_set1_epi8((char)0x97)),
+                                     _mm_cmpeq_epi8(second, _mm_set1_epi8((char)0xB7)));
+        c->accents |= mask16(_mm_andnot_si128(signs, _mm_and_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xC3)),
+                                                                   bytes_in_range16(second, 0x80, 0x40))), k);
+    }
 }
 #else
 
@@ -915,11 +932,21 @@ static inline window_classes classify_window(const uint8_t *s)
         c.spaces |= gather8(ascii_spaces(v)) << k;
         c.blanks |= gather8(bytes_equal(v, ' ')) << k;
         c.wide |= gather8(v & HIGH_BITS) << k;
-        uint64_t second = word_hash_load(s + k + 1), third = word_hash_load(s + k + 2);
-        c.dashes |= gather8(bytes_equal(v, 0xE2) & bytes_equal(second, 0x80) &
-                            bytes_in_range(third ^ HIGH_BITS, 0x93 - 0x80, 0xA7 - 0x80)) << k;
     }
     return c;
+}
+
+static inline void classify_window_past_ascii(const uint8_t *s, window_classes *c)
+{
+    for (unsigned k = 0; k < WINDOW; k += 8) {
+        uint64_t v = word_hash_load(s + k);
+        uint64_t second = word_hash_load(s + k + 1), third = word_hash_load(s + k + 2);
+        c->dashes |= gather8(bytes_equal(v, 0xE2) & bytes_equal(second, 0x80) &
+                            bytes_in_range(third ^ HIGH_BITS, 0x93 - 0x80, 0xA7 - 0x80)) << k;
+        uint64_t continuing = second & ~(second << 1); /* 10xxxxxx: bit 7 set, bit 6 clear */
+        c->accents |= gather8(bytes_equal(v, 0xC3) & continuing & HIGH_BITS &
+                              ~bytes_equal(second, 0x97) & ~bytes_equal(second, 0xB7)) << k;
+    }
 }
 #endif
 
@@ -938,10 +965,14 @@ typedef struct {
 static inline window gpt2_window(const uint8_t *s)
 {
     window_classes c = classify_window(s);
-    uint64_t wide = c.wide & ~(c.dashes | c.dashes << 1 | c.dashes << 2);
-    uint64_t others = ~(c.letters | c.digits | c.spaces | wide);
-    uint64_t words = c.letters | c.digits | others; /* what ' ?' may lead */
-    uint64_t after_same = (c.letters & c.letters << 1) | (c.digits & c.digits << 1) |
+    if (c.wide)
+        classify_window_past_ascii(s, &c);
+    uint64_t accented = c.accents | c.accents << 1; /* letters, both bytes */
+    uint64_t letters = c.letters | accented;
+    uint64_t wide = c.wide & ~(c.dashes | c.dashes << 1 | c.dashes << 2 | accented);
+    uint64_t others = ~(letters | c.digits | c.spaces | wide);
+    uint64_t words = letters | c.digits | others; /* what ' ?' may lead */
+    uint64_t after_same = (letters & letters << 1) | (c.digits & c.digits << 1) |
                           (others & others << 1);
     uint64_t word_starts = words & ~after_same & ~(c.blanks << 1);
     uint64_t space_starts = c.spaces & (~(c.spaces << 1) | words >> 1);
