@@ -840,7 +840,7 @@ static inline bool gpt4_ascii_piece(block_reader *r, lexer_piece *piece)
  * than the window — goes to the fast path above or the states, from its
  * start, and the window goes on after it: the rule at a byte does not
  * depend on where the pretokens before it started. A new window is made
- * where the last one ran out, unless the next 8 bytes are not all ASCII:
+ * where the last one ran out, unless the next 4 bytes are not all ASCII:
  * in Chinese or Arabic text most pretokens touch such bytes, and a window
  * there would be classified for nothing. gpt4's alternatives depend on
  * more than the neighbours (numbers in threes, a letter run led by any
@@ -1002,11 +1002,11 @@ static inline uint64_t window_hash(const uint8_t *s, size_t n)
     return word_hash_finish(h, n);
 }
 
-/* Whether the 8 bytes at s are ASCII: text past ASCII, where pretokens
- * touch bytes past ASCII, is not worth a window. */
+/* Whether the 3 bytes after s[0] (ASCII) are ASCII too: text past ASCII,
+ * where pretokens touch bytes past ASCII, is not worth a window. */
 static inline bool ascii_ahead(const uint8_t *s)
 {
-    return !(word_hash_load(s) & HIGH_BITS);
+    return !((s[1] | s[2] | s[3]) & 0x80);
 }
 
 /* Whether window w has a start after place p (< WINDOW − 1). */
