@@ -867,13 +867,25 @@ enum {
 #if defined(__SSE2__) && !defined(BPE_LEXER_PORTABLE)
 #include <emmintrin.h>
 
-/* A byte in [lo, lo + n) has its high bit set by this test, no other (an
- * unsigned range test by one signed compare: x + (0x80 − lo) is below
- * −128 + n exactly when x is in range, for every byte x). */
+/* Each byte of v in [lo, lo + n), as a byte of ones: an unsigned range
+ * test by one signed compare, as x + (0x80 − lo), read as a signed byte,
+ * is below −128 + n exactly when x is in range, for every byte x. */
 static inline __m128i bytes_in_range16(__m128i v, uint8_t lo, uint8_t n)
 {
     return _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char)(0x80 - lo))),
                           _mm_set1_epi8((char)(-128 + n)));
+}
+
+/* Each byte of v equal to b, as a byte of ones. */
+static inline __m128i bytes_equal16(__m128i v, uint8_t b)
+{
+    return _mm_cmpeq_epi8(v, _mm_set1_epi8((char)b));
+}
+
+/* The 16 bytes at s. */
+static inline __m128i load16(const uint8_t *s)
+{
+    return _mm_loadu_si128((const __m128i *)(const void *)s);
 }
 
 /* The 16 high bits of v's bytes, as a mask shifted to bit `at`. */
@@ -886,8 +898,7 @@ static inline window_classes classify_window(const uint8_t *s)
 {
     window_classes c = {0};
     for (unsigned k = 0; k < WINDOW; k += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + k));
-        __m128i blanks = _mm_cmpeq_epi8(v, _mm_set1_epi8(' '));
+        __m128i v = load16(s + k), blanks = bytes_equal16(v, ' ');
         c.letters |= mask16(bytes_in_range16(_mm_or_si128(v, _mm_set1_epi8(0x20)), 'a', 26), k);
         c.digits |= mask16(bytes_in_range16(v, '0', 10), k);
         c.spaces |= mask16(_mm_or_si128(bytes_in_range16(v, '\t', 5), blanks), k);
@@ -897,20 +908,18 @@ static inline window_classes classify_window(const uint8_t *s)
     return c;
 }
 
-/* The dashes and accented letters of a window with bytes past ASCII. */
+/* The dashes and accented letters of a window with bytes past ASCII: each
+ * byte is compared with the two after it, loaded one and two places on. */
 static inline void classify_window_past_ascii(const uint8_t *s, window_classes *c)
 {
     for (unsigned k = 0; k < WINDOW; k += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + k));
-        __m128i second = _mm_loadu_si128((const __m128i *)(const void *)(s + k + 1));
-        __m128i third = _mm_loadu_si128((const __m128i *)(const void *)(s + k + 2));
-        c->dashes |= mask16(_mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xE2)),
-                                                       _mm_cmpeq_epi8(second, _mm_set1_epi8((char)0x80))),
-                                         bytes_in_range16(third, 0x93, 0xA7 - 0x93 + 1)), k);
-        __m128i signs = _mm_or_si128(_mm_cmpeq_epi8(second, _mm_set1_epi8((char)0x97)),
-                                     _mm_cmpeq_epi8(second, _mm_set1_epi8((char)0xB7)));
-        c->accents |= mask16(_mm_andnot_si128(signs, _mm_and_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xC3)),
-                                                                   bytes_in_range16(second, 0x80, 0x40))), k);
+        __m128i v = load16(s + k), second = load16(s + k + 1), third = load16(s + k + 2);
+        __m128i e2_80 = _mm_and_si128(bytes_equal16(v, 0xE2), bytes_equal16(second, 0x80));
+        __m128i dash = _mm_and_si128(e2_80, bytes_in_range16(third, 0x93, 0xA7 - 0x93 + 1));
+        __m128i accent = _mm_and_si128(bytes_equal16(v, 0xC3), bytes_in_range16(second, 0x80, 64));
+        __m128i sign = _mm_or_si128(bytes_equal16(second, 0x97), bytes_equal16(second, 0xB7));
+        c->dashes |= mask16(dash, k);
+        c->accents |= mask16(_mm_andnot_si128(sign, accent), k); /* but × and ÷ */
     }
 }
 #else
@@ -991,8 +1000,10 @@ static inline uint64_t first_bytes(uint64_t v, size_t n)
  * read whole (the window's reads). Most pretokens fit in one block. */
 static inline uint64_t window_hash(const uint8_t *s, size_t n)
 {
-    if (n <= 8)
-        return word_hash_finish(word_hash_mix(WORD_HASH_SEED, first_bytes(word_hash_load(s), n)), n);
+    if (n <= 8) {
+        uint64_t block = first_bytes(word_hash_load(s), n);
+        return word_hash_finish(word_hash_mix(WORD_HASH_SEED, block), n);
+    }
     uint64_t h = WORD_HASH_SEED;
     size_t k = 0;
     for (; k + 8 <= n; k += 8)
@@ -1053,7 +1064,8 @@ static bool state_pretoken(lexer_pattern pattern, const uint8_t *s, size_t len, 
 }
 
 /* lexer_split for one pattern; inlined twice, so that each copy knows its
- * pattern and tests it nowhere. */
+ * pattern and tests it nowhere. Each pretoken is tried by the window
+ * (gpt2), then by the fast path, then by the states. */
 static inline size_t split_with(lexer_pattern pattern, const uint8_t *s, size_t len, size_t at,
                                 bool open, lexer_piece *pieces, size_t max)
 {
@@ -1069,9 +1081,12 @@ static inline size_t split_with(lexer_pattern pattern, const uint8_t *s, size_t 
                 base = at;
                 windowed = inside = true;
             }
-            size_t before = at;
-            if (inside && (n = window_pieces(w, s, base, &at, pieces, n, max), at != before))
-                continue;
+            if (inside) {
+                size_t before = at;
+                n = window_pieces(w, s, base, &at, pieces, n, max);
+                if (at != before)
+                    continue;
+            }
         }
         if (len - at >= 8) {
             block_reader r = block_reader_at(s, len, at);
