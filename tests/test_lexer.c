@@ -18,6 +18,10 @@
  *          digit, punctuation and the end; CR/LF runs;
  *        - random text from hard atoms with special tokens and invalid
  *          UTF-8, in both UTF-8 modes (error mode: the same error);
+ *        - ASCII-heavy text long enough for gpt2's 64-byte windows, with
+ *          the dashes and accented letters they take as ASCII and their
+ *          neighbours past ASCII (the windows' portable classifier: build
+ *          with OPT="-O2 -g -DBPE_LEXER_PORTABLE" in another BUILD);
  *        - every shipped corpus, file by file (the data of `make data`).
  *   Cuts for threads at every position the cut finder accepts are checked
  *   with the lexer in test_counting.c; random bytes in tests/fuzz_lexer.c.
@@ -388,6 +392,41 @@ static void random_text_with_specials_and_invalid_bytes(void **state)
     assert_true(errors > 0); /* error mode met invalid bytes: the errors were compared */
 }
 
+/* Single bytes and short runs for ASCII text where gpt2's 64-byte windows
+ * (lexer.c) settle most pretokens: every ASCII class, the space before
+ * each, apostrophes and contractions, whitespace runs, the dashes and
+ * quotes the windows take as ASCII punctuation, and now and then a code
+ * point past ASCII that stops a window's rule next to it. */
+static const char *const WINDOW_ATOMS[] = {
+    "a", "Z", "q", "7", "0", " ", " ", " ", "  ", "\t", "\n", "\r", "\v", "\f", ".", ",", "-",
+    "(", "\x01", "\x7f", "'", "'s", "'t", "'ll", "'ve", "'re", "'x", "ing", "the", " the", "1984",
+    "\xe2\x80\x9c", "\xe2\x80\x99", "\xe2\x80\x94", "\xe2\x80\xa6", "\xe2\x80\x93",
+    "\xe2\x80\xa7", "\xc3\xa9", "\xc3\xa4", "\xc3\x9f", "\xc3\x9c", "\xc3\x80", "\xc3\xbf",
+    /* past ASCII, left out of half the texts: spaces (U+2000 and U+2028 share the
+     * dashes' first two bytes), a mark, a dash the window does not know, a letter
+     * whose first and last bytes are a dash's (U+2094), the two signs among the
+     * accented letters (× ÷), a Latin-1 letter and space led by C2 */
+    "\xc2\xa0", "\xe2\x80\x80", "\xe2\x80\xa8", "\xe2\x80\x92", "\xe2\x82\x94",
+    "\xe4\xb8\xad", "\xcc\x81", "\xc3\x97", "\xc3\xb7", "\xc2\xaa", "\xc2\xb5",
+};
+enum { WINDOW_ASCII_ATOMS = 43 }; /* the atoms a window settles pretokens of */
+
+static void ascii_text_across_windows(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        size_t len;
+        uint8_t *text = test_generate_text(seed, 700, WINDOW_ATOMS,
+                                           seed % 2 ? WINDOW_ASCII_ATOMS : N(WINDOW_ATOMS),
+                                           false, &len);
+        char what[64];
+        snprintf(what, sizeof what, "ASCII text, seed %llu", (unsigned long long)seed);
+        check_both_patterns(text, len, seed % 10 ? WHOLE : ALL_CHUNKS,
+                            seed % 10 ? 1 : N(ALL_CHUNKS), what);
+        free(text);
+    }
+}
+
 /* Every regular file under dir, recursively, in name order. */
 static void check_corpus_dir(const char *dir, size_t *files)
 {
@@ -537,6 +576,7 @@ int main(void)
         cmocka_unit_test(contractions_in_both_cases),
         cmocka_unit_test(whitespace_runs_before_everything),
         cmocka_unit_test(random_text_with_specials_and_invalid_bytes),
+        cmocka_unit_test(ascii_text_across_windows),
         cmocka_unit_test(every_code_point_against_every_neighbour),
         cmocka_unit_test(every_shipped_corpus),
     };

@@ -48,7 +48,11 @@
  * reads a pretoken eight bytes at a time, and each 8-byte value it has
  * classified is the very block the hash mixes next, so the word table gets
  * the pretoken with its hash and nobody reads the bytes a second time
- * before the table compares them with the words it holds. The states,
+ * before the table compares them with the words it holds. The window
+ * (gpt2 in ASCII text, below) classifies 64 bytes before it knows where
+ * their pretokens end, then loads each pretoken's blocks once more to
+ * hash them, from the first-level cache, which the classification has
+ * just filled. The states,
  * which take the rarer pretokens, only find where one ends and then hash
  * its bytes, still in the first-level cache, with word_table_hash: feeding
  * a hasher code point by code point cost more than that second read, and
@@ -75,7 +79,12 @@
  *     is the block the hash mixes (the fast path, below); in text past
  *     ASCII each code point is classified once, from its lead byte, and
  *     the blocks are mixed whole all the same; lexer_split finds many
- *     pretokens per call.
+ *     pretokens per call;
+ *   - for gpt2 in ASCII text, whether a pretoken starts at a byte depends
+ *     on that byte and its two neighbours only, so the starts of 64 bytes
+ *     are found at once with bit operations on 64-bit masks (the window,
+ *     below), and a pretoken then costs one count-trailing-zeros and its
+ *     hash, with no branch on its class.
  * Both read each byte a bounded number of times, so both are O(n); the
  * difference is the constant, measured in docs/ (the counting lesson).
  *
@@ -474,6 +483,19 @@ static inline unsigned last_marked_byte(uint64_t marks)
 #endif
 }
 
+/* Which bit is the lowest set in `bits` (≠ 0). */
+static inline unsigned first_marked_bit(uint64_t bits)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return (unsigned)__builtin_ctzll(bits);
+#else
+    unsigned k = 0;
+    while (!(bits >> k & 1))
+        k++;
+    return k;
+#endif
+}
+
 /* The lowest n (0 to 7) bytes of v, the others zero. */
 static inline uint64_t low_bytes(uint64_t v, unsigned n)
 {
@@ -768,6 +790,264 @@ static inline bool gpt4_ascii_piece(block_reader *r, lexer_piece *piece)
     return ascii_spaces_piece(r, true, piece);
 }
 
+/* ------------------------------------------------ the window (gpt2) */
+
+/*
+ * The fast path above still does its work once per pretoken: load eight
+ * bytes, classify them, find the run's end. In ASCII text gpt2 needs
+ * less: whether a pretoken starts at byte i depends only on bytes i − 1,
+ * i and i + 1 (below), so the starts of 64 bytes at once can be computed
+ * with a few bit operations on 64-bit masks, one bit per byte, and each
+ * pretoken then costs one count-trailing-zeros and its hash.
+ *
+ * The masks. Bit k of `letters` is set when byte k of the window is an
+ * ASCII letter, and so on for digits, whitespace, the space ' ' itself and
+ * bytes ≥ 0x80 (`wide`: part of a code point past ASCII); an ASCII byte in
+ * none of those is an "other". x << 1 moves every byte's bit to the byte
+ * after it, so (letters & letters << 1) marks the letters that follow a
+ * letter. On x86-64, SSE2 (which every such CPU has) classifies 16 bytes
+ * with a few vector compares, and `movemask` gathers their high bits into
+ * 16 bits of a mask; elsewhere (or built with -DBPE_LEXER_PORTABLE, which
+ * is how the tests check this path on x86-64) the 8-byte tests of the fast
+ * path are gathered into bits with one multiplication per 8 bytes.
+ *
+ * The rule, read off gpt2's alternatives, for a byte i in ASCII text:
+ *   - a letter, digit or other starts a pretoken unless the byte before it
+ *     is of its class (the run goes on) or is a space (the ' ?' it leads
+ *     with);
+ *   - whitespace starts one when the byte before it is not whitespace (a
+ *     new run), and when it is the last of a run followed by a letter,
+ *     digit or other: `\s+(?!\S)` leaves that last one to the next
+ *     pretoken, where a space becomes its ' ?' and anything else stands
+ *     alone (`\s+`).
+ * Two families of code points past ASCII are common enough in European
+ * text to be let in. U+2013 to U+2027, the dashes, curly quotes, bullet
+ * and ellipsis (– — ‘ ’ “ ” • …), are all punctuation (class O), and their
+ * UTF-8 is E2 80 93 to E2 80 A7: their three bytes count as "others" in
+ * the window, so a run of others goes on through them, as gpt2's run goes
+ * on through the code point. U+00C0 to U+00FF, the accented letters of
+ * Latin-1 (é ä ß Ü), are letters but for × and ÷, and their UTF-8 is C3 80
+ * to C3 BF: both bytes count as letters. Their neighbours (U+2000 to
+ * U+2012 and U+2028 on include whitespace; C2 xx holds the no-break space)
+ * stay bytes past ASCII. A window with no byte past ASCII skips looking
+ * for them.
+ *
+ * So the pretoken that starts at byte p ends at the next start after p,
+ * provided bytes p to that end + 1 are ASCII or of those two (the rule
+ * read them) and p is not an apostrophe, where a CONTRACTION may take the
+ * next one or two letters against the rule. Whatever does not fit — a
+ * pretoken at an apostrophe, one touching a byte past ASCII, one longer
+ * than the window — goes to the fast path above or the states, from its
+ * start, and the window goes on after it: the rule at a byte does not
+ * depend on where the pretokens before it started. A new window is made
+ * where the last one ran out, unless the next 4 bytes are not all ASCII:
+ * in Chinese or Arabic text most pretokens touch such bytes, and a window
+ * there would be classified for nothing. gpt4's alternatives depend on
+ * more than the neighbours (numbers in threes, a letter run led by any
+ * non-letter), so gpt4 keeps the per-pretoken fast path.
+ */
+
+/* The classes of the 64 bytes of a window, one bit per byte (bit k for
+ * byte k; bits of a byte ≥ 0x80 are clear but in the last three). */
+typedef struct {
+    uint64_t letters; /* A–Z, a–z */
+    uint64_t digits;  /* 0–9 */
+    uint64_t spaces;  /* \t to \r and ' ': ASCII whitespace */
+    uint64_t blanks;  /* ' ' alone */
+    uint64_t wide;    /* bytes ≥ 0x80 */
+    uint64_t dashes;  /* the first byte of E2 80 93 to E2 80 A7: U+2013 to U+2027 */
+    uint64_t accents; /* the first byte of C3 80 to C3 BF but × and ÷: U+00C0 to U+00FF */
+} window_classes;
+
+enum {
+    WINDOW = 64,         /* bytes classified at once: one bit each in a uint64_t */
+    WINDOW_READS = 80,   /* bytes a window may read: a hash loads 16 from byte 61 at most */
+};
+
+#if defined(__SSE2__) && !defined(BPE_LEXER_PORTABLE)
+#include <emmintrin.h>
+
+/* Each byte of v in [lo, lo + n), as a byte of ones: an unsigned range
+ * test by one signed compare, as x + (0x80 − lo), read as a signed byte,
+ * is below −128 + n exactly when x is in range, for every byte x. */
+static inline __m128i bytes_in_range16(__m128i v, uint8_t lo, uint8_t n)
+{
+    return _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char)(0x80 - lo))),
+                          _mm_set1_epi8((char)(-128 + n)));
+}
+
+/* Each byte of v equal to b, as a byte of ones. */
+static inline __m128i bytes_equal16(__m128i v, uint8_t b)
+{
+    return _mm_cmpeq_epi8(v, _mm_set1_epi8((char)b));
+}
+
+/* The 16 bytes at s. */
+static inline __m128i load16(const uint8_t *s)
+{
+    return _mm_loadu_si128((const __m128i *)(const void *)s);
+}
+
+/* The 16 high bits of v's bytes, as a mask shifted to bit `at`. */
+static inline uint64_t mask16(__m128i v, unsigned at)
+{
+    return (uint64_t)(unsigned)_mm_movemask_epi8(v) << at;
+}
+
+static inline window_classes classify_window(const uint8_t *s)
+{
+    window_classes c = {0};
+    for (unsigned k = 0; k < WINDOW; k += 16) {
+        __m128i v = load16(s + k), blanks = bytes_equal16(v, ' ');
+        c.letters |= mask16(bytes_in_range16(_mm_or_si128(v, _mm_set1_epi8(0x20)), 'a', 26), k);
+        c.digits |= mask16(bytes_in_range16(v, '0', 10), k);
+        c.spaces |= mask16(_mm_or_si128(bytes_in_range16(v, '\t', 5), blanks), k);
+        c.blanks |= mask16(blanks, k);
+        c.wide |= mask16(v, k);
+    }
+    return c;
+}
+
+/* The dashes and accented letters of a window with bytes past ASCII: each
+ * byte is compared with the two after it, loaded one and two places on. */
+static inline void classify_window_past_ascii(const uint8_t *s, window_classes *c)
+{
+    for (unsigned k = 0; k < WINDOW; k += 16) {
+        __m128i v = load16(s + k), second = load16(s + k + 1), third = load16(s + k + 2);
+        __m128i e2_80 = _mm_and_si128(bytes_equal16(v, 0xE2), bytes_equal16(second, 0x80));
+        __m128i dash = _mm_and_si128(e2_80, bytes_in_range16(third, 0x93, 0xA7 - 0x93 + 1));
+        __m128i accent = _mm_and_si128(bytes_equal16(v, 0xC3), bytes_in_range16(second, 0x80, 64));
+        __m128i sign = _mm_or_si128(bytes_equal16(second, 0x97), bytes_equal16(second, 0xB7));
+        c->dashes |= mask16(dash, k);
+        c->accents |= mask16(_mm_andnot_si128(sign, accent), k); /* but × and ÷ */
+    }
+}
+#else
+
+/* The high bits of the 8 bytes of `marks` (other bits clear) as 8 bits:
+ * the multiplication moves byte k's bit to bit 56 + k, with no carries. */
+static inline uint64_t gather8(uint64_t marks)
+{
+    return ((marks >> 7) * 0x0102040810204080ull) >> 56;
+}
+
+static inline window_classes classify_window(const uint8_t *s)
+{
+    window_classes c = {0};
+    for (unsigned k = 0; k < WINDOW; k += 8) {
+        uint64_t v = word_hash_load(s + k);
+        c.letters |= gather8(ascii_letters(v)) << k;
+        c.digits |= gather8(ascii_digits(v)) << k;
+        c.spaces |= gather8(ascii_spaces(v)) << k;
+        c.blanks |= gather8(bytes_equal(v, ' ')) << k;
+        c.wide |= gather8(v & HIGH_BITS) << k;
+    }
+    return c;
+}
+
+static inline void classify_window_past_ascii(const uint8_t *s, window_classes *c)
+{
+    for (unsigned k = 0; k < WINDOW; k += 8) {
+        uint64_t v = word_hash_load(s + k);
+        uint64_t second = word_hash_load(s + k + 1), third = word_hash_load(s + k + 2);
+        c->dashes |= gather8(bytes_equal(v, 0xE2) & bytes_equal(second, 0x80) &
+                            bytes_in_range(third ^ HIGH_BITS, 0x93 - 0x80, 0xA7 - 0x80)) << k;
+        uint64_t continuing = second & ~(second << 1); /* 10xxxxxx: bit 7 set, bit 6 clear */
+        c->accents |= gather8(bytes_equal(v, 0xC3) & continuing & HIGH_BITS &
+                              ~bytes_equal(second, 0x97) & ~bytes_equal(second, 0xB7)) << k;
+    }
+}
+#endif
+
+/*
+ * A window: the places where a pretoken may end, and those where the rule
+ * settled that one does. The rule at byte k read bytes k − 1 to k + 1, so
+ * it is not settled next to a byte past ASCII, nor at byte 63 (byte 64 is
+ * not in the window): those are `stops` but not `settled`. Byte 63 is
+ * always a stop, so that a search for the next stop always finds one.
+ */
+typedef struct {
+    uint64_t stops;   /* bit k: a pretoken starts at byte k, or the rule cannot say */
+    uint64_t settled; /* bit k: a pretoken starts at byte k, by the rule */
+} window;
+
+static inline window gpt2_window(const uint8_t *s)
+{
+    window_classes c = classify_window(s);
+    if (c.wide)
+        classify_window_past_ascii(s, &c);
+    uint64_t accented = c.accents | c.accents << 1; /* letters, both bytes */
+    uint64_t letters = c.letters | accented;
+    uint64_t wide = c.wide & ~(c.dashes | c.dashes << 1 | c.dashes << 2 | accented);
+    uint64_t others = ~(letters | c.digits | c.spaces | wide);
+    uint64_t words = letters | c.digits | others; /* what ' ?' may lead */
+    uint64_t after_same = (letters & letters << 1) | (c.digits & c.digits << 1) |
+                          (others & others << 1);
+    uint64_t word_starts = words & ~after_same & ~(c.blanks << 1);
+    uint64_t space_starts = c.spaces & (~(c.spaces << 1) | words >> 1);
+    uint64_t unsure = wide | wide << 1 | wide >> 1 | 1ull << 63;
+    uint64_t starts = word_starts | space_starts;
+    return (window){.stops = starts | unsure, .settled = starts & ~unsure};
+}
+
+/* The lowest n (1 to 8) bytes of v, the others zero. */
+static inline uint64_t first_bytes(uint64_t v, size_t n)
+{
+    return v & (~0ull >> (64 - 8 * n));
+}
+
+/* word_table_hash of s[0, n), 0 < n < WINDOW, whose 8-byte blocks may be
+ * read whole (the window's reads). Most pretokens fit in one block. */
+static inline uint64_t window_hash(const uint8_t *s, size_t n)
+{
+    if (n <= 8) {
+        uint64_t block = first_bytes(word_hash_load(s), n);
+        return word_hash_finish(word_hash_mix(WORD_HASH_SEED, block), n);
+    }
+    uint64_t h = WORD_HASH_SEED;
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8)
+        h = word_hash_mix(h, word_hash_load(s + k));
+    if (k < n)
+        h = word_hash_mix(h, first_bytes(word_hash_load(s + k), n - k));
+    return word_hash_finish(h, n);
+}
+
+/* Whether the 3 bytes after s[0] (ASCII) are ASCII too: text past ASCII,
+ * where pretokens touch bytes past ASCII, is not worth a window. */
+static inline bool ascii_ahead(const uint8_t *s)
+{
+    return !((s[1] | s[2] | s[3]) & 0x80);
+}
+
+/* Whether window w has a start after place p (< WINDOW − 1). */
+static inline bool window_goes_on(window w, size_t p)
+{
+    return (w.settled & (~1ull << p)) != 0;
+}
+
+/*
+ * The pretokens that window w, made at s[base], settles from *at on (a
+ * pretoken start at place < WINDOW − 1), into pieces[n, max); moves *at
+ * past them and returns the new n. It stops at a pretoken the rule does
+ * not settle: one at an apostrophe, one reaching past the window or next
+ * to a byte past ASCII. O(pretokens + their bytes / 8).
+ */
+static inline size_t window_pieces(window w, const uint8_t *s, size_t base, size_t *at,
+                                   lexer_piece *pieces, size_t n, size_t max)
+{
+    size_t p = *at - base;
+    while (n < max && s[base + p] != '\'') {
+        unsigned q = first_marked_bit(w.stops & (~1ull << p));
+        if (!(w.settled >> q & 1))
+            break;
+        pieces[n++] = (lexer_piece){.end = base + q, .hash = window_hash(s + base + p, q - p)};
+        p = q;
+    }
+    *at = base + p;
+    return n;
+}
+
 /* --------------------------------------------------------------- split */
 
 /* One pretoken at `at` by the states; false when it is undecided. Out of
@@ -784,22 +1064,43 @@ static bool state_pretoken(lexer_pattern pattern, const uint8_t *s, size_t len, 
 }
 
 /* lexer_split for one pattern; inlined twice, so that each copy knows its
- * pattern and tests it nowhere. */
+ * pattern and tests it nowhere. Each pretoken is tried by the window
+ * (gpt2), then by the fast path, then by the states. */
 static inline size_t split_with(lexer_pattern pattern, const uint8_t *s, size_t len, size_t at,
                                 bool open, lexer_piece *pieces, size_t max)
 {
-    size_t n = 0;
-    for (; n < max && at < len; at = pieces[n++].end) {
+    size_t n = 0, base = 0; /* the window's first byte, once there is one */
+    window w = {.stops = 0, .settled = 0};
+    bool windowed = false;
+    while (n < max && at < len) {
+        if (pattern == LEXER_GPT2) {
+            bool inside = windowed && at - base < WINDOW - 1;
+            if (!(inside && window_goes_on(w, at - base)) && s[at] < 0x80 &&
+                len - at >= WINDOW_READS && ascii_ahead(s + at)) {
+                w = gpt2_window(s + at);
+                base = at;
+                windowed = inside = true;
+            }
+            if (inside) {
+                size_t before = at;
+                n = window_pieces(w, s, base, &at, pieces, n, max);
+                if (at != before)
+                    continue;
+            }
+        }
         if (len - at >= 8) {
             block_reader r = block_reader_at(s, len, at);
             if (s[at] < 0x80 ? (pattern == LEXER_GPT2 ? gpt2_ascii_piece(&r, &pieces[n])
                                                       : gpt4_ascii_piece(&r, &pieces[n]))
                              : (pattern == LEXER_GPT2 ? wide_run_piece(r, 0, &pieces[n])
-                                                      : gpt4_wide_piece(r, &pieces[n])))
+                                                      : gpt4_wide_piece(r, &pieces[n]))) {
+                at = pieces[n++].end;
                 continue;
+            }
         }
         if (!state_pretoken(pattern, s, len, at, open, &pieces[n]))
             break;
+        at = pieces[n++].end;
     }
     return n;
 }

@@ -34,7 +34,7 @@ typedef struct {
  * it found. When `open`, more text may follow s[len − 1], and a pretoken
  * whose end depends on it is not decided: the split stops before it, short
  * of `max` and of len, and the caller asks again once more text has
- * arrived. O(bytes taken + one code point).
+ * arrived. O(bytes taken + one code point + the 80 bytes a window reads).
  */
 size_t lexer_split(lexer_pattern pattern, const uint8_t *s, size_t len, size_t at, bool open,
                    lexer_piece *pieces, size_t max);
