@@ -32,7 +32,7 @@ LIB_SRCS  := $(wildcard impls/*.c) \
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 HEADERS   := $(wildcard impls/*.h harness/*/*.h tests/*.h)
 TEST_SRCS := $(wildcard tests/test_*.c)
-TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%) $(BUILD)/tests/test_lexer_portable
 TEST_UTIL := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/testutil_*.c))
 
 .PHONY: all deps deps-check test test-run test-full test-asan test-tsan clean data python test-python
@@ -113,6 +113,15 @@ $(BUILD)/tests/test_results: LDLIBS += -Wl,--wrap=malloc
 $(FAILALLOC_TESTS): $(BUILD)/tests/failalloc.o
 $(FAILALLOC_TESTS): LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
     -Wl,--wrap=mmap,--wrap=mremap,--wrap=pthread_create
+# test_lexer again, linked with a lexer.o built for the portable window
+# classifier (harness/input/lexer.c: bit masks by multiplication rather
+# than SSE2), so that the path other CPUs take is tested on x86-64 too.
+$(BUILD)/portable/lexer.o: harness/input/lexer.c $(HEADERS) | deps-check
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DBPE_LEXER_PORTABLE -c $< -o $@
+$(BUILD)/tests/test_lexer_portable: $(BUILD)/tests/test_lexer.o $(BUILD)/portable/lexer.o \
+    $(TEST_UTIL) $(BUILD)/libbpebench.a
+	$(CC) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 # test_progress runs train on a pseudo-terminal (openpty, forkpty: libutil).
 $(BUILD)/tests/test_progress: LDLIBS += -lutil
 

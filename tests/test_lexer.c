@@ -20,8 +20,8 @@
  *          UTF-8, in both UTF-8 modes (error mode: the same error);
  *        - ASCII-heavy text long enough for gpt2's 64-byte windows, with
  *          the dashes and accented letters they take as ASCII and their
- *          neighbours past ASCII (the windows' portable classifier: build
- *          with OPT="-O2 -g -DBPE_LEXER_PORTABLE" in another BUILD);
+ *          neighbours past ASCII (run twice by make test: as
+ *          test_lexer_portable too, with the windows' portable classifier);
  *        - every shipped corpus, file by file (the data of `make data`).
  *   Cuts for threads at every position the cut finder accepts are checked
  *   with the lexer in test_counting.c; random bytes in tests/fuzz_lexer.c.
