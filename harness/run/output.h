@@ -48,7 +48,7 @@ const char *output_tokenizer_file(size_t i);
  * later merge building the bytes of an earlier token) has no key and no
  * rank, its bytes keep the first id (docs/spec.md §3). Each special token
  * must pass output_special_token_ok. False with a one-line reason.
- * O(V log V + total token bytes) time. The files are streamed to disk, so the
+ * O(V + total token bytes) time. The files are streamed to disk, so the
  * memory beside r is O(V + the longest token), though the files hold every
  * token's bytes about five times over (a corpus of one long periodic word
  * makes tokens of up to its length: docs/using-the-tokenizer.md).
