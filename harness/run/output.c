@@ -13,7 +13,6 @@
 #include "base/errors.h"
 #include "base/fileset.h"
 #include "base/utf8.h"
-#include "array.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -184,13 +183,17 @@ typedef struct {
     size_t cap; /* bytes allocated */
 } spelling;
 
-/* Room for `len` bytes and a NUL in *sp; NULL when out of memory. */
+/* Room for `len` bytes and a NUL in *sp (what it held is not kept); NULL
+ * when out of memory. */
 static char *spelling_room(spelling *sp, size_t len)
 {
-    char *grown = bpe_array_reserve(sp->text, &sp->cap, len + 1, 1);
-    if (grown)
-        sp->text = grown;
-    return grown;
+    if (len < sp->cap)
+        return sp->text;
+    free(sp->text);
+    sp->cap = len + 1 > 64 ? len + 1 : 64;
+    if (!(sp->text = malloc(sp->cap)))
+        sp->cap = 0;
+    return sp->text;
 }
 
 /* id's key (the special token itself, or the token's bytes in the GPT-2
