@@ -48,6 +48,12 @@ typedef struct {
     char *tmp;        /* the temporary file; owned; NULL once renamed or removed */
     int fd;           /* tmp's descriptor while open for writing, else -1 */
     uint64_t written; /* bytes written so far */
+    /* A failed write or finish leaves the temporary file (closed by finish)
+     * for atomic_file_abort, rather than removing it: for a file written on
+     * another thread than the one that opened it, since only that one
+     * changes signals.h's registry. Set it after atomic_file_open; after
+     * such a failure, only atomic_file_abort may follow. */
+    bool keep_on_failure;
 } atomic_file;
 
 /* Creates the temporary file for `path`. False with a one-line reason naming
@@ -57,11 +63,12 @@ typedef struct {
 bool atomic_file_open(atomic_file *f, const char *path, char *err, size_t err_len);
 
 /* Appends data[0, len). False with a reason (e.g. the disk is full); the
- * temporary file is removed. O(len). */
+ * temporary file is removed (unless keep_on_failure). O(len). */
 bool atomic_file_write(atomic_file *f, const void *data, size_t len, char *err, size_t err_len);
 
 /* Flushes the bytes to disk and closes the file, without renaming it yet.
- * Idempotent. False with a reason; the temporary file is removed. */
+ * Idempotent. False with a reason; the temporary file is removed (unless
+ * keep_on_failure). */
 bool atomic_file_finish(atomic_file *f, char *err, size_t err_len);
 
 /* Finishes the file if needed and renames it onto the target, as one step

@@ -40,7 +40,7 @@ char *output_token_string(const bpe_vocab *v, bpe_token t)
 
 /* ------------------------------------------------------------- sets */
 
-/* The files of a tokenizer, in the order they are renamed into place. */
+/* The files of a tokenizer, in the order `train` names them. */
 static const char *const TOKENIZER_FILES[] = {
     "vocab.json", "merges.txt", "tokenizer.json", "tokenizer.tiktoken", "tiktoken.json",
 };
@@ -689,11 +689,12 @@ static bool write_tiktoken_ranks(const void *ctx, byte_sink sink, char *err, siz
 bool output_write_tokenizer(const char *dir, const bpe_result *r, const pretok_config *cfg,
                             char *err, size_t err_len)
 {
-    return output_write_tokenizer_with(dir, r, cfg, NULL, err, err_len);
+    return output_write_tokenizer_with(dir, r, cfg, NULL, 1, err, err_len);
 }
 
 bool output_write_tokenizer_with(const char *dir, const bpe_result *r, const pretok_config *cfg,
-                                 const output_training *training, char *err, size_t err_len)
+                                 const output_training *training, unsigned threads, char *err,
+                                 size_t err_len)
 {
     for (size_t k = 0; k < cfg->n_specials; k++)
         if (!output_special_token_ok(cfg->specials[k], err, err_len))
@@ -705,14 +706,15 @@ bool output_write_tokenizer_with(const char *dir, const bpe_result *r, const pre
     tokenizer_parts parts = {.keys = &keys, .r = r,
                              .pattern = pretok_pattern_portable(cfg->pattern)};
     char *encoding = tiktoken_json(&keys, parts.pattern, training);
+    /* the longest to write first: writers take the members in this order */
     file_set_member files[N_TOKENIZER_FILES] = {
+        {.name = TOKENIZER_FILES[2], .write = write_tokenizer_json, .ctx = &parts},
         {.name = TOKENIZER_FILES[0], .write = write_vocab_json, .ctx = &parts},
         {.name = TOKENIZER_FILES[1], .write = write_merges_text, .ctx = &parts},
-        {.name = TOKENIZER_FILES[2], .write = write_tokenizer_json, .ctx = &parts},
         {.name = TOKENIZER_FILES[3], .write = write_tiktoken_ranks, .ctx = &parts},
         {.name = TOKENIZER_FILES[4], .data = encoding, .len = encoding ? strlen(encoding) : 0},
     };
-    bool ok = encoding ? file_set_replace(dir, files, N_TOKENIZER_FILES, err, err_len)
+    bool ok = encoding ? file_set_replace(dir, files, N_TOKENIZER_FILES, threads, err, err_len)
                        : set_error(err, err_len, "out of memory formatting the output files");
     free(encoding);
     token_keys_free(&keys);
