@@ -15,9 +15,10 @@
  *     if (!atomic_file_open(&f, path, err, err_len)) fail;
  *     while (...) if (!atomic_file_write(&f, piece, len, err, err_len)) fail;
  *     if (!atomic_file_commit(&f, err, err_len)) fail;
- * Every call that fails has already removed the temporary file, so a caller
- * only reports err; atomic_file_abort (idempotent) is for a caller that
- * fails for its own reasons after a successful open.
+ * Every call that fails has already removed the temporary file (unless
+ * keep_on_failure, below), so a caller only reports err; atomic_file_abort
+ * (idempotent) is for a caller that fails for its own reasons after a
+ * successful open.
  *
  * Several files replaced as a set: atomic_file_finish each one (all bytes on
  * disk, nothing renamed yet), then, between signals_hold and signals_release,
