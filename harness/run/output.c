@@ -19,23 +19,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Writes token t's stand-ins at out (room for 2 × its bytes); returns the
- * bytes written, no NUL. */
-static size_t spell_token(const bpe_vocab *v, bpe_token t, char *out)
-{
-    size_t at = 0;
-    const uint8_t *bytes = bpe_vocab_bytes(v, t);
-    for (uint32_t i = 0; i < v->len[t]; i++)
-        at += byte_to_unicode_utf8(bytes[i], out + at);
-    return at;
-}
-
 char *output_token_string(const bpe_vocab *v, bpe_token t)
 {
     char *s = malloc(2 * (size_t)v->len[t] + 1);
-    if (s)
-        s[spell_token(v, t, s)] = '\0';
+    if (!s)
+        return NULL;
+    size_t at = 0;
+    const uint8_t *bytes = bpe_vocab_bytes(v, t);
+    for (uint32_t i = 0; i < v->len[t]; i++)
+        at += byte_to_unicode_utf8(bytes[i], s + at);
+    s[at] = '\0';
     return s;
+}
+
+/* Every byte's stand-in (byteunicode.h) in UTF-8, looked up rather than
+ * worked out for each byte: the files spell every token's bytes five times
+ * over. */
+typedef struct {
+    char utf8[256][2]; /* byte b's stand-in; utf8[b][1] is 0 when it takes one byte */
+    uint8_t len[256];  /* its length in bytes: 1 or 2 */
+} standins;
+
+static void standins_make(standins *s)
+{
+    memset(s, 0, sizeof *s);
+    for (unsigned b = 0; b < 256; b++)
+        s->len[b] = (uint8_t)byte_to_unicode_utf8((uint8_t)b, s->utf8[b]);
+}
+
+/* Writes token t's stand-ins at out (room for 2 × its bytes: each byte's
+ * two are copied, the second overwritten next when there is one); returns
+ * the bytes written, no NUL. */
+static size_t spell_token(const standins *s, const bpe_vocab *v, bpe_token t, char *out)
+{
+    size_t at = 0;
+    const uint8_t *bytes = bpe_vocab_bytes(v, t);
+    for (uint32_t i = 0; i < v->len[t]; i++) {
+        memcpy(out + at, s->utf8[bytes[i]], 2);
+        at += s->len[bytes[i]];
+    }
+    return at;
 }
 
 /* ------------------------------------------------------------- sets */
@@ -158,6 +181,7 @@ static const char TIKTOKEN_NOTE[] =
  * the text it was trained on. */
 typedef struct {
     const bpe_vocab *vocab;       /* the byte and learned tokens; borrowed */
+    standins standins;            /* how their bytes are spelled */
     const char *const *specials;  /* the special tokens; borrowed */
     bool *twin;                   /* twin[id]: an earlier id has the same key: not written */
     size_t n;                     /* V: the ids 0 … n−1 */
@@ -209,7 +233,7 @@ static const char *spell_key(const token_keys *k, size_t id, spelling *sp, size_
     bpe_token t = token_of_id(id, k->n_specials);
     char *out = spelling_room(sp, 2 * (size_t)k->vocab->len[t]);
     if (out)
-        out[*len = spell_token(k->vocab, t, out)] = '\0';
+        out[*len = spell_token(&k->standins, k->vocab, t, out)] = '\0';
     return out;
 }
 
@@ -230,12 +254,9 @@ static uint64_t key_hash(const token_keys *k, size_t id)
     }
     bpe_token t = token_of_id(id, k->n_specials);
     const uint8_t *bytes = bpe_vocab_bytes(k->vocab, t);
-    for (uint32_t i = 0; i < k->vocab->len[t]; i++) {
-        char standin[2];
-        size_t n = byte_to_unicode_utf8(bytes[i], standin);
-        for (size_t c = 0; c < n; c++)
-            h = (h ^ (uint8_t)standin[c]) * 0x100000001b3ull;
-    }
+    for (uint32_t i = 0; i < k->vocab->len[t]; i++)
+        for (uint8_t c = 0; c < k->standins.len[bytes[i]]; c++)
+            h = (h ^ (uint8_t)k->standins.utf8[bytes[i]][c]) * 0x100000001b3ull;
     return h;
 }
 
@@ -261,6 +282,7 @@ static bool token_keys_make(token_keys *k, const bpe_result *r, const char *cons
 {
     *k = (token_keys){.vocab = &r->vocab, .specials = specials,
                       .n = r->vocab.n_tokens + n_specials, .n_specials = n_specials};
+    standins_make(&k->standins);
     size_t slots = 2;
     while (slots < 2 * k->n)
         slots *= 2;
@@ -368,15 +390,16 @@ static bool put_vocab(bufsink *b, const token_keys *k, int indent)
 
 /* Merge m as "left right" in sp's room, NUL-terminated; its length in
  * *len. NULL when out of memory. */
-static const char *spell_merge(const bpe_vocab *v, const bpe_merge *m, spelling *sp,
+static const char *spell_merge(const token_keys *k, const bpe_merge *m, spelling *sp,
                                size_t *len)
 {
+    const bpe_vocab *v = k->vocab;
     char *out = spelling_room(sp, 2 * ((size_t)v->len[m->left] + v->len[m->right]) + 1);
     if (!out)
         return NULL;
-    size_t at = spell_token(v, m->left, out);
+    size_t at = spell_token(&k->standins, v, m->left, out);
     out[at++] = ' ';
-    at += spell_token(v, m->right, out + at);
+    at += spell_token(&k->standins, v, m->right, out + at);
     out[*len = at] = '\0';
     return out;
 }
@@ -411,7 +434,7 @@ static bool produce_merges_text(bufsink *b, const tokenizer_parts *p)
     bool ok = bufsink_put(b, "#version: 0.2\n", 14);
     for (size_t i = 0; ok && i < p->r->n_merges; i++) {
         size_t len;
-        const char *line = spell_merge(&p->r->vocab, &p->r->merges[i], &sp, &len);
+        const char *line = spell_merge(p->keys, &p->r->merges[i], &sp, &len);
         ok = line ? bufsink_put(b, line, len) && bufsink_put(b, "\n", 1)
                   : bufsink_fail(b, "out of memory formatting the output files");
     }
@@ -510,13 +533,13 @@ static bool add_model(cJSON *root)
 }
 
 /* The merges array as cJSON_Print prints one: on one line, ", " between. */
-static bool put_merges_array(bufsink *b, const bpe_result *r)
+static bool put_merges_array(bufsink *b, const token_keys *k, const bpe_result *r)
 {
     spelling sp = {0};
     bool ok = bufsink_put(b, "[", 1);
     for (size_t i = 0; ok && i < r->n_merges; i++) {
         size_t len;
-        const char *line = spell_merge(&r->vocab, &r->merges[i], &sp, &len);
+        const char *line = spell_merge(k, &r->merges[i], &sp, &len);
         ok = (i == 0 || bufsink_put(b, ", ", 2)) &&
              (line ? put_json_string(b, line, len)
                    : bufsink_fail(b, "out of memory formatting the output files"));
@@ -548,7 +571,7 @@ static bool produce_tokenizer_json(bufsink *b, const tokenizer_parts *p)
     char *merges = vocab ? strstr(vocab, MERGES_MARK) : NULL;
     ok = merges ? bufsink_put(b, text, (size_t)(vocab - text)) && put_vocab(b, p->keys, 3) &&
                       bufsink_put(b, vocab + 1, (size_t)(merges - vocab - 1)) &&
-                      put_merges_array(b, p->r) && bufsink_put(b, merges + 1, strlen(merges + 1))
+                      put_merges_array(b, p->keys, p->r) && bufsink_put(b, merges + 1, strlen(merges + 1))
                 : bufsink_fail(b, "out of memory formatting the output files");
     cJSON_free(text);
     return ok;
