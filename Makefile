@@ -105,9 +105,11 @@ $(PY_OUT)/%.py: harness/python/bpebench/%.py
 	cp $< $@
 
 # test_tokenizer_files makes chosen rename() calls of the library fail,
-# test_results chosen malloc() calls, and test_initialpairs and test_counting
-# chosen allocations and thread starts, in any thread (tests/failalloc.h).
-FAILALLOC_TESTS := $(BUILD)/tests/test_initialpairs $(BUILD)/tests/test_counting
+# test_results chosen malloc() calls, and test_initialpairs, test_counting
+# and test_output chosen allocations and thread starts, in any thread
+# (tests/failalloc.h).
+FAILALLOC_TESTS := $(BUILD)/tests/test_initialpairs $(BUILD)/tests/test_counting \
+    $(BUILD)/tests/test_output
 $(BUILD)/tests/test_tokenizer_files: LDLIBS += -Wl,--wrap=rename
 $(BUILD)/tests/test_results: LDLIBS += -Wl,--wrap=malloc
 $(FAILALLOC_TESTS): $(BUILD)/tests/failalloc.o
@@ -210,10 +212,12 @@ test-asan:
 # setup on 1, 2, 3 and 7 threads (test_differential) and the workers
 # trainer's merge loop on them (test_batches), built to hand every job of
 # that loop to its threads (BATCH_WORKERS_SOLO=0: the test tables are small,
-# and it would otherwise run them on one); and every trainer described
-# between its merges while its threads wait (test_trace).
+# and it would otherwise run them on one); every trainer described
+# between its merges while its threads wait (test_trace); and a tokenizer's
+# files written by several threads at once (test_output).
 TSAN_BUILD ?= $(BUILD)/tsan
-TSAN_TESTS := test_counting test_initialpairs test_differential test_batches test_trace
+TSAN_TESTS := test_counting test_initialpairs test_differential test_batches test_trace \
+    test_output
 
 test-tsan:
 	$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CC=$(CC) \

@@ -559,7 +559,8 @@ static void write_failing_midway(void **state)
         for (int exists = 0; exists < 2; exists++) {
             char root[64];
             test_output r = train_past_file_size_limit(root, (*t)->name, exists, true);
-            const char *keys[] = {"vocab.json", "write failed", "File too large", "choose another", NULL};
+            const char *keys[] = {"tokenizer.json", "write failed", "File too large",
+                                  "choose another", NULL};
             assert_failed_run(&r, 1, keys, "write failing midway");
             test_output_free(&r);
             assert_nothing_written(root, exists);

@@ -6,10 +6,13 @@
  * holds that vocab and those merges, the exact pattern and the special
  * tokens; tokenizer.tiktoken decodes to every token's bytes at its id; twin
  * tokens keep their first id in every file; files far larger than memory
- * should hold are streamed.
+ * should hold are streamed; any number of writer threads writes the same
+ * files, and a writer that fails (a full device, memory out off the main
+ * thread) or cannot start leaves no partial or temporary file.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "base/byteunicode.h"
+#include "failalloc.h"
 #include "run/output.h"
 #include "testutil.h"
 
@@ -329,25 +332,84 @@ static void failed_write_leaves_nothing(void **state)
     char err[512];
     const pretok_config cfg = {.pattern = "gpt2"};
     assert_false(output_write_tokenizer("/nonexistent-bpebench-dir", &r, &cfg, err, sizeof err));
-    assert_non_null(strstr(err, "/nonexistent-bpebench-dir/vocab.json"));
+    assert_non_null(strstr(err, "/nonexistent-bpebench-dir/tokenizer.json"));
 
     /* A write that fails midway, as on a full device: a child limits its file
-     * size (RLIMIT_FSIZE) so write() fails with EFBIG after 100 bytes. */
-    char dir[] = "/tmp/bpebench-test-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    pid_t child = fork();
-    assert_true(child >= 0);
-    if (child == 0) {
-        struct rlimit limit = {100, 100};
-        signal(SIGXFSZ, SIG_IGN);
-        setrlimit(RLIMIT_FSIZE, &limit);
-        bool ok = output_write_tokenizer(dir, &r, &cfg, err, sizeof err);
-        _exit(!ok && strstr(err, "write failed") ? 0 : 1);
+     * size (RLIMIT_FSIZE) so write() fails with EFBIG after 100 bytes, in
+     * every file, on one writer thread or several. */
+    for (unsigned threads = 1; threads <= 3; threads++) {
+        char dir[] = "/tmp/bpebench-test-XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        pid_t child = fork();
+        assert_true(child >= 0);
+        if (child == 0) {
+            struct rlimit limit = {100, 100};
+            signal(SIGXFSZ, SIG_IGN);
+            setrlimit(RLIMIT_FSIZE, &limit);
+            bool ok = output_write_tokenizer_with(dir, &r, &cfg, NULL, threads, err, sizeof err);
+            _exit(!ok && strstr(err, "write failed") ? 0 : 1);
+        }
+        int status;
+        assert_int_equal(waitpid(child, &status, 0), child);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        assert_int_equal(rmdir(dir), 0); /* empty: no partial or temporary file */
     }
-    int status;
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    assert_int_equal(rmdir(dir), 0); /* empty: no partial or temporary file */
+    bpe_result_free(&r);
+    test_words_free(&tw);
+}
+
+/* The five files written on 1 thread, then on 2, 3 and 7 (more writers than
+ * files), and on 2 when no thread can start (the caller writes them all):
+ * byte for byte the same files every time, and nothing else. With every
+ * allocation off the main thread failing, a writer thread that took a file
+ * cannot make its buffer: the set fails with one line and leaves nothing
+ * behind (or, when the caller took every file first, it is written whole). */
+static void any_number_of_writers_writes_the_same_files(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"vocab.json", "merges.txt", "tokenizer.json",
+                                        "tokenizer.tiktoken", "tiktoken.json"};
+    bpe_result r;
+    test_words tw;
+    train_small(&r, &tw);
+    const char *specials[] = {"<|endoftext|>", "<pad>"};
+    const pretok_config cfg = {.specials = specials, .n_specials = N(specials), .pattern = "gpt2"};
+    char first[64], dir[64], err[512];
+    test_make_dir(first, sizeof first, "writers");
+    if (!output_write_tokenizer(first, &r, &cfg, err, sizeof err))
+        fail_msg("%s", err);
+    const struct {
+        unsigned threads;   /* writers asked for */
+        failure_mode fails; /* what fails meanwhile */
+    } runs[] = {{2, FAIL_NOTHING}, {3, FAIL_NOTHING}, {7, FAIL_NOTHING},
+                {2, FAIL_THREAD_STARTS}, {2, FAIL_OFF_MAIN}};
+    for (size_t run = 0; run < N(runs); run++) {
+        test_make_dir(dir, sizeof dir, "writers");
+        fail_from_now(runs[run].fails, 0);
+        bool ok = output_write_tokenizer_with(dir, &r, &cfg, NULL, runs[run].threads, err,
+                                              sizeof err);
+        fail_nothing();
+        if (!ok && runs[run].fails == FAIL_OFF_MAIN) {
+            if (!strstr(err, "out of memory") || strchr(err, '\n'))
+                fail_msg("writers out of memory: %s", err);
+            assert_int_equal(test_count_entries(dir), 0);
+        } else {
+            if (!ok)
+                fail_msg("%u writers: %s", runs[run].threads, err);
+            for (size_t i = 0; i < N(names); i++) {
+                char *want = test_file_contents(first, names[i]);
+                char *got = test_file_contents(dir, names[i]);
+                if (strcmp(want, got) != 0)
+                    fail_msg("%u writers: %s differs from one writer's", runs[run].threads,
+                             names[i]);
+                free(want);
+                free(got);
+            }
+            assert_int_equal(test_count_entries(dir), N(names));
+        }
+        test_remove_tree(dir);
+    }
+    test_remove_tree(first);
     bpe_result_free(&r);
     test_words_free(&tw);
 }
@@ -446,11 +508,13 @@ static void long_tokens_are_streamed(void **state)
 
 int main(void)
 {
+    fail_set_main_thread();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_byte_round_trips),
         cmocka_unit_test(single_byte_tokens_equal_gpt2),
         cmocka_unit_test(output_files_parse_back),
         cmocka_unit_test(failed_write_leaves_nothing),
+        cmocka_unit_test(any_number_of_writers_writes_the_same_files),
         cmocka_unit_test(twins_keep_their_first_id),
         cmocka_unit_test(long_tokens_are_streamed),
     };

@@ -181,7 +181,7 @@ static void failed_rename_puts_old_files_back(void **state)
                 if (existing >> i & 1)
                     test_write_file_in(dir, NAMES[i], old[i], strlen(old[i]));
             arm_rename_failures(1u << failing);
-            bool ok = file_set_replace(dir, files, N(files), err, sizeof err);
+            bool ok = file_set_replace(dir, files, N(files), 1, err, sizeof err);
             arm_rename_failures(0);
             if (ok || !strstr(err, NAMES[failing]) || !strstr(err, "old files are kept") ||
                 strstr(err, "could not"))
@@ -206,7 +206,7 @@ static void failed_roll_back_says_where_the_old_file_is(void **state)
     test_make_dir(dir, sizeof dir, "files");
     test_write_file_in(dir, NAMES[0], TEXT("old one"));
     arm_rename_failures(1u << 1 | 1u << 2); /* the second rename, then the first's roll-back */
-    assert_false(file_set_replace(dir, files, N(files), err, sizeof err));
+    assert_false(file_set_replace(dir, files, N(files), 1, err, sizeof err));
     arm_rename_failures(0);
     const char *kept = strstr(err, "it is kept as ");
     if (!kept || !strstr(err, "could not put back the old"))
@@ -315,7 +315,7 @@ static void second_writer_waits_for_the_lock(void **state)
         const file_set_member files[] = {{.name = NAMES[0], .data = "new one", .len = 7},
                                          {.name = NAMES[1], .data = "new two", .len = 7}};
         char err[1024];
-        _exit(file_set_replace(dir, files, N(files), err, sizeof err) ? 0 : 1);
+        _exit(file_set_replace(dir, files, N(files), 1, err, sizeof err) ? 0 : 1);
     }
     for (int waited = 0; !test_find_temporary(dir, found, sizeof found) && waited < 10000;
          waited += 5)

@@ -120,7 +120,8 @@ bool atomic_file_write(atomic_file *f, const void *data, size_t len, char *err, 
         set_error(err, err_len, "%s: write failed after %llu bytes: %s; free some space or "
                   "choose another path", f->path, (unsigned long long)(f->written + done),
                   strerror(errno));
-        atomic_file_abort(f);
+        if (!f->keep_on_failure)
+            atomic_file_abort(f);
         return false;
     }
     f->written += done;
@@ -142,7 +143,8 @@ bool atomic_file_finish(atomic_file *f, char *err, size_t err_len)
         set_error(err, err_len, "%s: cannot flush %llu bytes to disk: %s; free some space or "
                   "choose another path", f->path, (unsigned long long)f->written,
                   strerror(error));
-        atomic_file_abort(f);
+        if (!f->keep_on_failure)
+            atomic_file_abort(f);
         return false;
     }
     return true;

@@ -15,9 +15,10 @@
  *     if (!atomic_file_open(&f, path, err, err_len)) fail;
  *     while (...) if (!atomic_file_write(&f, piece, len, err, err_len)) fail;
  *     if (!atomic_file_commit(&f, err, err_len)) fail;
- * Every call that fails has already removed the temporary file, so a caller
- * only reports err; atomic_file_abort (idempotent) is for a caller that
- * fails for its own reasons after a successful open.
+ * Every call that fails has already removed the temporary file (unless
+ * keep_on_failure, below), so a caller only reports err; atomic_file_abort
+ * (idempotent) is for a caller that fails for its own reasons after a
+ * successful open.
  *
  * Several files replaced as a set: atomic_file_finish each one (all bytes on
  * disk, nothing renamed yet), then, between signals_hold and signals_release,
@@ -48,6 +49,12 @@ typedef struct {
     char *tmp;        /* the temporary file; owned; NULL once renamed or removed */
     int fd;           /* tmp's descriptor while open for writing, else -1 */
     uint64_t written; /* bytes written so far */
+    /* A failed write or finish leaves the temporary file (closed by finish)
+     * for atomic_file_abort, rather than removing it: for a file written on
+     * another thread than the one that opened it, since only that one
+     * changes signals.h's registry. Set it after atomic_file_open; after
+     * such a failure, only atomic_file_abort may follow. */
+    bool keep_on_failure;
 } atomic_file;
 
 /* Creates the temporary file for `path`. False with a one-line reason naming
@@ -57,11 +64,12 @@ typedef struct {
 bool atomic_file_open(atomic_file *f, const char *path, char *err, size_t err_len);
 
 /* Appends data[0, len). False with a reason (e.g. the disk is full); the
- * temporary file is removed. O(len). */
+ * temporary file is removed (unless keep_on_failure). O(len). */
 bool atomic_file_write(atomic_file *f, const void *data, size_t len, char *err, size_t err_len);
 
 /* Flushes the bytes to disk and closes the file, without renaming it yet.
- * Idempotent. False with a reason; the temporary file is removed. */
+ * Idempotent. False with a reason; the temporary file is removed (unless
+ * keep_on_failure). */
 bool atomic_file_finish(atomic_file *f, char *err, size_t err_len);
 
 /* Finishes the file if needed and renames it onto the target, as one step

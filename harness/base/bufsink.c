@@ -58,6 +58,19 @@ bool bufsink_put(bufsink *b, const void *data, size_t len)
     return true;
 }
 
+size_t bufsink_decimal(char *at, uint64_t v)
+{
+    char digits[20];
+    size_t n = 0, k = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v > 0);
+    while (n > 0)
+        at[k++] = digits[--n];
+    return k;
+}
+
 bool bufsink_finish(bufsink *b)
 {
     bool ok = b->buf && flush(b);

@@ -14,13 +14,15 @@
  *     if (!bufsink_init(&b, sink, err, err_len)) fail;
  *     bufsink_put(&b, "text", 4);
  *     char *at = bufsink_room(&b, 20);   // up to 20 bytes written in place
- *     if (at) bufsink_advance(&b, (size_t)sprintf(at, "%d", n));
+ *     if (at) bufsink_advance(&b, bufsink_decimal(at, n));
  *     if (!bufsink_finish(&b)) fail;     // flushes and frees
  */
 #ifndef BPE_BUFSINK_H
 #define BPE_BUFSINK_H
 
 #include "base/atomicfile.h"
+
+#include <stdint.h>
 
 enum { BUFSINK_BYTES = 1 << 20 };
 
@@ -44,6 +46,10 @@ bool bufsink_put(bufsink *b, const void *data, size_t len);
  * with bufsink_advance; NULL once the sink has failed. */
 char *bufsink_room(bufsink *b, size_t need);
 void bufsink_advance(bufsink *b, size_t n);
+
+/* Writes v in decimal at `at` (room for 20 bytes, no NUL): a number put
+ * in place; returns the bytes written. O(digits). */
+size_t bufsink_decimal(char *at, uint64_t v);
 
 /* Marks b failed with a reason of the producer's own (e.g. out of memory
  * formatting), unless it failed already; returns false. */

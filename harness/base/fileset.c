@@ -1,7 +1,8 @@
 /*
  * fileset.c — several files of one directory replaced together or not at
- * all (fileset.h): each staged whole with atomicfile, the directory locked,
- * the old files given second names, every rename done or rolled back.
+ * all (fileset.h): each staged whole with atomicfile (written by up to
+ * `threads` threads at once), the directory locked, the old files given
+ * second names, every rename done or rolled back.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "base/fileset.h"
@@ -12,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,9 +159,10 @@ static void drop_staged(staged_file *files, size_t n)
     }
 }
 
-/* Writes one file of the set whole to its temporary name, not renamed. */
-static bool stage(staged_file *f, const char *dir, const file_set_member *file, char *err,
-                  size_t err_len)
+/* Creates the temporary file of one member of the set, on the thread that
+ * owns signals.h's registry; a failed write will leave it for drop_staged. */
+static bool open_staged(staged_file *f, const char *dir, const file_set_member *file, char *err,
+                        size_t err_len)
 {
     if (!file_set_path_fits(dir, file->name, err, err_len))
         return false;
@@ -169,15 +172,90 @@ static bool stage(staged_file *f, const char *dir, const file_set_member *file, 
     snprintf(f->target, n, "%s/%s", dir, file->name);
     if (!atomic_file_open(&f->file, f->target, err, err_len))
         return false;
+    f->file.keep_on_failure = true;
+    return true;
+}
+
+/* Writes one member whole to its temporary file and flushes it, not renamed. */
+static bool write_staged(staged_file *f, const file_set_member *file, char *err, size_t err_len)
+{
     bool wrote = file->data ? atomic_file_write(&f->file, file->data, file->len, err, err_len)
                             : file->write(file->ctx, atomic_file_sink(&f->file), err, err_len);
-    if (!wrote)
-        atomic_file_abort(&f->file);
     return wrote && atomic_file_finish(&f->file, err, err_len);
 }
 
-bool file_set_replace(const char *dir, const file_set_member *files, size_t n_files, char *err,
-                      size_t err_len)
+/* The members being written: each writer takes the next one not yet taken. */
+typedef struct {
+    staged_file *staged;           /* the members' temporary files */
+    const file_set_member *files;  /* the members */
+    size_t n_files;                /* how many */
+    char *errs;                    /* n_files reasons of err_len bytes: member i's at i·err_len */
+    size_t err_len;                /* the size of each */
+    bool *failed;                  /* failed[i]: member i was not written (its reason in errs) */
+    pthread_mutex_t lock;          /* guards next and any_failed */
+    size_t next;                   /* the first member not yet taken */
+    bool any_failed;               /* a member failed: the others are not started */
+} writing;
+
+/* Writes members until none is left or one has failed. Runs on each
+ * writer thread and on the caller's; returns NULL (a thread's function). */
+static void *write_members(void *arg)
+{
+    writing *w = arg;
+    for (;;) {
+        pthread_mutex_lock(&w->lock);
+        size_t i = w->any_failed ? w->n_files : w->next++;
+        pthread_mutex_unlock(&w->lock);
+        if (i >= w->n_files)
+            return NULL;
+        char *err = w->errs + i * w->err_len;
+        w->failed[i] = !write_staged(&w->staged[i], &w->files[i], err, w->err_len);
+        if (w->failed[i]) {
+            pthread_mutex_lock(&w->lock);
+            w->any_failed = true;
+            pthread_mutex_unlock(&w->lock);
+        }
+    }
+}
+
+/* Writes every member on up to `threads` threads (the caller's among
+ * them; one that cannot be started leaves its share to the others). False
+ * with the reason of the first member, in the set's order, that failed. */
+static bool write_all(staged_file *staged, const file_set_member *files, size_t n_files,
+                      unsigned threads, char *err, size_t err_len)
+{
+    writing w = {.staged = staged, .files = files, .n_files = n_files, .err_len = err_len,
+                 .errs = calloc(n_files + 1, err_len), .failed = calloc(n_files + 1, 1)};
+    if (!w.errs || !w.failed) {
+        free(w.errs);
+        free(w.failed);
+        return set_error(err, err_len, "out of memory");
+    }
+    pthread_mutex_init(&w.lock, NULL);
+    size_t n_helpers = threads > 1 ? (size_t)threads - 1 : 0; /* threads beside the caller */
+    if (n_helpers + 1 > n_files)
+        n_helpers = n_files > 0 ? n_files - 1 : 0;
+    pthread_t *helpers = n_helpers ? malloc(n_helpers * sizeof *helpers) : NULL;
+    size_t started = 0;
+    while (helpers && started < n_helpers &&
+           pthread_create(&helpers[started], NULL, write_members, &w) == 0)
+        started++;
+    write_members(&w);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(helpers[i], NULL);
+    free(helpers);
+    pthread_mutex_destroy(&w.lock);
+    bool ok = true;
+    for (size_t i = 0; ok && i < n_files; i++)
+        if (w.failed[i])
+            ok = set_error(err, err_len, "%s", w.errs + i * err_len);
+    free(w.errs);
+    free(w.failed);
+    return ok;
+}
+
+bool file_set_replace(const char *dir, const file_set_member *files, size_t n_files,
+                      unsigned threads, char *err, size_t err_len)
 {
     staged_file *staged = calloc(n_files + 1, sizeof *staged);
     bool ok = staged != NULL;
@@ -186,7 +264,8 @@ bool file_set_replace(const char *dir, const file_set_member *files, size_t n_fi
     for (size_t i = 0; ok && i < n_files; i++)
         staged[i].file.fd = -1; /* holds nothing until staged (atomic_file_abort is a no-op) */
     for (size_t i = 0; ok && i < n_files; i++)
-        ok = stage(&staged[i], dir, &files[i], err, err_len);
+        ok = open_staged(&staged[i], dir, &files[i], err, err_len);
+    ok = ok && write_all(staged, files, n_files, threads, err, err_len);
     int dir_fd = -1;
     ok = ok && lock_directory(dir, &dir_fd, err, err_len);
     /* From here to the end of the renames no handled signal can come: its

@@ -20,7 +20,8 @@ typedef struct {
     const char *data; /* its contents; borrowed; NULL when `write` makes them */
     size_t len;       /* their length in bytes */
     /* Writes the contents to `sink` in pieces, false with a one-line reason
-     * in err; used when data is NULL. */
+     * in err; used when data is NULL. Called on any of the writing threads,
+     * beside the other members' producers. */
     bool (*write)(const void *ctx, byte_sink sink, char *err, size_t err_len);
     const void *ctx;  /* passed back to write unchanged */
 } file_set_member;
@@ -28,7 +29,12 @@ typedef struct {
 /*
  * Replaces DIR/name for every file of the set, or none of them:
  *   1. every file is written whole to a temporary name beside its target
- *      (DIR/name.tmp.XXXXXX, registered for removal on a signal, signals.h);
+ *      (DIR/name.tmp.XXXXXX, registered for removal on a signal, signals.h),
+ *      and flushed to disk; up to `threads` files at once, on the caller's
+ *      thread and threads started for the call (every temporary file is
+ *      created and removed on the caller's, which owns signals.h's
+ *      registry), each taking the next member in the set's order: list
+ *      the longest to write first;
  *   2. the directory is locked (flock on DIR itself, so no lock file is left
  *      behind): two writers of the same DIR take turns, and each one's set
  *      is renamed into place whole; a writer waits at most
@@ -44,8 +50,8 @@ typedef struct {
  * file may stay behind. O(total bytes + n).
  */
 enum { FILE_SET_LOCK_WAIT_SECONDS = 30 };
-bool file_set_replace(const char *dir, const file_set_member *files, size_t n_files, char *err,
-                      size_t err_len);
+bool file_set_replace(const char *dir, const file_set_member *files, size_t n_files,
+                      unsigned threads, char *err, size_t err_len);
 
 /* Whether DIR/name and the temporary names file_set_replace puts beside it
  * fit in PATH_MAX: a longer path would be refused by the kernel (or, cut to

@@ -33,11 +33,12 @@
  * a half-written entry. Every entry records the pid that made it, so a
  * child created with fork() (bench's runs) never removes its parent's files.
  * Threads: only the main thread changes the registry. The counting threads
- * (input/count_parallel.c) may take a handled signal too; they run only
- * while the main thread counts beside them, when the registry does not
- * change, so the handler sees whole entries on any thread, and the signal's
- * default action then ends the whole process, every thread with it
- * (tests/test_cli.c interrupts train and count counting on two threads).
+ * (input/count_parallel.c) and a file set's writers (fileset.h) may take a
+ * handled signal too; they run only while the main thread counts or writes
+ * beside them, when the registry does not change, so the handler sees
+ * whole entries on any thread, and the signal's default action then ends
+ * the whole process, every thread with it (tests/test_cli.c interrupts
+ * train and count counting on two threads).
  *
  * Memory: a fixed static table (SIGNALS_MAX_TRACKED paths of PATH_MAX bytes);
  * every operation is O(SIGNALS_MAX_TRACKED · PATH_MAX) at most.

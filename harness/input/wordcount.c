@@ -76,20 +76,6 @@ enum {
     WORD_AHEAD = 32,  /* records ahead whose word is prefetched */
 };
 
-/* Appends v in decimal at `at`; returns the bytes written (at most 20). */
-static size_t put_decimal(char *at, uint64_t v)
-{
-    char digits[20];
-    size_t n = 0, k = 0;
-    do {
-        digits[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v > 0);
-    while (n > 0)
-        at[k++] = digits[--n];
-    return k;
-}
-
 /* One record: COUNT, tab, the word in stand-ins, newline. A word of up to 8
  * bytes is spelled from its sort record, a longer one from its bytes. */
 static bool put_record(bufsink *b, const word_sort_record *r)
@@ -97,7 +83,7 @@ static bool put_record(bufsink *b, const word_sort_record *r)
     char *at = bufsink_room(b, RECORD_ROOM + 2 * 8 + 1);
     if (!at)
         return false;
-    size_t n = put_decimal(at, r->count);
+    size_t n = bufsink_decimal(at, r->count);
     at[n++] = '\t';
     for (uint32_t k = 0; k < r->len; k++) {
         if (r->len > 8 && n + 3 > RECORD_ROOM) { /* a long word: room again and again */

@@ -21,21 +21,49 @@
 
 char *output_token_string(const bpe_vocab *v, bpe_token t)
 {
-    uint32_t len = v->len[t];
-    char *s = malloc(2 * (size_t)len + 1);
+    char *s = malloc(2 * (size_t)v->len[t] + 1);
     if (!s)
         return NULL;
     size_t at = 0;
     const uint8_t *bytes = bpe_vocab_bytes(v, t);
-    for (uint32_t i = 0; i < len; i++)
+    for (uint32_t i = 0; i < v->len[t]; i++)
         at += byte_to_unicode_utf8(bytes[i], s + at);
     s[at] = '\0';
     return s;
 }
 
+/* Every byte's stand-in (byteunicode.h) in UTF-8, looked up rather than
+ * worked out for each byte: the files spell every token's bytes five times
+ * over. */
+typedef struct {
+    char utf8[256][2]; /* byte b's stand-in; utf8[b][1] is 0 when it takes one byte */
+    uint8_t len[256];  /* its length in bytes: 1 or 2 */
+} standins;
+
+static void standins_make(standins *s)
+{
+    memset(s, 0, sizeof *s);
+    for (unsigned b = 0; b < 256; b++)
+        s->len[b] = (uint8_t)byte_to_unicode_utf8((uint8_t)b, s->utf8[b]);
+}
+
+/* Writes token t's stand-ins at out (room for 2 × its bytes: each byte's
+ * two are copied, the second overwritten next when there is one); returns
+ * the bytes written, no NUL. */
+static size_t spell_token(const standins *s, const bpe_vocab *v, bpe_token t, char *out)
+{
+    size_t at = 0;
+    const uint8_t *bytes = bpe_vocab_bytes(v, t);
+    for (uint32_t i = 0; i < v->len[t]; i++) {
+        memcpy(out + at, s->utf8[bytes[i]], 2);
+        at += s->len[bytes[i]];
+    }
+    return at;
+}
+
 /* ------------------------------------------------------------- sets */
 
-/* The files of a tokenizer, in the order they are renamed into place. */
+/* The files of a tokenizer, in the order `train` names them. */
 static const char *const TOKENIZER_FILES[] = {
     "vocab.json", "merges.txt", "tokenizer.json", "tokenizer.tiktoken", "tiktoken.json",
 };
@@ -153,6 +181,7 @@ static const char TIKTOKEN_NOTE[] =
  * the text it was trained on. */
 typedef struct {
     const bpe_vocab *vocab;       /* the byte and learned tokens; borrowed */
+    standins standins;            /* how their bytes are spelled */
     const char *const *specials;  /* the special tokens; borrowed */
     bool *twin;                   /* twin[id]: an earlier id has the same key: not written */
     size_t n;                     /* V: the ids 0 … n−1 */
@@ -171,28 +200,48 @@ static bool is_special_id(size_t id, size_t n_specials)
     return id >= BPE_BYTE_TOKENS && id < BPE_BYTE_TOKENS + n_specials;
 }
 
-/* The key of `id`, malloc'd: the special token itself, or the token's bytes
- * in the GPT-2 alphabet. NULL when out of memory. O(its length). */
-static char *key_of(const token_keys *k, size_t id)
+/* One producer's room for spelling a key or a merge line before cJSON
+ * escapes it: grown to the longest spelled, reused for every other. */
+typedef struct {
+    char *text; /* the spelling, NUL-terminated; owned */
+    size_t cap; /* bytes allocated */
+} spelling;
+
+/* Room for `len` bytes and a NUL in *sp (what it held is not kept); NULL
+ * when out of memory. */
+static char *spelling_room(spelling *sp, size_t len)
 {
-    if (is_special_id(id, k->n_specials))
-        return strdup(k->specials[id - BPE_BYTE_TOKENS]);
-    return output_token_string(k->vocab, token_of_id(id, k->n_specials));
+    if (len < sp->cap)
+        return sp->text;
+    free(sp->text);
+    sp->cap = len + 1 > 64 ? len + 1 : 64;
+    if (!(sp->text = malloc(sp->cap)))
+        sp->cap = 0;
+    return sp->text;
 }
 
-/* An id and a hash of its key, for finding twins. */
+/* id's key (the special token itself, or the token's bytes in the GPT-2
+ * alphabet), in sp's room or borrowed; its length in *len. NULL when out
+ * of memory. O(its length). */
+static const char *spell_key(const token_keys *k, size_t id, spelling *sp, size_t *len)
+{
+    if (is_special_id(id, k->n_specials)) {
+        const char *special = k->specials[id - BPE_BYTE_TOKENS];
+        *len = strlen(special);
+        return special;
+    }
+    bpe_token t = token_of_id(id, k->n_specials);
+    char *out = spelling_room(sp, 2 * (size_t)k->vocab->len[t]);
+    if (out)
+        out[*len = spell_token(&k->standins, k->vocab, t, out)] = '\0';
+    return out;
+}
+
+/* A slot of the table that finds twins: an id and a hash of its key. */
 typedef struct {
     uint64_t hash; /* FNV-1a of the key */
-    size_t id;     /* the id */
+    size_t id;     /* the id + 1; 0: the slot is empty */
 } hashed_key;
-
-static int compare_hashed(const void *a, const void *b)
-{
-    const hashed_key *x = a, *y = b;
-    if (x->hash != y->hash)
-        return x->hash < y->hash ? -1 : 1;
-    return (x->id > y->id) - (x->id < y->id);
-}
 
 /* FNV-1a of id's key, spelled on the fly (no copy of the key is made). */
 static uint64_t key_hash(const token_keys *k, size_t id)
@@ -205,50 +254,54 @@ static uint64_t key_hash(const token_keys *k, size_t id)
     }
     bpe_token t = token_of_id(id, k->n_specials);
     const uint8_t *bytes = bpe_vocab_bytes(k->vocab, t);
-    for (uint32_t i = 0; i < k->vocab->len[t]; i++) {
-        char standin[2];
-        size_t n = byte_to_unicode_utf8(bytes[i], standin);
-        for (size_t c = 0; c < n; c++)
-            h = (h ^ (uint8_t)standin[c]) * 0x100000001b3ull;
-    }
+    for (uint32_t i = 0; i < k->vocab->len[t]; i++)
+        for (uint8_t c = 0; c < k->standins.len[bytes[i]]; c++)
+            h = (h ^ (uint8_t)k->standins.utf8[bytes[i]][c]) * 0x100000001b3ull;
     return h;
 }
 
 /* Whether ids a and b have the same key; -1 when out of memory. */
 static int same_key(const token_keys *k, size_t a, size_t b)
 {
-    char *x = key_of(k, a), *y = key_of(k, b);
-    int same = x && y ? strcmp(x, y) == 0 : -1;
-    free(x);
-    free(y);
+    spelling x = {0}, y = {0};
+    size_t x_len, y_len;
+    const char *x_key = spell_key(k, a, &x, &x_len), *y_key = spell_key(k, b, &y, &y_len);
+    int same = x_key && y_key ? x_len == y_len && memcmp(x_key, y_key, x_len) == 0 : -1;
+    free(x.text);
+    free(y.text);
     return same;
 }
 
-/* Marks the twins: the ids sorted by (hash of their key, id); within a run
- * of equal hashes, an id whose key equals an earlier one's is a twin. False
- * when out of memory. O(V log V + total token bytes). */
+/* Marks the twins: the ids in order, each one's key hashed into an open
+ * addressing table (linear probing, at most half full) of the earlier ids
+ * that are not twins; an id whose key equals one of theirs is a twin, and
+ * stays out of the table. False when out of memory. O(V + total token
+ * bytes) expected. */
 static bool token_keys_make(token_keys *k, const bpe_result *r, const char *const *specials,
                             size_t n_specials)
 {
     *k = (token_keys){.vocab = &r->vocab, .specials = specials,
                       .n = r->vocab.n_tokens + n_specials, .n_specials = n_specials};
+    standins_make(&k->standins);
+    size_t slots = 2;
+    while (slots < 2 * k->n)
+        slots *= 2;
     k->twin = calloc(k->n + 1, sizeof *k->twin);
-    hashed_key *sorted = malloc((k->n + 1) * sizeof *sorted);
-    bool ok = k->twin && sorted;
-    for (size_t i = 0; ok && i < k->n; i++)
-        sorted[i] = (hashed_key){.hash = key_hash(k, i), .id = i};
-    if (ok)
-        qsort(sorted, k->n, sizeof *sorted, compare_hashed);
-    for (size_t i = 1; ok && i < k->n; i++)
-        for (size_t j = i; ok && j-- > 0 && sorted[j].hash == sorted[i].hash;) {
-            int same = k->twin[sorted[j].id] ? 0 : same_key(k, sorted[j].id, sorted[i].id);
-            ok = same >= 0;
-            if (same > 0) {
-                k->twin[sorted[i].id] = true;
-                break;
+    hashed_key *seen = calloc(slots, sizeof *seen);
+    bool ok = k->twin && seen;
+    for (size_t i = 0; ok && i < k->n; i++) {
+        uint64_t hash = key_hash(k, i);
+        size_t at = hash & (slots - 1);
+        for (; ok && seen[at].id && !k->twin[i]; at = (at + 1) & (slots - 1))
+            if (seen[at].hash == hash) {
+                int same = same_key(k, seen[at].id - 1, i);
+                ok = same >= 0;
+                k->twin[i] = same > 0;
             }
-        }
-    free(sorted);
+        if (ok && !k->twin[i])
+            seen[at] = (hashed_key){.hash = hash, .id = i + 1};
+    }
+    free(seen);
     for (size_t i = 0; ok && i < k->n; i++)
         if (!k->twin[i])
             k->last_written = i;
@@ -262,16 +315,36 @@ static void token_keys_free(token_keys *k)
     free(k->twin);
 }
 
-/* Writes s as a JSON string, escaped by cJSON (as a whole cJSON tree would
- * print it). */
-static bool put_json_string(bufsink *b, const char *s)
+/* The bytes cJSON may need to print a string of n bytes in place: each byte
+ * escaped as \uXXXX at worst, two quotes, its NUL and one spare (cJSON's
+ * own check asks for a byte beyond the NUL). */
+static size_t json_string_room(size_t n)
 {
-    cJSON *item = s ? cJSON_CreateString(s) : NULL;
-    char *text = item ? cJSON_PrintUnformatted(item) : NULL;
+    return 6 * n + 4;
+}
+
+/* Writes s (n bytes, NUL-terminated) as a JSON string, escaped by cJSON as
+ * a whole cJSON tree would print it: printed in place in b's buffer when
+ * the room fits there, else (a token of more than 170 KB) into a string
+ * cJSON allocates. The item is a reference on the stack: cJSON neither
+ * copies s nor allocates the item. O(n). */
+static bool put_json_string(bufsink *b, const char *s, size_t n)
+{
+    cJSON item = {.type = cJSON_String | cJSON_IsReference, .valuestring = (char *)s};
+    size_t room_len = json_string_room(n);
+    if (room_len <= BUFSINK_BYTES) {
+        char *room = bufsink_room(b, room_len);
+        if (!room)
+            return false;
+        if (!cJSON_PrintPreallocated(&item, room, (int)room_len, false))
+            return bufsink_fail(b, "internal error: a JSON string outgrew its room");
+        bufsink_advance(b, strlen(room));
+        return true;
+    }
+    char *text = cJSON_PrintUnformatted(&item);
     bool ok = text ? bufsink_put(b, text, strlen(text))
                    : bufsink_fail(b, "out of memory formatting the output files");
     cJSON_free(text);
-    cJSON_Delete(item);
     return ok;
 }
 
@@ -284,46 +357,51 @@ static bool put_json_string(bufsink *b, const char *s)
  */
 static bool put_vocab(bufsink *b, const token_keys *k, int indent)
 {
+    spelling sp = {0};
     bool ok = bufsink_put(b, indent < 0 ? "{" : "{\n", indent < 0 ? 1 : 2);
     for (size_t i = 0; ok && i < k->n; i++) {
         if (k->twin[i])
             continue;
         for (int t = 0; ok && t < indent; t++)
             ok = bufsink_put(b, "\t", 1);
-        char *key = key_of(k, i);
-        ok = ok && put_json_string(b, key);
-        free(key);
-        char number[32];
-        int len = snprintf(number, sizeof number, indent < 0 ? ":%zu%s" : ":\t%zu%s\n", i,
-                           i == k->last_written ? "" : ",");
-        ok = ok && bufsink_put(b, number, (size_t)len);
+        size_t key_len;
+        const char *key = spell_key(k, i, &sp, &key_len);
+        ok = ok && (key ? put_json_string(b, key, key_len)
+                        : bufsink_fail(b, "out of memory formatting the output files"));
+        char *at = ok ? bufsink_room(b, 24) : NULL; /* ":\t", the id, ",\n" */
+        if (!(ok = at != NULL))
+            break;
+        size_t n = 0;
+        at[n++] = ':';
+        if (indent >= 0)
+            at[n++] = '\t';
+        n += bufsink_decimal(at + n, i);
+        if (i != k->last_written)
+            at[n++] = ',';
+        if (indent >= 0)
+            at[n++] = '\n';
+        bufsink_advance(b, n);
     }
+    free(sp.text);
     for (int t = 0; ok && t < indent - 1; t++)
         ok = bufsink_put(b, "\t", 1);
     return ok && bufsink_put(b, "}", 1);
 }
 
-/* Writes merge m as "left right" at out (room for 2 × its bytes + 2);
- * returns the bytes written, no NUL. */
-static size_t put_merge(char *out, const bpe_vocab *v, const bpe_merge *m)
+/* Merge m as "left right" in sp's room, NUL-terminated; its length in
+ * *len. NULL when out of memory. */
+static const char *spell_merge(const token_keys *k, const bpe_merge *m, spelling *sp,
+                               size_t *len)
 {
-    size_t at = 0;
-    const uint8_t *left = bpe_vocab_bytes(v, m->left), *right = bpe_vocab_bytes(v, m->right);
-    for (uint32_t k = 0; k < v->len[m->left]; k++)
-        at += byte_to_unicode_utf8(left[k], out + at);
+    const bpe_vocab *v = k->vocab;
+    char *out = spelling_room(sp, 2 * ((size_t)v->len[m->left] + v->len[m->right]) + 1);
+    if (!out)
+        return NULL;
+    size_t at = spell_token(&k->standins, v, m->left, out);
     out[at++] = ' ';
-    for (uint32_t k = 0; k < v->len[m->right]; k++)
-        at += byte_to_unicode_utf8(right[k], out + at);
-    return at;
-}
-
-/* Merge m as "left right", malloc'd and NUL-terminated; NULL on OOM. */
-static char *merge_line(const bpe_vocab *v, const bpe_merge *m)
-{
-    char *line = malloc(2 * ((size_t)v->len[m->left] + v->len[m->right]) + 2);
-    if (line)
-        line[put_merge(line, v, m)] = '\0';
-    return line;
+    at += spell_token(&k->standins, v, m->right, out + at);
+    out[*len = at] = '\0';
+    return out;
 }
 
 /* What the streamed files are made from. */
@@ -352,13 +430,15 @@ static bool produce_vocab_json(bufsink *b, const tokenizer_parts *p)
 /* merges.txt: "#version: 0.2", then "left right" per merge. */
 static bool produce_merges_text(bufsink *b, const tokenizer_parts *p)
 {
+    spelling sp = {0};
     bool ok = bufsink_put(b, "#version: 0.2\n", 14);
     for (size_t i = 0; ok && i < p->r->n_merges; i++) {
-        char *line = merge_line(&p->r->vocab, &p->r->merges[i]);
-        ok = line ? bufsink_put(b, line, strlen(line)) && bufsink_put(b, "\n", 1)
+        size_t len;
+        const char *line = spell_merge(p->keys, &p->r->merges[i], &sp, &len);
+        ok = line ? bufsink_put(b, line, len) && bufsink_put(b, "\n", 1)
                   : bufsink_fail(b, "out of memory formatting the output files");
-        free(line);
     }
+    free(sp.text);
     return ok;
 }
 
@@ -453,14 +533,18 @@ static bool add_model(cJSON *root)
 }
 
 /* The merges array as cJSON_Print prints one: on one line, ", " between. */
-static bool put_merges_array(bufsink *b, const bpe_result *r)
+static bool put_merges_array(bufsink *b, const token_keys *k, const bpe_result *r)
 {
+    spelling sp = {0};
     bool ok = bufsink_put(b, "[", 1);
     for (size_t i = 0; ok && i < r->n_merges; i++) {
-        char *line = merge_line(&r->vocab, &r->merges[i]);
-        ok = (i == 0 || bufsink_put(b, ", ", 2)) && put_json_string(b, line);
-        free(line);
+        size_t len;
+        const char *line = spell_merge(k, &r->merges[i], &sp, &len);
+        ok = (i == 0 || bufsink_put(b, ", ", 2)) &&
+             (line ? put_json_string(b, line, len)
+                   : bufsink_fail(b, "out of memory formatting the output files"));
     }
+    free(sp.text);
     return ok && bufsink_put(b, "]", 1);
 }
 
@@ -487,7 +571,7 @@ static bool produce_tokenizer_json(bufsink *b, const tokenizer_parts *p)
     char *merges = vocab ? strstr(vocab, MERGES_MARK) : NULL;
     ok = merges ? bufsink_put(b, text, (size_t)(vocab - text)) && put_vocab(b, p->keys, 3) &&
                       bufsink_put(b, vocab + 1, (size_t)(merges - vocab - 1)) &&
-                      put_merges_array(b, p->r) && bufsink_put(b, merges + 1, strlen(merges + 1))
+                      put_merges_array(b, p->keys, p->r) && bufsink_put(b, merges + 1, strlen(merges + 1))
                 : bufsink_fail(b, "out of memory formatting the output files");
     cJSON_free(text);
     return ok;
@@ -536,9 +620,13 @@ static bool produce_tiktoken_ranks(bufsink *b, const tokenizer_parts *p)
             if ((ok = room != NULL))
                 bufsink_advance(b, base64_encode(bytes + at, piece, room));
         }
-        char rank[32];
-        int n = snprintf(rank, sizeof rank, " %zu\n", i);
-        ok = ok && bufsink_put(b, rank, (size_t)n);
+        char *at = ok ? bufsink_room(b, 22) : NULL; /* " rank\n" */
+        if ((ok = at != NULL)) {
+            at[0] = ' ';
+            size_t n = 1 + bufsink_decimal(at + 1, i);
+            at[n] = '\n';
+            bufsink_advance(b, n + 1);
+        }
     }
     return ok;
 }
@@ -624,11 +712,12 @@ static bool write_tiktoken_ranks(const void *ctx, byte_sink sink, char *err, siz
 bool output_write_tokenizer(const char *dir, const bpe_result *r, const pretok_config *cfg,
                             char *err, size_t err_len)
 {
-    return output_write_tokenizer_with(dir, r, cfg, NULL, err, err_len);
+    return output_write_tokenizer_with(dir, r, cfg, NULL, 1, err, err_len);
 }
 
 bool output_write_tokenizer_with(const char *dir, const bpe_result *r, const pretok_config *cfg,
-                                 const output_training *training, char *err, size_t err_len)
+                                 const output_training *training, unsigned threads, char *err,
+                                 size_t err_len)
 {
     for (size_t k = 0; k < cfg->n_specials; k++)
         if (!output_special_token_ok(cfg->specials[k], err, err_len))
@@ -640,14 +729,15 @@ bool output_write_tokenizer_with(const char *dir, const bpe_result *r, const pre
     tokenizer_parts parts = {.keys = &keys, .r = r,
                              .pattern = pretok_pattern_portable(cfg->pattern)};
     char *encoding = tiktoken_json(&keys, parts.pattern, training);
+    /* the longest to write first: writers take the members in this order */
     file_set_member files[N_TOKENIZER_FILES] = {
+        {.name = TOKENIZER_FILES[2], .write = write_tokenizer_json, .ctx = &parts},
         {.name = TOKENIZER_FILES[0], .write = write_vocab_json, .ctx = &parts},
         {.name = TOKENIZER_FILES[1], .write = write_merges_text, .ctx = &parts},
-        {.name = TOKENIZER_FILES[2], .write = write_tokenizer_json, .ctx = &parts},
         {.name = TOKENIZER_FILES[3], .write = write_tiktoken_ranks, .ctx = &parts},
         {.name = TOKENIZER_FILES[4], .data = encoding, .len = encoding ? strlen(encoding) : 0},
     };
-    bool ok = encoding ? file_set_replace(dir, files, N_TOKENIZER_FILES, err, err_len)
+    bool ok = encoding ? file_set_replace(dir, files, N_TOKENIZER_FILES, threads, err, err_len)
                        : set_error(err, err_len, "out of memory formatting the output files");
     free(encoding);
     token_keys_free(&keys);

@@ -48,7 +48,7 @@ const char *output_tokenizer_file(size_t i);
  * later merge building the bytes of an earlier token) has no key and no
  * rank, its bytes keep the first id (docs/spec.md §3). Each special token
  * must pass output_special_token_ok. False with a one-line reason.
- * O(V log V + total token bytes) time. The files are streamed to disk, so the
+ * O(V + total token bytes) time. The files are streamed to disk, so the
  * memory beside r is O(V + the longest token), though the files hold every
  * token's bytes about five times over (a corpus of one long periodic word
  * makes tokens of up to its length: docs/using-the-tokenizer.md).
@@ -67,9 +67,12 @@ typedef struct {
                                 "special tokens"), recorded as "init_forced"; NULL: nothing */
 } output_training;
 
-/* output_write_tokenizer, with `training` (NULL: every default) recorded. */
+/* output_write_tokenizer, with `training` (NULL: every default) recorded,
+ * the files written by up to `threads` threads at once (file_set_replace;
+ * output_write_tokenizer writes them one after another). */
 bool output_write_tokenizer_with(const char *dir, const bpe_result *r, const pretok_config *cfg,
-                                 const output_training *training, char *err, size_t err_len);
+                                 const output_training *training, unsigned threads, char *err,
+                                 size_t err_len);
 
 /* A token's string in the GPT-2 byte-to-unicode alphabet; malloc'd, NUL-terminated. */
 char *output_token_string(const bpe_vocab *v, bpe_token t);

@@ -201,7 +201,8 @@ static bool write_sets(const train_request *req, const run_config *cfg, const bp
         uint64_t floor = BPE_BYTE_TOKENS + (uint64_t)cfg->pretok.n_specials;
         bpe_result prefix = result_prefix(r, req->vocab_sizes[i] - floor);
         ok = set_dir(req, i, dir, err, err_len) && out_dir_prepare(&made, dir, err, err_len) &&
-             output_write_tokenizer_with(dir, &prefix, &cfg->pretok, training, err, err_len);
+             output_write_tokenizer_with(dir, &prefix, &cfg->pretok, training, cfg->threads, err,
+                                         err_len);
         out_dir_settle(&made, ok);
     }
     return ok;
@@ -250,8 +251,8 @@ static run_verdict train_into(const train_request *req, const run_config *cfg, r
     bool written = ok && (req->n_vocab_sizes
                               ? write_sets(req, cfg, &run->result, &training, err, err_len)
                               : output_write_tokenizer_with(req->out_dir, &run->result,
-                                                            &cfg->pretok, &training, err,
-                                                            err_len));
+                                                            &cfg->pretok, &training,
+                                                            cfg->threads, err, err_len));
     if (ok && !written) {
         run_outcome_free(run);
         ok = false;
