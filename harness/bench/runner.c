@@ -317,7 +317,11 @@ static bool in_child(void (*body)(const void *arg, int fd), const void *arg, dou
     }
     if (pid == 0) {
         /* A signal removes what the child registered, as in the CLI, whatever
-         * handler the parent had (the Python binding's parent has Python's). */
+         * handler the parent had (the Python binding's parent has Python's).
+         * A stoppable child is stopped with SIGTERM: that one it must not
+         * inherit ignored (a parent started by `nohup … &` ignores it). */
+        if (stop)
+            signal(SIGTERM, SIG_DFL);
         bool handled = signals_install_cleanup();
         signals_release(&saved);
         /* Die with the parent; if it is already gone, do not start. */
@@ -338,7 +342,7 @@ static bool in_child(void (*body)(const void *arg, int fd), const void *arg, dou
     if (!ok || rep->timed_out)
         kill(pid, untrusted ? SIGTERM : SIGKILL); /* the reaper kills what it started */
     else if (stop && *stopped)
-        kill(pid, SIGINT);
+        kill(pid, SIGTERM);
     close(fds[0]);
     struct rusage ru;
     while (wait4(pid, &rep->wait_status, 0, &ru) < 0)

@@ -102,11 +102,13 @@ enum { RUNNER_STOP_POLL_MS = 50 };
 /*
  * runner_in_child for our own code (untrusted false) without a deadline,
  * for a parent that must be able to stop its child: while it waits, stop->requested is asked every
- * RUNNER_STOP_POLL_MS; once it says yes, the child gets SIGINT, as from
- * Ctrl-C: its cleanup handler (signals.h, installed in every child) removes
- * what it registered and it dies of the signal. The parent reaps it and
- * sets *stopped. Prompt whatever the child is doing: nothing in the library
- * needs to look at a flag.
+ * RUNNER_STOP_POLL_MS; once it says yes, the child gets SIGTERM: its
+ * cleanup handler (signals.h, installed in every child) removes what it
+ * registered and it dies of the signal. The parent reaps it and sets
+ * *stopped. Prompt whatever the child is doing: nothing in the library
+ * needs to look at a flag. SIGTERM, not SIGINT: the child handles it even
+ * when its parent was started with it ignored (the child resets it), and a
+ * terminal never sends it, so a Ctrl-C the parent ignores stays ignored.
  */
 bool runner_in_child_stoppable(void (*body)(const void *arg, int fd), const void *arg,
                                const runner_stop *stop, bool *stopped, runner_child_report *rep,

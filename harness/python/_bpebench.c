@@ -8,10 +8,10 @@
  * does with the library's entry points (run/run.h, run/output.h), and the
  * parent waiting with the GIL released:
  *   - Ctrl-C: Python's handler only sets a flag, which the waiting parent
- *     looks at every 50 ms (PyErr_CheckSignals); then the child gets SIGINT,
+ *     looks at every 50 ms (PyErr_CheckSignals); then the child gets SIGTERM,
  *     removes what it made (signals.h, as `bpebench train` does) and dies,
- *     and the call raises KeyboardInterrupt. Prompt in every phase, with no
- *     flag for the library to poll;
+ *     and the call raises KeyboardInterrupt (or what the handler raised).
+ *     Prompt in every phase, with no flag for the library to poll;
  *   - the child's memory (the word table, the trainer's structures) goes
  *     back to the system when it ends, and a crash ends the child, not the
  *     interpreter.

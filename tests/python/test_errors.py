@@ -222,12 +222,22 @@ except Stop:
 """
 
 
-def test_a_signal_handler_s_exception_goes_through(data_dir):
+def ignore_interrupts():
+    """What `nohup cmd &` or a script's background job does to what it starts: SIGINT and
+    SIGTERM ignored, and inherited so by every process it makes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("started", ["plainly", "with interrupts ignored"])
+def test_a_signal_handler_s_exception_goes_through(data_dir, started):
     """Any exception a Python signal handler raises stops the work, as Ctrl-C does: here a
-    timer's, half a second into a training of minutes (60 s: the hang guard)."""
+    timer's, half a second into a training of minutes (60 s: the hang guard). Also when the
+    interpreter was started with SIGINT and SIGTERM ignored, as in a background job."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     done = subprocess.run([sys.executable, "-c", ALARMED, os.path.join(data_dir, "gutenberg-en")],
-                          capture_output=True, text=True, env=env, timeout=60)
+                          capture_output=True, text=True, env=env, timeout=60,
+                          preexec_fn=ignore_interrupts if started != "plainly" else None)
     assert done.returncode == 0 and done.stdout.startswith("stopped"), done.stderr
 
 
