@@ -19,46 +19,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *output_token_string(const bpe_vocab *v, bpe_token t)
+/* Writes token t's stand-ins (byteunicode.h) at out (room for 2 × its
+ * bytes); returns the bytes written, no NUL. O(its length). */
+static size_t spell_token(const bpe_vocab *v, bpe_token t, char *out)
 {
-    char *s = malloc(2 * (size_t)v->len[t] + 1);
-    if (!s)
-        return NULL;
     size_t at = 0;
     const uint8_t *bytes = bpe_vocab_bytes(v, t);
     for (uint32_t i = 0; i < v->len[t]; i++)
-        at += byte_to_unicode_utf8(bytes[i], s + at);
-    s[at] = '\0';
-    return s;
-}
-
-/* Every byte's stand-in (byteunicode.h) in UTF-8, looked up rather than
- * worked out for each byte: the files spell every token's bytes five times
- * over. */
-typedef struct {
-    char utf8[256][2]; /* byte b's stand-in; utf8[b][1] is 0 when it takes one byte */
-    uint8_t len[256];  /* its length in bytes: 1 or 2 */
-} standins;
-
-static void standins_make(standins *s)
-{
-    memset(s, 0, sizeof *s);
-    for (unsigned b = 0; b < 256; b++)
-        s->len[b] = (uint8_t)byte_to_unicode_utf8((uint8_t)b, s->utf8[b]);
-}
-
-/* Writes token t's stand-ins at out (room for 2 × its bytes: each byte's
- * two are copied, the second overwritten next when there is one); returns
- * the bytes written, no NUL. */
-static size_t spell_token(const standins *s, const bpe_vocab *v, bpe_token t, char *out)
-{
-    size_t at = 0;
-    const uint8_t *bytes = bpe_vocab_bytes(v, t);
-    for (uint32_t i = 0; i < v->len[t]; i++) {
-        memcpy(out + at, s->utf8[bytes[i]], 2);
-        at += s->len[bytes[i]];
-    }
+        at += byte_to_unicode_utf8(bytes[i], out + at);
     return at;
+}
+
+char *output_token_string(const bpe_vocab *v, bpe_token t)
+{
+    char *s = malloc(2 * (size_t)v->len[t] + 1);
+    if (s)
+        s[spell_token(v, t, s)] = '\0';
+    return s;
 }
 
 /* ------------------------------------------------------------- sets */
@@ -181,7 +158,6 @@ static const char TIKTOKEN_NOTE[] =
  * the text it was trained on. */
 typedef struct {
     const bpe_vocab *vocab;       /* the byte and learned tokens; borrowed */
-    standins standins;            /* how their bytes are spelled */
     const char *const *specials;  /* the special tokens; borrowed */
     bool *twin;                   /* twin[id]: an earlier id has the same key: not written */
     size_t n;                     /* V: the ids 0 … n−1 */
@@ -233,7 +209,7 @@ static const char *spell_key(const token_keys *k, size_t id, spelling *sp, size_
     bpe_token t = token_of_id(id, k->n_specials);
     char *out = spelling_room(sp, 2 * (size_t)k->vocab->len[t]);
     if (out)
-        out[*len = spell_token(&k->standins, k->vocab, t, out)] = '\0';
+        out[*len = spell_token(k->vocab, t, out)] = '\0';
     return out;
 }
 
@@ -254,9 +230,12 @@ static uint64_t key_hash(const token_keys *k, size_t id)
     }
     bpe_token t = token_of_id(id, k->n_specials);
     const uint8_t *bytes = bpe_vocab_bytes(k->vocab, t);
-    for (uint32_t i = 0; i < k->vocab->len[t]; i++)
-        for (uint8_t c = 0; c < k->standins.len[bytes[i]]; c++)
-            h = (h ^ (uint8_t)k->standins.utf8[bytes[i]][c]) * 0x100000001b3ull;
+    for (uint32_t i = 0; i < k->vocab->len[t]; i++) {
+        char standin[2];
+        size_t n = byte_to_unicode_utf8(bytes[i], standin);
+        for (size_t c = 0; c < n; c++)
+            h = (h ^ (uint8_t)standin[c]) * 0x100000001b3ull;
+    }
     return h;
 }
 
@@ -282,7 +261,6 @@ static bool token_keys_make(token_keys *k, const bpe_result *r, const char *cons
 {
     *k = (token_keys){.vocab = &r->vocab, .specials = specials,
                       .n = r->vocab.n_tokens + n_specials, .n_specials = n_specials};
-    standins_make(&k->standins);
     size_t slots = 2;
     while (slots < 2 * k->n)
         slots *= 2;
@@ -397,9 +375,9 @@ static const char *spell_merge(const token_keys *k, const bpe_merge *m, spelling
     char *out = spelling_room(sp, 2 * ((size_t)v->len[m->left] + v->len[m->right]) + 1);
     if (!out)
         return NULL;
-    size_t at = spell_token(&k->standins, v, m->left, out);
+    size_t at = spell_token(v, m->left, out);
     out[at++] = ' ';
-    at += spell_token(&k->standins, v, m->right, out + at);
+    at += spell_token(v, m->right, out + at);
     out[*len = at] = '\0';
     return out;
 }
