@@ -28,4 +28,4 @@ const bpe_trainer *const bpe_trainers[] = {
     NULL,
 };
 
-const bpe_trainer *const bpe_default_trainer = &bpe_trainer_cache_aware;
+const bpe_trainer *const bpe_default_trainer = &bpe_trainer_batch_workers;

@@ -51,7 +51,8 @@
  *   build/bpebench train --trainer threaded-walk --threads N --vocab-size 32000 --counts --out D F
  * took 0.93× the time with the second core idle (for 1.26× the CPU time),
  * and 1.22× on the same 2-core machine shared with other jobs (load about 20).
- * That is why the default trainer is cache-aware (bpe.h).
+ * So threaded-walk is not the default: workers (batch_workers.c) shares
+ * every merge's words, not only the long lists, and gains on both.
  *
  * Data structures: cache_aware.c's state (its `layout`), and
  *   - helpers: threads − 1 of them, each a thread with a walker and a

@@ -130,7 +130,7 @@ static void prediction_within_a_quarter(void **state)
         }
         /* At V = 32000, where the merges' share counts: every trainer that
          * gets there in seconds (naive and incremental take hours), on
-         * multilingual and on 1 M words; on 10 M words, cache-aware (the
+         * multilingual and on 1 M words; on 10 M words, workers (the
          * default), the one that gets there in seconds at that size. */
         const char *fast[] = {"heap", "bucket", "linked-list", "cache-aware",
                               "threaded-walk", "workers", NULL};
@@ -146,7 +146,7 @@ static void prediction_within_a_quarter(void **state)
         assert_succeeded_run(&r, "count w10m.txt");
         test_output_free(&r);
         assert_within_bound(root, "w10m.counts", "300", true, NULL);
-        const char *default_trainer[] = {"cache-aware", NULL};
+        const char *default_trainer[] = {"workers", NULL};
         assert_within_bound(root, "w10m.counts", "32000", true, default_trainer);
     }
     test_remove_tree(root);
@@ -178,8 +178,8 @@ static void max_memory_refuses_before_writing(void **state)
     const char *tight[] = {"train", "--max-memory", "1M", "--vocab-size", "500", "--out", "out",
                            corpus, NULL};
     test_output r = test_run_bpebench(tight, root, NULL);
-    const char *keys[] = {"--max-memory 1.0 MB", "predicted", "cache-aware", "--estimate",
-                          NULL};
+    const char *keys[] = {"--max-memory 1.0 MB", "predicted", bpe_default_trainer->name,
+                          "--estimate", NULL};
     assert_failed_run(&r, 1, keys, "--max-memory 1M");
     assert_int_equal(test_count_entries(root), 0);
     test_output_free(&r);
