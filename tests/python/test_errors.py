@@ -142,6 +142,16 @@ def children_of(pid: int) -> list[int]:
     return found
 
 
+def wait_for(condition, seconds: float = 60.0) -> bool:
+    """Polls condition() every 10 ms until it holds (True) or seconds pass (False)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 INTERRUPTED = """
 import signal, sys, bpebench
 signal.signal(signal.SIGINT, signal.default_int_handler)  # even if make ran with it ignored
@@ -187,14 +197,11 @@ def test_ctrl_c_stops_at_once_and_leaves_nothing(kind, data_dir, long_text, tmp_
                                env=env)
     try:
         assert process.stdout.readline() == "started\n"
-        for _ in range(6000):  # the child that does the work has started
-            if children_of(process.pid):
-                break
-            time.sleep(0.01)
+        assert wait_for(lambda: children_of(process.pid))  # the child doing the work
         worker = children_of(process.pid)
         assert len(worker) == 1
-        if kind == "train":
-            assert (tmp_path / "out" / "new" / "tokenizer").is_dir()
+        if kind == "train":  # the child makes the directory once it has listed the inputs
+            assert wait_for((tmp_path / "out" / "new" / "tokenizer").is_dir)
         time.sleep(0.5)  # well into reading and counting
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=60)
