@@ -446,6 +446,9 @@ static const char *const WIDE_ATOMS[] = {
     "\xd1\x81\xd0\xbb\xd0\xbe\xd0\xb2\xd0\xbe", "\xce\xbb\xcf\x8c\xce\xb3\xce\xbf\xcf\x82",
     "\xc3\xa9", "\xc3\x9f", "\xc3\x97", "\xc2\xaa", "\xc2\xb2", "\xc2\xbd", "\xcc\x81",
     "\xf0\xa0\x80\x80", "\xf0\x9f\x98\x80", "\xf0\x9d\x9f\x8e",               /* 𠀀 😀 𝟎 */
+    /* around the ideographs U+4E00 to U+9FFF, which the windows mark by their first bytes:
+     * a hexagram U+4DFF (O), U+4E00, U+9FFF, U+A000 (letters), a Yi radical U+A490 (O) */
+    "\xe4\xb7\xbf", "\xe4\xb8\x80", "\xe9\xbf\xbf", "\xea\x80\x80", "\xea\x92\x90",
     "a", "the", " word", "7", " 7", ".", " .", "'", "'s", "'ll", " ", " ", "  ", "\n", "\t",
     /* whitespace past ASCII: no-break space, ideographic space, NEL, line separator */
     "\xc2\xa0", "\xe3\x80\x80", "\xc2\x85", "\xe2\x80\xa8",

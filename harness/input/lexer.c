@@ -824,10 +824,13 @@ static inline bool gpt4_ascii_piece(block_reader *r, lexer_piece *piece)
  * a lead byte always follow a byte of their own class, the rule below
  * never starts a pretoken inside a code point, and the rule, which reads
  * bytes, reads code points. A window of ASCII text has no lead byte and
- * skips this; in Hindi or Chinese it costs a class lookup per code point,
+ * skips this; in Hindi or Arabic it costs a class lookup per code point,
  * as a run of the fast path does, but with no branch on the class and no
  * call or decision per pretoken: Hindi's pretokens are a code point or
- * two, a letter run, then a vowel sign (a mark, class O), and so on.
+ * two, a letter run, then a vowel sign (a mark, class O), and so on. The
+ * ideographs of Chinese and Japanese (U+4E00 to U+9FFF, all letters) are
+ * told by their first byte or two, with the same compares, and looked up
+ * in no table.
  *
  * The rule, read off gpt2's alternatives, for a code point at byte i:
  *   - a letter, digit or other starts a pretoken unless the byte before it
@@ -918,12 +921,19 @@ static inline window_classes classify_window(const uint8_t *s)
     return c;
 }
 
-/* The lead bytes of the window's code points past ASCII: bytes ≥ 0xC0. */
-static inline uint64_t window_leads(const uint8_t *s)
+/* The lead bytes of the window's code points past ASCII (bytes ≥ 0xC0),
+ * and in *ideographs those of U+4E00 to U+9FFF: E4 B8 to E4 BF, E5 to E9,
+ * each byte compared with the one after it, loaded one place on. */
+static inline uint64_t window_leads(const uint8_t *s, uint64_t *ideographs)
 {
     uint64_t leads = 0;
-    for (unsigned k = 0; k < WINDOW; k += 16)
-        leads |= mask16(bytes_in_range16(load16(s + k), 0xC0, 64), k);
+    *ideographs = 0;
+    for (unsigned k = 0; k < WINDOW; k += 16) {
+        __m128i v = load16(s + k), second = load16(s + k + 1);
+        __m128i e4 = _mm_and_si128(bytes_equal16(v, 0xE4), bytes_in_range16(second, 0xB8, 8));
+        leads |= mask16(bytes_in_range16(v, 0xC0, 64), k);
+        *ideographs |= mask16(_mm_or_si128(e4, bytes_in_range16(v, 0xE5, 5)), k);
+    }
     return leads;
 }
 #else
@@ -949,32 +959,57 @@ static inline window_classes classify_window(const uint8_t *s)
     return c;
 }
 
-/* Bytes 11xxxxxx: bit 7 set, and bit 6, which v << 1 moves to bit 7. */
-static inline uint64_t window_leads(const uint8_t *s)
+/* Bytes 11xxxxxx: bit 7 set, and bit 6, which v << 1 moves to bit 7.
+ * Bytes past ASCII are compared in ASCII's ranges with their high bit
+ * flipped (bytes_in_range leaves out bytes ≥ 0x80, so ASCII is out). */
+static inline uint64_t window_leads(const uint8_t *s, uint64_t *ideographs)
 {
     uint64_t leads = 0;
+    *ideographs = 0;
     for (unsigned k = 0; k < WINDOW; k += 8) {
-        uint64_t v = word_hash_load(s + k);
+        uint64_t v = word_hash_load(s + k), second = word_hash_load(s + k + 1);
+        uint64_t e4 = bytes_equal(v, 0xE4) & bytes_in_range(second ^ HIGH_BITS, 0x38, 0x3F);
         leads |= gather8(v & v << 1 & HIGH_BITS) << k;
+        *ideographs |= gather8(e4 | bytes_in_range(v ^ HIGH_BITS, 0x65, 0x69)) << k;
     }
     return leads;
 }
 #endif
 
-/* The code points past ASCII of a window, each classified whole from its
- * lead byte, and all its bytes marked with its class (the bits of bytes
- * past the window fall off the masks). O(code points past ASCII). */
+/* All ones when `yes`, else zero: a mask chosen without a branch. */
+static inline uint64_t all_if(bool yes)
+{
+    return 0 - (uint64_t)yes;
+}
+
+/*
+ * The code points past ASCII of a window (c->wide ≠ 0), each classified
+ * whole by the tables from its lead byte, and all its bytes marked with
+ * its class. Whether it is a letter is not a branch: Hindi, a letter and
+ * a vowel sign (O) in turn, would mispredict it half the time; numbers
+ * and whitespace, rare past ASCII, are. The ideographs U+4E00 to U+9FFF,
+ * nine code points in ten of Chinese text, are all letters (the tests
+ * check every code point against PCRE2): they are marked by their first
+ * bytes, with no lookup. O(code points past ASCII).
+ */
 static inline void classify_window_past_ascii(const uint8_t *s, window_classes *c)
 {
-    for (uint64_t leads = window_leads(s); leads != 0; leads &= leads - 1) {
+    uint64_t ideographs, leads = window_leads(s, &ideographs);
+    uint64_t letters = ideographs | ideographs << 1 | ideographs << 2, digits = 0, spaces = 0;
+    for (leads &= ~ideographs; leads != 0; leads &= leads - 1) {
         unsigned k = first_marked_bit(leads);
         size_t width;
         char cls = code_point_class(s + k, &width);
         uint64_t bytes = ((1ull << width) - 1) << k;
-        c->letters |= cls == 'L' ? bytes : 0;
-        c->digits |= cls == 'N' ? bytes : 0;
-        c->spaces |= cls == 'S' ? bytes : 0;
+        letters |= bytes & all_if(cls == 'L');
+        if (cls == 'N')
+            digits |= bytes;
+        else if (cls == 'S')
+            spaces |= bytes;
     }
+    c->letters |= letters;
+    c->digits |= digits;
+    c->spaces |= spaces;
 }
 
 /*
