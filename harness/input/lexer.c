@@ -52,12 +52,12 @@
  * (gpt2, below) classifies 64 bytes before it knows where their
  * pretokens end, then loads each pretoken's blocks once more to hash
  * them, from the first-level cache, which the classification has just
- * filled. The states,
- * which take the rarer pretokens, only find where one ends and then hash
- * its bytes, still in the first-level cache, with word_table_hash: feeding
- * a hasher code point by code point cost more than that second read, and
- * SPACES, which may give back its last character (or everything after
- * gpt4's last newline), would have to keep a copy of it.
+ * filled. The states, which take the rarer pretokens, only find where
+ * one ends and then hash its bytes, still in the first-level cache, with
+ * word_table_hash: feeding a hasher code point by code point cost more
+ * than that second read, and SPACES, which may give back its last
+ * character (or everything after gpt4's last newline), would have to
+ * keep a copy of it.
  *
  * Why it is faster than PCRE2 (which stays the definition: pretok.c still
  * runs it for every other pattern and under --pretokenizer pcre2):
@@ -398,10 +398,10 @@ static bool gpt4_pretoken(scanner *x)
  * (a word before a curly quote “ ” ’, as the Gutenberg books put around
  * every quotation). (For gpt2 the windows below settle most of these
  * first; the fast path takes what they leave, and all of gpt4's.)
- * Whatever the fast path cannot settle alone — an
- * apostrophe (a contraction), a whitespace run past ASCII or one that
- * fills the 8 bytes, gpt4's numbers past ASCII, the last 8 bytes of the
- * text — it leaves to the states, from the pretoken's start.
+ * Whatever the fast path cannot settle alone — an apostrophe (a
+ * contraction), a whitespace run past ASCII or one that fills the 8
+ * bytes, gpt4's numbers past ASCII, the last 8 bytes of the text — it
+ * leaves to the states, from the pretoken's start.
  */
 
 #define EVERY_BYTE(b) (0x0101010101010101ull * (uint8_t)(b)) /* b in each of the 8 bytes */
@@ -857,9 +857,9 @@ static inline bool gpt4_ascii_piece(block_reader *r, lexer_piece *piece)
  * need not begin where a pretoken does: one that runs past byte 62 (a
  * Chinese sentence may run past several windows) goes on in a window
  * made at the code point holding byte 62, and ends at that window's
- * first start. gpt4's alternatives depend on more than the neighbours (numbers in
- * threes, a letter run led by any non-letter), so gpt4 keeps the
- * per-pretoken fast path.
+ * first start. gpt4's alternatives depend on more than the neighbours
+ * (numbers in threes, a letter run led by any non-letter), so gpt4 keeps
+ * the per-pretoken fast path.
  */
 
 /* The classes of the 64 bytes of a window, one bit per byte (bit k for
@@ -869,6 +869,7 @@ typedef struct {
     uint64_t digits;  /* bytes of numbers: 0–9 and \p{N} past ASCII */
     uint64_t spaces;  /* bytes of whitespace: \t to \r, ' ' and \s past ASCII */
     uint64_t blanks;  /* ' ' alone */
+    uint64_t quotes;  /* the apostrophe ' */
     uint64_t wide;    /* bytes ≥ 0x80: of code points past ASCII */
 } window_classes;
 
@@ -916,6 +917,7 @@ static inline window_classes classify_window(const uint8_t *s)
         c.digits |= mask16(bytes_in_range16(v, '0', 10), k);
         c.spaces |= mask16(_mm_or_si128(bytes_in_range16(v, '\t', 5), blanks), k);
         c.blanks |= mask16(blanks, k);
+        c.quotes |= mask16(bytes_equal16(v, '\''), k);
         c.wide |= mask16(v, k);
     }
     return c;
@@ -954,6 +956,7 @@ static inline window_classes classify_window(const uint8_t *s)
         c.digits |= gather8(ascii_digits(v)) << k;
         c.spaces |= gather8(ascii_spaces(v)) << k;
         c.blanks |= gather8(bytes_equal(v, ' ')) << k;
+        c.quotes |= gather8(bytes_equal(v, '\'')) << k;
         c.wide |= gather8(v & HIGH_BITS) << k;
     }
     return c;
@@ -1024,6 +1027,7 @@ static inline void classify_window_past_ascii(const uint8_t *s, window_classes *
 typedef struct {
     uint64_t stops;   /* bit k: a pretoken starts at byte k, or the rule cannot say */
     uint64_t settled; /* bit k: a pretoken starts at byte k, by the rule */
+    uint64_t quotes;  /* bit k: byte k is an apostrophe, maybe a CONTRACTION's */
 } window;
 
 enum { LAST_PLACE = WINDOW - 1 }; /* byte 63: the rule there reads byte 64 */
@@ -1042,7 +1046,8 @@ static inline window gpt2_window(const uint8_t *s)
     uint64_t wide_spaces = c.spaces & c.wide;
     uint64_t unsure = wide_spaces | wide_spaces << 1 | wide_spaces >> 1;
     uint64_t starts = word_starts | space_starts, last = 1ull << LAST_PLACE;
-    return (window){.stops = starts | unsure | last, .settled = starts & ~(unsure | last)};
+    return (window){.stops = starts | unsure | last, .settled = starts & ~(unsure | last),
+                    .quotes = c.quotes};
 }
 
 /* The lowest n (1 to 8) bytes of v, the others zero. */
@@ -1090,15 +1095,21 @@ typedef struct {
  * pretoken starts between them), into pieces[n, max); moves both past the
  * pieces and returns the new n. It stops at a pretoken the rule does not
  * settle: one at an apostrophe, one next to whitespace past ASCII, one
- * reaching past the window. O(pretokens + their bytes / 8).
+ * reaching past the window. Those end at the first stop after *p that is
+ * not settled or starts at an apostrophe (`last`), so the ends before it
+ * are known at once: the loop takes them one by one off a mask, with no
+ * test but whether any is left. O(pretokens + their bytes / 8).
  */
 static inline size_t pieces_in_window(window w, const uint8_t *s, size_t base, size_t *start,
                                       unsigned *p, lexer_piece *pieces, size_t n, size_t max)
 {
-    while (n < max && s[*start] != '\'') {
-        unsigned q = first_marked_bit(w.stops & (~1ull << *p));
-        if (!(w.settled >> q & 1))
-            break;
+    if (s[*start] == '\'')
+        return n;
+    uint64_t ahead = w.stops & (~1ull << *p);
+    unsigned last = first_marked_bit(ahead & (~w.settled | w.quotes));
+    uint64_t ends = ahead & w.settled & ((2ull << last) - 1); /* up to last, if settled */
+    for (; ends != 0 && n < max; ends &= ends - 1) {
+        unsigned q = first_marked_bit(ends);
         size_t end = base + q;
         pieces[n++] = (lexer_piece){.end = end, .hash = window_hash(s + *start, end - *start)};
         *start = end;
