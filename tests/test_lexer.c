@@ -18,10 +18,12 @@
  *          digit, punctuation and the end; CR/LF runs;
  *        - random text from hard atoms with special tokens and invalid
  *          UTF-8, in both UTF-8 modes (error mode: the same error);
- *        - ASCII-heavy text long enough for gpt2's 64-byte windows, with
- *          the dashes and accented letters they take as ASCII and their
- *          neighbours past ASCII (run twice by make test: as
- *          test_lexer_portable too, with the windows' portable classifier);
+ *        - text long enough for gpt2's 64-byte windows, ASCII-heavy, and
+ *          past ASCII: letters, marks, numbers and punctuation of several
+ *          scripts, pretokens that run on from one window into the next,
+ *          whitespace past ASCII, which the windows leave to the states
+ *          (run twice by make test: as test_lexer_portable too, with the
+ *          windows' portable classifier);
  *        - every shipped corpus, file by file (the data of `make data`).
  *   Cuts for threads at every position the cut finder accepts are checked
  *   with the lexer in test_counting.c; random bytes in tests/fuzz_lexer.c.
@@ -394,22 +396,22 @@ static void random_text_with_specials_and_invalid_bytes(void **state)
 
 /* Single bytes and short runs for ASCII text where gpt2's 64-byte windows
  * (lexer.c) settle most pretokens: every ASCII class, the space before
- * each, apostrophes and contractions, whitespace runs, the dashes and
- * quotes the windows take as ASCII punctuation, and now and then a code
- * point past ASCII that stops a window's rule next to it. */
+ * each, apostrophes and contractions, whitespace runs, the dashes, quotes
+ * and accented letters of European text, and now and then another code
+ * point past ASCII. */
 static const char *const WINDOW_ATOMS[] = {
     "a", "Z", "q", "7", "0", " ", " ", " ", "  ", "\t", "\n", "\r", "\v", "\f", ".", ",", "-",
     "(", "\x01", "\x7f", "'", "'s", "'t", "'ll", "'ve", "'re", "'x", "ing", "the", " the", "1984",
     "\xe2\x80\x9c", "\xe2\x80\x99", "\xe2\x80\x94", "\xe2\x80\xa6", "\xe2\x80\x93",
     "\xe2\x80\xa7", "\xc3\xa9", "\xc3\xa4", "\xc3\x9f", "\xc3\x9c", "\xc3\x80", "\xc3\xbf",
     /* past ASCII, left out of half the texts: spaces (U+2000 and U+2028 share the
-     * dashes' first two bytes), a mark, a dash the window does not know, a letter
-     * whose first and last bytes are a dash's (U+2094), the two signs among the
-     * accented letters (× ÷), a Latin-1 letter and space led by C2 */
+     * dashes' first two bytes), a mark, another dash, a letter whose first and last
+     * bytes are a dash's (U+2094), the two signs among the accented letters (× ÷),
+     * a Latin-1 letter and space led by C2 */
     "\xc2\xa0", "\xe2\x80\x80", "\xe2\x80\xa8", "\xe2\x80\x92", "\xe2\x82\x94",
     "\xe4\xb8\xad", "\xcc\x81", "\xc3\x97", "\xc3\xb7", "\xc2\xaa", "\xc2\xb5",
 };
-enum { WINDOW_ASCII_ATOMS = 43 }; /* the atoms a window settles pretokens of */
+enum { WINDOW_ASCII_ATOMS = 43 }; /* the atoms of European text */
 
 static void ascii_text_across_windows(void **state)
 {
@@ -421,6 +423,49 @@ static void ascii_text_across_windows(void **state)
                                            false, &len);
         char what[64];
         snprintf(what, sizeof what, "ASCII text, seed %llu", (unsigned long long)seed);
+        check_both_patterns(text, len, seed % 10 ? WHOLE : ALL_CHUNKS,
+                            seed % 10 ? 1 : N(ALL_CHUNKS), what);
+        free(text);
+    }
+}
+
+/* Atoms of text past ASCII for gpt2's windows, which classify each code
+ * point past ASCII from the tables and carry a pretoken on from one window
+ * into the next: letters, marks (class O), numbers and punctuation of
+ * several scripts, of 2, 3 and 4 bytes, runs long enough to cross windows,
+ * ASCII around them; the whitespace past ASCII the windows leave alone
+ * comes last, left out of half the texts. */
+static const char *const WIDE_ATOMS[] = {
+    "\xe4\xb8\xad", "\xe6\x96\x87\xe5\xad\x97",
+    ("\xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad\xe6\x96\x87"
+     "\xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad\xe6\x96\x87"), /* 中文 seven times */
+    "\xe3\x80\x82", "\xef\xbc\x8c", "\xe3\x80\x8c", "\xe3\x80\x8d",            /* 。 ， 「 」 */
+    "\xd9\x83\xd9\x84\xd9\x85\xd8\xa9", " \xd9\x83\xd9\x84\xd9\x85\xd8\xa9", "\xd9\x8b",
+    "\xd8\x8c", "\xd9\xa3", "\xd9\x80",                                      /* ، ٣ ـ */
+    /* Devanagari: a letter, two marks (O), the danda (O), a digit: ह ि ् । ३ */
+    "\xe0\xa4\xb9", "\xe0\xa4\xbf", "\xe0\xa5\x8d", "\xe0\xa5\xa4", "\xe0\xa5\xa9",
+    "\xd1\x81\xd0\xbb\xd0\xbe\xd0\xb2\xd0\xbe", "\xce\xbb\xcf\x8c\xce\xb3\xce\xbf\xcf\x82",
+    "\xc3\xa9", "\xc3\x9f", "\xc3\x97", "\xc2\xaa", "\xc2\xb2", "\xc2\xbd", "\xcc\x81",
+    "\xf0\xa0\x80\x80", "\xf0\x9f\x98\x80", "\xf0\x9d\x9f\x8e",               /* 𠀀 😀 𝟎 */
+    /* around the ideographs U+4E00 to U+9FFF, which the windows mark by their first bytes:
+     * a hexagram U+4DFF (O), U+4E00, U+9FFF, U+A000 (letters), a Yi radical U+A490 (O) */
+    "\xe4\xb7\xbf", "\xe4\xb8\x80", "\xe9\xbf\xbf", "\xea\x80\x80", "\xea\x92\x90",
+    "a", "the", " word", "7", " 7", ".", " .", "'", "'s", "'ll", " ", " ", "  ", "\n", "\t",
+    /* whitespace past ASCII: no-break space, ideographic space, NEL, line separator */
+    "\xc2\xa0", "\xe3\x80\x80", "\xc2\x85", "\xe2\x80\xa8",
+};
+enum { WIDE_SETTLED_ATOMS = N(WIDE_ATOMS) - 4 }; /* the atoms but whitespace past ASCII */
+
+static void text_past_ascii_across_windows(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        size_t len;
+        uint8_t *text = test_generate_text(seed, 1500, WIDE_ATOMS,
+                                           seed % 2 ? WIDE_SETTLED_ATOMS : N(WIDE_ATOMS), false,
+                                           &len);
+        char what[64];
+        snprintf(what, sizeof what, "text past ASCII, seed %llu", (unsigned long long)seed);
         check_both_patterns(text, len, seed % 10 ? WHOLE : ALL_CHUNKS,
                             seed % 10 ? 1 : N(ALL_CHUNKS), what);
         free(text);
@@ -577,6 +622,7 @@ int main(void)
         cmocka_unit_test(whitespace_runs_before_everything),
         cmocka_unit_test(random_text_with_specials_and_invalid_bytes),
         cmocka_unit_test(ascii_text_across_windows),
+        cmocka_unit_test(text_past_ascii_across_windows),
         cmocka_unit_test(every_code_point_against_every_neighbour),
         cmocka_unit_test(every_shipped_corpus),
     };

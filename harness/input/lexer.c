@@ -49,15 +49,15 @@
  * classified is the very block the hash mixes next, so the word table gets
  * the pretoken with its hash and nobody reads the bytes a second time
  * before the table compares them with the words it holds. The window
- * (gpt2 in ASCII text, below) classifies 64 bytes before it knows where
- * their pretokens end, then loads each pretoken's blocks once more to
- * hash them, from the first-level cache, which the classification has
- * just filled. The states,
- * which take the rarer pretokens, only find where one ends and then hash
- * its bytes, still in the first-level cache, with word_table_hash: feeding
- * a hasher code point by code point cost more than that second read, and
- * SPACES, which may give back its last character (or everything after
- * gpt4's last newline), would have to keep a copy of it.
+ * (gpt2, below) classifies 64 bytes before it knows where their
+ * pretokens end, then loads each pretoken's blocks once more to hash
+ * them, from the first-level cache, which the classification has just
+ * filled. The states, which take the rarer pretokens, only find where
+ * one ends and then hash its bytes, still in the first-level cache, with
+ * word_table_hash: feeding a hasher code point by code point cost more
+ * than that second read, and SPACES, which may give back its last
+ * character (or everything after gpt4's last newline), would have to
+ * keep a copy of it.
  *
  * Why it is faster than PCRE2 (which stays the definition: pretok.c still
  * runs it for every other pattern and under --pretokenizer pcre2):
@@ -80,11 +80,12 @@
  *     ASCII each code point is classified once, from its lead byte, and
  *     the blocks are mixed whole all the same; lexer_split finds many
  *     pretokens per call;
- *   - for gpt2 in ASCII text, whether a pretoken starts at a byte depends
- *     on that byte and its two neighbours only, so the starts of 64 bytes
+ *   - for gpt2, whether a pretoken starts at a code point depends on that
+ *     code point and its two neighbours only, so the starts of 64 bytes
  *     are found at once with bit operations on 64-bit masks (the window,
- *     below), and a pretoken then costs one count-trailing-zeros and its
- *     hash, with no branch on its class.
+ *     below: ASCII by vector compares, each code point past ASCII by the
+ *     tables), and a pretoken then costs one count-trailing-zeros and its
+ *     hash, with no branch on its class, in English as in Hindi.
  * Both read each byte a bounded number of times, so both are O(n); the
  * difference is the constant, measured in docs/ (the counting lesson).
  *
@@ -395,10 +396,12 @@ static bool gpt4_pretoken(scanner *x)
  * letter and vowel sign, an Arabic word), a space before one (" كلمة"),
  * and the runs that go on past ASCII (é in a run of letters) or stop there
  * (a word before a curly quote “ ” ’, as the Gutenberg books put around
- * every quotation). Whatever the fast path cannot settle alone — an
- * apostrophe (a contraction), a whitespace run past ASCII or one that
- * fills the 8 bytes, gpt4's numbers past ASCII, the last 8 bytes of the
- * text — it leaves to the states, from the pretoken's start.
+ * every quotation). (For gpt2 the windows below settle most of these
+ * first; the fast path takes what they leave, and all of gpt4's.)
+ * Whatever the fast path cannot settle alone — an apostrophe (a
+ * contraction), a whitespace run past ASCII or one that fills the 8
+ * bytes, gpt4's numbers past ASCII, the last 8 bytes of the text — it
+ * leaves to the states, from the pretoken's start.
  */
 
 #define EVERY_BYTE(b) (0x0101010101010101ull * (uint8_t)(b)) /* b in each of the 8 bytes */
@@ -794,24 +797,42 @@ static inline bool gpt4_ascii_piece(block_reader *r, lexer_piece *piece)
 
 /*
  * The fast path above still does its work once per pretoken: load eight
- * bytes, classify them, find the run's end. In ASCII text gpt2 needs
- * less: whether a pretoken starts at byte i depends only on bytes i − 1,
- * i and i + 1 (below), so the starts of 64 bytes at once can be computed
+ * bytes, classify them, find the run's end. gpt2 needs less: whether a
+ * pretoken starts at a code point depends only on it and its two
+ * neighbours (below), so the starts of 64 bytes at once can be computed
  * with a few bit operations on 64-bit masks, one bit per byte, and each
  * pretoken then costs one count-trailing-zeros and its hash.
  *
- * The masks. Bit k of `letters` is set when byte k of the window is an
- * ASCII letter, and so on for digits, whitespace, the space ' ' itself and
- * bytes ≥ 0x80 (`wide`: part of a code point past ASCII); an ASCII byte in
- * none of those is an "other". x << 1 moves every byte's bit to the byte
- * after it, so (letters & letters << 1) marks the letters that follow a
- * letter. On x86-64, SSE2 (which every such CPU has) classifies 16 bytes
- * with a few vector compares, and `movemask` gathers their high bits into
- * 16 bits of a mask; elsewhere (or built with -DBPE_LEXER_PORTABLE, which
- * is how the tests check this path on x86-64) the 8-byte tests of the fast
- * path are gathered into bits with one multiplication per 8 bytes.
+ * The masks. Bit k of `letters` is set when byte k of the window belongs
+ * to a letter, and so on for numbers (`digits`) and whitespace (`spaces`);
+ * `blanks` marks the space ' ' itself; a byte in none of those belongs to
+ * an "other". x << 1 moves every byte's bit to the byte after it, so
+ * (letters & letters << 1) marks the letter bytes that follow a letter
+ * byte. An ASCII byte is a code point of its own: on x86-64, SSE2 (which
+ * every such CPU has) classifies 16 of them with a few vector compares,
+ * and `movemask` gathers their high bits into 16 bits of a mask;
+ * elsewhere (or built with -DBPE_LEXER_PORTABLE, which is how the tests
+ * check this path on x86-64) the 8-byte tests of the fast path are
+ * gathered into bits with one multiplication per 8 bytes.
  *
- * The rule, read off gpt2's alternatives, for a byte i in ASCII text:
+ * A code point past ASCII (é, an Arabic letter, a Devanagari vowel sign,
+ * a Chinese character, a curly quote) has 2 to 4 bytes, the first of them
+ * (its lead byte, ≥ 0xC0) saying how many. The same compares find the
+ * lead bytes; each such code point is classified whole by the tables, as
+ * the states classify it, and all its bytes get its class: the three
+ * bytes of a Chinese character are three letter bytes. So the bytes after
+ * a lead byte always follow a byte of their own class, the rule below
+ * never starts a pretoken inside a code point, and the rule, which reads
+ * bytes, reads code points. A window of ASCII text has no lead byte and
+ * skips this; in Hindi or Arabic it costs a class lookup per code point,
+ * as a run of the fast path does, but with no branch on the class and no
+ * call or decision per pretoken: Hindi's pretokens are a code point or
+ * two, a letter run, then a vowel sign (a mark, class O), and so on. The
+ * ideographs of Chinese and Japanese (U+4E00 to U+9FFF, all letters) are
+ * told by their first byte or two, with the same compares, and looked up
+ * in no table.
+ *
+ * The rule, read off gpt2's alternatives, for a code point at byte i:
  *   - a letter, digit or other starts a pretoken unless the byte before it
  *     is of its class (the run goes on) or is a space (the ' ?' it leads
  *     with);
@@ -820,43 +841,36 @@ static inline bool gpt4_ascii_piece(block_reader *r, lexer_piece *piece)
  *     digit or other: `\s+(?!\S)` leaves that last one to the next
  *     pretoken, where a space becomes its ' ?' and anything else stands
  *     alone (`\s+`).
- * Two families of code points past ASCII are common enough in European
- * text to be let in. U+2013 to U+2027, the dashes, curly quotes, bullet
- * and ellipsis (– — ‘ ’ “ ” • …), are all punctuation (class O), and their
- * UTF-8 is E2 80 93 to E2 80 A7: their three bytes count as "others" in
- * the window, so a run of others goes on through them, as gpt2's run goes
- * on through the code point. U+00C0 to U+00FF, the accented letters of
- * Latin-1 (é ä ß Ü), are letters but for × and ÷, and their UTF-8 is C3 80
- * to C3 BF: both bytes count as letters. Their neighbours (U+2000 to
- * U+2012 and U+2028 on include whitespace; C2 xx holds the no-break space)
- * stay bytes past ASCII. A window with no byte past ASCII skips looking
- * for them.
+ * The second half reads byte i + 1 as the code point after i, which it is
+ * only when whitespace has one byte. Whitespace past ASCII (the no-break
+ * space U+00A0, U+3000) is rare: the rule is not settled on its bytes nor
+ * next to them.
  *
  * So the pretoken that starts at byte p ends at the next start after p,
- * provided bytes p to that end + 1 are ASCII or of those two (the rule
- * read them) and p is not an apostrophe, where a CONTRACTION may take the
- * next one or two letters against the rule. Whatever does not fit — a
- * pretoken at an apostrophe, one touching a byte past ASCII, one longer
- * than the window — goes to the fast path above or the states, from its
- * start, and the window goes on after it: the rule at a byte does not
- * depend on where the pretokens before it started. A new window is made
- * where the last one ran out, unless the next 4 bytes are not all ASCII:
- * in Chinese or Arabic text most pretokens touch such bytes, and a window
- * there would be classified for nothing. gpt4's alternatives depend on
- * more than the neighbours (numbers in threes, a letter run led by any
- * non-letter), so gpt4 keeps the per-pretoken fast path.
+ * provided the rule settled it (it read bytes of the window, none of
+ * whitespace past ASCII) and p is not an apostrophe, where a CONTRACTION
+ * may take the next one or two letters against the rule. Whatever does
+ * not fit — a pretoken at an apostrophe, one next to whitespace past
+ * ASCII — goes to the fast path above or the states, from its start, and
+ * the window goes on after it: the rule at a byte does not depend on
+ * where the pretokens before it started. For the same reason a window
+ * need not begin where a pretoken does: one that runs past byte 62 (a
+ * Chinese sentence may run past several windows) goes on in a window
+ * made at the code point holding byte 62, and ends at that window's
+ * first start. gpt4's alternatives depend on more than the neighbours
+ * (numbers in threes, a letter run led by any non-letter), so gpt4 keeps
+ * the per-pretoken fast path.
  */
 
 /* The classes of the 64 bytes of a window, one bit per byte (bit k for
- * byte k; bits of a byte ≥ 0x80 are clear but in the last three). */
+ * byte k); the bytes of a code point past ASCII all have its class. */
 typedef struct {
-    uint64_t letters; /* A–Z, a–z */
-    uint64_t digits;  /* 0–9 */
-    uint64_t spaces;  /* \t to \r and ' ': ASCII whitespace */
+    uint64_t letters; /* bytes of letters: A–Z, a–z and \p{L} past ASCII */
+    uint64_t digits;  /* bytes of numbers: 0–9 and \p{N} past ASCII */
+    uint64_t spaces;  /* bytes of whitespace: \t to \r, ' ' and \s past ASCII */
     uint64_t blanks;  /* ' ' alone */
-    uint64_t wide;    /* bytes ≥ 0x80 */
-    uint64_t dashes;  /* the first byte of E2 80 93 to E2 80 A7: U+2013 to U+2027 */
-    uint64_t accents; /* the first byte of C3 80 to C3 BF but × and ÷: U+00C0 to U+00FF */
+    uint64_t quotes;  /* the apostrophe ' */
+    uint64_t wide;    /* bytes ≥ 0x80: of code points past ASCII */
 } window_classes;
 
 enum {
@@ -903,24 +917,26 @@ static inline window_classes classify_window(const uint8_t *s)
         c.digits |= mask16(bytes_in_range16(v, '0', 10), k);
         c.spaces |= mask16(_mm_or_si128(bytes_in_range16(v, '\t', 5), blanks), k);
         c.blanks |= mask16(blanks, k);
+        c.quotes |= mask16(bytes_equal16(v, '\''), k);
         c.wide |= mask16(v, k);
     }
     return c;
 }
 
-/* The dashes and accented letters of a window with bytes past ASCII: each
- * byte is compared with the two after it, loaded one and two places on. */
-static inline void classify_window_past_ascii(const uint8_t *s, window_classes *c)
+/* The lead bytes of the window's code points past ASCII (bytes ≥ 0xC0),
+ * and in *ideographs those of U+4E00 to U+9FFF: E4 B8 to E4 BF, E5 to E9,
+ * each byte compared with the one after it, loaded one place on. */
+static inline uint64_t window_leads(const uint8_t *s, uint64_t *ideographs)
 {
+    uint64_t leads = 0;
+    *ideographs = 0;
     for (unsigned k = 0; k < WINDOW; k += 16) {
-        __m128i v = load16(s + k), second = load16(s + k + 1), third = load16(s + k + 2);
-        __m128i e2_80 = _mm_and_si128(bytes_equal16(v, 0xE2), bytes_equal16(second, 0x80));
-        __m128i dash = _mm_and_si128(e2_80, bytes_in_range16(third, 0x93, 0xA7 - 0x93 + 1));
-        __m128i accent = _mm_and_si128(bytes_equal16(v, 0xC3), bytes_in_range16(second, 0x80, 64));
-        __m128i sign = _mm_or_si128(bytes_equal16(second, 0x97), bytes_equal16(second, 0xB7));
-        c->dashes |= mask16(dash, k);
-        c->accents |= mask16(_mm_andnot_si128(sign, accent), k); /* but × and ÷ */
+        __m128i v = load16(s + k), second = load16(s + k + 1);
+        __m128i e4 = _mm_and_si128(bytes_equal16(v, 0xE4), bytes_in_range16(second, 0xB8, 8));
+        leads |= mask16(bytes_in_range16(v, 0xC0, 64), k);
+        *ideographs |= mask16(_mm_or_si128(e4, bytes_in_range16(v, 0xE5, 5)), k);
     }
+    return leads;
 }
 #else
 
@@ -940,54 +956,98 @@ static inline window_classes classify_window(const uint8_t *s)
         c.digits |= gather8(ascii_digits(v)) << k;
         c.spaces |= gather8(ascii_spaces(v)) << k;
         c.blanks |= gather8(bytes_equal(v, ' ')) << k;
+        c.quotes |= gather8(bytes_equal(v, '\'')) << k;
         c.wide |= gather8(v & HIGH_BITS) << k;
     }
     return c;
 }
 
-static inline void classify_window_past_ascii(const uint8_t *s, window_classes *c)
+/* Bytes 11xxxxxx: bit 7 set, and bit 6, which v << 1 moves to bit 7.
+ * Bytes past ASCII are compared in ASCII's ranges with their high bit
+ * flipped (bytes_in_range leaves out bytes ≥ 0x80, so ASCII is out). */
+static inline uint64_t window_leads(const uint8_t *s, uint64_t *ideographs)
 {
+    uint64_t leads = 0;
+    *ideographs = 0;
     for (unsigned k = 0; k < WINDOW; k += 8) {
-        uint64_t v = word_hash_load(s + k);
-        uint64_t second = word_hash_load(s + k + 1), third = word_hash_load(s + k + 2);
-        c->dashes |= gather8(bytes_equal(v, 0xE2) & bytes_equal(second, 0x80) &
-                            bytes_in_range(third ^ HIGH_BITS, 0x93 - 0x80, 0xA7 - 0x80)) << k;
-        uint64_t continuing = second & ~(second << 1); /* 10xxxxxx: bit 7 set, bit 6 clear */
-        c->accents |= gather8(bytes_equal(v, 0xC3) & continuing & HIGH_BITS &
-                              ~bytes_equal(second, 0x97) & ~bytes_equal(second, 0xB7)) << k;
+        uint64_t v = word_hash_load(s + k), second = word_hash_load(s + k + 1);
+        uint64_t e4 = bytes_equal(v, 0xE4) & bytes_in_range(second ^ HIGH_BITS, 0x38, 0x3F);
+        leads |= gather8(v & v << 1 & HIGH_BITS) << k;
+        *ideographs |= gather8(e4 | bytes_in_range(v ^ HIGH_BITS, 0x65, 0x69)) << k;
     }
+    return leads;
 }
 #endif
+
+/* All ones when `yes`, else zero: a mask chosen without a branch. */
+static inline uint64_t all_if(bool yes)
+{
+    return 0 - (uint64_t)yes;
+}
+
+/*
+ * The code points past ASCII of a window (c->wide ≠ 0), each classified
+ * whole by the tables from its lead byte, and all its bytes marked with
+ * its class. Whether it is a letter is not a branch: Hindi, a letter and
+ * a vowel sign (O) in turn, would mispredict it half the time; numbers
+ * and whitespace, rare past ASCII, are. The ideographs U+4E00 to U+9FFF,
+ * nine code points in ten of Chinese text, are all letters (the tests
+ * check every code point against PCRE2): they are marked by their first
+ * bytes, with no lookup. O(code points past ASCII).
+ */
+static inline void classify_window_past_ascii(const uint8_t *s, window_classes *c)
+{
+    uint64_t ideographs, leads = window_leads(s, &ideographs);
+    uint64_t letters = ideographs | ideographs << 1 | ideographs << 2, digits = 0, spaces = 0;
+    for (leads &= ~ideographs; leads != 0; leads &= leads - 1) {
+        unsigned k = first_marked_bit(leads);
+        size_t width;
+        char cls = code_point_class(s + k, &width);
+        uint64_t bytes = ((1ull << width) - 1) << k;
+        letters |= bytes & all_if(cls == 'L');
+        if (cls == 'N')
+            digits |= bytes;
+        else if (cls == 'S')
+            spaces |= bytes;
+    }
+    c->letters |= letters;
+    c->digits |= digits;
+    c->spaces |= spaces;
+}
 
 /*
  * A window: the places where a pretoken may end, and those where the rule
  * settled that one does. The rule at byte k read bytes k − 1 to k + 1, so
- * it is not settled next to a byte past ASCII, nor at byte 63 (byte 64 is
- * not in the window): those are `stops` but not `settled`. Byte 63 is
- * always a stop, so that a search for the next stop always finds one.
+ * it is not settled on or next to whitespace past ASCII, nor at byte 63
+ * (byte 64 is not in the window): those are `stops` but not `settled`.
+ * Byte 63 is always a stop, so that a search for the next stop always
+ * finds one; when it is the first after a place, the rule settled that no
+ * pretoken starts between them.
  */
 typedef struct {
     uint64_t stops;   /* bit k: a pretoken starts at byte k, or the rule cannot say */
     uint64_t settled; /* bit k: a pretoken starts at byte k, by the rule */
+    uint64_t quotes;  /* bit k: byte k is an apostrophe, maybe a CONTRACTION's */
 } window;
+
+enum { LAST_PLACE = WINDOW - 1 }; /* byte 63: the rule there reads byte 64 */
 
 static inline window gpt2_window(const uint8_t *s)
 {
     window_classes c = classify_window(s);
     if (c.wide)
         classify_window_past_ascii(s, &c);
-    uint64_t accented = c.accents | c.accents << 1; /* letters, both bytes */
-    uint64_t letters = c.letters | accented;
-    uint64_t wide = c.wide & ~(c.dashes | c.dashes << 1 | c.dashes << 2 | accented);
-    uint64_t others = ~(letters | c.digits | c.spaces | wide);
-    uint64_t words = letters | c.digits | others; /* what ' ?' may lead */
-    uint64_t after_same = (letters & letters << 1) | (c.digits & c.digits << 1) |
+    uint64_t others = ~(c.letters | c.digits | c.spaces);
+    uint64_t words = c.letters | c.digits | others; /* what ' ?' may lead */
+    uint64_t after_same = (c.letters & c.letters << 1) | (c.digits & c.digits << 1) |
                           (others & others << 1);
     uint64_t word_starts = words & ~after_same & ~(c.blanks << 1);
     uint64_t space_starts = c.spaces & (~(c.spaces << 1) | words >> 1);
-    uint64_t unsure = wide | wide << 1 | wide >> 1 | 1ull << 63;
-    uint64_t starts = word_starts | space_starts;
-    return (window){.stops = starts | unsure, .settled = starts & ~unsure};
+    uint64_t wide_spaces = c.spaces & c.wide;
+    uint64_t unsure = wide_spaces | wide_spaces << 1 | wide_spaces >> 1;
+    uint64_t starts = word_starts | space_starts, last = 1ull << LAST_PLACE;
+    return (window){.stops = starts | unsure | last, .settled = starts & ~(unsure | last),
+                    .quotes = c.quotes};
 }
 
 /* The lowest n (1 to 8) bytes of v, the others zero. */
@@ -996,8 +1056,8 @@ static inline uint64_t first_bytes(uint64_t v, size_t n)
     return v & (~0ull >> (64 - 8 * n));
 }
 
-/* word_table_hash of s[0, n), 0 < n < WINDOW, whose 8-byte blocks may be
- * read whole (the window's reads). Most pretokens fit in one block. */
+/* word_table_hash of s[0, n), n > 0, whose 8-byte blocks may be read
+ * whole (the window's reads). Most pretokens fit in one block. */
 static inline uint64_t window_hash(const uint8_t *s, size_t n)
 {
     if (n <= 8) {
@@ -1013,38 +1073,82 @@ static inline uint64_t window_hash(const uint8_t *s, size_t n)
     return word_hash_finish(h, n);
 }
 
-/* Whether the 3 bytes after s[0] (ASCII) are ASCII too: text past ASCII,
- * where pretokens touch bytes past ASCII, is not worth a window. */
-static inline bool ascii_ahead(const uint8_t *s)
+/* Where the code point holding byte s[at] begins: at, or up to 3 bytes
+ * before it. */
+static inline size_t code_point_start(const uint8_t *s, size_t at)
 {
-    return !((s[1] | s[2] | s[3]) & 0x80);
+    while ((s[at] & 0xC0) == 0x80)
+        at--;
+    return at;
 }
 
-/* Whether window w has a start after place p (< WINDOW − 1). */
-static inline bool window_goes_on(window w, size_t p)
+/* The window last made, kept from one pretoken to the next. */
+typedef struct {
+    window w;    /* its places */
+    size_t base; /* the offset in the text of its byte 0 */
+    bool made;   /* whether there is one yet */
+} window_at;
+
+/*
+ * The pretokens that window w, made at s[base], settles for the pretoken
+ * at *start on, the search for its end beginning at place *p (no
+ * pretoken starts between them), into pieces[n, max); moves both past the
+ * pieces and returns the new n. It stops at a pretoken the rule does not
+ * settle: one at an apostrophe, one next to whitespace past ASCII, one
+ * reaching past the window. Those end at the first stop after *p that is
+ * not settled or starts at an apostrophe (`last`), so the ends before it
+ * are known at once: the loop takes them one by one off a mask, with no
+ * test but whether any is left. O(pretokens + their bytes / 8).
+ */
+static inline size_t pieces_in_window(window w, const uint8_t *s, size_t base, size_t *start,
+                                      unsigned *p, lexer_piece *pieces, size_t n, size_t max)
 {
-    return (w.settled & (~1ull << p)) != 0;
+    if (s[*start] == '\'')
+        return n;
+    uint64_t ahead = w.stops & (~1ull << *p);
+    unsigned last = first_marked_bit(ahead & (~w.settled | w.quotes));
+    uint64_t ends = ahead & w.settled & ((2ull << last) - 1); /* up to last, if settled */
+    for (; ends != 0 && n < max; ends &= ends - 1) {
+        unsigned q = first_marked_bit(ends);
+        size_t end = base + q;
+        pieces[n++] = (lexer_piece){.end = end, .hash = window_hash(s + *start, end - *start)};
+        *start = end;
+        *p = q;
+    }
+    return n;
 }
 
 /*
- * The pretokens that window w, made at s[base], settles from *at on (a
- * pretoken start at place < WINDOW − 1), into pieces[n, max); moves *at
- * past them and returns the new n. It stops at a pretoken the rule does
- * not settle: one at an apostrophe, one reaching past the window or next
- * to a byte past ASCII. O(pretokens + their bytes / 8).
+ * The pretokens the windows settle from *at on, into pieces[n, max);
+ * moves *at past them and returns the new n. A window is used while the
+ * place after the last pretoken lies in it, and made anew where they run
+ * out. A pretoken that runs on past byte 62 of a window (a Chinese
+ * sentence may) is not given up: the next window is made at the code
+ * point that holds byte 62, where the rule was settled (no start), and
+ * its end is looked for from there; the hash reads it whole at the end.
+ * It stops at a pretoken the rule does not settle: one at an apostrophe,
+ * one next to whitespace past ASCII, one within WINDOW_READS bytes of the
+ * text's end. O(pretokens + their bytes / 8).
  */
-static inline size_t window_pieces(window w, const uint8_t *s, size_t base, size_t *at,
+static inline size_t window_pieces(window_at *x, const uint8_t *s, size_t len, size_t *at,
                                    lexer_piece *pieces, size_t n, size_t max)
 {
-    size_t p = *at - base;
-    while (n < max && s[base + p] != '\'') {
-        unsigned q = first_marked_bit(w.stops & (~1ull << p));
-        if (!(w.settled >> q & 1))
+    size_t start = *at, scan = start; /* the pretoken at start: no start up to scan */
+    while (n < max) {
+        if (!x->made || scan < x->base || scan - x->base >= LAST_PLACE) {
+            if (len - scan < WINDOW_READS)
+                break;
+            *x = (window_at){.w = gpt2_window(s + scan), .base = scan, .made = true};
+        }
+        unsigned p = (unsigned)(scan - x->base);
+        n = pieces_in_window(x->w, s, x->base, &start, &p, pieces, n, max);
+        if (n == max || s[start] == '\'' ||
+            first_marked_bit(x->w.stops & (~1ull << p)) != LAST_PLACE)
             break;
-        pieces[n++] = (lexer_piece){.end = base + q, .hash = window_hash(s + base + p, q - p)};
-        p = q;
+        scan = code_point_start(s, x->base + LAST_PLACE - 1); /* on past the window */
+        x->made = false;
     }
-    *at = base + p;
+    *at = start;
     return n;
 }
 
@@ -1069,24 +1173,14 @@ static bool state_pretoken(lexer_pattern pattern, const uint8_t *s, size_t len, 
 static inline size_t split_with(lexer_pattern pattern, const uint8_t *s, size_t len, size_t at,
                                 bool open, lexer_piece *pieces, size_t max)
 {
-    size_t n = 0, base = 0; /* the window's first byte, once there is one */
-    window w = {.stops = 0, .settled = 0};
-    bool windowed = false;
+    size_t n = 0;
+    window_at windows = {.made = false};
     while (n < max && at < len) {
         if (pattern == LEXER_GPT2) {
-            bool inside = windowed && at - base < WINDOW - 1;
-            if (!(inside && window_goes_on(w, at - base)) && s[at] < 0x80 &&
-                len - at >= WINDOW_READS && ascii_ahead(s + at)) {
-                w = gpt2_window(s + at);
-                base = at;
-                windowed = inside = true;
-            }
-            if (inside) {
-                size_t before = at;
-                n = window_pieces(w, s, base, &at, pieces, n, max);
-                if (at != before)
-                    continue;
-            }
+            size_t before = n;
+            n = window_pieces(&windows, s, len, &at, pieces, n, max);
+            if (n != before)
+                continue;
         }
         if (len - at >= 8) {
             block_reader r = block_reader_at(s, len, at);
