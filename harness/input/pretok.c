@@ -175,20 +175,30 @@ typedef struct {
  * less recent word, never its more recent one, and most lookups end at
  * the first slot, with one comparison.
  *
- * Memory: 128 KB, more than a core's first-level cache holds but well
- * within its second level: a lookup there costs a few nanoseconds, and a
- * word it catches saves the word table's far slower lookup. Pretokens that
- * go on to the word table (`bpebench count --threads 1 --counting serial`,
- * count_in_table's calls under valgrind's callgrind):
- *                        Gutenberg books   multilingual
+ * Memory: 2 MB, the size of a core's second-level cache on the machines
+ * we measure on. A lookup there costs a few nanoseconds; a word it misses
+ * costs a lookup in the word table, which waits for memory at its slot,
+ * its entry and its bytes (tens of nanoseconds, prefetched or not). Most
+ * of a corpus's words are rare, so what a larger table catches is its
+ * middle: words met often enough to be seen again before their slot is
+ * taken. Pretokens that go on to the word table (`bpebench count
+ * --threads 1 --counting serial`, count_in_table's calls under valgrind's
+ * callgrind), and the count's time on one thread (`bpebench count
+ * --threads 1`, medians of 7-9 alternating runs, relative to 4,096):
+ *                        Gutenberg books   multilingual   time (Gutenberg)
  *   4,096 single slots        16.9%           22.4%
- *   4,096 in pairs            12.6%           19.0%
- *   8,192 in pairs             8.8%           15.3%
- * Twice as many pairs would take 4.6% fewer instructions on the Gutenberg
- * books, but 256 KB per counting thread: the peak memory of training on
- * two threads rose by about 0.3 MB, so the table stays at 128 KB.
+ *   4,096 in pairs            12.6%           19.0%           1
+ *   8,192 in pairs             8.8%           15.3%           0.92
+ *  16,384 in pairs                                            0.85
+ *  65,536 in pairs                                            0.80
+ * 131,072 in pairs                                            0.80
+ * Past the second-level cache the lookups miss as the word table's do.
+ * The slots are zeroed pages the kernel maps as they are first touched
+ * (calloc of so large a block maps them): a pretokenizer that only
+ * splits text (pretok_split) never touches them, and a short input only
+ * the pages its words hash to.
  */
-enum { HOT_WORDS = 4096, HOT_BYTES = 16 };
+enum { HOT_WORDS = 65536, HOT_BYTES = 16 };
 
 /* A slot's tag: the input's number (pretokenizer.generation, from 1) and
  * the word's length (≤ HOT_BYTES) in one; 0 in an empty slot. */
@@ -236,7 +246,8 @@ struct pretokenizer {
     const char *name;             /* the current input, for messages; borrowed */
     word_table *words;            /* where pretokens are counted; NULL when emitting */
     word_batch batch;             /* pretokens matched and not yet counted in `words` */
-    hot_word *hot;                /* HOT_WORDS frequent words of `words`; owned */
+    hot_word *hot;                /* HOT_WORDS frequent words of `words`, inside hot_block */
+    void *hot_block;              /* the zeroed block holding them, 64-byte aligned inside; owned */
     uint32_t *dirty;              /* the hot slots whose pending count may be nonzero; owned */
     size_t n_dirty;               /* entries in dirty (at most HOT_WORDS) */
     uint32_t generation;          /* the current input's number, from 1 (hot_word.tag) */
@@ -932,9 +943,11 @@ pretokenizer *pretok_new(const pretok_config *cfg, char *err, size_t err_len)
      * empty pending buffer (an empty file) must stay defined. */
     p->pending_cap = 1 << 16;
     p->pending = calloc(p->pending_cap, 1);
-    p->hot = aligned_alloc(64, HOT_WORDS * sizeof *p->hot); /* a pair to a cache line */
-    if (p->hot)
-        memset(p->hot, 0, HOT_WORDS * sizeof *p->hot);
+    /* a pair to a cache line: the slots start at the block's first 64-byte boundary */
+    p->hot_block = calloc(1, HOT_WORDS * sizeof *p->hot + 63);
+    if (p->hot_block)
+        p->hot = (hot_word *)(void *)((uint8_t *)p->hot_block +
+                                      (64 - (uintptr_t)p->hot_block % 64) % 64);
     p->dirty = malloc(HOT_WORDS * sizeof *p->dirty);
     if (!p->pending || !p->hot || !p->dirty) {
         set_error(err, err_len, "out of memory");
@@ -954,7 +967,7 @@ void pretok_free(pretokenizer *p)
     pretok_compiled_free(p->own_pattern);
     special_trie_free(p->specials);
     free(p->pending);
-    free(p->hot);
+    free(p->hot_block);
     free(p->dirty);
     free(p);
 }
