@@ -155,9 +155,11 @@ typedef struct {
  * goes to `pending`, within the slot's own cache line. A word enters it only
  * after the word table has it (count_one), so the table's first-seen order
  * is untouched; a slot's pending count is added to the table when another
- * word takes the slot, and every slot's before the table can be read
- * (flush_hot_words, at the end of each input: pretok_end; a round that
- * leaves bytes for the next only empties the ring). The slots
+ * word takes the slot, and every slot's before the table's counts are
+ * read (flush_hot_words: at the end of each input, pretok_end; or, for a
+ * caller that reads only the words until its count ends, when it says so,
+ * pretok_flush after inputs ended by pretok_end_words; a round that leaves
+ * bytes for the next only empties the ring). The slots
  * name entries of one table: they stay from one input to the next counted
  * into it (pretok_continue_at: the next file, the next segment of a
  * thread), and start empty for another table (a new generation).
@@ -251,8 +253,10 @@ struct pretokenizer {
     uint32_t *dirty;              /* the hot slots whose pending count may be nonzero; owned */
     size_t n_dirty;               /* entries in dirty (at most HOT_WORDS) */
     uint32_t generation;          /* the current input's number, from 1 (hot_word.tag) */
-    bool exact;                   /* the last input ended well: `words` holds every count
-                                   * and the hot words name its entries (pretok_continue_at) */
+    bool exact;                   /* the last input ended well: `words` holds every word,
+                                   * and every count but those the hot words hold (none
+                                   * after pretok_end), and the hot words name its entries
+                                   * (pretok_continue_at) */
     uint64_t multiplicity;        /* each pretoken counts this many times (dedup's chunks) */
     int64_t hot_room;             /* UINT32_MAX − multiplicity, or −1 when that is negative:
                                    * a hot slot pending more cannot count one more pretoken */
@@ -789,8 +793,9 @@ static void keep_tail(pretokenizer *p, size_t run, size_t consumed)
     memmove(p->pending, p->pending + keep, p->pending_len);
 }
 
-/* Consumes as much of pending as is final; everything when `final`. */
-static bool process_pending(pretokenizer *p, bool final)
+/* Consumes as much of pending as is final; everything when `final`, and
+ * then adds the hot words' pending counts to the table too when `flush`. */
+static bool process_pending(pretokenizer *p, bool final, bool flush)
 {
     size_t run = 0, from = p->context;
     for (;;) {
@@ -805,8 +810,8 @@ static bool process_pending(pretokenizer *p, bool final)
             keep_tail(p, run_out, consumed);
             return true;
         }
-        if (m == SPECIAL_NONE) { /* final and nothing left: the table made exact */
-            if (!count_batch(p) || !flush_hot_words(p))
+        if (m == SPECIAL_NONE) { /* final and nothing left: every word in the table */
+            if (!count_batch(p) || (flush && !flush_hot_words(p)))
                 return false;
             p->pending_offset += p->pending_len;
             p->pending_len = p->context = 0;
@@ -1061,7 +1066,7 @@ bool pretok_feed_written(pretokenizer *p, size_t len, char *err, size_t err_len)
      * chunks (a 50 MB line without spaces), instead of O(n^2 / chunk). */
     if (p->pending_len < p->retry_len)
         return true;
-    bool ok = process_pending(p, false);
+    bool ok = process_pending(p, false, false);
     p->retry_len = 2 * p->pending_len;
     if (!ok)
         settle_failure(p);
@@ -1077,14 +1082,32 @@ bool pretok_feed(pretokenizer *p, const uint8_t *data, size_t len, char *err, si
     return pretok_feed_written(p, len, err, err_len);
 }
 
-bool pretok_end(pretokenizer *p, char *err, size_t err_len)
+/* pretok_end, adding the hot words' pending counts to the table or not. */
+static bool end_input(pretokenizer *p, bool flush, char *err, size_t err_len)
 {
     p->err = err;
     p->err_len = err_len;
-    p->exact = process_pending(p, true);
+    p->exact = process_pending(p, true, flush);
     if (!p->exact)
         settle_failure(p);
     return p->exact;
+}
+
+bool pretok_end(pretokenizer *p, char *err, size_t err_len)
+{
+    return end_input(p, true, err, err_len);
+}
+
+bool pretok_end_words(pretokenizer *p, char *err, size_t err_len)
+{
+    return end_input(p, false, err, err_len);
+}
+
+bool pretok_flush(pretokenizer *p, char *err, size_t err_len)
+{
+    p->err = err;
+    p->err_len = err_len;
+    return flush_hot_words(p);
 }
 
 bool pretok_split(pretokenizer *p, const char *name, const uint8_t *text, size_t len, size_t chunk,
