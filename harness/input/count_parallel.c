@@ -44,7 +44,7 @@
  * tables of one thread is merged twice, and the pretokenizer's hot words
  * (pretok.c), which name entries of one table, start empty, so each
  * frequent word goes through the table once more. Those hot words take
- * 39 pretokens in 40 on the Gutenberg books, so a thread's table is
+ * 24 pretokens in 25 on the Gutenberg books, so a thread's table is
  * touched by the rest alone and its size matters little; TABLE_WORDS is
  * large (262,144), and the tables close only on corpora of many more
  * distinct words. From 32,768: two threads on the Gutenberg books, 14

@@ -177,8 +177,8 @@ typedef struct {
  * less recent word, never its more recent one, and most lookups end at
  * the first slot, with one comparison.
  *
- * Memory: 2 MB, the size of a core's second-level cache on the machines
- * we measure on. A lookup there costs a few nanoseconds; a word it misses
+ * Memory: 1 MB, half a core's second-level cache on the machines we
+ * measure on. A lookup there costs a few nanoseconds; a word it misses
  * costs a lookup in the word table, which waits for memory at its slot,
  * its entry and its bytes (tens of nanoseconds, prefetched or not). Most
  * of a corpus's words are rare, so what a larger table catches is its
@@ -191,16 +191,21 @@ typedef struct {
  *   4,096 single slots        16.9%           22.4%
  *   4,096 in pairs            12.6%           19.0%           1
  *   8,192 in pairs             8.8%           15.3%           0.92
- *  16,384 in pairs                                            0.85
- *  65,536 in pairs                                            0.80
- * 131,072 in pairs                                            0.80
+ *  16,384 in pairs             5.9%           12.4%           0.85
+ *  32,768 in pairs             3.8%           10.3%           0.81
+ *  65,536 in pairs             2.5%            9.0%           0.80
+ * 131,072 in pairs             1.8%            8.3%           0.80
  * Past the second-level cache the lookups miss as the word table's do.
+ * And 32,768 pairs took 1.01 times the CPU time of 65,536 on one thread
+ * (multilingual 0.98) but 0.96 times on two (`bpebench count --threads
+ * 2`, medians of 11 alternating runs of each), whose tables compete for
+ * the caches: so the table has 32,768.
  * The slots are zeroed pages the kernel maps as they are first touched
  * (calloc of so large a block maps them): a pretokenizer that only
  * splits text (pretok_split) never touches them, and a short input only
  * the pages its words hash to.
  */
-enum { HOT_WORDS = 65536, HOT_BYTES = 16 };
+enum { HOT_WORDS = 32768, HOT_BYTES = 16 };
 
 /* A slot's tag: the input's number (pretokenizer.generation, from 1) and
  * the word's length (≤ HOT_BYTES) in one; 0 in an empty slot. */
@@ -527,7 +532,7 @@ static bool take_piece(pretokenizer *p, const uint8_t *piece, size_t len)
  * starts a new 64-byte window, so more per call means fewer windows cut
  * short; 6 KB of pieces and slots), and how many places ahead of the one
  * being counted a pretoken's hot slot is prefetched: the hot words
- * (128 KB) outgrow the first-level cache, and a lookup waited there for
+ * (1 MB) outgrow the first-level cache, and a lookup waited there for
  * the slot more than for anything else. */
 enum { LEXED_PIECES = 256, HOT_AHEAD = 8 };
 
