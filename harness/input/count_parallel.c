@@ -419,7 +419,7 @@ static bool count_segments(worker *w, size_t first, size_t end, word_table *into
             return false;
     if (into == w->plan->words) /* the front: merges will read its counts */
         return pretok_end(w->pretok, w->err, sizeof w->err);
-    return pretok_end_words(w->pretok, w->err, sizeof w->err); /* counts: close_table */
+    return pretok_end_words(w->pretok, w->err, sizeof w->err); /* counts: flush_counts */
 }
 
 /* Lowers plan->stop to s unless it is lower already. */
