@@ -45,13 +45,18 @@
  * (pretok.c), which name entries of one table, start empty, so each
  * frequent word goes through the table once more. Those hot words take
  * 24 pretokens in 25 on the Gutenberg books, so a thread's table is
- * touched by the rest alone and its size matters little; TABLE_WORDS is
- * large (262,144), and the tables close only on corpora of many more
- * distinct words. From 32,768: two threads on the Gutenberg books, 14
- * tables → 2, used 7% fewer instructions (callgrind: 2,358 → 2,233
- * million; one thread, 2,215 million) and about 0.27 → 0.24 s of CPU time
- * (temporary per-thread timers, 6 alternating runs); multilingual
- * unchanged. Nor does a segment counted into a thread's table add its hot
+ * touched by the rest alone, and a larger one costs less than it did;
+ * but where words rarely repeat, nearly every pretoken still looks in
+ * it, and a large table misses the cache where a small one would not.
+ * Two threads, `bpebench count` times relative to 32,768 words (medians
+ * of 7-15 alternating runs; `bpebench synth --words 1000000 --zipf 0
+ * --bytes 30000000`, a million words drawn uniformly):
+ *                  Gutenberg books   multilingual   a million words
+ *      65,536           0.98             0.98            0.96
+ *     262,144           0.91             1.0             1.13
+ * (131,072: 1.06 on the million words.) So TABLE_WORDS is 65,536: the
+ * threads' tables went from 14 to 4 on the Gutenberg books, 9 to 4 on
+ * multilingual. Nor does a segment counted into a thread's table add its hot
  * words' counts to it when it ends: the pretokenizer holds them
  * (pretok_end_words) until the table is closed (flush_counts), so the
  * same frequent word is not added again at the end of every segment.
@@ -145,7 +150,7 @@ enum {
     SEGMENT_BYTES = 1 << 18, /* nominal segment size (unless the request says): many per thread */
     FRONT_SHARE_PERCENT = 70, /* the front holds this share of the bytes / N: worker 0 is through
                                * it before the others run out of segments, and merges meanwhile */
-    TABLE_WORDS = 1 << 18,   /* a worker's table that holds this many words is closed at the
+    TABLE_WORDS = 1 << 16,   /* a worker's table that holds this many words is closed at the
                               * next segment, and a new one started (unless the request says) */
     BACKLOG_WORDS = 1 << 20, /* a worker waits for the merge while the threads' tables hold
                               * more words than this, not yet settled (unless the request says) */
