@@ -463,10 +463,83 @@ static void portable_patterns_cut_as_pcre2(void **state)
     assert_string_equal(pretok_pattern_portable("\\s+|\\S+"), "\\s+|\\S+");
 }
 
+/* Counts `text` into `words` as the next part of one count (the first when
+ * !go_on), ended by pretok_end_words: the hot words' counts may be held
+ * back. True when it was counted. */
+static bool count_part_held(pretokenizer *p, word_table *words, const char *text, bool go_on)
+{
+    char err[512];
+    if (go_on)
+        pretok_continue_at(p, "part", 0);
+    else
+        pretok_begin(p, "part", words);
+    for (size_t at = 0; text[at]; at++) /* a byte at a time: many rounds */
+        if (!pretok_feed(p, (const uint8_t *)text + at, 1, err, sizeof err))
+            return false;
+    return pretok_end_words(p, err, sizeof err);
+}
+
+/* The same part ended by pretok_end, begun afresh. */
+static bool count_part_exact(pretokenizer *p, word_table *words, const char *text)
+{
+    char err[512];
+    pretok_begin(p, "part", words);
+    return pretok_feed(p, (const uint8_t *)text, strlen(text), err, sizeof err) &&
+           pretok_end(p, err, sizeof err);
+}
+
+/* Whether two tables hold the same words in the same order; with the same
+ * counts too when `counts`. */
+static bool same_words(const word_table *got, const word_table *want, bool counts)
+{
+    if (got->n_entries != want->n_entries || (counts && got->pretokens != want->pretokens))
+        return false;
+    for (size_t w = 0; w < want->n_entries; w++) {
+        const word_entry *g = &got->entries[w], *e = &want->entries[w];
+        if (g->len != e->len || memcmp(got->arena + g->offset, want->arena + e->offset, e->len) ||
+            (counts && g->count != e->count))
+            return false;
+    }
+    return true;
+}
+
+/* Parts ended by pretok_end_words leave every word in the table, in
+ * first-seen order, and hold counts back (a frequent word's, met again in
+ * the next part); pretok_flush adds them, and the table is then the one
+ * pretok_end makes, also across a part that failed. */
+static void held_counts_are_added_by_flush(void **state)
+{
+    (void)state;
+    static const char *const parts[] = {"the cat and the dog", " the cat, the dog and a bird",
+                                        "the the the cat \xff the", "a cat and the dog the"};
+    static const bool ends_well[] = {true, true, false, true};
+    pretok_config cfg = {.pattern = "gpt2"};
+    char err[512];
+    pretokenizer *held = pretok_new(&cfg, err, sizeof err), *exact = pretok_new(&cfg, err, sizeof err);
+    assert_non_null(held);
+    assert_non_null(exact);
+    word_table got, want;
+    assert_true(word_table_init(&got) && word_table_init(&want));
+    for (size_t k = 0; k < N(parts); k++) {
+        assert_int_equal(count_part_held(held, &got, parts[k], k > 0), ends_well[k]);
+        assert_int_equal(count_part_exact(exact, &want, parts[k]), ends_well[k]);
+        assert_true(same_words(&got, &want, false));
+        if (k == 1) /* " the" twice in part 1, in the hot words: held back */
+            assert_true(got.pretokens < want.pretokens);
+    }
+    assert_true(pretok_flush(held, err, sizeof err));
+    assert_true(same_words(&got, &want, true));
+    word_table_free(&got);
+    word_table_free(&want);
+    pretok_free(held);
+    pretok_free(exact);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gpt2_contractions),
+        cmocka_unit_test(held_counts_are_added_by_flush),
         cmocka_unit_test(gpt2_digits_and_punctuation),
         cmocka_unit_test(gpt2_whitespace_runs),
         cmocka_unit_test(gpt2_scripts),

@@ -31,23 +31,35 @@
  * worker 0 is still in it: at 45% two runs in ten left a thread idle for
  * 0.06–0.08 s; at 35% the threads ended within 4 ms of each other.
  *
- * And the threads' own tables stay small. One table per thread grew to
- * 230,000 words on the multilingual set, rebuilding its slots at every
- * doubling: the rebuilds took 13–16 ms of two threads' CPU against 8 ms
- * for one thread's single table (temporary timers around them). So a
- * worker's table that holds TABLE_WORDS words is closed before the next
- * segment and a new one started, which takes the closed one's slot array
- * (cleared, its pages mapped and in the cache): past its first table, a
- * thread's slots are rebuilt only if a segment adds more words than they
- * have room for. A closed table's counts are final, so a merge of its
- * segments adds them with the words; only the segments merged while their
- * table was open wait for it to close to add theirs (settling). A table
- * whose segments are all settled is freed at once, so the threads' tables
- * do not pile up beside the merged one. The price is words merged again:
- * a word in two tables of one thread is looked up in the merged table twice
- * (231,000 → 292,000 merged words on the multilingual set). Two threads on
- * the multilingual set: 0.136 → 0.126 s (medians of 21 alternating runs of
- * `bpebench count`); Gutenberg unchanged.
+ * And a thread's tables are bounded. A worker's table that holds
+ * TABLE_WORDS words is closed before the next segment and a new one
+ * started, which takes the closed one's slot array (cleared, its pages
+ * mapped and in the cache): past its first table, a thread's slots are
+ * rebuilt only if a segment adds more words than they have room for. A
+ * closed table's counts are final, so a merge of its segments adds them
+ * with the words; only the segments merged while their table was open
+ * wait for it to close to add theirs (settling). A table whose segments
+ * are all settled is freed at once, so the threads' tables do not pile up
+ * beside the merged one. A new table costs twice, though: a word in two
+ * tables of one thread is merged twice, and the pretokenizer's hot words
+ * (pretok.c), which name entries of one table, start empty, so each
+ * frequent word goes through the table once more. Those hot words take
+ * 24 pretokens in 25 on the Gutenberg books, so a thread's table is
+ * touched by the rest alone, and a larger one costs less than it did;
+ * but where words rarely repeat, nearly every pretoken still looks in
+ * it, and a large table misses the cache where a small one would not.
+ * Two threads, `bpebench count` times relative to 32,768 words (medians
+ * of 7-15 alternating runs; `bpebench synth --words 1000000 --zipf 0
+ * --bytes 30000000`, a million words drawn uniformly):
+ *                  Gutenberg books   multilingual   a million words
+ *      65,536           0.98             0.98            0.96
+ *     262,144           0.91             1.0             1.13
+ * (131,072: 1.06 on the million words.) So TABLE_WORDS is 65,536: the
+ * threads' tables went from 14 to 4 on the Gutenberg books, 9 to 4 on
+ * multilingual. Nor does a segment counted into a thread's table add its hot
+ * words' counts to it when it ends: the pretokenizer holds them
+ * (pretok_end_words) until the table is closed (flush_counts), so the
+ * same frequent word is not added again at the end of every segment.
  *
  * Structures:
  *   - segments: (file, byte range) in corpus order, ~SEGMENT_BYTES each,
@@ -138,7 +150,7 @@ enum {
     SEGMENT_BYTES = 1 << 18, /* nominal segment size (unless the request says): many per thread */
     FRONT_SHARE_PERCENT = 70, /* the front holds this share of the bytes / N: worker 0 is through
                                * it before the others run out of segments, and merges meanwhile */
-    TABLE_WORDS = 1 << 15,   /* a worker's table that holds this many words is closed at the
+    TABLE_WORDS = 1 << 16,   /* a worker's table that holds this many words is closed at the
                               * next segment, and a new one started (unless the request says) */
     BACKLOG_WORDS = 1 << 20, /* a worker waits for the merge while the threads' tables hold
                               * more words than this, not yet settled (unless the request says) */
@@ -410,7 +422,9 @@ static bool count_segments(worker *w, size_t first, size_t end, word_table *into
     for (size_t s = first; s < end; s++)
         if (!feed_segment(w, &segs[s], in))
             return false;
-    return pretok_end(w->pretok, w->err, sizeof w->err);
+    if (into == w->plan->words) /* the front: merges will read its counts */
+        return pretok_end(w->pretok, w->err, sizeof w->err);
+    return pretok_end_words(w->pretok, w->err, sizeof w->err); /* counts: flush_counts */
 }
 
 /* Lowers plan->stop to s unless it is lower already. */
@@ -667,16 +681,35 @@ static bool make_room(worker *w, const segment *seg)
     return ok;
 }
 
-/* Closes the worker's table, if it has one, and starts a new one, which
- * takes the closed table's slots. False on OOM, nothing changed. */
+/*
+ * Adds to the worker's table the counts its pretokenizer holds back, before
+ * the table is closed (a closed table's counts are final: a merge reads
+ * them). Each segment counted into it left the counts of its frequent words
+ * there (pretok_end_words), carried on to the next segment and added now,
+ * once per table: added at the end of every segment, they were 921,000
+ * adds on the Gutenberg books with two threads, against 54,000 on one.
+ * False, with the reason in w->err, when a count would pass 2^64 − 1.
+ */
+static bool flush_counts(worker *w)
+{
+    return w->counted_into != &w->run->words || pretok_flush(w->pretok, w->err, sizeof w->err);
+}
+
+/* Closes the worker's table, if it has one (its counts added first), and
+ * starts a new one, which takes the closed table's slots. False, with the
+ * reason in w->err, on OOM or when flush_counts fails; nothing closed. */
 static bool start_table(worker *w)
 {
     run_table **grown = bpe_array_reserve(w->runs, &w->cap_runs, w->n_runs + 1, sizeof *grown);
     if (!grown)
-        return false;
+        return set_error(w->err, sizeof w->err, "out of memory");
     w->runs = grown;
     run_table *next = malloc(sizeof *next);
     if (!next || (!w->run && !word_table_init(&next->words))) { /* the first: slots of its own */
+        free(next);
+        return set_error(w->err, sizeof w->err, "out of memory");
+    }
+    if (w->run && !flush_counts(w)) {
         free(next);
         return false;
     }
@@ -700,7 +733,7 @@ static bool count_own(worker *w, size_t s)
     segment *seg = &w->plan->segments[s];
     uint64_t table_words = w->plan->req->table_words ? w->plan->req->table_words : TABLE_WORDS;
     if (w->run->words.n_entries >= table_words && !start_table(w))
-        return set_error(w->err, sizeof w->err, "out of memory");
+        return false;
     seg->owner = w->id;
     seg->run = w->run;
     w->run->segments++;
@@ -733,17 +766,22 @@ static bool count_own(worker *w, size_t s)
  * of the front and the merge, holding nearly every word twice. Elsewhere
  * the tables never hold that many words and no worker waits. No deadlock:
  * a waiting worker's tables are closed, so the merge waits only for a
- * worker that is counting.
+ * worker that is counting. False, with the reason in w->err, when its
+ * table's counts could not be added (flush_counts).
  */
-static void wait_for_merge(worker *w)
+static bool wait_for_merge(worker *w)
 {
     plan *pl = w->plan;
     size_t limit = pl->req->backlog_words ? (size_t)pl->req->backlog_words : BACKLOG_WORDS;
     bool closed_own = false;
     while (atomic_load(&pl->unsettled_words) > limit &&
            atomic_load(&pl->next) < pl->n_segments && atomic_load(&pl->stop) == SIZE_MAX) {
-        if (!closed_own && w->run->segments > 0 && !start_table(w))
-            return; /* no memory for a new table: count on, the merge will catch up */
+        if (!closed_own && w->run->segments > 0) {
+            if (!flush_counts(w))
+                return false;
+            if (!start_table(w))
+                return true; /* no memory for a new table: count on, the merge will catch up */
+        }
         closed_own = true;
         w->backlog_waits++;
         pthread_mutex_lock(&pl->merge_lock);
@@ -753,12 +791,13 @@ static void wait_for_merge(worker *w)
         bool behind = pl->settled < atomic_load(&pl->next); /* segments taken, not settled */
         pthread_mutex_unlock(&pl->merge_lock);
         if (!behind)
-            return;
+            return true;
         if (!moved) {
             struct timespec pause = {0, BACKLOG_PAUSE_US * 1000L};
             nanosleep(&pause, NULL);
         }
     }
+    return true;
 }
 
 /* A worker's loop: worker 0 counts the front; then each takes the next
@@ -774,8 +813,10 @@ static void *work(void *arg)
             try_merge(pl); /* the segments the others finished meanwhile */
     }
     for (;;) {
-        if (pl->n_workers > 1)
-            wait_for_merge(w);
+        if (pl->n_workers > 1 && !wait_for_merge(w)) {
+            fail_at(w, atomic_load(&pl->next));
+            return NULL;
+        }
         size_t s = atomic_fetch_add(&pl->next, 1);
         if (s >= pl->n_segments || s >= atomic_load(&pl->stop))
             break;
@@ -786,7 +827,10 @@ static void *work(void *arg)
         try_merge(pl);
     }
     /* It counts no more: the merges of its last table's segments may take their counts. */
-    atomic_store_explicit(&w->run->closed, true, memory_order_release);
+    if (!flush_counts(w))
+        fail_at(w, pl->n_segments);
+    else
+        atomic_store_explicit(&w->run->closed, true, memory_order_release);
     return NULL;
 }
 

@@ -155,9 +155,11 @@ typedef struct {
  * goes to `pending`, within the slot's own cache line. A word enters it only
  * after the word table has it (count_one), so the table's first-seen order
  * is untouched; a slot's pending count is added to the table when another
- * word takes the slot, and every slot's before the table can be read
- * (flush_hot_words, at the end of each input: pretok_end; a round that
- * leaves bytes for the next only empties the ring). The slots
+ * word takes the slot, and every slot's before the table's counts are
+ * read (flush_hot_words: at the end of each input, pretok_end; or, for a
+ * caller that reads only the words until its count ends, when it says so,
+ * pretok_flush after inputs ended by pretok_end_words; a round that leaves
+ * bytes for the next only empties the ring). The slots
  * name entries of one table: they stay from one input to the next counted
  * into it (pretok_continue_at: the next file, the next segment of a
  * thread), and start empty for another table (a new generation).
@@ -175,20 +177,35 @@ typedef struct {
  * less recent word, never its more recent one, and most lookups end at
  * the first slot, with one comparison.
  *
- * Memory: 128 KB, more than a core's first-level cache holds but well
- * within its second level: a lookup there costs a few nanoseconds, and a
- * word it catches saves the word table's far slower lookup. Pretokens that
- * go on to the word table (`bpebench count --threads 1 --counting serial`,
- * count_in_table's calls under valgrind's callgrind):
- *                        Gutenberg books   multilingual
+ * Memory: 1 MB, half a core's second-level cache on the machines we
+ * measure on. A lookup there costs a few nanoseconds; a word it misses
+ * costs a lookup in the word table, which waits for memory at its slot,
+ * its entry and its bytes (tens of nanoseconds, prefetched or not). Most
+ * of a corpus's words are rare, so what a larger table catches is its
+ * middle: words met often enough to be seen again before their slot is
+ * taken. Pretokens that go on to the word table (`bpebench count
+ * --threads 1 --counting serial`, count_in_table's calls under valgrind's
+ * callgrind), and the count's time on one thread (`bpebench count
+ * --threads 1`, medians of 7-9 alternating runs, relative to 4,096):
+ *                        Gutenberg books   multilingual   time (Gutenberg)
  *   4,096 single slots        16.9%           22.4%
- *   4,096 in pairs            12.6%           19.0%
- *   8,192 in pairs             8.8%           15.3%
- * Twice as many pairs would take 4.6% fewer instructions on the Gutenberg
- * books, but 256 KB per counting thread: the peak memory of training on
- * two threads rose by about 0.3 MB, so the table stays at 128 KB.
+ *   4,096 in pairs            12.6%           19.0%           1
+ *   8,192 in pairs             8.8%           15.3%           0.92
+ *  16,384 in pairs             5.9%           12.4%           0.85
+ *  32,768 in pairs             3.8%           10.3%           0.81
+ *  65,536 in pairs             2.5%            9.0%           0.80
+ * 131,072 in pairs             1.8%            8.3%           0.80
+ * Past the second-level cache the lookups miss as the word table's do.
+ * And 32,768 pairs took 1.01 times the CPU time of 65,536 on one thread
+ * (multilingual 0.98) but 0.96 times on two (`bpebench count --threads
+ * 2`, medians of 11 alternating runs of each), whose tables compete for
+ * the caches: so the table has 32,768.
+ * The slots are zeroed pages the kernel maps as they are first touched
+ * (calloc of so large a block maps them): a pretokenizer that only
+ * splits text (pretok_split) never touches them, and a short input only
+ * the pages its words hash to.
  */
-enum { HOT_WORDS = 4096, HOT_BYTES = 16 };
+enum { HOT_WORDS = 32768, HOT_BYTES = 16 };
 
 /* A slot's tag: the input's number (pretokenizer.generation, from 1) and
  * the word's length (≤ HOT_BYTES) in one; 0 in an empty slot. */
@@ -236,12 +253,15 @@ struct pretokenizer {
     const char *name;             /* the current input, for messages; borrowed */
     word_table *words;            /* where pretokens are counted; NULL when emitting */
     word_batch batch;             /* pretokens matched and not yet counted in `words` */
-    hot_word *hot;                /* HOT_WORDS frequent words of `words`; owned */
+    hot_word *hot;                /* HOT_WORDS frequent words of `words`, inside hot_block */
+    void *hot_block;              /* the zeroed block holding them, 64-byte aligned inside; owned */
     uint32_t *dirty;              /* the hot slots whose pending count may be nonzero; owned */
     size_t n_dirty;               /* entries in dirty (at most HOT_WORDS) */
     uint32_t generation;          /* the current input's number, from 1 (hot_word.tag) */
-    bool exact;                   /* the last input ended well: `words` holds every count
-                                   * and the hot words name its entries (pretok_continue_at) */
+    bool exact;                   /* the last input ended well: `words` holds every word,
+                                   * and every count but those the hot words hold (none
+                                   * after pretok_end), and the hot words name its entries
+                                   * (pretok_continue_at) */
     uint64_t multiplicity;        /* each pretoken counts this many times (dedup's chunks) */
     int64_t hot_room;             /* UINT32_MAX − multiplicity, or −1 when that is negative:
                                    * a hot slot pending more cannot count one more pretoken */
@@ -512,7 +532,7 @@ static bool take_piece(pretokenizer *p, const uint8_t *piece, size_t len)
  * starts a new 64-byte window, so more per call means fewer windows cut
  * short; 6 KB of pieces and slots), and how many places ahead of the one
  * being counted a pretoken's hot slot is prefetched: the hot words
- * (128 KB) outgrow the first-level cache, and a lookup waited there for
+ * (1 MB) outgrow the first-level cache, and a lookup waited there for
  * the slot more than for anything else. */
 enum { LEXED_PIECES = 256, HOT_AHEAD = 8 };
 
@@ -778,8 +798,9 @@ static void keep_tail(pretokenizer *p, size_t run, size_t consumed)
     memmove(p->pending, p->pending + keep, p->pending_len);
 }
 
-/* Consumes as much of pending as is final; everything when `final`. */
-static bool process_pending(pretokenizer *p, bool final)
+/* Consumes as much of pending as is final; everything when `final`, and
+ * then adds the hot words' pending counts to the table too when `flush`. */
+static bool process_pending(pretokenizer *p, bool final, bool flush)
 {
     size_t run = 0, from = p->context;
     for (;;) {
@@ -794,8 +815,8 @@ static bool process_pending(pretokenizer *p, bool final)
             keep_tail(p, run_out, consumed);
             return true;
         }
-        if (m == SPECIAL_NONE) { /* final and nothing left: the table made exact */
-            if (!count_batch(p) || !flush_hot_words(p))
+        if (m == SPECIAL_NONE) { /* final and nothing left: every word in the table */
+            if (!count_batch(p) || (flush && !flush_hot_words(p)))
                 return false;
             p->pending_offset += p->pending_len;
             p->pending_len = p->context = 0;
@@ -932,9 +953,11 @@ pretokenizer *pretok_new(const pretok_config *cfg, char *err, size_t err_len)
      * empty pending buffer (an empty file) must stay defined. */
     p->pending_cap = 1 << 16;
     p->pending = calloc(p->pending_cap, 1);
-    p->hot = aligned_alloc(64, HOT_WORDS * sizeof *p->hot); /* a pair to a cache line */
-    if (p->hot)
-        memset(p->hot, 0, HOT_WORDS * sizeof *p->hot);
+    /* a pair to a cache line: the slots start at the block's first 64-byte boundary */
+    p->hot_block = calloc(1, HOT_WORDS * sizeof *p->hot + 63);
+    if (p->hot_block)
+        p->hot = (hot_word *)(void *)((uint8_t *)p->hot_block +
+                                      (64 - (uintptr_t)p->hot_block % 64) % 64);
     p->dirty = malloc(HOT_WORDS * sizeof *p->dirty);
     if (!p->pending || !p->hot || !p->dirty) {
         set_error(err, err_len, "out of memory");
@@ -954,7 +977,7 @@ void pretok_free(pretokenizer *p)
     pretok_compiled_free(p->own_pattern);
     special_trie_free(p->specials);
     free(p->pending);
-    free(p->hot);
+    free(p->hot_block);
     free(p->dirty);
     free(p);
 }
@@ -1048,7 +1071,7 @@ bool pretok_feed_written(pretokenizer *p, size_t len, char *err, size_t err_len)
      * chunks (a 50 MB line without spaces), instead of O(n^2 / chunk). */
     if (p->pending_len < p->retry_len)
         return true;
-    bool ok = process_pending(p, false);
+    bool ok = process_pending(p, false, false);
     p->retry_len = 2 * p->pending_len;
     if (!ok)
         settle_failure(p);
@@ -1064,14 +1087,32 @@ bool pretok_feed(pretokenizer *p, const uint8_t *data, size_t len, char *err, si
     return pretok_feed_written(p, len, err, err_len);
 }
 
-bool pretok_end(pretokenizer *p, char *err, size_t err_len)
+/* pretok_end, adding the hot words' pending counts to the table or not. */
+static bool end_input(pretokenizer *p, bool flush, char *err, size_t err_len)
 {
     p->err = err;
     p->err_len = err_len;
-    p->exact = process_pending(p, true);
+    p->exact = process_pending(p, true, flush);
     if (!p->exact)
         settle_failure(p);
     return p->exact;
+}
+
+bool pretok_end(pretokenizer *p, char *err, size_t err_len)
+{
+    return end_input(p, true, err, err_len);
+}
+
+bool pretok_end_words(pretokenizer *p, char *err, size_t err_len)
+{
+    return end_input(p, false, err, err_len);
+}
+
+bool pretok_flush(pretokenizer *p, char *err, size_t err_len)
+{
+    p->err = err;
+    p->err_len = err_len;
+    return flush_hot_words(p);
 }
 
 bool pretok_split(pretokenizer *p, const char *name, const uint8_t *text, size_t len, size_t chunk,

@@ -120,6 +120,18 @@ bool pretok_feed(pretokenizer *p, const uint8_t *data, size_t len, char *err, si
 uint8_t *pretok_feed_room(pretokenizer *p, size_t len, char *err, size_t err_len);
 bool pretok_feed_written(pretokenizer *p, size_t len, char *err, size_t err_len);
 bool pretok_end(pretokenizer *p, char *err, size_t err_len);
+/* pretok_end for a part of a count whose table is read only for its words
+ * until the count ends: every word of the input is in the table, in
+ * first-seen order, but the counts of the frequent words kept at hand may
+ * be held back, to be added with those of the next parts (pretok_continue_at)
+ * by pretok_flush. The table's counts are right only after pretok_flush;
+ * pretok_begin(_at) into another table drops what is held back. */
+bool pretok_end_words(pretokenizer *p, char *err, size_t err_len);
+/* Adds every count held back to the table the last input was counted into:
+ * after a pretok_end_words that returned true, the table is then as
+ * pretok_end would have left it. False (counts too large) with the reason
+ * in err. */
+bool pretok_flush(pretokenizer *p, char *err, size_t err_len);
 
 /* Pretokenizes a whole in-memory text as one input; the pieces (and each
  * special token) are passed to `emit` in order instead of being counted.
