@@ -173,7 +173,10 @@
  * again. So it settles where a worker just arrives in time, on whatever
  * machine, however loaded, and follows the load as it changes (run_job).
  * Filling the front is posted the same way, sized by the bucket entries it
- * checks, with a threshold of its own (solo_entries).
+ * checks, with a threshold of its own (solo_entries); a count whose buckets
+ * are all empty is passed over with no job at all (early in training, where
+ * counts are sparse, that is most of the counts the cursors go down, and
+ * each, run as a job alone, would lower solo_entries a little more).
  * For that, a worker must not be asleep for want of work: it spins between
  * jobs, and sleeps only after about 2 ms without a batch, shared or run
  * alone (wait_for_step). Were a run of small batches, each run alone, to put
@@ -1567,6 +1570,12 @@ static bool front_fill(workers_state *s, bool *nomem)
         for (unsigned k = 0; k < s->n_splits; k++)
             if (s->shard[k].cursor == count)
                 entries += s->shard[k].bucket[count].len;
+        if (entries == 0) { /* no entry at this count: no job, the cursors pass it */
+            for (unsigned k = 0; k < s->n_splits; k++)
+                if (s->shard[k].cursor == count)
+                    s->shard[k].cursor--;
+            continue;
+        }
         s->fill_count = count;
         s->job = JOB_FILL;
         bool ok = run_job(s, entries, &s->solo_entries);
