@@ -12,9 +12,12 @@
  * merges get small (on Wikipedia at V = 1000, 395 s → 91.7 s with 8
  * workers). Late merges are tiny — a handful of words each — so a barrier
  * per merge costs more than the merge. This file takes the idea one step
- * further: merges whose pairs share no token cannot change each other's
- * counts, so the coordinator pops a *batch* of them and the workers apply
- * the whole batch in one step, one barrier for many merges, and the merge
+ * further: besides its own, a merge of (a, b) lowers only the counts of
+ * pairs that end in a or start with b, so merges of pairs none of whose
+ * left tokens is another's right (pairs that share no token, or only a
+ * left one, or only a right one) cannot change each other's counts. The
+ * coordinator pops a *batch* of them and the workers apply the whole
+ * batch in one step, one barrier for many merges, and the merge
  * list is still exactly the sequential one.
  *
  * From cache_aware.c it keeps the layout (word cells, records in their hash
@@ -32,23 +35,31 @@
  *
  * Why a batch gives the sequential merges. Let p_1, …, p_k be the batch,
  * popped in rank order (SPEC §2.7: count, then bytes; bpe_pair_ranks_above)
- * with counts c_1 ≥ … ≥ c_k, and no two sharing a token. Sequentially,
+ * with counts c_1 ≥ … ≥ c_k, p_i = (a_i, b_i), and no token both a left a_i
+ * and a right b_l (say the lefts L, the rights R: L ∩ R = ∅). Sequentially,
  * p_j must be the best pair once p_1 … p_(j−1) are merged. Three kinds of
  * pairs compete with it:
- *   1. p_j itself: a merge of (a, b) changes only the counts of pairs that
- *      hold a or b (it removes (x, a), (a, b), (b, y)) and creates pairs
- *      holding ab. p_j holds neither, so its count is still c_j.
+ *   1. p_j = (c, d) itself: a merge of (a, b) consumes an a only where b
+ *      follows it, a b only where a precedes it; it removes (x, a), (a, b),
+ *      (b, y) and creates pairs holding ab. In an occurrence of p_j, c is
+ *      followed by d and is no right (c ∉ R), d is preceded by c and is no
+ *      left (d ∉ L): no merge of the batch consumes either, and its count
+ *      is still c_j. (So (a, x) and (a, y), sharing their left token, leave
+ *      each other alone; (a, b) and (b, y) do not.)
  *   2. pairs that existed before the batch: all ranked below p_j, and a
  *      merge never raises the count of an existing pair (fact 1 of
  *      inverted_index.c). They stay below.
- *   3. pairs born in the batch, (X, Y) with X or Y new. Where X meets Y in a
+ *   3. pairs born in the batch, (X, Y) with X or Y new; a batch merges only
+ *      old tokens, so a new token is some a_i b_i. Where X meets Y in a
  *      word, the tokens before the batch had a boundary (u, v): u the last
  *      old token of X, v the first of Y. Each occurrence of (X, Y) sits on
  *      an occurrence of (u, v), so count(X, Y) ≤ count(u, v) before the
- *      batch. (u, v) holds a batch token, so it is not p_1 … p_(j−1) — unless
- *      it *is* one: a pair of one token twice, (a, a), is its own (u, v)
- *      ([a a a] → [aa a] bears (aa, a)). So such a pair ends the batch. Else
- *      (u, v) ranked below p_j and count(X, Y) ≤ c_j.
+ *      batch. X new makes u = b_i a right, Y new makes v = a_i a left, so
+ *      (u, v) is neither a batch pair (whose left is no right and whose
+ *      right no left) nor p_j (c ∉ R, d ∉ L) — unless a token is both: a
+ *      pair of one token twice, (a, a), is its own (u, v) ([a a a] →
+ *      [aa a] bears (aa, a)). So such a pair ends the batch. Else (u, v)
+ *      ranked below p_j and count(X, Y) ≤ c_j.
  *   Only a tie is left: a born pair with count exactly c_j, which needs a
  *   (u, v) of count c_j — in p_j's tie class, the pairs of count c_j — and
  *   SPEC §2.7's bytes to put (X, Y) above p_j. Two shapes, checked before
@@ -61,8 +72,12 @@
  *       bytes(u) = bytes(c): a pair (u, a_i) in the class just after p_j
  *       with the same left bytes (the class is kept sorted, so they follow
  *       p_j at once).
- * So a batch ends at the first popped pair that shares a token with it,
- * after a pair of one token twice, at a poisoned pair, or at BATCH_MAX.
+ * So a batch ends at the first popped pair whose left token is a right of
+ * the batch or whose right token is a left of it, after a pair of one token
+ * twice, at a poisoned pair, or at BATCH_MAX. The class is sorted by left
+ * bytes, so its runs of pairs with one left token — (the, x), (the, y), … —
+ * go into one batch: late in training, where classes are large, that makes
+ * batches about three times as long as batches of disjoint pairs alone.
  *
  * The tie class, kept whole. To know p_j's class, the coordinator takes all
  * of it out of the max structure into `front`, a sorted array that then
@@ -158,7 +173,10 @@
  * again. So it settles where a worker just arrives in time, on whatever
  * machine, however loaded, and follows the load as it changes (run_job).
  * Filling the front is posted the same way, sized by the bucket entries it
- * checks, with a threshold of its own (solo_entries).
+ * checks, with a threshold of its own (solo_entries); a count whose buckets
+ * are all empty is passed over with no job at all (early in training, where
+ * counts are sparse, that is most of the counts the cursors go down, and
+ * each, run as a job alone, would lower solo_entries a little more).
  * For that, a worker must not be asleep for want of work: it spins between
  * jobs, and sleeps only after about 2 ms without a batch, shared or run
  * alone (wait_for_step). Were a run of small batches, each run alone, to put
@@ -452,8 +470,8 @@ struct workers_state {
     uint64_t tied;           /* the front's count; 0: no front */
     uint32_t *as_left;       /* token → live front entries (a, ·) with a = token; owned */
     uint32_t *as_right;      /* token → live front entries (·, b) with b = token; owned */
-    uint32_t *mark;          /* token → the batch stamp when a batch pair holds it; owned */
     uint32_t *mark_left;     /* token → the batch stamp when it is a batch pair's left; owned */
+    uint32_t *mark_right;    /* token → the batch stamp when it is a batch pair's right; owned */
     size_t cap_tokens;       /* capacity of the four token arrays */
     uint32_t batch_stamp;    /* batches formed */
     /* the batch */
@@ -1305,8 +1323,8 @@ static void workers_destroy(void *opaque)
     free(s->front);
     free(s->as_left);
     free(s->as_right);
-    free(s->mark);
     free(s->mark_left);
+    free(s->mark_right);
     free(s->batch);
     free(s->batch_lists);
     free(s->affected);
@@ -1329,7 +1347,7 @@ static bool reserve_tokens(workers_state *s)
     size_t cap = s->cap_tokens ? s->cap_tokens : 512;
     while (cap < need)
         cap *= 2;
-    uint32_t **arrays[] = {&s->as_left, &s->as_right, &s->mark, &s->mark_left};
+    uint32_t **arrays[] = {&s->as_left, &s->as_right, &s->mark_left, &s->mark_right};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
         uint32_t *grown = realloc(*arrays[i], cap * sizeof *grown);
         if (!grown)
@@ -1552,6 +1570,12 @@ static bool front_fill(workers_state *s, bool *nomem)
         for (unsigned k = 0; k < s->n_splits; k++)
             if (s->shard[k].cursor == count)
                 entries += s->shard[k].bucket[count].len;
+        if (entries == 0) { /* no entry at this count: no job, the cursors pass it */
+            for (unsigned k = 0; k < s->n_splits; k++)
+                if (s->shard[k].cursor == count)
+                    s->shard[k].cursor--;
+            continue;
+        }
         s->fill_count = count;
         s->job = JOB_FILL;
         bool ok = run_job(s, entries, &s->solo_entries);
@@ -1701,16 +1725,16 @@ static bool admit(workers_state *s, bpe_pair p)
     bpe_token merged = bpe_vocab_add_merge(&s->ahead, p.a, p.b);
     if (merged == BPE_NO_TOKEN || !reserve_tokens(s))
         return false;
-    s->mark[p.a] = s->mark[p.b] = s->batch_stamp;
-    s->mark_left[p.a] = s->batch_stamp;
+    s->mark_left[p.a] = s->mark_right[p.b] = s->batch_stamp;
     s->batch[s->n_batch++] = (batch_merge){.a = p.a, .b = p.b, .merged = merged,
                                            .count = count, .lists = lists};
     return true;
 }
 
-/* Pops the batch: the front's entries in rank order while they share no
- * token with the batch and are not poisoned, ending after a pair of one token
- * twice, at BATCH_MAX, or at the merges asked for. False on OOM. */
+/* Pops the batch: the front's entries in rank order while their left token
+ * is no right of the batch, their right token no left of it, and they are
+ * not poisoned, ending after a pair of one token twice, at BATCH_MAX, or at
+ * the merges asked for. False on OOM. */
 static bool form_batch(workers_state *s)
 {
     s->n_batch = s->next_out = 0;
@@ -1720,8 +1744,8 @@ static bool form_batch(workers_state *s)
     bool nomem = false;
     bpe_pair p;
     while (s->n_batch < BATCH_MAX && s->n_batch < left && front_first(s, &p, &nomem)) {
-        if (s->n_batch > 0 && (s->mark[p.a] == s->batch_stamp ||
-                               s->mark[p.b] == s->batch_stamp || poisoned(s, p)))
+        if (s->n_batch > 0 && (s->mark_right[p.a] == s->batch_stamp ||
+                               s->mark_left[p.b] == s->batch_stamp || poisoned(s, p)))
             break;
         if (!admit(s, p))
             return false;
@@ -2232,7 +2256,7 @@ static void workers_describe(const void *opaque, bpe_description *d)
 const bpe_trainer bpe_trainer_batch_workers = {
     .name = "workers",
     .idea = "persistent workers, each owning a split of the words; exact batches of merges "
-            "that share no token, applied in one parallel step",
+            "none of whose left tokens is another's right, applied in one parallel step",
     .complexity = "O(M·(L + log F) + 2^14) time over N threads, F the largest tie class; "
                   "O(M + P·N) memory",
     .counter_names = workers_counter_names,

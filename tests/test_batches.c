@@ -3,9 +3,11 @@
  *
  * test_differential.c already holds every trainer, this one included, to
  * naive's merges on random tables on 1, 2, 3 and 7 threads. Here:
- *   - hand-checked batches: pairs that share no token and fall in count form
- *     one batch; a pair whose merge bears a pair that ties the next one
- *     (the poison check) ends its batch, as does a pair of one token twice;
+ *   - hand-checked batches: pairs that share no token, or only a left or
+ *     only a right token, and fall in count form one batch; a pair whose
+ *     left is a batch pair's right, or whose right is a batch pair's left,
+ *     ends it; a pair whose merge bears a pair that ties the next one (the
+ *     poison check) ends its batch, as does a pair of one token twice;
  *   - worst cases for the batch rule, each against naive on 1, 2, 3 and 7
  *     threads: every count tied, a one-token alphabet (every pair overlaps
  *     itself), runs such as [a b a b a] where merges overlap, and one word
@@ -85,6 +87,22 @@ static const batch_case hand_checked[] = {
     {.label = "born tie", .strings = {"xab", "cd"}, .counts = {3, 3}, .max_merges = 10,
      .expected = {{"x", "a", 3}, {"xa", "b", 3}, {"c", "d", 3}},
      .batches = 2, .largest = 2, .batched = 2},
+    /* {ab: 5, ac: 4, db: 3}: (a, b) = 5, (a, c) = 4, (d, b) = 3. (a, c)
+     * shares its left token with (a, b), (d, b) its right: no left token is
+     * another's right, so no merge changes another's count, and the three
+     * form one batch. */
+    {.label = "shared ends", .strings = {"ab", "ac", "db"}, .counts = {5, 4, 3},
+     .max_merges = 10, .expected = {{"a", "b", 5}, {"a", "c", 4}, {"d", "b", 3}},
+     .batches = 1, .largest = 3, .batched = 3},
+    /* {abc: 3}: (b, c) = 3 ranks above (a, b) = 3 ("b" > "a"), whose right
+     * is (b, c)'s left: merging (b, c) takes the b, and the second merge is
+     * (a, bc), not (a, b). So (a, b) ends the batch. */
+    {.label = "right meets left", .strings = {"abc"}, .counts = {3}, .max_merges = 2,
+     .expected = {{"b", "c", 3}, {"a", "bc", 3}}, .batches = 2, .largest = 1, .batched = 0},
+    /* {abc: 3, ab: 1}: (a, b) = 4, then (b, c) = 3, whose left is (a, b)'s
+     * right: merging (a, b) takes the b, and the second merge is (ab, c). */
+    {.label = "left meets right", .strings = {"abc", "ab"}, .counts = {3, 1}, .max_merges = 2,
+     .expected = {{"a", "b", 4}, {"ab", "c", 3}}, .batches = 2, .largest = 1, .batched = 0},
     /* {aaa: 4, cd: 3}: (a, a) = 8 first; it is its own neighbour ([a a a] →
      * [aa a] bears (aa, a) = 4), so it ends its batch even though (c, d) = 3
      * shares no token with it and no pair of its class touches (a, a): the
