@@ -63,8 +63,9 @@
  *
  * Structures:
  *   - segments: (file, byte range) in corpus order, ~SEGMENT_BYTES each,
- *     planned by the calling thread, which reads a SEARCH_BYTES window at
- *     each nominal boundary to find the first safe cut after it;
+ *     planned by the calling thread, which reads a FIRST_SEARCH_BYTES window
+ *     at each nominal boundary to find the first safe cut after it (the
+ *     whole SEARCH_BYTES when that one has none);
  *   - the front: segments [0, front), counted in order by worker 0 into the
  *     merged table `words` itself, each file's part of it as one input;
  *   - workers: a pretokenizer and word tables each, one table per run of
@@ -112,10 +113,10 @@
  *
  * Complexity: O(n / N + Σ_r W_r) time with N threads (W_r: distinct words
  * of the workers' table r, after the front). The serial part is the
- * planning reads (SEARCH_BYTES per segment), the merge of the segments that
- * finish last, and the settling of the threads' last tables (at most
- * Σ_r W_r adds, no hashing); the merge of Σ_r W_r words overlaps the
- * counting.
+ * planning reads (FIRST_SEARCH_BYTES per segment, or SEARCH_BYTES), the
+ * merge of the segments that finish last, and the settling of the
+ * threads' last tables (at most Σ_r W_r adds, no hashing); the merge of
+ * Σ_r W_r words overlaps the counting.
  * Memory: O(W + M + N · READ_BYTES) beside the tables not yet settled, which
  * hold about BACKLOG_WORDS words at most (wait_for_merge) besides the one
  * each thread is counting into.
@@ -157,6 +158,7 @@ enum {
     BACKLOG_PAUSE_US = 1000, /* how long a waiting worker sleeps when the merge cannot move */
     READ_BYTES = 1 << 20,    /* bytes per pread of a segment, into its pretokenizer */
     SEARCH_BYTES = 16 << 10, /* how far past a nominal boundary a safe cut is looked for */
+    FIRST_SEARCH_BYTES = 1 << 10, /* the part of it searched first, alone (find_cut) */
     ERR_BYTES = 1024,        /* a worker's error message */
 };
 
@@ -265,16 +267,18 @@ static bool add_segment(plan *pl, size_t file, uint64_t start, uint64_t end)
 }
 
 /*
- * The first safe cut in [at, at + SEARCH_BYTES) of a file, or 0 in *cut when
- * there is none there. Reads the window plus the cut finder's reach on each
- * side into `window`. O(SEARCH_BYTES).
+ * The first safe cut in [at, at + span) of a file (span ≤ SEARCH_BYTES), or
+ * 0 in *cut when there is none there. Reads the span plus the cut finder's
+ * reach on each side into `window`: all cut_is_safe reads of a place.
+ * O(span).
  */
-static bool find_cut(const cut_finder *f, const input_file *in, uint64_t at, uint8_t *window,
-                     uint64_t *cut, char *err, size_t err_len)
+static bool find_cut_within(const cut_finder *f, const input_file *in, uint64_t at,
+                            uint64_t span, uint8_t *window, uint64_t *cut, char *err,
+                            size_t err_len)
 {
     uint64_t reach = cut_finder_reach(f) + 4;
     uint64_t from = at > reach ? at - reach : 0;
-    uint64_t search_to = at + SEARCH_BYTES < in->end ? at + SEARCH_BYTES : in->end;
+    uint64_t search_to = at + span < in->end ? at + span : in->end;
     uint64_t to = search_to + reach < in->end ? search_to + reach : in->end;
     size_t got;
     *cut = 0;
@@ -287,6 +291,24 @@ static bool find_cut(const cut_finder *f, const input_file *in, uint64_t at, uin
     if (c < search_to - from)
         *cut = from + c;
     return true;
+}
+
+/*
+ * The first safe cut in [at, at + SEARCH_BYTES) of a file, or 0 in *cut
+ * when there is none there. Text nearly always has one within a line or
+ * two, so the first FIRST_SEARCH_BYTES are searched alone, and the whole
+ * window read only when they hold none: the first cut of the short span
+ * is the first of the long one, since a place is judged by the same bytes
+ * around it either way. Planning the Gutenberg books then reads 1/16 of
+ * the bytes it did, and took 0.5–0.7 ms instead of 1.3–1.5 (temporary
+ * timers, 4 runs each). O(SEARCH_BYTES).
+ */
+static bool find_cut(const cut_finder *f, const input_file *in, uint64_t at, uint8_t *window,
+                     uint64_t *cut, char *err, size_t err_len)
+{
+    if (!find_cut_within(f, in, at, FIRST_SEARCH_BYTES, window, cut, err, err_len))
+        return false;
+    return *cut || find_cut_within(f, in, at, SEARCH_BYTES, window, cut, err, err_len);
 }
 
 /* Plans one opened file: its end, then segments between safe cuts, each
