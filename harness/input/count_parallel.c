@@ -895,12 +895,10 @@ static void worker_free(worker *w)
  * own; false, and *attr unchanged, when there is no other or it cannot
  * tell. A new thread is put on its creator's core more often than not,
  * and the two then take turns there until the kernel's load balancing
- * moves one, a few milliseconds later. Counting the Gutenberg books on
- * two threads (temporary timers, 40 runs each), the later of the two
- * workers began 0.1–5.4 ms after the threads were started, 2.3 ms at the
- * median; started off the caller's core, 0.1–0.2 ms in every run. Each
- * thread takes back every core the caller may use once it runs (work),
- * so it may still move anywhere.
+ * moves one, milliseconds later: meanwhile the segments meant for two
+ * cores are counted on one, and the split of the work no longer ends
+ * together. Each thread takes back every core the caller may use once it
+ * runs (work), so it may still move anywhere.
  */
 static bool steer_away(plan *pl, pthread_attr_t *attr)
 {
