@@ -478,6 +478,37 @@ static void test_parallel_out_of_memory(void **state)
     free_files(files, 2);
 }
 
+/* The parallel strategy's plan: at each nominal boundary, the first safe cut
+ * within 16 KiB after it, whether that lies in the first KiB (where it is
+ * looked for first) or further on. Lines of LINE bytes, each a run of
+ * letters and a newline: the only safe cuts are the line starts. With a
+ * step of STEP bytes, the boundary after a cut at c is c + STEP, and the
+ * first line start after it 4,000 bytes on (past the first KiB), so every
+ * line start at a multiple of 25,000 is a cut: 8 segments of the 200,000
+ * bytes. A plan that gave up after the first KiB would probe a step
+ * further each time, and cut only where a line start falls in the first
+ * KiB after a boundary (3 segments). */
+static void test_plan_finds_cuts_past_the_first_kib(void **state)
+{
+    (void)state;
+    enum { LINE = 5000, STEP = 21000, BYTES = 200000 };
+    static char text[BYTES];
+    for (size_t i = 0; i < BYTES; i++)
+        text[i] = i % LINE == LINE - 1 ? '\n' : 'a';
+    test_write_file_in(dir, "lines.txt", text, BYTES);
+    char path[256];
+    snprintf(path, sizeof path, "%s/lines.txt", dir);
+    char *files[] = {path};
+    pretok_config cfg = {.specials = DEFAULT_SPECIALS, .n_specials = 1, .pattern = "gpt2"};
+    count_request req = {.files = files, .n_files = 1, .pretok = &cfg, .threads = 2,
+                         .chunk_bytes = STEP};
+    test_counted c;
+    test_count_with(count_strategy_find("parallel"), &req, &c);
+    assert_true(c.ok);
+    assert_int_equal(c.report.chunks, BYTES / 25000);
+    test_counted_free(&c);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -498,6 +529,7 @@ int main(void)
         cmocka_unit_test(test_every_safe_cut_keeps_the_pieces),
         cmocka_unit_test(test_unsafe_newlines_are_refused),
         cmocka_unit_test(test_room_made_beforehand_moves_nothing),
+        cmocka_unit_test(test_plan_finds_cuts_past_the_first_kib),
         cmocka_unit_test(test_parallel_out_of_memory),
         cmocka_unit_test(test_generated_files),
         cmocka_unit_test(test_dedup_sees_repeated_chunks),
