@@ -250,8 +250,8 @@ extern const bpe_trainer *const bpe_trainers[];
 /* The trainer for a user who names none: the fastest merge loop we have, and
  * like every trainer verified against naive by the tests. workers: on one
  * thread it keeps pace with cache-aware, and with --threads (every core by
- * default) its merge loop is the only one that gains from them on every
- * corpus (docs/algorithms.md has the figures). On a machine whose cores are
+ * default) its merge loop is the only one that gains from them on both
+ * large shipped corpora (docs/algorithms.md, lesson 9, has the figures). On a machine whose cores are
  * all busy, --threads 1 avoids a worker waited for. One of bpe_trainers[]. */
 extern const bpe_trainer *const bpe_default_trainer;
 

@@ -52,7 +52,8 @@
  * took 0.93× the time with the second core idle (for 1.26× the CPU time),
  * and 1.22× on the same 2-core machine shared with other jobs (load about 20).
  * So threaded-walk is not the default: workers (batch_workers.c) shares
- * every merge's words, not only the long lists, and gains on both.
+ * every merge's words, not only the long lists, and gains far more where
+ * a core is free (on a busy one it too waits for its threads).
  *
  * Data structures: cache_aware.c's state (its `layout`), and
  *   - helpers: threads − 1 of them, each a thread with a walker and a
