@@ -45,21 +45,18 @@
  * (pretok.c), which name entries of one table, start empty, so each
  * frequent word goes through the table once more. Those hot words take
  * 24 pretokens in 25 on the Gutenberg books, so a thread's table is
- * touched by the rest alone, and a larger one costs less than it did;
+ * touched by the rest alone, and a larger one costs little there;
  * but where words rarely repeat, nearly every pretoken still looks in
  * it, and a large table misses the cache where a small one would not.
- * Two threads, `bpebench count` times relative to 32,768 words (medians
- * of 7-15 alternating runs; `bpebench synth --words 1000000 --zipf 0
- * --bytes 30000000`, a million words drawn uniformly):
- *                  Gutenberg books   multilingual   a million words
- *      65,536           0.98             0.98            0.96
- *     262,144           0.91             1.0             1.13
- * (131,072: 1.06 on the million words.) So TABLE_WORDS is 65,536: the
- * threads' tables went from 14 to 4 on the Gutenberg books, 9 to 4 on
- * multilingual. Nor does a segment counted into a thread's table add its hot
- * words' counts to it when it ends: the pretokenizer holds them
- * (pretok_end_words) until the table is closed (flush_counts), so the
- * same frequent word is not added again at the end of every segment.
+ * So TABLE_WORDS is 65,536, a middle way: on the Gutenberg books the
+ * threads' tables are 4 instead of 14, while on text of a million words
+ * drawn uniformly (`bpebench synth --words 1000000 --zipf 0 --bytes
+ * 30000000`) a thread's table still fits where a larger one would miss
+ * the cache on nearly every pretoken. Nor does a segment counted into a
+ * thread's table add its hot words' counts to it when it ends: the
+ * pretokenizer holds them (pretok_end_words) until the table is closed
+ * (flush_counts), so the same frequent word is not added again at the end
+ * of every segment.
  *
  * Structures:
  *   - segments: (file, byte range) in corpus order, ~SEGMENT_BYTES each,

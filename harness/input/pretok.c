@@ -185,21 +185,18 @@ typedef struct {
  * middle: words met often enough to be seen again before their slot is
  * taken. Pretokens that go on to the word table (`bpebench count
  * --threads 1 --counting serial`, count_in_table's calls under valgrind's
- * callgrind), and the count's time on one thread (`bpebench count
- * --threads 1`, medians of 7-9 alternating runs, relative to 4,096):
- *                        Gutenberg books   multilingual   time (Gutenberg)
+ * callgrind):
+ *                        Gutenberg books   multilingual
  *   4,096 single slots        16.9%           22.4%
- *   4,096 in pairs            12.6%           19.0%           1
- *   8,192 in pairs             8.8%           15.3%           0.92
- *  16,384 in pairs             5.9%           12.4%           0.85
- *  32,768 in pairs             3.8%           10.3%           0.81
- *  65,536 in pairs             2.5%            9.0%           0.80
- * 131,072 in pairs             1.8%            8.3%           0.80
- * Past the second-level cache the lookups miss as the word table's do.
- * And 32,768 pairs took 1.01 times the CPU time of 65,536 on one thread
- * (multilingual 0.98) but 0.96 times on two (`bpebench count --threads
- * 2`, medians of 11 alternating runs of each), whose tables compete for
- * the caches: so the table has 32,768.
+ *   4,096 in pairs            12.6%           19.0%
+ *   8,192 in pairs             8.8%           15.3%
+ *  16,384 in pairs             5.9%           12.4%
+ *  32,768 in pairs             3.8%           10.3%
+ *  65,536 in pairs             2.5%            9.0%
+ * 131,072 in pairs             1.8%            8.3%
+ * Past the second-level cache the lookups miss as the word table's do,
+ * and with two threads counting, their tables compete for the caches:
+ * so the table has 32,768, where the misses have mostly gone.
  * The slots are zeroed pages the kernel maps as they are first touched
  * (calloc of so large a block maps them): a pretokenizer that only
  * splits text (pretok_split) never touches them. One that counts writes
