@@ -554,21 +554,6 @@ static void a_failed_count_leaves_nothing_behind(void **state)
     pretok_free(fresh);
 }
 
-/* Counts `text` as the next input of `p` into `words`: pretok_continue_at
- * when `go_on`, else pretok_begin. True when it was counted. */
-static bool count_part(pretokenizer *p, word_table *words, const char *text, bool go_on)
-{
-    char err[512];
-    if (go_on)
-        pretok_continue_at(p, "part", 0);
-    else
-        pretok_begin(p, "part", words);
-    for (size_t at = 0; text[at]; at++) /* a byte at a time: many rounds */
-        if (!pretok_feed(p, (const uint8_t *)text + at, 1, err, sizeof err))
-            return false;
-    return pretok_end(p, err, sizeof err);
-}
-
 /* Asserts that two word tables hold the same words, in the same order, with
  * the same counts. */
 static void assert_same_table(const word_table *got, const word_table *want)
@@ -600,8 +585,8 @@ static void continued_parts_count_as_begun_ones(void **state)
     word_table continued, begun;
     assert_true(word_table_init(&continued) && word_table_init(&begun));
     for (size_t k = 0; k < N(parts); k++) {
-        assert_int_equal(count_part(go_on, &continued, parts[k], k > 0), ends_well[k]);
-        assert_int_equal(count_part(anew, &begun, parts[k], false), ends_well[k]);
+        assert_int_equal(test_count_part(go_on, &continued, parts[k], k > 0, false), ends_well[k]);
+        assert_int_equal(test_count_part(anew, &begun, parts[k], false, false), ends_well[k]);
     }
     assert_same_table(&continued, &begun);
     word_table_free(&continued);

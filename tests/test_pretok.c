@@ -463,22 +463,6 @@ static void portable_patterns_cut_as_pcre2(void **state)
     assert_string_equal(pretok_pattern_portable("\\s+|\\S+"), "\\s+|\\S+");
 }
 
-/* Counts `text` into `words` as the next part of one count (the first when
- * !go_on), ended by pretok_end_words: the hot words' counts may be held
- * back. True when it was counted. */
-static bool count_part_held(pretokenizer *p, word_table *words, const char *text, bool go_on)
-{
-    char err[512];
-    if (go_on)
-        pretok_continue_at(p, "part", 0);
-    else
-        pretok_begin(p, "part", words);
-    for (size_t at = 0; text[at]; at++) /* a byte at a time: many rounds */
-        if (!pretok_feed(p, (const uint8_t *)text + at, 1, err, sizeof err))
-            return false;
-    return pretok_end_words(p, err, sizeof err);
-}
-
 /* The same part ended by pretok_end, begun afresh. */
 static bool count_part_exact(pretokenizer *p, word_table *words, const char *text)
 {
@@ -521,7 +505,7 @@ static void held_counts_are_added_by_flush(void **state)
     word_table got, want;
     assert_true(word_table_init(&got) && word_table_init(&want));
     for (size_t k = 0; k < N(parts); k++) {
-        assert_int_equal(count_part_held(held, &got, parts[k], k > 0), ends_well[k]);
+        assert_int_equal(test_count_part(held, &got, parts[k], k > 0, true), ends_well[k]);
         assert_int_equal(count_part_exact(exact, &want, parts[k]), ends_well[k]);
         assert_true(same_words(&got, &want, false));
         if (k == 1) /* " the" twice in part 1, in the hot words: held back */

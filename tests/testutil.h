@@ -4,7 +4,8 @@
  *   testutil_trainers.h  word tables made in code; merge lists checked against
  *                        a test's expectations (golden) or naive (differential)
  *   testutil_text.h      text made in code: a slow corpus, random text, the
- *                        pretokenizer fuzzers' settings, splits as spans
+ *                        pretokenizer fuzzers' settings, splits as spans, text
+ *                        counted a byte at a time
  *   testutil_files.h     files and directories: whole reads and writes, trees
  *                        removed, temporary files left behind, vocab.json whole
  *   testutil_proc.h      the binary under test run as a child: limits, what it

@@ -90,3 +90,17 @@ void test_spans_free(test_spans *s)
     free(s->special);
     memset(s, 0, sizeof *s);
 }
+
+bool test_count_part(pretokenizer *p, word_table *words, const char *text, bool go_on,
+                     bool hold_hot)
+{
+    char err[512];
+    if (go_on)
+        pretok_continue_at(p, "part", 0);
+    else
+        pretok_begin(p, "part", words);
+    for (size_t at = 0; text[at]; at++)
+        if (!pretok_feed(p, (const uint8_t *)text + at, 1, err, sizeof err))
+            return false;
+    return hold_hot ? pretok_end_words(p, err, sizeof err) : pretok_end(p, err, sizeof err);
+}

@@ -1,7 +1,10 @@
 /* testutil_text.h — text made in code: a slow corpus, random text from atoms, the
- * pretokenizer fuzzers' settings, and a split recorded as spans. */
+ * pretokenizer fuzzers' settings, a split recorded as spans, and text counted a
+ * byte at a time. */
 #ifndef BPE_TESTUTIL_TEXT_H
 #define BPE_TESTUTIL_TEXT_H
+
+#include "input/pretok.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -65,5 +68,13 @@ typedef struct {
 void test_add_span(void *ctx, const uint8_t *piece, size_t len, bool is_special);
 
 void test_spans_free(test_spans *s);
+
+/* Counts `text` into `words` a byte at a time (many rounds) as one part of
+ * a count: the next input (pretok_continue_at) when `go_on`, else a new
+ * one (pretok_begin); ended by pretok_end_words when `hold_hot` (the hot
+ * words' counts may be held back), else by pretok_end. True when it was
+ * counted. */
+bool test_count_part(pretokenizer *p, word_table *words, const char *text, bool go_on,
+                     bool hold_hot);
 
 #endif
