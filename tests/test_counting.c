@@ -15,6 +15,8 @@
  *      the parallel strategy cuts wherever it can) and on real slices; plus
  *      the errors (invalid UTF-8 deep in a file, a missing file) and a slice
  *      (max_bytes) ending inside a file.
+ *   3. The table's final view (word_table_into_view), written over its
+ *      entries, is word_table_view's: the same words, lengths and counts.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "input/count.h"
@@ -509,6 +511,39 @@ static void test_plan_finds_cuts_past_the_first_kib(void **state)
     test_counted_free(&c);
 }
 
+/* 100,000 words of 1 to 12 bytes with counts up to 2^40: the view made in
+ * place over the entries (pages of them) is the one made beside them. */
+static void test_view_in_place_is_the_copy(void **state)
+{
+    (void)state;
+    word_table t;
+    assert_true(word_table_init(&t));
+    uint64_t rng = 4;
+    for (uint32_t i = 0; i < 100000; i++) {
+        uint8_t word[20];
+        size_t hex = (size_t)snprintf((char *)word, sizeof word, "%x", i);
+        size_t tail = splitmix64(&rng) % 8;
+        memset(word + hex, 'a' + (int)(i % 26), tail);
+        size_t len = hex + tail;
+        assert_true(word_table_add(&t, word, len, 1 + splitmix64(&rng) % (1ull << 40)));
+    }
+    bpe_word *copy, *in_place;
+    bpe_words beside, over;
+    assert_true(word_table_view(&t, &copy, &beside));
+    assert_true(word_table_into_view(&t, &in_place, &over));
+    assert_ptr_equal(over.words, in_place);
+    assert_int_equal(over.n_words, beside.n_words);
+    assert_int_equal(over.n_symbols, beside.n_symbols);
+    for (size_t i = 0; i < beside.n_words; i++) {
+        assert_ptr_equal(over.words[i].bytes, beside.words[i].bytes);
+        assert_int_equal(over.words[i].len, beside.words[i].len);
+        assert_int_equal(over.words[i].count, beside.words[i].count);
+    }
+    free(copy);
+    free(in_place);
+    word_table_free(&t);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -535,6 +570,7 @@ int main(void)
         cmocka_unit_test(test_dedup_sees_repeated_chunks),
         cmocka_unit_test(test_errors_are_serials),
         cmocka_unit_test(test_real_slices),
+        cmocka_unit_test(test_view_in_place_is_the_copy),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -11,6 +11,9 @@
  *     words (10 M from its word-count file), and at V = 32000 on
  *     multilingual and 1 M words (the trainers that get there in seconds)
  *     and on 10 M words (cache-aware), which take minutes;
+ *   - counting starts with glibc's malloc thresholds fixed (run.c), so
+ *     that no earlier free has raised them: a block of 1 MiB gets a mapping
+ *     of its own, and 4 MiB freed at the heap's top go back to the system;
  *   - --estimate writes nothing and needs no --out;
  *   - --max-memory below the prediction refuses after counting, before
  *     anything is written, naming the prediction and the limit; above it
@@ -21,12 +24,16 @@
 #define _DEFAULT_SOURCE /* realpath */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
+#include "run/run.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* mallinfo2 */
+#endif
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define UNDER_SANITIZER 1
@@ -195,6 +202,59 @@ static void max_memory_refuses_before_writing(void **state)
     test_remove_tree(root);
 }
 
+#if defined(__GLIBC__) && !UNDER_SANITIZER
+/* What the probing strategy saw of malloc while "counting". */
+typedef struct {
+    bool large_block_mapped; /* a 1 MiB block got a mapping of its own */
+    size_t top_kept;         /* bytes the main heap kept free at its top after
+                              * 64 blocks of 64 KiB came and went */
+} malloc_seen;
+
+static malloc_seen seen;
+
+/* A counting strategy that looks at malloc instead of reading: the word
+ * table gets one word, so the run goes on as after a real count. */
+static bool probe_malloc(const count_request *req, word_table *words, count_report *report,
+                         char *err, size_t err_len)
+{
+    (void)req, (void)report, (void)err, (void)err_len;
+    size_t mapped_before = mallinfo2().hblkhd;
+    void *large = malloc(1 << 20);
+    seen.large_block_mapped = large && mallinfo2().hblkhd >= mapped_before + (1 << 20);
+    free(large);
+    void *blocks[64];
+    for (size_t i = 0; i < N(blocks); i++)
+        blocks[i] = malloc(64 << 10);
+    for (size_t i = 0; i < N(blocks); i++)
+        free(blocks[i]);
+    seen.top_kept = mallinfo2().keepcost;
+    return word_table_add(words, (const uint8_t *)"a", 1, 1);
+}
+#endif
+
+/* An 8 MiB block freed first raises glibc's mmap threshold to 8 MiB and
+ * its trim threshold to 16 MiB, as the counting threads' frees did; run.c
+ * puts both back to 128 KiB before counting. */
+static void counting_starts_with_malloc_thresholds_fixed(void **state)
+{
+    (void)state;
+#if defined(__GLIBC__) && !UNDER_SANITIZER
+    void *volatile raise = malloc(8 << 20); /* volatile: the compiler may not drop the pair */
+    free(raise);
+    const count_strategy probe = {.name = "probe", .idea = "looks at malloc",
+                                  .count = probe_malloc};
+    run_config cfg = {.counting = &probe, .threads = 1};
+    run_input in;
+    char err[256];
+    assert_true(run_count_input(&cfg, &in, err, sizeof err));
+    run_input_free(&in);
+    assert_true(seen.large_block_mapped);
+    assert_true(seen.top_kept < 1 << 20);
+#else
+    skip();
+#endif
+}
+
 static void bad_max_memory_is_bad_usage(void **state)
 {
     (void)state;
@@ -212,6 +272,7 @@ static void bad_max_memory_is_bad_usage(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(counting_starts_with_malloc_thresholds_fixed),
         cmocka_unit_test(estimate_writes_nothing),
         cmocka_unit_test(max_memory_refuses_before_writing),
         cmocka_unit_test(bad_max_memory_is_bad_usage),

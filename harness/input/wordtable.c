@@ -400,15 +400,29 @@ bool word_table_view(const word_table *t, bpe_word **array, bpe_words *view)
     return true;
 }
 
+/* A word's view is as large as its entry, so the view can take the
+ * entries' place (word_table_into_view). Their fields lie differently (an
+ * entry's count where a view's length goes), so each entry is copied out
+ * whole before its view is written over it. */
+_Static_assert(sizeof(bpe_word) == sizeof(word_entry), "a view written over the entries");
+
 bool word_table_into_view(word_table *t, bpe_word **array, bpe_words *view)
 {
     unmap_slots(t->slots, t->slot_cap);
     t->slots = NULL;
     t->slot_cap = 0;
-    if (!word_table_view(t, array, view))
+    /* one more than W, as word_table_view allocates */
+    bpe_word *words = realloc(t->entries, (t->n_entries + 1) * sizeof *words);
+    if (!words)
         return false;
-    free(t->entries);
     t->entries = NULL;
     t->entry_cap = 0;
+    for (size_t i = 0; i < t->n_entries; i++) { /* word i's view over its entry */
+        word_entry e;
+        memcpy(&e, &words[i], sizeof e);
+        words[i] = (bpe_word){.bytes = t->arena + e.offset, .len = e.len, .count = e.count};
+    }
+    *array = words;
+    *view = (bpe_words){.words = words, .n_words = t->n_entries, .n_symbols = t->arena_used};
     return true;
 }

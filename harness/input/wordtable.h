@@ -160,8 +160,10 @@ bool word_table_view(const word_table *t, bpe_word **array, bpe_words *view);
 
 /*
  * The same view, once the table is complete: nothing more will be added or
- * looked up. The slots are unmapped first, the view is built, then the
- * entries are freed, so slots, entries and view never take memory at once;
+ * looked up. The slots are unmapped first, and the view is written over
+ * the entries (an entry and a bpe_word are both 24 bytes; entry i is read
+ * before word i is written), so slots, entries and view never take memory
+ * at once, and the view's pages are the entries', already mapped;
  * afterwards t holds only the arena the view points into and its totals
  * (n_entries, arena_used, pretokens), and can only be freed (word_table_free,
  * which the view must not outlive). That leaves 24·W + M bytes of the
