@@ -106,15 +106,14 @@ static bool make_view(run_input *in, char *err, size_t err_len)
  * arenas, where a freed one stays resident and a grown one is copied (both
  * resident at once) instead of remapped, and an arena keeps up to 64 MB
  * free at its top: a run peaks at what the trainer holds plus what the
- * frees before it left behind. Both thresholds, and before counting: with
- * the mmap threshold alone fixed after counting, the trim threshold stays
- * raised, and the default run on the Gutenberg books (workers, V = 5000, two
- * threads) peaks at 33 MB where it needs 26.5 MB. Set here, not once in
- * main, because a process whose thresholds rose already (a benchmark run's
- * or the Python package's forked child) must start from the same place. A
- * mapping's pages fault in afresh each time, where a reused heap block was
- * resident: about 600 more faults (of 13,600) on that run, within the
- * timing noise. glibc only (elsewhere nothing to do). */
+ * frees before it left behind. Both thresholds, and before counting: the
+ * mmap threshold alone, fixed only after counting, leaves the trim
+ * threshold raised, and the workers trainer's threads then keep what they
+ * free at their arenas' tops. Set here, not once in main, because a process
+ * whose thresholds rose already (a benchmark run's or the Python package's
+ * forked child) must start from the same place. The price: a mapping's
+ * pages fault in afresh each time, where a reused heap block was resident.
+ * glibc only (elsewhere nothing to do). */
 static void fix_malloc_thresholds(void)
 {
 #ifdef __GLIBC__
