@@ -554,20 +554,6 @@ static void a_failed_count_leaves_nothing_behind(void **state)
     pretok_free(fresh);
 }
 
-/* Asserts that two word tables hold the same words, in the same order, with
- * the same counts. */
-static void assert_same_table(const word_table *got, const word_table *want)
-{
-    assert_int_equal(got->n_entries, want->n_entries);
-    assert_int_equal(got->pretokens, want->pretokens);
-    for (size_t w = 0; w < want->n_entries; w++) {
-        assert_int_equal(got->entries[w].len, want->entries[w].len);
-        assert_memory_equal(got->arena + got->entries[w].offset,
-                            want->arena + want->entries[w].offset, want->entries[w].len);
-        assert_int_equal(got->entries[w].count, want->entries[w].count);
-    }
-}
-
 /* The parts of one count, continued (the hot words kept from one part to
  * the next), make the table that parts begun afresh make; and after a part
  * that failed with counts pending in the hot words, continuing drops them
@@ -588,7 +574,8 @@ static void continued_parts_count_as_begun_ones(void **state)
         assert_int_equal(test_count_part(go_on, &continued, parts[k], k > 0, false), ends_well[k]);
         assert_int_equal(test_count_part(anew, &begun, parts[k], false, false), ends_well[k]);
     }
-    assert_same_table(&continued, &begun);
+    assert_int_equal(continued.pretokens, begun.pretokens);
+    assert_int_equal(test_first_other_word(&continued, &begun, true), SIZE_MAX);
     word_table_free(&continued);
     word_table_free(&begun);
     pretok_free(go_on);

@@ -104,3 +104,15 @@ bool test_count_part(pretokenizer *p, word_table *words, const char *text, bool 
             return false;
     return hold_hot ? pretok_end_words(p, err, sizeof err) : pretok_end(p, err, sizeof err);
 }
+
+size_t test_first_other_word(const word_table *got, const word_table *want, bool counts)
+{
+    size_t n = got->n_entries < want->n_entries ? got->n_entries : want->n_entries;
+    for (size_t w = 0; w < n; w++) {
+        const word_entry *g = &got->entries[w], *e = &want->entries[w];
+        if (g->len != e->len || memcmp(got->arena + g->offset, want->arena + e->offset, e->len) ||
+            (counts && g->count != e->count))
+            return w;
+    }
+    return got->n_entries == want->n_entries ? SIZE_MAX : n;
+}

@@ -77,4 +77,9 @@ void test_spans_free(test_spans *s);
 bool test_count_part(pretokenizer *p, word_table *words, const char *text, bool go_on,
                      bool hold_hot);
 
+/* The index of the first word of `got` that is not `want`'s word at that
+ * index (its bytes, and its count when `counts`), or SIZE_MAX when the two
+ * tables hold the same words in the same order. O(W + M). */
+size_t test_first_other_word(const word_table *got, const word_table *want, bool counts);
+
 #endif

@@ -300,9 +300,8 @@ static bool find_cut_within(const cut_finder *f, const input_file *in, uint64_t 
  * two, so the first FIRST_SEARCH_BYTES are searched alone, and the whole
  * window read only when they hold none: the first cut of the short span
  * is the first of the long one, since a place is judged by the same bytes
- * around it either way. Planning the Gutenberg books then reads 1/16 of
- * the bytes it did, and took 0.5–0.7 ms instead of 1.3–1.5 (temporary
- * timers, 4 runs each). O(SEARCH_BYTES).
+ * around it either way. Planning then reads about 1/16 of the bytes a
+ * whole window per boundary would. O(SEARCH_BYTES).
  */
 static bool find_cut(const cut_finder *f, const input_file *in, uint64_t at, uint8_t *window,
                      uint64_t *cut, char *err, size_t err_len)

@@ -205,10 +205,8 @@ typedef struct {
  * first is mapped to the kernel's shared zero page, so the write after
  * it takes a second, copy-on-write fault that flushes the TLB of every
  * CPU the process runs on, an interrupt to each other counting thread
- * (wordtable.c says the same of the word table's slots). Counting the
- * Gutenberg books on two threads, those faults were 1.4% of the whole
- * train's CPU samples (perf: count_one → do_wp_page); written up front,
- * the 1 MiB takes one fault per page and no interrupt.
+ * (wordtable.c says the same of the word table's slots). Written up
+ * front, the 1 MiB takes one fault per page and no interrupt.
  */
 enum { HOT_WORDS = 32768, HOT_BYTES = 16 };
 
