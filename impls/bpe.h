@@ -180,7 +180,7 @@ typedef struct bpe_description bpe_description;
  * by harness/run/fit_memory.py to peak RSS measured on the shipped and
  * synthetic corpora (docs/estimate.md: the command, how close each comes,
  * and where it misses), ± 25% but on synthetic words at large V; the time
- * figures to the same runs' times, this machine's and rough.
+ * figures by its `times` to runs at V = 300, this machine's and rough.
  */
 typedef struct {
     double fixed;               /* bytes held whatever the input */

@@ -300,7 +300,7 @@ const bpe_trainer bpe_trainer_incremental = {
     .work_after = "pair_count_updates",
     /* Peak memory beside the word table and time, fitted (docs/estimate.md). */
     .memory = {.fixed = 1e6, .per_word = 16.7, .per_symbol = 3.5,
-               .per_symbol_merged = 9.9, .ns_per_merge_symbol = 11},
+               .per_symbol_merged = 9.9, .ns_per_merge_symbol = 1.7},
     .create = incremental_create,
     .step = incremental_step,
     .destroy = incremental_destroy,

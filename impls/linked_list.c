@@ -537,7 +537,7 @@ const bpe_trainer bpe_trainer_linked_list = {
     .work_after = "occurrences_visited",
     /* Peak memory beside the word table and time, fitted (docs/estimate.md). */
     .memory = {.fixed = 1e6, .per_word = 22.4, .per_symbol = 19.4,
-               .per_symbol_merged = 28.0, .ns_per_symbol = 390},
+               .per_symbol_merged = 28.0, .ns_per_symbol = 39},
     .create = linked_create,
     .step = linked_step,
     .destroy = linked_destroy,

@@ -4,6 +4,7 @@
 
     python3 harness/run/fit_memory.py measure CORPUS V TRAINER... >> runs.tsv
     python3 harness/run/fit_memory.py fit runs.tsv
+    python3 harness/run/fit_memory.py times CORPUS...
 
 `measure` runs `bpebench train --estimate` once (W, M, m, the process before
 reading, the counting peak and the word table), then each trainer at V on one
@@ -17,6 +18,15 @@ per_symbol_merged to the others so that their largest relative error is the
 smallest it can be (the estimate promises a bound), over the runs whose peak
 is the trainer's (not counting's). It prints each trainer's coefficients, as
 its registry entry writes them, and a table of predicted / measured MB.
+
+`times` fits the time figures: it runs every trainer at V = 300 on one
+thread, TIME_REPEATS times on each CORPUS, and takes each corpus's median
+setup + merge time per symbol (per merge and symbol for the trainers whose
+registry entry has ns_per_merge_symbol, which rescan every word at every
+merge); the figure is the geometric mean over the corpora, so that the
+estimate is as often over as under. It prints each figure as its registry
+entry writes it, and the largest over- and underestimate among the corpora.
+
 Needs only python3. BPEBENCH (default build/bpebench) names the binary.
 """
 import math
@@ -67,15 +77,19 @@ def measure(corpus, vocab_size, trainers):
     shutil.rmtree(out)
 
 
-def copying_trainers():
-    """The trainers whose registry entry says copies_words = true."""
-    names = set()
-    for name in os.listdir("impls"):
+def registry_entries():
+    """(name, source text) of every trainer in impls/ (the files whose
+    registry entry has a memory model)."""
+    for name in sorted(os.listdir("impls")):
         if name.endswith(".c"):
             text = open(os.path.join("impls", name)).read()
-            if ".copies_words = true" in text:
-                names.add(re.search(r'\.name = "([^"]+)"', text)[1])
-    return names
+            if ".memory = " in text:
+                yield re.search(r'\.name = "([^"]+)"', text)[1], text
+
+
+def copying_trainers():
+    """The trainers whose registry entry says copies_words = true."""
+    return {name for name, text in registry_entries() if ".copies_words = true" in text}
 
 
 def merged_share(row):
@@ -180,10 +194,53 @@ def fit(path):
         print(f"| {c} | {int(v)} | " + " | ".join(cells) + " |")
 
 
+TIME_REPEATS = 3  # runs per trainer and corpus in `times`; the median is kept
+TIME_V = 300      # the vocabulary size `times` runs at
+
+
+def registry_trainers():
+    """Every trainer's name, in the order bpebench list gives them, and the
+    set whose time figure is per merge and symbol."""
+    listed = subprocess.run([BPEBENCH, "list"], check=True, capture_output=True,
+                            text=True).stdout.split()
+    entries = dict(registry_entries())
+    per_merge = {name for name, text in entries.items() if ".ns_per_merge_symbol = " in text}
+    return sorted(entries, key=listed.index), per_merge
+
+
+def setup_and_merge_seconds(corpus, trainer, out):
+    """One run's setup + merge seconds, from train's `time` line."""
+    text = subprocess.run([BPEBENCH, "train", "--threads", "1", "--trainer", trainer,
+                           "--vocab-size", str(TIME_V), "--out", out] + corpus_args(corpus),
+                          check=True, capture_output=True, text=True).stdout
+    found = re.search(r"setup ([\d.]+) s, merge ([\d.]+) s", text)
+    return float(found[1]) + float(found[2])
+
+
+def times(corpora):
+    trainers, per_merge = registry_trainers()
+    shape = {c: estimate_line(c, TIME_V) for c in corpora}  # W, M, m, ...
+    out = tempfile.mkdtemp(prefix="fit_memory.")
+    for t in trainers:
+        ns = []
+        for c in corpora:
+            runs = sorted(setup_and_merge_seconds(c, t, out) for _ in range(TIME_REPEATS))
+            sym, merges = shape[c][1], shape[c][2]
+            ns.append(runs[len(runs) // 2] * 1e9 / (sym * merges if t in per_merge else sym))
+        fitted = math.exp(sum(math.log(x) for x in ns) / len(ns))
+        name = "ns_per_merge_symbol" if t in per_merge else "ns_per_symbol"
+        shown = float(f"{fitted:.2g}")
+        print(f"{t:15} .{name} = {shown:g}   (estimate / run: {shown / max(ns):.2f} to "
+              f"{shown / min(ns):.2f})", flush=True)
+    shutil.rmtree(out)
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 5 and sys.argv[1] == "measure":
         measure(sys.argv[2], int(sys.argv[3]), sys.argv[4:])
     elif len(sys.argv) == 3 and sys.argv[1] == "fit":
         fit(sys.argv[2])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "times":
+        times(sys.argv[2:])
     else:
         sys.exit(__doc__)
