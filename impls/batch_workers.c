@@ -600,11 +600,53 @@ static size_t pair_find(const pair_slots *t, bpe_token x, bpe_token y)
     }
 }
 
-/* Grows t by half where it is (cache_aware.c's slots_grow, with records
- * of `stride` bytes): realloc extends the array, then every record of the
- * old slots moves to its place in the new size. A record still waiting to
- * move is never probed past: the record being placed takes its slot, and
- * it is placed next. False on OOM, t untouched. O(cap). */
+/* The first part of slots_grow, once t has its new size: moves the
+ * records of the old slots [0, old_cap) to their places in the new size,
+ * cluster by cluster (a cluster: a run of full slots between empty ones),
+ * the last cluster first, each cluster's records in order, each to the
+ * first free slot from its new home. A new home is about 3/2 the old one,
+ * so above the record's cluster, unless the cluster starts near the
+ * table's start; every record still waiting to move lies in or below the
+ * cluster being moved, so the slots a probe above the cluster passes hold
+ * only records already moved, and the slot a record leaves is in no moved
+ * record's run. A cluster's records keep their order, and with it the
+ * probe lengths a lookup pays. It stops at a record whose new home is not
+ * above its cluster, or whose probe would wrap past the end, and returns
+ * the slots from 0 that then still wait (0 when it got through, as it
+ * nearly always does). O(old_cap). */
+static size_t move_records_down(pair_slots *t, size_t old_cap)
+{
+    size_t end = old_cap; /* the clusters from `end` up have moved */
+    while (end > 0) {
+        if (*slot_key(t, end - 1) == BPE_PAIRMAP_EMPTY) {
+            end--;
+            continue;
+        }
+        size_t first = end - 1; /* the cluster is [first, end) */
+        while (first > 0 && *slot_key(t, first - 1) != BPE_PAIRMAP_EMPTY)
+            first--;
+        for (size_t i = first; i < end; i++) {
+            size_t j = home_slot(t, *slot_key(t, i));
+            if (j < end)
+                return end;
+            while (*slot_key(t, j) != BPE_PAIRMAP_EMPTY)
+                if (++j == t->cap)
+                    return end;
+            memcpy(t->slot + j * t->stride, t->slot + i * t->stride, t->stride);
+            *slot_key(t, i) = BPE_PAIRMAP_EMPTY;
+        }
+        end = first;
+    }
+    return 0;
+}
+
+/* Grows t by half where it is (cache_aware.c's slots_grow, which says why
+ * from the end down, with records of `stride` bytes): realloc extends the
+ * array, then every record of the old slots moves to its place in the new
+ * size, from the end down by move_records_down, then those it left waiting
+ * at the start in order up: there a record still waiting to move is never
+ * probed past; the record being placed takes its slot, and it is placed
+ * next. False on OOM, t untouched. O(cap). */
 static bool slots_grow(pair_slots *t)
 {
     size_t old_cap = t->cap, cap = old_cap + old_cap / 2, stride = t->stride;
@@ -619,12 +661,13 @@ static bool slots_grow(pair_slots *t)
     }
     t->slot = slot;
     t->cap = cap;
-    for (size_t i = 0; i < old_cap; i++)
-        waiting[i] = *slot_key(t, i) != BPE_PAIRMAP_EMPTY;
     for (size_t i = old_cap; i < cap; i++)
         *slot_key(t, i) = BPE_PAIRMAP_EMPTY;
+    size_t rest = move_records_down(t, old_cap);
+    for (size_t i = 0; i < rest; i++)
+        waiting[i] = *slot_key(t, i) != BPE_PAIRMAP_EMPTY;
     unsigned char *r = carry, *next = carry + stride;
-    for (size_t i = 0; i < old_cap; i++) {
+    for (size_t i = 0; i < rest; i++) {
         if (!waiting[i])
             continue;
         memcpy(r, slot + i * stride, stride);
@@ -634,7 +677,7 @@ static bool slots_grow(pair_slots *t)
         memcpy(&key, r, sizeof key);
         size_t j = home_slot(t, key);
         while (*slot_key(t, j) != BPE_PAIRMAP_EMPTY) {
-            if (j < old_cap && waiting[j]) { /* r takes its slot; it is placed next */
+            if (j < rest && waiting[j]) { /* r takes its slot; it is placed next */
                 memcpy(next, slot + j * stride, stride);
                 memcpy(slot + j * stride, r, stride);
                 waiting[j] = false;

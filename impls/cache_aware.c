@@ -210,9 +210,10 @@ static pair_record *record_at(const cache_state *s, size_t i)
 
 /* The home slot of a key: pairmap.c's Fibonacci hash, scaled to the table
  * (its top 32 bits times cap, over 2^32), so a table of any size works and
- * a key's home grows with its hash. Growth (slots_grow) reads the old slots
- * in order and writes the new ones nearly in order too: a stream the
- * hardware prefetcher follows, not a cache miss per pair. O(1). */
+ * a key's home grows with its hash, and with the table: grown by half, a
+ * home h moves to about 3h/2. Growth (slots_grow) reads the old slots from
+ * the last cluster down and writes each record about half as far again
+ * up, nearly in order too. O(1). */
 static size_t home_slot(const pair_slots *t, uint64_t key)
 {
     uint64_t h = (key ^ (key >> 29)) * 0x9E3779B97F4A7C15ull;
@@ -261,14 +262,60 @@ static size_t slots_place(pair_slots *t, pair_record r)
     return i;
 }
 
+/* The first part of slots_grow, once t has its new size: moves the
+ * records of the old slots [0, old_cap) to their places in the new size,
+ * cluster by cluster (a cluster: a run of full slots between empty ones),
+ * the last cluster first, each cluster's records in order, each to the
+ * first free slot from its new home. A new home is about 3/2 the old one,
+ * so above the record's cluster, unless the cluster starts near the
+ * table's start; every record still waiting to move lies in or below the
+ * cluster being moved, so the slots a probe above the cluster passes hold
+ * only records already moved, and the slot a record leaves is in no moved
+ * record's run. A cluster's records keep their order, and with it the
+ * probe lengths a lookup pays. It stops at a record whose new home is not
+ * above its cluster, or whose probe would wrap past the end, and returns
+ * the slots from 0 that then still wait (0 when it got through, as it
+ * nearly always does). O(old_cap). */
+static size_t move_records_down(pair_slots *t, size_t old_cap)
+{
+    size_t end = old_cap; /* the clusters from `end` up have moved */
+    while (end > 0) {
+        if (t->slot[end - 1].key == BPE_PAIRMAP_EMPTY) {
+            end--;
+            continue;
+        }
+        size_t first = end - 1; /* the cluster is [first, end) */
+        while (first > 0 && t->slot[first - 1].key != BPE_PAIRMAP_EMPTY)
+            first--;
+        for (size_t i = first; i < end; i++) {
+            size_t j = home_slot(t, t->slot[i].key);
+            if (j < end)
+                return end;
+            while (t->slot[j].key != BPE_PAIRMAP_EMPTY)
+                if (++j == t->cap)
+                    return end;
+            t->slot[j] = t->slot[i];
+            t->slot[i].key = BPE_PAIRMAP_EMPTY;
+        }
+        end = first;
+    }
+    return 0;
+}
+
 /* Grows t to `cap` slots where it is: realloc extends the array (a large
  * one by remapping its pages, not by copying them, so the old and the new
  * table are never both resident), then every record of the old slots moves
- * to its place in the new size. A record still waiting to move is never
- * probed past: the record being placed takes its slot, and it is placed
- * next. So every record placed has only placed records between its home
- * and its slot, and emptying a waiting record's slot breaks no probe run.
- * False on OOM, t untouched. O(cap). */
+ * to its place in the new size. Why from the end down: a record's new home
+ * is about 3/2 its slot, above it, where, taken from the start up, a record
+ * still waiting to move usually sits; that one must move first, to about
+ * 3/2 its own slot, and so on, a chain of moves per record. Taken from the
+ * end down (move_records_down), every slot above the record's cluster has
+ * been dealt with, so its probe meets only records already moved, or none.
+ * The few it leaves waiting at the start are placed in order up: a record
+ * still waiting is never probed past; the record being placed takes its
+ * slot, and it is placed next. So every record placed has only placed
+ * records between its home and its slot, and emptying a waiting record's
+ * slot breaks no probe run. False on OOM, t untouched. O(cap). */
 static bool slots_grow(pair_slots *t, size_t cap)
 {
     size_t old_cap = t->cap;
@@ -281,11 +328,12 @@ static bool slots_grow(pair_slots *t, size_t cap)
     }
     t->slot = slot;
     t->cap = cap;
-    for (size_t i = 0; i < old_cap; i++)
-        waiting[i] = slot[i].key != BPE_PAIRMAP_EMPTY;
     for (size_t i = old_cap; i < cap; i++)
         slot[i].key = BPE_PAIRMAP_EMPTY;
-    for (size_t i = 0; i < old_cap; i++) {
+    size_t rest = move_records_down(t, old_cap);
+    for (size_t i = 0; i < rest; i++)
+        waiting[i] = slot[i].key != BPE_PAIRMAP_EMPTY;
+    for (size_t i = 0; i < rest; i++) {
         if (!waiting[i])
             continue;
         pair_record r = slot[i];
@@ -293,7 +341,7 @@ static bool slots_grow(pair_slots *t, size_t cap)
         waiting[i] = false;
         size_t j = home_slot(t, r.key);
         while (slot[j].key != BPE_PAIRMAP_EMPTY) {
-            if (j < old_cap && waiting[j]) { /* r takes its slot; it is placed next */
+            if (j < rest && waiting[j]) { /* r takes its slot; it is placed next */
                 pair_record next = slot[j];
                 slot[j] = r;
                 waiting[j] = false;
