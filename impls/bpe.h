@@ -196,7 +196,9 @@ typedef struct {
  * private; it reads `words` (which outlives it, unless copies_words) and `config` (only during
  * create), appends exactly one token to `vocab` per successful step (with
  * bpe_vocab_add_merge), and adds to `counters` as it works. Threads, if it
- * uses any, start and end inside create(): none outlives it.
+ * uses any, start in create() and are joined by destroy() at the latest
+ * (threaded-walk's helpers and workers' workers live that long): none
+ * outlives the state.
  * A fourth function is optional: describe, for `bpebench trace`.
  */
 typedef struct {
