@@ -213,11 +213,12 @@ test-asan:
 # trainer's merge loop on them (test_batches), built to hand every job of
 # that loop to its threads (BATCH_WORKERS_SOLO=0: the test tables are small,
 # and it would otherwise run them on one); every trainer described
-# between its merges while its threads wait (test_trace); and a tokenizer's
-# files written by several threads at once (test_output).
+# between its merges while its threads wait (test_trace); a tokenizer's
+# files written by several threads at once (test_output); and a signal
+# taken by a second thread while the first one's cleanup runs (test_signals).
 TSAN_BUILD ?= $(BUILD)/tsan
 TSAN_TESTS := test_counting test_initialpairs test_differential test_batches test_trace \
-    test_output
+    test_output test_signals
 
 test-tsan:
 	$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CC=$(CC) \

@@ -3,22 +3,26 @@
  * handled signal removes (tracked files, then their empty directory) and
  * what it must not (untracked paths, a directory somebody filled, paths a
  * parent process registered), that an ignored signal stays ignored, and that
- * signals_hold defers a signal until signals_release. Each case runs in a
- * child process, since the signal kills it; the parent checks the files.
+ * signals_hold defers a signal until signals_release, and that a second
+ * signal, taken by another thread while the first one's cleanup runs, waits
+ * for it. Each case runs in a child process, since the signal kills it; the
+ * parent checks the files.
  * The end-to-end checks (SIGTERM while training, SIGXFSZ while writing) are
  * in test_cli.c.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* tgkill: a signal for one thread of another process */
 #include "base/signals.h"
 #include "testutil.h"
 
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Paths of one case: a directory and two files in it. */
@@ -251,6 +255,115 @@ static void hold_defers_the_signal_to_release(void **state)
     assert_false(exists(p->file));
 }
 
+/* A thread with the handled signals open that only waits: a signal sent to
+ * the process while the main thread runs the handler comes here. */
+static void *waiting_thread(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return NULL;
+}
+
+/* In a child: forks a stand-in for a reaper that, asked to stop (SIGTERM),
+ * sends its parent `signo` and exits; returns its pid. The signal goes to
+ * the process (any thread not blocking it takes it), or with
+ * `to_main_thread` to its main thread alone. SIGTERM is blocked before the
+ * fork, so that it waits for sigwait even if it comes early. */
+static pid_t fork_resending_reaper(int signo, bool to_main_thread)
+{
+    sigset_t term, saved;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    sigprocmask(SIG_BLOCK, &term, &saved);
+    pid_t reaper = fork();
+    if (reaper < 0)
+        _exit(91);
+    if (reaper == 0) {
+        int got;
+        if (sigwait(&term, &got) != 0)
+            _exit(1);
+        pid_t parent = getppid(); /* its main thread's id too */
+        if (to_main_thread)
+            tgkill(parent, parent, signo);
+        else
+            kill(parent, signo);
+        _exit(0);
+    }
+    sigprocmask(SIG_SETMASK, &saved, NULL);
+    return reaper;
+}
+
+/* Waits for a child for at most `seconds`; a child still running then is
+ * killed and the case fails (a handler waiting for a cleanup that will
+ * never end it). Returns its status. */
+static int wait_child_within(pid_t pid, int seconds)
+{
+    for (int tick = 0; tick < seconds * 100; tick++) {
+        int status;
+        pid_t done = waitpid(pid, &status, WNOHANG);
+        assert_true(done >= 0);
+        if (done == pid)
+            return status;
+        nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+    }
+    kill(pid, SIGKILL);
+    wait_child(pid);
+    fail_msg("still running %d s after its signal: it waits for a cleanup that is over", seconds);
+    return 0;
+}
+
+/* A second handled signal, `second`, comes while the handler of `first`
+ * cleans up: the handler waits for a reaper before it removes anything, and
+ * that reaper, asked to stop, sends `second`. With `other_thread` a thread
+ * waits with the signals open and takes it (two writers both passing
+ * `ulimit -f` take SIGXFSZ so); else it is sent to the main thread, and is
+ * pending there, beside the signal the handler raises, when the handler
+ * returns. Either way the file goes and the process dies of one of the
+ * two. */
+static void signal_during_cleanup(const case_paths *p, int first, int second, bool other_thread)
+{
+    pid_t pid = fork_case();
+    if (pid == 0) {
+        signal(first, SIG_DFL); /* whatever we inherited */
+        signal(second, SIG_DFL);
+        install_cleanup();
+        touch_tracked(p->file);
+        pthread_t waiter;
+        if (other_thread && pthread_create(&waiter, NULL, waiting_thread, NULL) != 0)
+            _exit(92);
+        pid_t reaper = fork_resending_reaper(second, !other_thread);
+        sigset_t saved;
+        signals_hold(&saved);
+        if (!signals_track_reaper(reaper))
+            _exit(98);
+        signals_release(&saved);
+        raise(first);
+        _exit(0); /* not reached */
+    }
+    int status = wait_child_within(pid, 30);
+    if (!WIFSIGNALED(status) || (WTERMSIG(status) != first && WTERMSIG(status) != second))
+        fail_msg("expected death by signal %d or %d, got status 0x%x", first, second, status);
+    assert_false(exists(p->file));
+}
+
+/* The same signal on a second thread must wait for the first one's
+ * cleanup, not kill the process with the file still there (as it did when
+ * the first handler reset the action on entry). */
+static void a_second_signal_on_another_thread_waits_for_the_cleanup(void **state)
+{
+    signal_during_cleanup(*state, SIGUSR1, SIGUSR1, true);
+}
+
+/* A lower-numbered signal pending on the main thread is delivered before
+ * the one the handler raises: it must end the process, not enter the
+ * handler again and wait there for a cleanup that is over (as it would if
+ * only the raised signal got its default action back). */
+static void a_second_signal_on_the_same_thread_still_ends_the_process(void **state)
+{
+    signal_during_cleanup(*state, SIGUSR2, SIGUSR1, false);
+}
+
 /* The table is bounded; a path too long for a slot is refused, not cut. */
 static void track_refuses_what_does_not_fit(void **state)
 {
@@ -280,6 +393,10 @@ int main(void)
                                         teardown_paths),
         cmocka_unit_test_setup_teardown(hold_defers_the_signal_to_release, setup_paths,
                                         teardown_paths),
+        cmocka_unit_test_setup_teardown(a_second_signal_on_another_thread_waits_for_the_cleanup,
+                                        setup_paths, teardown_paths),
+        cmocka_unit_test_setup_teardown(a_second_signal_on_the_same_thread_still_ends_the_process,
+                                        setup_paths, teardown_paths),
         cmocka_unit_test(track_refuses_what_does_not_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,7 +7,9 @@
  * then `path` holds a NUL-terminated path registered by process `owner`.
  * Invariant: slots change only while the handled signals are blocked, so the
  * handler always sees whole entries. No allocation anywhere: the handler may
- * run in the middle of malloc.
+ * run in the middle of malloc. One cleanup per process: `cleaning` is set by
+ * the first handler to run, and any later one (another thread's signal)
+ * waits for that cleanup to end the process.
  */
 #define _GNU_SOURCE /* syscall, O_DIRECTORY */
 #include "base/signals.h"
@@ -15,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -46,6 +49,10 @@ typedef struct {
 } tracked_reaper;
 
 static tracked_reaper reapers[SIGNALS_MAX_TRACKED]; /* static, never freed */
+
+/* Set by the first handler to run in this process (lock-free, so safe in a
+ * handler); fork() copies it, clear, as nothing forks during a cleanup. */
+static atomic_flag cleaning = ATOMIC_FLAG_INIT;
 
 /* The deepest directory remove_tree descends into; a deeper one is left. */
 enum { TREE_MAX_DEPTH = 32 };
@@ -98,19 +105,45 @@ static void remove_tree(const char *path)
     rmdir(path);
 }
 
-/* Every signal that ends a process by default (without a core dump) and that
- * a user, a pipeline or a limit may send: `bench | head` ends in SIGPIPE,
- * `timeout -s USR1` and alarm-driven scripts in SIGUSR1 or SIGALRM. */
+/* Every signal that ends a process by default and that a user, a pipeline
+ * or a limit may send: `bench | head` ends in SIGPIPE, `ulimit -f` in
+ * SIGXFSZ (whose default also dumps core), `timeout -s USR1` and
+ * alarm-driven scripts in SIGUSR1 or SIGALRM. */
 static const int handled_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ,
                                       SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2};
 enum { N_HANDLED = sizeof handled_signals / sizeof handled_signals[0] };
 
+static void cleanup_handler(int signo);
+
+/* Gives each handled signal whose action is the cleanup its default action
+ * back (one ignored at the install stays ignored). O(N_HANDLED). */
+static void restore_default_actions(void)
+{
+    for (int i = 0; i < N_HANDLED; i++) {
+        struct sigaction current;
+        if (sigaction(handled_signals[i], NULL, &current) != 0 ||
+            current.sa_handler != cleanup_handler)
+            continue;
+        struct sigaction by_default = {.sa_handler = SIG_DFL};
+        sigaction(handled_signals[i], &by_default, NULL);
+    }
+}
+
 /* Removes this process's registered paths, newest first (so files go before
- * the directory holding them), then dies of the signal: SA_RESETHAND has
- * restored the default action, and the raised signal, blocked while the
- * handler runs, is delivered as it returns. O(SIGNALS_MAX_TRACKED). */
+ * the directory holding them), then dies of the signal: the handled signals
+ * get their default actions back, and the raised signal, blocked while the
+ * handler runs, is delivered as it returns (or another handled one, pending
+ * meanwhile, first: either ends the process). A handler that finds a
+ * cleanup under way, on another thread, waits (with the handled signals
+ * blocked here) for it to end the process: had the first reset the action
+ * on entry, as SA_RESETHAND does, a second writer passing `ulimit -f` would
+ * die of its SIGXFSZ at once, and the temporary files not yet removed would
+ * stay. O(SIGNALS_MAX_TRACKED + N_HANDLED). */
 static void cleanup_handler(int signo)
 {
+    if (atomic_flag_test_and_set(&cleaning))
+        for (;;)
+            pause();
     pid_t self = getpid();
     int saved_errno = errno;
     for (int i = 0; i < SIGNALS_MAX_TRACKED; i++)
@@ -127,6 +160,7 @@ static void cleanup_handler(int signo)
         else
             unlink(tracked[i].path);
     }
+    restore_default_actions();
     errno = saved_errno;
     raise(signo);
 }
@@ -141,7 +175,7 @@ static void handled_set(sigset_t *set)
 
 bool signals_install_cleanup(void)
 {
-    struct sigaction action = {.sa_handler = cleanup_handler, .sa_flags = SA_RESETHAND};
+    struct sigaction action = {.sa_handler = cleanup_handler};
     handled_set(&action.sa_mask); /* no second cleanup signal interrupts the first */
     for (int i = 0; i < N_HANDLED; i++) {
         struct sigaction old;

@@ -25,9 +25,10 @@
  *      signals_hold() / signals_release(): a signal arriving in between is
  *      delivered at the release, when the registry is consistent again.
  *
- * Async-signal safety: the handler only reads the registry and calls
- * kill, waitpid, unlink, rmdir, open, openat, unlinkat, lseek, close, getpid and
- * raise, all async-signal-safe, and the getdents64 system call directly
+ * Async-signal safety: the handler only reads the registry, sets a
+ * lock-free atomic flag and calls kill, waitpid, unlink, rmdir, open, openat,
+ * unlinkat, lseek, close, getpid, sigaction, pause and raise, all
+ * async-signal-safe, and the getdents64 system call directly
  * (syscall(2): a trap, no library state; readdir would allocate). The
  * registry is only changed with the signals held, so the handler never sees
  * a half-written entry. Every entry records the pid that made it, so a
@@ -38,7 +39,10 @@
  * beside them, when the registry does not change, so the handler sees
  * whole entries on any thread, and the signal's default action then ends
  * the whole process, every thread with it (tests/test_cli.c interrupts
- * train and count counting on two threads).
+ * train and count counting on two threads). Two threads may take a signal
+ * at once (two writers both passing `ulimit -f`, or a second Ctrl-C): the
+ * first handler cleans up, and any other waits for it to end the process,
+ * so no signal kills the process halfway through the cleanup.
  *
  * Memory: a fixed static table (SIGNALS_MAX_TRACKED paths of PATH_MAX bytes);
  * every operation is O(SIGNALS_MAX_TRACKED · PATH_MAX) at most.
