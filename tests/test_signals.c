@@ -4,8 +4,9 @@
  * what it must not (untracked paths, a directory somebody filled, paths a
  * parent process registered), that an ignored signal stays ignored, and that
  * signals_hold defers a signal until signals_release, and that a second
- * signal, taken by another thread while the first one's cleanup runs, waits
- * for it. Each case runs in a child process, since the signal kills it; the
+ * signal during the cleanup (taken by another thread, or pending on the
+ * same one) neither ends the process halfway through it nor keeps it from
+ * ending. Each case runs in a child process, since the signal kills it; the
  * parent checks the files.
  * The end-to-end checks (SIGTERM while training, SIGXFSZ while writing) are
  * in test_cli.c.
@@ -22,7 +23,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Paths of one case: a directory and two files in it. */
@@ -305,7 +305,7 @@ static int wait_child_within(pid_t pid, int seconds)
         assert_true(done >= 0);
         if (done == pid)
             return status;
-        nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+        sleep_ms(10);
     }
     kill(pid, SIGKILL);
     wait_child(pid);
