@@ -42,7 +42,7 @@
  * train and count counting on two threads). Two threads may take a signal
  * at once (two writers both passing `ulimit -f`, or a second Ctrl-C): the
  * first handler cleans up, and any other waits for it to end the process,
- * so no signal kills the process halfway through the cleanup.
+ * so no handled signal kills the process halfway through the cleanup.
  *
  * Memory: a fixed static table (SIGNALS_MAX_TRACKED paths of PATH_MAX bytes);
  * every operation is O(SIGNALS_MAX_TRACKED · PATH_MAX) at most.
